@@ -1,0 +1,350 @@
+#include "guest/guest.h"
+
+#include <stdlib.h>
+
+#include "guest/lock.h"
+#include "hv/hv.h"
+
+enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE };
+
+struct guest {
+	struct vcpu *v;
+	enum gact act;
+	double pre;		/* switch-in overhead still to pay (ns) */
+	double rem;		/* work: nominal ns left; spin: budget ns left */
+	double rate;		/* work progress per ns, while running */
+	sim_time_t t0;		/* progress is settled up to here */
+	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
+	evq_id ev;
+	guest_fn cont;		/* work done / spin budget spent / halt woken */
+	guest_fn after_halt;	/* halt: what runs once woken */
+	struct glock *lock;	/* spin: the lock watched */
+	int woken;		/* halt: woken, waiting for a pCPU */
+	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
+	void *wl;
+};
+
+enum { EV_PRE, EV_ACT };
+
+static struct sim *
+vsim(struct vcpu *v)
+{
+	return v->vm->hv->sim;
+}
+
+void
+guest_attach(struct vcpu *v)
+{
+	struct guest *g = xcalloc(1, sizeof *g);
+
+	g->v = v;
+	g->obs_at = -1;
+	v->g = g;
+}
+
+void
+guest_detach(struct vcpu *v)
+{
+	free(v->g);
+	v->g = NULL;
+}
+
+void *
+guest_wl(struct vcpu *v)
+{
+	return v->g->wl;
+}
+
+void
+guest_set_wl(struct vcpu *v, void *wl)
+{
+	v->g->wl = wl;
+}
+
+/* Charge the time since t0: switch-in overhead first, then the activity. */
+static void
+settle(struct guest *g)
+{
+	sim_time_t now = vsim(g->v)->now;
+	double el = (double)(now - g->t0);
+
+	g->t0 = now;
+	if (g->v->pcpu == NULL || el <= 0)
+		return;
+	if (g->pre > 0) {
+		double d = el < g->pre ? el : g->pre;
+
+		g->pre -= d;
+		el -= d;
+	}
+	if (g->act == GA_WORK) {
+		g->rem -= el * g->rate;
+		if (g->rem < 0)
+			g->rem = 0;
+	} else if (g->act == GA_SPIN && g->rem != GUEST_FOREVER) {
+		g->rem -= el;
+		if (g->rem < 0)
+			g->rem = 0;
+	}
+}
+
+static void guest_ev(void *s, void *arg, int64_t data);
+
+static void
+finish_halt(struct guest *g)
+{
+	guest_fn f = g->cont;
+
+	g->act = GA_NONE;
+	g->woken = 0;
+	g->cont = NULL;
+	f(g->v);
+}
+
+/* Schedule the one event the current activity needs (if any). */
+static void
+arm(struct guest *g)
+{
+	struct sim *s = vsim(g->v);
+	sim_time_t t;
+
+	sim_cancel(s, &g->ev);
+	if (g->v->pcpu == NULL)
+		return;
+	if (g->pre > 0) {
+		g->ev = sim_after(s, sim_ns(g->pre), guest_ev, g, EV_PRE);
+		return;
+	}
+	switch (g->act) {
+	case GA_WORK:
+		hv_set_load(g->v, LOAD_BUSY);
+		g->rate = hv_rate(g->v);
+		g->ev = sim_after(s, sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		break;
+	case GA_SPIN:
+		hv_set_load(g->v, LOAD_SPIN);
+		t = g->rem == GUEST_FOREVER ? SIM_NEVER : s->now + sim_ns(g->rem);
+		if (g->obs_at >= 0 && g->obs_at < t)
+			t = g->obs_at;
+		if (t != SIM_NEVER)
+			g->ev = sim_at(s, t, guest_ev, g, EV_ACT);
+		break;
+	case GA_HALT:
+		if (g->woken)
+			finish_halt(g);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+guest_ev(void *s, void *arg, int64_t data)
+{
+	struct guest *g = arg;
+	struct sim *sim = s;
+	guest_fn f;
+
+	g->ev = EVQ_NONE;
+	settle(g);
+	if (data == EV_PRE) {
+		g->pre = 0;
+		arm(g);
+		return;
+	}
+	switch (g->act) {
+	case GA_WORK:
+		f = g->cont;
+		g->act = GA_NONE;
+		g->cont = NULL;
+		f(g->v);
+		break;
+	case GA_SPIN:
+		if (g->obs_at >= 0 && g->obs_at <= sim->now) {
+			g->obs_at = -1;
+			/* The lock either hands the vCPU a new activity or it spins on. */
+			if (!lock_observe(g->lock, g->v))
+				arm(g);
+			break;
+		}
+		f = g->cont;
+		g->act = GA_NONE;
+		g->cont = NULL;
+		f(g->v);
+		break;
+	default:
+		vs_fatal("guest: event in activity %d", g->act);
+	}
+}
+
+void
+guest_run(struct vcpu *v, double overhead_ns)
+{
+	struct guest *g = v->g;
+
+	g->t0 = vsim(v)->now;
+	g->pre = overhead_ns;
+	if (g->act == GA_SPIN && lock_ready(g->lock, v))
+		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
+	arm(g);
+}
+
+void
+guest_stop(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	settle(g);
+	sim_cancel(vsim(v), &g->ev);
+	g->obs_at = -1;
+}
+
+void
+guest_rerate(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	if (g->act != GA_WORK || g->pre > 0)
+		return;
+	settle(g);
+	arm(g);
+}
+
+void
+guest_woken(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	if (g->act != GA_HALT)
+		return;
+	g->woken = 1;
+	if (v->pcpu != NULL && g->pre <= 0)
+		finish_halt(g);
+}
+
+void
+guest_work(struct vcpu *v, double ns, guest_fn done)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_WORK;
+	g->rem = ns > 0 ? ns : 0;
+	g->cont = done;
+	arm(g);
+}
+
+void
+guest_begin(struct vcpu *v, guest_fn first)
+{
+	struct guest *g = v->g;
+
+	g->act = GA_WORK;
+	g->rem = 0;
+	g->cont = first;
+	arm(g);
+}
+
+void
+guest_spin(struct vcpu *v, struct glock *l, double budget_ns, guest_fn on_budget)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_SPIN;
+	g->lock = l;
+	g->rem = budget_ns;
+	g->cont = on_budget;
+	g->obs_at = -1;
+	arm(g);
+}
+
+void
+guest_poke(struct vcpu *v, double latency_ns)
+{
+	struct guest *g = v->g;
+	sim_time_t at;
+
+	if (g->act != GA_SPIN || v->pcpu == NULL)
+		return;
+	settle(g);
+	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
+	if (g->obs_at < 0 || at < g->obs_at)
+		g->obs_at = at;
+	arm(g);
+}
+
+static void
+halt_now(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	g->act = GA_HALT;
+	g->woken = 0;
+	g->cont = g->after_halt;
+	/* KVM x86.c kvm_vcpu_has_events: a pending pv_unhalted means no sleep */
+	if (g->kicked) {
+		g->kicked = 0;
+		finish_halt(g);
+		return;
+	}
+	hv_set_load(v, LOAD_IDLE);
+	hv_block(v);
+}
+
+/* KVM x86.c kvm_emulate_halt -> kvm_vcpu_block: HLT exit, then sleep */
+void
+guest_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
+{
+	v->vm->hv->st.exits_hlt++;
+	v->g->after_halt = on_wake;
+	guest_work(v, exit_ns, halt_now);
+}
+
+/* KVM lapic.c APIC_DM_REMRD: set pv_unhalted, then kvm_vcpu_kick */
+void
+guest_kick(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	if (g->act == GA_HALT && v->blocked)
+		hv_wake(v);
+	else if (g->act != GA_HALT)
+		g->kicked = 1;
+}
+
+void
+guest_finish(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	g->act = GA_DONE;
+	hv_set_load(v, LOAD_IDLE);
+	hv_block(v);
+}
+
+int
+guest_is_spinning(const struct vcpu *v)
+{
+	return v->g->act == GA_SPIN;
+}
+
+int
+guest_is_running(const struct vcpu *v)
+{
+	return v->pcpu != NULL;
+}
+
+int
+guest_is_halted(const struct vcpu *v)
+{
+	return v->g->act == GA_HALT;
+}
+
+double
+guest_spin_budget_left(const struct vcpu *v)
+{
+	return v->g->rem;
+}

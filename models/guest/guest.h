@@ -1,0 +1,59 @@
+/*
+ * guest.h - what a vCPU's guest code is doing, and how it advances.
+ *
+ * Guest code runs only while its vCPU is running (DESIGN.md, "The guest
+ * execution model").  An activity is one of:
+ *   work  - a stretch of computation (or time spent in the hypervisor on the
+ *           vCPU's behalf); advances at the pCPU's rate, slower when an SMT
+ *           sibling is busy; the unfinished rest is kept across preemption;
+ *   spin  - waiting for a lock word to change; consumes the pCPU, makes no
+ *           progress; one event at most (the spin budget, or the moment the
+ *           change is seen), never one per iteration;
+ *   halt  - blocked in the hypervisor until woken.
+ * Lock-holder and lock-waiter preemption follow from this one rule; nothing
+ * special-cases them.
+ */
+#ifndef VS_GUEST_H
+#define VS_GUEST_H
+
+#include <math.h>
+
+struct vcpu;
+struct glock;
+
+typedef void (*guest_fn)(struct vcpu *);
+
+#define GUEST_FOREVER INFINITY
+
+/* Called by the hv core. */
+void guest_attach(struct vcpu *);
+void guest_detach(struct vcpu *);
+void guest_run(struct vcpu *, double overhead_ns);	/* got a pCPU */
+void guest_stop(struct vcpu *);				/* lost it */
+void guest_rerate(struct vcpu *);			/* sibling load changed */
+void guest_woken(struct vcpu *);			/* hv_wake */
+
+/* Called by locks and workloads. */
+/* A thread is ready: first runs as soon as the vCPU has a pCPU. */
+void guest_begin(struct vcpu *, guest_fn first);
+void guest_work(struct vcpu *, double ns, guest_fn done);
+/* Spin watching lock l; after budget_ns of running spin, call on_budget. */
+void guest_spin(struct vcpu *, struct glock *l, double budget_ns, guest_fn on_budget);
+/* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
+void guest_poke(struct vcpu *, double latency_ns);
+/* HLT: exit cost, then block until hv_wake; then call on_wake. */
+void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+/* Wake a halted vCPU, or make its next halt return at once. */
+void guest_kick(struct vcpu *);
+/* The workload has finished on this vCPU. */
+void guest_finish(struct vcpu *);
+int guest_is_spinning(const struct vcpu *);
+int guest_is_running(const struct vcpu *);
+int guest_is_halted(const struct vcpu *);
+double guest_spin_budget_left(const struct vcpu *);
+
+/* Per-vCPU workload state lives beside the activity. */
+void *guest_wl(struct vcpu *);
+void guest_set_wl(struct vcpu *, void *);
+
+#endif

@@ -1,0 +1,150 @@
+#include "guest/lock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest/workload.h"
+#include "hv/hv.h"
+#include "stats.h"
+
+struct glock *
+lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
+    int cs_lines)
+{
+	struct glock *l = xcalloc(1, sizeof *l);
+	int i;
+
+	l->ops = ops;
+	l->name = xstrdup(name);
+	l->vm = vm;
+	l->hv = vm->hv;
+	l->last_pcpu = -1;
+	l->data_pcpu = -1;
+	l->cs_lines = cs_lines;
+	l->wait_since = xmalloc((size_t)vm->nvcpus * sizeof *l->wait_since);
+	for (i = 0; i < vm->nvcpus; i++)
+		l->wait_since[i] = -1;
+	l->st.wait = hist_new();
+	l->priv = ops->create(l, cfg);
+	return l;
+}
+
+void
+lock_free(struct glock *l)
+{
+	if (l == NULL)
+		return;
+	if (l->ops->destroy != NULL)
+		l->ops->destroy(l->priv);
+	hist_free(l->st.wait);
+	free(l->wait_since);
+	free(l->name);
+	free(l);
+}
+
+double
+lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
+{
+	const struct machine *m = l->hv->m;
+
+	if (from < 0 || to->pcpu == NULL)
+		return m->line_ns[HW_SAME];
+	return m->line_ns[machine_dist(m, from, to->pcpu->id)];
+}
+
+double
+lock_seen_ns(const struct glock *l, const struct vcpu *v)
+{
+	return lock_line_ns(l, l->last_pcpu, v);
+}
+
+double
+lock_atomic_ns(const struct glock *l)
+{
+	return l->hv->m->atomic_ns;
+}
+
+void
+lock_acquire(struct glock *l, struct vcpu *v)
+{
+	VS_ASSERT(l->holder != v);
+	l->wait_since[v->idx] = l->hv->sim->now;
+	l->waiting++;
+	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
+	l->ops->acquire(l, v);
+}
+
+/*
+ * v owns the lock.  extra_ns is what the algorithm charges for getting it
+ * (an atomic, the lock word's line); the protected data's lines follow from
+ * the previous holder's pCPU.
+ */
+void
+lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
+{
+	sim_time_t now = l->hv->sim->now;
+	double wait;
+
+	/* Self-check: mutual exclusion is an invariant, never an input error. */
+	if (l->holder != NULL)
+		vs_fatal("lock %s: vCPU %d took it while vCPU %d holds it", l->name, v->id,
+		    l->holder->id);
+	VS_ASSERT(v->pcpu != NULL);
+	wait = (double)(now - l->wait_since[v->idx]);
+	l->wait_since[v->idx] = -1;
+	l->waiting--;
+	l->holder = v;
+	l->hold_since = now;
+	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, v->pcpu->id, l, 0);
+	l->last_pcpu = v->pcpu->id;
+	l->st.acquisitions++;
+	if (wait > 0)
+		l->st.contended++;
+	l->st.wait_ns += wait;
+	hist_add(l->st.wait, wait);
+	extra_ns += l->cs_lines * lock_line_ns(l, l->data_pcpu, v);
+	l->data_pcpu = v->pcpu->id;
+	guest_work(v, extra_ns, wl_continue);
+}
+
+void
+lock_release(struct glock *l, struct vcpu *v)
+{
+	double cost;
+
+	if (l->holder != v)
+		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
+	l->st.hold_ns += (double)(l->hv->sim->now - l->hold_since);
+	l->holder = NULL;
+	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, v->pcpu->id, l, 0);
+	/* The store to the lock word needs the line here first. */
+	cost = lock_seen_ns(l, v);
+	l->last_pcpu = v->pcpu->id;
+	cost += l->ops->release(l, v);
+	guest_work(v, cost, wl_continue);
+}
+
+void
+lock_wait(struct glock *l, struct vcpu *v, double budget_ns, guest_fn on_budget)
+{
+	guest_spin(v, l, budget_ns, on_budget);
+}
+
+void
+lock_poke(struct glock *l, struct vcpu *w)
+{
+	if (guest_is_running(w) && guest_is_spinning(w))
+		guest_poke(w, lock_seen_ns(l, w));
+}
+
+int
+lock_observe(struct glock *l, struct vcpu *v)
+{
+	return l->ops->observe(l, v);
+}
+
+int
+lock_ready(struct glock *l, struct vcpu *v)
+{
+	return l->ops->ready(l, v);
+}

@@ -1,0 +1,93 @@
+/*
+ * lock.h - guest spinlocks: the ops table and the glue all algorithms share.
+ *
+ * One file per algorithm fills in a const struct lock_ops, the way Linux's
+ * pv_lock_ops and Xen's struct scheduler are filled in.  An algorithm keeps
+ * its lock word in its private data and drives its waiters through the guest
+ * activities: lock_wait() to spin, guest_halt()/guest_kick() for the
+ * paravirtual slow path, lock_taken() when a vCPU owns the lock.
+ *
+ * Costs: taking a lock brings its lock word's cache line from the pCPU that
+ * last wrote it; a spinner sees a release one line transfer after it; the
+ * protected data (cs_lines lines) moves from the previous holder's pCPU.
+ */
+#ifndef VS_LOCK_H
+#define VS_LOCK_H
+
+#include <stdint.h>
+
+#include "guest/guest.h"
+#include "evq.h"
+#include "util.h"
+
+struct glock;
+struct vcpu;
+struct vm;
+struct hv;
+struct hist;
+struct yc_node;
+struct machine;
+
+struct lock_ops {
+	const char *name;
+	const char *desc;
+	/* Read algorithm parameters (NULL node: defaults). Optional. */
+	int (*parse)(const struct yc_node *params, const struct machine *, void **cfg,
+	    struct vs_err *);
+	void (*free_cfg)(void *cfg);
+	void *(*create)(struct glock *, const void *cfg);
+	void (*destroy)(void *priv);
+	/* Take the lock (lock_taken) or start waiting (lock_wait, halt...). */
+	void (*acquire)(struct glock *, struct vcpu *);
+	/* Give it up; returns extra ns the releaser spends (a kick hypercall). */
+	double (*release)(struct glock *, struct vcpu *);
+	/* A spinner saw the lock word change: 1 if it now owns the lock. */
+	int (*observe)(struct glock *, struct vcpu *);
+	/* A spinner got its pCPU back: would it see a change worth acting on? */
+	int (*ready)(struct glock *, struct vcpu *);
+};
+
+struct glock_stats {
+	uint64_t acquisitions, contended, kicks, halts;
+	double wait_ns, hold_ns;
+	struct hist *wait;		/* ns from acquire() to owning */
+};
+
+struct glock {
+	const struct lock_ops *ops;
+	void *priv;
+	char *name;
+	struct vm *vm;
+	struct hv *hv;
+	struct vcpu *holder;
+	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
+	int data_pcpu;		/* pCPU that last wrote the protected data */
+	int cs_lines;		/* protected cache lines a critical section touches */
+	sim_time_t hold_since;
+	sim_time_t *wait_since;	/* per vCPU of the VM; -1 when not waiting */
+	int waiting;		/* vCPUs inside acquire() now */
+	struct glock_stats st;
+};
+
+struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,
+    struct vm *, int cs_lines);
+void lock_free(struct glock *);
+
+/* Entry points used by workloads; both continue the workload when done. */
+void lock_acquire(struct glock *, struct vcpu *);
+void lock_release(struct glock *, struct vcpu *);
+
+/* Glue for algorithms. */
+void lock_taken(struct glock *, struct vcpu *, double extra_ns);
+void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
+void lock_poke(struct glock *, struct vcpu *waiter);
+double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
+/* Latency for v to see the lock word as last written. */
+double lock_seen_ns(const struct glock *, const struct vcpu *v);
+double lock_atomic_ns(const struct glock *);
+
+/* Called by guest.c */
+int lock_observe(struct glock *, struct vcpu *);
+int lock_ready(struct glock *, struct vcpu *);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * workload.h - guest workloads: small programs of primitives, one instance
+ * per guest thread (one thread per vCPU), interpreted as the vCPU runs.
+ *
+ *   program:
+ *     - loop: 4000000          # or: loop: forever
+ *       do:
+ *         - acquire: counter   # a lock of the VM, by name
+ *         - compute: 20ns      # any distribution (dist.h)
+ *         - release: counter
+ *         - count: iterations  # bump a per-VM counter (a metric)
+ *     - compute: {dist: exponential, mean: 5us}
+ *
+ * A workload may also say `threads: N` (how many of the VM's vCPUs run it;
+ * default all) and describe its locks: `locks: {counter: {cs_lines: 1}}`.
+ */
+#ifndef VS_WORKLOAD_H
+#define VS_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "evq.h"
+#include "util.h"
+
+struct yc_node;
+struct vcpu;
+struct vm;
+struct hv;
+struct lock_ops;
+
+struct workload;
+
+struct workload *wl_from_yaml(const char *name, const struct yc_node *n, double hz,
+    struct vs_err *err);
+void wl_free(struct workload *);
+int wl_threads(const struct workload *);	/* -1: one per vCPU */
+int wl_nlocks(const struct workload *);
+int wl_ncounters(const struct workload *);
+const char *wl_counter_name(const struct workload *, int i);
+const char *wl_name(const struct workload *);
+
+/* Per-run guest bookkeeping: how many threads are still running. */
+struct grun {
+	int live;
+	int stop_when_done;
+	sim_time_t last_done;
+};
+
+/* Give a VM its workload and locks (one lock_ops for the whole VM). */
+void wl_vm_setup(struct vm *, const struct workload *, int threads,
+    const struct lock_ops *, const void *lock_cfg, struct grun *);
+void wl_vm_teardown(struct vm *);
+/* Start every thread: called once the hv has started. */
+void wl_vm_start(struct vm *);
+uint64_t wl_vm_count(const struct vm *, int counter);
+struct glock *wl_vm_lock(const struct vm *, int i);
+int wl_vm_nlocks(const struct vm *);
+int wl_vm_threads(const struct vm *);
+
+/* The guest_fn that runs the next primitives of v's thread. */
+void wl_continue(struct vcpu *);
+
+#endif

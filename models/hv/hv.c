@@ -1,0 +1,310 @@
+#include "hv/hv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest/guest.h"
+
+static void
+set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
+{
+	vcpu_set_runstate(v, rs, hv->sim->now);
+	hv_probe(hv, PR_RUNSTATE, v->id, v->pcpu != NULL ? v->pcpu->id : -1, NULL, rs);
+}
+
+void
+hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
+    const struct sched_ops *sched)
+{
+	int i;
+
+	memset(hv, 0, sizeof *hv);
+	hv->sim = sim;
+	hv->m = m;
+	hv->sched = sched;
+	hv->npcpus = m->npcpus;
+	hv->pcpus = xcalloc((size_t)hv->npcpus, sizeof *hv->pcpus);
+	for (i = 0; i < hv->npcpus; i++) {
+		hv->pcpus[i].id = i;
+		hv->pcpus[i].hv = hv;
+	}
+}
+
+void
+hv_destroy(struct hv *hv)
+{
+	int i;
+
+	if (hv->sched != NULL && hv->sched->deinit != NULL && hv->sched_priv != NULL)
+		hv->sched->deinit(hv);
+	for (i = 0; i < hv->nvcpus; i++) {
+		guest_detach(hv->vcpus[i]);
+		free(hv->vcpus[i]->affinity);
+		free(hv->vcpus[i]);
+	}
+	for (i = 0; i < hv->nvms; i++) {
+		free(hv->vms[i]->name);
+		free(hv->vms[i]->vcpus);
+		free(hv->vms[i]);
+	}
+	free(hv->vcpus);
+	free(hv->vms);
+	free(hv->pcpus);
+	memset(hv, 0, sizeof *hv);
+}
+
+struct vm *
+hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affinity,
+    const char *where)
+{
+	struct vm *vm = xcalloc(1, sizeof *vm);
+	int i;
+
+	vm->hv = hv;
+	vm->id = hv->nvms;
+	vm->name = xstrdup(name);
+	vm->where = where;
+	vm->nvcpus = nvcpus;
+	vm->vcpus = xcalloc((size_t)nvcpus, sizeof *vm->vcpus);
+	hv->vms = xrealloc(hv->vms, (size_t)(hv->nvms + 1) * sizeof *hv->vms);
+	hv->vms[hv->nvms++] = vm;
+	hv->vcpus = xrealloc(hv->vcpus, (size_t)(hv->nvcpus + nvcpus) * sizeof *hv->vcpus);
+	for (i = 0; i < nvcpus; i++) {
+		struct vcpu *v = xcalloc(1, sizeof *v);
+
+		v->id = hv->nvcpus;
+		v->idx = i;
+		v->vm = vm;
+		v->rs = RS_OFFLINE;
+		v->last_pcpu = -1;
+		v->processor = -1;
+		v->affinity = xmalloc((size_t)hv->npcpus);
+		if (affinity != NULL)
+			memcpy(v->affinity, affinity, (size_t)hv->npcpus);
+		else
+			memset(v->affinity, 1, (size_t)hv->npcpus);
+		vm->vcpus[i] = v;
+		hv->vcpus[hv->nvcpus++] = v;
+		guest_attach(v);
+	}
+	return vm;
+}
+
+static void hv_schedule_ev(void *s, void *arg, int64_t data);
+static void hv_tick_ev(void *s, void *arg, int64_t data);
+
+int
+hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
+{
+	int i;
+
+	/* Every vCPU starts runnable: its guest has work to do. */
+	for (i = 0; i < hv->nvcpus; i++)
+		set_rs(hv, hv->vcpus[i], RS_RUNNABLE);
+	if (hv->sched->init(hv, cfg, err))
+		return -1;
+	for (i = 0; i < hv->npcpus; i++) {
+		hv_resched(&hv->pcpus[i], 0);
+		if (hv->sched->tick != NULL && hv->tick_ns > 0)
+			hv->pcpus[i].tick_ev = sim_after(hv->sim, hv->tick_ns, hv_tick_ev,
+			    &hv->pcpus[i], 0);
+	}
+	return 0;
+}
+
+void
+hv_finish(struct hv *hv)
+{
+	int i;
+
+	for (i = 0; i < hv->nvcpus; i++)
+		vcpu_account(hv->vcpus[i], hv->sim->now);
+	for (i = 0; i < hv->npcpus; i++) {
+		struct pcpu *p = &hv->pcpus[i];
+
+		if (p->curr != NULL) {
+			p->busy_time += hv->sim->now - p->busy_since;
+			p->busy_since = hv->sim->now;
+		}
+	}
+}
+
+void
+hv_resched(struct pcpu *p, sim_time_t delay)
+{
+	struct sim *s = p->hv->sim;
+	sim_time_t at = s->now + delay;
+
+	if (p->sched_ev != EVQ_NONE) {
+		if (p->sched_at <= at)
+			return;
+		sim_cancel(s, &p->sched_ev);
+	}
+	p->sched_at = at;
+	p->sched_ev = sim_at(s, at, hv_schedule_ev, p, 0);
+}
+
+/* Xen 4.2 schedule.c: cpu_raise_softirq; a remote pCPU needs an IPI */
+void
+hv_tickle(struct hv *hv, struct pcpu *p)
+{
+	hv_resched(p, p->curr == NULL ? sim_ns(hv->m->wake_ipi_ns) : 0);
+}
+
+static enum hw_load
+sibling_load(const struct hv *hv, int id)
+{
+	int tpc = hv->m->threads_per_core, base = id - id % tpc, i;
+	enum hw_load l = LOAD_IDLE;
+
+	for (i = base; i < base + tpc; i++)
+		if (i != id && hv->pcpus[i].load > l)
+			l = hv->pcpus[i].load;
+	return l;
+}
+
+double
+hv_rate(const struct vcpu *v)
+{
+	const struct hv *hv = v->pcpu->hv;
+
+	switch (sibling_load(hv, v->pcpu->id)) {
+	case LOAD_BUSY:
+		return 1.0 / hv->m->smt_busy_slowdown;
+	case LOAD_SPIN:
+		return 1.0 / hv->m->smt_spin_slowdown;
+	default:
+		return 1.0;
+	}
+}
+
+static void
+set_pcpu_load(struct pcpu *p, enum hw_load load)
+{
+	struct hv *hv = p->hv;
+	int tpc = hv->m->threads_per_core, base = p->id - p->id % tpc, i;
+
+	if (p->load == load)
+		return;
+	p->load = load;
+	for (i = base; i < base + tpc; i++)
+		if (i != p->id && hv->pcpus[i].curr != NULL)
+			guest_rerate(hv->pcpus[i].curr);
+}
+
+void
+hv_set_load(struct vcpu *v, enum hw_load load)
+{
+	if (v->pcpu != NULL)
+		set_pcpu_load(v->pcpu, load);
+}
+
+/* Xen 4.2 schedule.c: schedule() - pick next, switch, charge runstates */
+static void
+hv_schedule_ev(void *s, void *arg, int64_t data)
+{
+	struct pcpu *p = arg;
+	struct hv *hv = p->hv;
+	struct vcpu *prev = p->curr, *next;
+	sim_time_t slice = 0, now = hv->sim->now;
+
+	p->sched_ev = EVQ_NONE;
+	next = hv->sched->do_schedule(hv, p, &slice);
+	VS_ASSERT(next == NULL || !next->blocked);
+	VS_ASSERT(next == NULL || next == prev || next->pcpu == NULL);
+	sim_cancel(hv->sim, &p->slice_ev);
+	if (slice > 0)
+		p->slice_ev = sim_at(hv->sim, now + slice, hv_schedule_ev, p, 0);
+	/* slice_ev and sched_ev share the handler; only sched_ev is deduplicated. */
+	if (next == prev)
+		return;
+	if (prev != NULL) {
+		guest_stop(prev);
+		set_rs(hv, prev, prev->blocked ? RS_BLOCKED : RS_RUNNABLE);
+		prev->pcpu = NULL;
+		prev->last_pcpu = p->id;
+		p->busy_time += now - p->busy_since;
+	}
+	p->curr = next;
+	if (next == NULL) {
+		set_pcpu_load(p, LOAD_IDLE);
+		return;
+	}
+	hv->st.ctx_switches++;
+	next->pcpu = p;
+	next->processor = p->id;
+	next->ctx_in++;
+	p->busy_since = now;
+	set_rs(hv, next, RS_RUNNING);
+	set_pcpu_load(p, LOAD_BUSY);
+	guest_run(next, hv->m->ctx_switch_ns);
+}
+
+static void
+hv_tick_ev(void *s, void *arg, int64_t data)
+{
+	struct pcpu *p = arg;
+	struct hv *hv = p->hv;
+
+	p->tick_ev = sim_after(hv->sim, hv->tick_ns, hv_tick_ev, p, 0);
+	hv->sched->tick(hv, p);
+}
+
+void
+hv_block(struct vcpu *v)
+{
+	struct hv *hv = v->vm->hv;
+
+	VS_ASSERT(!v->blocked);
+	v->blocked = 1;
+	hv->st.blocks++;
+	hv->sched->sleep(hv, v);
+	if (v->pcpu != NULL)
+		hv_resched(v->pcpu, 0);
+	else
+		set_rs(hv, v, RS_BLOCKED);
+}
+
+/* Xen 4.2 schedule.c: vcpu_wake; KVM kvm_vcpu_kick -> wake_up_interruptible */
+void
+hv_wake(struct vcpu *v)
+{
+	struct hv *hv = v->vm->hv;
+
+	if (!v->blocked)
+		return;
+	v->blocked = 0;
+	hv->st.wakes++;
+	/* Still on its pCPU (the switch-out softirq has not run yet): keeps running. */
+	if (v->pcpu == NULL)
+		set_rs(hv, v, RS_RUNNABLE);
+	hv->sched->wake(hv, v);
+	guest_woken(v);
+}
+
+void
+hv_yield(struct vcpu *v)
+{
+	struct hv *hv = v->vm->hv;
+
+	hv->st.yields++;
+	if (hv->sched->yield != NULL)
+		hv->sched->yield(hv, v);
+	if (v->pcpu != NULL)
+		hv_resched(v->pcpu, 0);
+}
+
+int
+hv_yield_to(struct vcpu *from, struct vcpu *to)
+{
+	struct hv *hv = from->vm->hv;
+	int r = 0;
+
+	if (hv->sched->yield_to != NULL)
+		r = hv->sched->yield_to(hv, from, to);
+	if (r > 0)
+		hv->st.yield_to_ok++;
+	else
+		hv->st.yield_to_fail++;
+	return r;
+}

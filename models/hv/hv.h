@@ -1,0 +1,108 @@
+/*
+ * hv.h - the hypervisor core: pCPUs, VMs, vCPUs and context switches.
+ *
+ * The core does the mechanics every host scheduler shares (Xen's
+ * schedule.c, Linux's __schedule): it runs the SCHEDULE softirq on a pCPU,
+ * switches vCPUs in and out, keeps runstates, and tells the guest layer when
+ * its vCPU gains or loses the pCPU.  Policy lives behind struct sched_ops.
+ */
+#ifndef VS_HV_H
+#define VS_HV_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "probe.h"
+#include "hw/machine.h"
+#include "hv/sched.h"
+#include "hv/vcpu.h"
+
+/* What a pCPU is doing, as its SMT siblings feel it. */
+enum hw_load { LOAD_IDLE, LOAD_SPIN, LOAD_BUSY };
+
+struct pcpu {
+	int id;
+	struct hv *hv;
+	struct vcpu *curr;	/* NULL: idle */
+	enum hw_load load;
+	evq_id sched_ev;	/* pending SCHEDULE softirq */
+	sim_time_t sched_at;
+	evq_id slice_ev;
+	evq_id tick_ev;
+	void *sched_priv;
+	sim_time_t busy_since;
+	sim_time_t busy_time;
+};
+
+struct vm {
+	struct hv *hv;
+	int id;
+	char *name;
+	int nvcpus;
+	struct vcpu **vcpus;
+	void *guest;		/* the guest layer's per-VM data (locks) */
+	const char *where;	/* "file:line:col" of its scenario entry, for errors */
+};
+
+struct hv_stats {
+	uint64_t ctx_switches, wakes, blocks, yields, yield_to_ok, yield_to_fail;
+	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io;
+};
+
+struct hv {
+	struct sim *sim;
+	const struct machine *m;
+	const struct sched_ops *sched;
+	void *sched_priv;
+	sim_time_t tick_ns;	/* set by the scheduler's init if it has a tick */
+	int npcpus;
+	struct pcpu *pcpus;
+	int nvcpus;
+	struct vcpu **vcpus;
+	int nvms;
+	struct vm **vms;
+	struct hv_stats st;
+	void *guest;		/* the guest layer's per-run data */
+	const struct probe *probe;	/* NULL: nobody watches */
+};
+
+/* Tell the probe, if any. */
+static inline void
+hv_probe(const struct hv *hv, enum probe_kind k, int vcpu, int pcpu, const void *lock,
+    int aux)
+{
+	if (hv->probe != NULL) {
+		struct probe_ev e = { k, hv->sim->now, vcpu, pcpu, lock, aux };
+
+		hv->probe->fn(hv->probe->ctx, &e);
+	}
+}
+
+void hv_init(struct hv *, struct sim *, const struct machine *, const struct sched_ops *);
+void hv_destroy(struct hv *);
+/* Add a VM of n vCPUs; affinity: NULL = all pCPUs, else npcpus bytes. */
+struct vm *hv_add_vm(struct hv *, const char *name, int nvcpus,
+    const unsigned char *affinity, const char *where);
+/* Hand the vCPUs to the scheduler and start the pCPUs. */
+int hv_start(struct hv *, const void *sched_cfg, struct vs_err *);
+/* Close runstate books at the end of the run. */
+void hv_finish(struct hv *);
+
+/* Raise the SCHEDULE softirq on p after delay (an earlier pending one stands). */
+void hv_resched(struct pcpu *p, sim_time_t delay);
+/* Raise it on p from the current context: local now, remote after an IPI. */
+void hv_tickle(struct hv *, struct pcpu *p);
+
+/* The guest halts or waits: the vCPU blocks. */
+void hv_block(struct vcpu *);
+/* An event for a blocked vCPU: it becomes runnable (no-op if not blocked). */
+void hv_wake(struct vcpu *);
+void hv_yield(struct vcpu *);
+int hv_yield_to(struct vcpu *from, struct vcpu *to);
+
+/* The guest says what its running vCPU does; siblings are re-rated. */
+void hv_set_load(struct vcpu *, enum hw_load);
+/* Speed of guest work on v's pCPU now (1 = nominal). */
+double hv_rate(const struct vcpu *);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * sched.h - the host scheduler's ops table.
+ *
+ * One file per scheduler fills in a const struct sched_ops, in the manner
+ * of Xen's struct scheduler (sched-if.h) and Linux's struct sched_class.
+ * The hv core calls only through this table and never tests a name.
+ * Optional hooks may be NULL.
+ */
+#ifndef VS_SCHED_H
+#define VS_SCHED_H
+
+#include "evq.h"
+#include "util.h"
+
+struct hv;
+struct pcpu;
+struct vcpu;
+struct yc_node;
+
+struct sched_ops {
+	const char *name;
+	const char *desc;
+	/* Read the scheduler's parameters (NULL node: defaults) into *cfg. */
+	int (*parse)(const struct yc_node *params, double hz, void **cfg, struct vs_err *);
+	void (*free_cfg)(void *cfg);
+	/* Set up for a run; vCPUs and pCPUs exist.  May refuse (bad placement). */
+	int (*init)(struct hv *, const void *cfg, struct vs_err *);
+	void (*deinit)(struct hv *);
+	/* A blocked vCPU became runnable: queue it and tickle a pCPU. */
+	void (*wake)(struct hv *, struct vcpu *);
+	/* A running or runnable vCPU blocked. */
+	void (*sleep)(struct hv *, struct vcpu *);
+	/* Choose what pCPU p runs next (NULL: idle) and for how long (0: no limit). */
+	struct vcpu *(*do_schedule)(struct hv *, struct pcpu *p, sim_time_t *slice);
+	void (*yield)(struct hv *, struct vcpu *);			/* optional */
+	int (*yield_to)(struct hv *, struct vcpu *from, struct vcpu *to); /* optional */
+	void (*tick)(struct hv *, struct pcpu *);			/* optional */
+};
+
+#endif

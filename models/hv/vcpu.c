@@ -1,0 +1,27 @@
+#include "hv/vcpu.h"
+
+#include "util.h"
+
+static const char *const rs_names[RS_N] = { "running", "runnable", "blocked", "offline" };
+
+/* Xen 4.2 schedule.c: vcpu_runstate_change (time charged to the old state) */
+void
+vcpu_set_runstate(struct vcpu *v, enum runstate rs, sim_time_t now)
+{
+	VS_ASSERT(now >= v->rs_since);
+	v->rs_time[v->rs] += now - v->rs_since;
+	v->rs_since = now;
+	v->rs = rs;
+}
+
+void
+vcpu_account(struct vcpu *v, sim_time_t now)
+{
+	vcpu_set_runstate(v, v->rs, now);
+}
+
+const char *
+runstate_name(enum runstate rs)
+{
+	return rs_names[rs];
+}

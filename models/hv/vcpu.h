@@ -1,0 +1,46 @@
+/*
+ * vcpu.h - virtual CPUs and their runstates.
+ *
+ * Runstates follow Xen's public/vcpu.h: running, runnable (wants a pCPU),
+ * blocked (halted or waiting for an event), offline (neither: not started,
+ * or its workload has finished).  Time is accounted exactly: at any moment
+ * the four totals of a vCPU add up to the time elapsed since it was created.
+ */
+#ifndef VS_VCPU_H
+#define VS_VCPU_H
+
+#include <stdint.h>
+
+#include "evq.h"
+
+enum runstate { RS_RUNNING, RS_RUNNABLE, RS_BLOCKED, RS_OFFLINE, RS_N };
+
+struct vm;
+struct pcpu;
+struct guest;
+struct rng;
+
+struct vcpu {
+	int id;			/* global index; also its random stream's entity */
+	int idx;		/* index inside its VM */
+	struct vm *vm;
+	enum runstate rs;
+	sim_time_t rs_since;
+	sim_time_t rs_time[RS_N];
+	struct pcpu *pcpu;	/* where it runs now; NULL unless running */
+	int last_pcpu;		/* where it ran last, -1 if never */
+	int processor;		/* the pCPU whose run queue holds it (scheduler's) */
+	int blocked;		/* halted or waiting: the scheduler must not pick it */
+	unsigned char *affinity; /* one byte per pCPU: 1 = may run there */
+	void *sched_priv;	/* the host scheduler's per-vCPU data */
+	struct guest *g;	/* what the guest is doing (models/guest) */
+	struct rng *rng;
+	uint64_t ctx_in;	/* times it was switched in */
+};
+
+void vcpu_set_runstate(struct vcpu *, enum runstate, sim_time_t now);
+/* Close the books at the end of a run: charge the current state up to now. */
+void vcpu_account(struct vcpu *, sim_time_t now);
+const char *runstate_name(enum runstate);
+
+#endif

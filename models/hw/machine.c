@@ -1,0 +1,127 @@
+#include "hw/machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "yconf.h"
+
+/*
+ * Defaults: a Nehalem-EP Xeon X5570 (2.93 GHz), the machine of seeds 000
+ * and 001.  Sources in ../shared/model-reference.md §7: exit round trip
+ * ~2000 cycles (SplitX, WIOV 2011); vmcall 3898, PIO in-kernel 7237, PIO to
+ * QEMU 20574 cycles (kvm-unit-tests 00bfecaa); line transfers ~80 cycles in a
+ * socket, ~300 across (Molka PACT'09, unverified); PAUSE ~10 cycles.
+ */
+static const char *const machine_keys = "name, sockets, cores_per_socket, "
+    "threads_per_core, clock, costs";
+static const char *const cost_keys = "line_same_core, line_sibling, line_socket, "
+    "line_remote, atomic, ctx_switch, wake_ipi, smt_busy_slowdown, "
+    "smt_spin_slowdown, exit_hlt, exit_hypercall, exit_ple, pio_kernel, pio_user, "
+    "mmio_kernel, mmio_user, pause";
+
+static const struct yc_node no_costs = { .kind = YC_MAP };
+
+static int
+cost(const struct yc_node *c, const char *key, double hz, double def_cycles,
+    double *out, struct vs_err *err)
+{
+	return yc_get_qty(c, key, UNIT_TIME, hz, def_cycles * 1e9 / hz, 0, 1e12,
+	    out, err);
+}
+
+int
+machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err)
+{
+	const struct yc_node *c;
+	const char *name;
+	int64_t v;
+	double hz;
+
+	memset(m, 0, sizeof *m);
+	if (yc_expect(n, YC_MAP, "a mapping of machine settings", err))
+		return -1;
+	if (yc_get_str(n, "name", "machine", &name, err))
+		return -1;
+	m->name = xstrdup(name);
+	if (yc_get_int(n, "sockets", 1, 1, 64, &v, err))
+		return -1;
+	m->sockets = (int)v;
+	if (yc_get_int(n, "cores_per_socket", 4, 1, 1024, &v, err))
+		return -1;
+	m->cores_per_socket = (int)v;
+	if (yc_get_int(n, "threads_per_core", 1, 1, 8, &v, err))
+		return -1;
+	m->threads_per_core = (int)v;
+	m->npcpus = m->sockets * m->cores_per_socket * m->threads_per_core;
+	if (m->npcpus > 4096)
+		return yc_err(n, err, "machine has %d pCPUs; at most 4096 are supported",
+		    m->npcpus);
+	if (yc_get_qty(n, "clock", UNIT_FREQ, 0, 2.93e9, 1e6, 1e11, &hz, err))
+		return -1;
+	m->hz = hz;
+
+	c = yc_find(n, "costs");
+	if (c != NULL && yc_expect(c, YC_MAP, "a mapping of costs", err))
+		return -1;
+	if (c == NULL)
+		c = &no_costs;	/* every cost takes its default */
+	if (cost(c, "line_same_core", hz, 4, &m->line_ns[HW_SAME], err) ||
+	    cost(c, "line_sibling", hz, 12, &m->line_ns[HW_SIBLING], err) ||
+	    cost(c, "line_socket", hz, 80, &m->line_ns[HW_SOCKET], err) ||
+	    cost(c, "line_remote", hz, 300, &m->line_ns[HW_REMOTE], err) ||
+	    cost(c, "atomic", hz, 20, &m->atomic_ns, err) ||
+	    cost(c, "ctx_switch", hz, 6000, &m->ctx_switch_ns, err) ||
+	    cost(c, "wake_ipi", hz, 8000, &m->wake_ipi_ns, err) ||
+	    cost(c, "exit_hlt", hz, 2000, &m->exit_hlt_ns, err) ||
+	    cost(c, "exit_hypercall", hz, 3898, &m->exit_hypercall_ns, err) ||
+	    cost(c, "exit_ple", hz, 2000, &m->exit_ple_ns, err) ||
+	    cost(c, "pio_kernel", hz, 7237, &m->pio_kernel_ns, err) ||
+	    cost(c, "pio_user", hz, 24615, &m->pio_user_ns, err) ||
+	    cost(c, "mmio_kernel", hz, 7237, &m->mmio_kernel_ns, err) ||
+	    cost(c, "mmio_user", hz, 24615, &m->mmio_user_ns, err) ||
+	    cost(c, "pause", hz, 10, &m->pause_ns, err))
+		return -1;
+	if (yc_get_num(c, "smt_busy_slowdown", 1.3, 1, 10, &m->smt_busy_slowdown, err) ||
+	    yc_get_num(c, "smt_spin_slowdown", 1.15, 1, 10, &m->smt_spin_slowdown, err))
+		return -1;
+	if (yc_check_unused(c, cost_keys, err))
+		return -1;
+	return yc_check_unused(n, machine_keys, err);
+}
+
+void
+machine_free(struct machine *m)
+{
+	free(m->name);
+	m->name = NULL;
+}
+
+int
+machine_core_of(const struct machine *m, int pcpu)
+{
+	return pcpu / m->threads_per_core;
+}
+
+int
+machine_socket_of(const struct machine *m, int pcpu)
+{
+	return pcpu / (m->threads_per_core * m->cores_per_socket);
+}
+
+enum hw_dist
+machine_dist(const struct machine *m, int a, int b)
+{
+	if (a == b || a < 0 || b < 0)
+		return HW_SAME;
+	if (machine_core_of(m, a) == machine_core_of(m, b))
+		return HW_SIBLING;
+	if (machine_socket_of(m, a) == machine_socket_of(m, b))
+		return HW_SOCKET;
+	return HW_REMOTE;
+}
+
+double
+machine_cycles_to_ns(const struct machine *m, double cycles)
+{
+	return cycles * 1e9 / m->hz;
+}

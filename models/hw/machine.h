@@ -1,0 +1,41 @@
+/*
+ * machine.h - the host: topology, clock and the costs of moving data.
+ *
+ * pCPU numbering: id = (socket * cores_per_socket + core) * threads_per_core
+ * + thread, so SMT siblings are adjacent.  Costs are in ns (scenarios may
+ * write them in cycles; the loader converts with the clock rate).
+ */
+#ifndef VS_MACHINE_H
+#define VS_MACHINE_H
+
+#include "util.h"
+
+struct yc_node;
+
+/* How far apart two pCPUs are, for cache-line transfers. */
+enum hw_dist { HW_SAME = 0, HW_SIBLING, HW_SOCKET, HW_REMOTE, HW_NDIST };
+
+struct machine {
+	char *name;
+	int sockets, cores_per_socket, threads_per_core, npcpus;
+	double hz;
+	double line_ns[HW_NDIST];	/* modified cache-line transfer by distance */
+	double atomic_ns;		/* a locked RMW on a line already held */
+	double ctx_switch_ns;		/* host context switch between vCPUs */
+	double wake_ipi_ns;		/* IPI + leaving idle on a remote pCPU */
+	double smt_busy_slowdown;	/* time factor when a sibling runs code */
+	double smt_spin_slowdown;	/* time factor when a sibling spins with PAUSE */
+	/* VM exit round trips (exit + handler + entry). */
+	double exit_hlt_ns, exit_hypercall_ns, exit_ple_ns;
+	double pio_kernel_ns, pio_user_ns, mmio_kernel_ns, mmio_user_ns;
+	double pause_ns;		/* one PAUSE-loop iteration */
+};
+
+int machine_from_yaml(struct machine *, const struct yc_node *n, struct vs_err *err);
+void machine_free(struct machine *);
+enum hw_dist machine_dist(const struct machine *, int a, int b);
+int machine_core_of(const struct machine *, int pcpu);
+int machine_socket_of(const struct machine *, int pcpu);
+double machine_cycles_to_ns(const struct machine *, double cycles);
+
+#endif

@@ -1,0 +1,81 @@
+#include "registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "guest/lock.h"
+#include "hv/sched.h"
+#include "util.h"
+
+extern const struct sched_ops sched_pinned_ops;
+extern const struct lock_ops lock_ticket_ops;
+
+const struct sched_ops *const registry_scheds[] = {
+	&sched_pinned_ops,
+	NULL
+};
+
+const struct lock_ops *const registry_locks[] = {
+	&lock_ticket_ops,
+	NULL
+};
+
+const struct sched_ops *
+registry_sched(const char *name)
+{
+	int i;
+
+	for (i = 0; registry_scheds[i] != NULL; i++)
+		if (strcmp(registry_scheds[i]->name, name) == 0)
+			return registry_scheds[i];
+	return NULL;
+}
+
+const struct lock_ops *
+registry_lock(const char *name)
+{
+	int i;
+
+	for (i = 0; registry_locks[i] != NULL; i++)
+		if (strcmp(registry_locks[i]->name, name) == 0)
+			return registry_locks[i];
+	return NULL;
+}
+
+static char *
+join(const char *const *names, int n)
+{
+	size_t len = 1, off = 0;
+	char *s;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(names[i]) + 2;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += (size_t)sprintf(s + off, "%s%s", i ? ", " : "", names[i]);
+	return s;
+}
+
+char *
+registry_sched_names(void)
+{
+	const char *names[64];
+	int n = 0;
+
+	for (; registry_scheds[n] != NULL; n++)
+		names[n] = registry_scheds[n]->name;
+	return join(names, n);
+}
+
+char *
+registry_lock_names(void)
+{
+	const char *names[64];
+	int n = 0;
+
+	for (; registry_locks[n] != NULL; n++)
+		names[n] = registry_locks[n]->name;
+	return join(names, n);
+}

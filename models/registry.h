@@ -1,0 +1,22 @@
+/*
+ * registry.h - the one place that lists every policy by name.
+ *
+ * Adding a scheduler or a lock is: write its file, add its ops table here.
+ * Nothing else in the simulator looks at policy names.
+ */
+#ifndef VS_REGISTRY_H
+#define VS_REGISTRY_H
+
+struct sched_ops;
+struct lock_ops;
+
+extern const struct sched_ops *const registry_scheds[];
+extern const struct lock_ops *const registry_locks[];
+
+const struct sched_ops *registry_sched(const char *name);
+const struct lock_ops *registry_lock(const char *name);
+/* "a, b, c" for error messages; static buffer per call site is not used: caller frees. */
+char *registry_sched_names(void);
+char *registry_lock_names(void);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * dist.c - distributions from YAML, sampled with GSL.
+ *
+ * Every parameter must be >= 0: distributions describe durations, sizes,
+ * rates and work amounts.  dist_scale() keeps a factor instead of rewriting
+ * parameters, so lognormal and gamma need no special cases.
+ */
+#include "dist.h"
+#include "rng.h"
+#include "yconf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+enum dist_type {
+	D_CONST, D_EXP, D_UNIFORM, D_NORMAL, D_LOGNORMAL, D_GAMMA, D_EMPIRICAL
+};
+
+static const char *const dist_names[] = {
+	"const", "exponential", "uniform", "normal", "lognormal", "gamma",
+	"empirical", NULL
+};
+
+/* Keys each form accepts, for "unknown key" messages. */
+static const char *const dist_keys[] = {
+	"dist, value",
+	"dist, mean",
+	"dist, min, max",
+	"dist, mean, sd",
+	"dist, mean, sd",
+	"dist, shape, mean",
+	"dist, samples, file, unit",
+};
+
+#define NORMAL_TRIES	1000	/* resampling cap for the truncated normal */
+
+struct dist {
+	enum dist_type type;
+	double a, b;		/* const: a; exp: mean a; uniform: [a, b];
+				 * normal: mean a, sd b; lognormal: mu a,
+				 * sigma b; gamma: shape a, scale b */
+	double mean;		/* analytic mean, before scaling */
+	double scale;		/* dist_scale() factor */
+	double *samples;	/* empirical */
+	size_t n;
+};
+
+static struct dist *
+dist_new(enum dist_type t)
+{
+	struct dist *d = xcalloc(1, sizeof *d);
+
+	d->type = t;
+	d->scale = 1.0;
+	return d;
+}
+
+struct dist *
+dist_const(double v)
+{
+	struct dist *d = dist_new(D_CONST);
+
+	d->a = d->mean = v;
+	return d;
+}
+
+void
+dist_free(struct dist *d)
+{
+	if (d == NULL)
+		return;
+	free(d->samples);
+	free(d);
+}
+
+static const char *
+default_unit(enum unit_kind kind)
+{
+	switch (kind) {
+	case UNIT_TIME:
+		return "ns";
+	case UNIT_FREQ:
+		return "Hz";
+	case UNIT_SIZE:
+		return "B";
+	case UNIT_RATE:
+		return "/s";
+	case UNIT_NONE:
+		break;
+	}
+	return "";
+}
+
+static void
+add_sample(struct dist *d, size_t *cap, double v)
+{
+	VS_GROW(d->samples, *cap, d->n);
+	d->samples[d->n++] = v;
+}
+
+/*
+ * Read an empirical CSV: first column of each line, '#' comments, blank
+ * lines skipped.  A bare number carries unit; a value with its own unit
+ * keeps it.  Errors point into the CSV file.
+ */
+static int
+read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
+    enum unit_kind kind, double hz, struct vs_err *err)
+{
+	const char *sl = strrchr(fnode->file, '/');
+	char *path, *line = NULL, *p, *e, *txt;
+	size_t cap = 0, lcap = 0;
+	const char *why;
+	double v;
+	FILE *f;
+	int lineno = 0, rc = -1;
+
+	if (fnode->text[0] == '/' || sl == NULL)
+		path = xstrdup(fnode->text);
+	else
+		path = xasprintf("%.*s/%s", (int)(sl - fnode->file), fnode->file,
+		    fnode->text);
+	if ((f = fopen(path, "r")) == NULL) {
+		yc_err(fnode, err, "cannot read samples file '%s': %s", fnode->text,
+		    strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (getline(&line, &lcap, f) != -1) {
+		lineno++;
+		if ((p = strchr(line, '#')) != NULL)
+			*p = '\0';
+		if ((p = strchr(line, ',')) != NULL)
+			*p = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		for (e = p + strlen(p); e > p && isspace((unsigned char)e[-1]); e--)
+			;
+		*e = '\0';
+		if (*p == '\0')
+			continue;
+		/* A bare number takes the file's unit. */
+		if (kind != UNIT_NONE && units_parse(p, UNIT_NONE, 0, &v, &why) == 0)
+			txt = xasprintf("%s%s", p, unit);
+		else
+			txt = xstrdup(p);
+		if (units_parse(txt, kind, hz, &v, &why) == -1) {
+			vs_errf(err, path, lineno, (int)(p - line) + 1,
+			    "bad sample '%.80s': %s%s", p, why,
+			    lineno == 1 ? " (comment out a header line with '#')" : "");
+			free(txt);
+			goto out;
+		}
+		free(txt);
+		if (v < 0) {
+			vs_errf(err, path, lineno, (int)(p - line) + 1,
+			    "sample '%.80s' is negative", p);
+			goto out;
+		}
+		add_sample(d, &cap, v);
+	}
+	if (ferror(f)) {
+		vs_errf(err, NULL, 0, 0, "%s: read error: %s", path, strerror(errno));
+		goto out;
+	}
+	if (d->n == 0) {
+		yc_err(fnode, err, "samples file '%s' holds no values", fnode->text);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	free(path);
+	return rc;
+}
+
+static int
+parse_empirical(struct dist *d, const struct yc_node *n, enum unit_kind kind,
+    double hz, struct vs_err *err)
+{
+	struct yc_node *s = yc_find(n, "samples"), *f = yc_find(n, "file");
+	const char *unit;
+	size_t i, cap = 0;
+	double v, sum = 0;
+
+	if (s != NULL && yc_find(n, "unit") != NULL)
+		return yc_err(yc_find(n, "unit"), err,
+		    "'unit' is for 'file' only; write the unit on each sample");
+	if (yc_get_str(n, "unit", default_unit(kind), &unit, err) == -1)
+		return -1;
+	if (s != NULL && f != NULL)
+		return yc_err(f, err, "give either 'samples' or 'file', not both");
+	if (s == NULL && f == NULL)
+		return yc_err(n, err, "empirical needs 'samples' (a list) or 'file' (a CSV)");
+	if (s != NULL) {
+		if (yc_expect(s, YC_SEQ, "a list of samples", err) == -1)
+			return -1;
+		if (s->n == 0)
+			return yc_err(s, err, "'samples' is empty");
+		for (i = 0; i < s->n; i++) {
+			if (yc_node_qty(s->vals[i], kind, hz, 0, INFINITY, &v, err) == -1)
+				return -1;
+			add_sample(d, &cap, v);
+		}
+	} else {
+		/* Check the unit once here, where the error can point at it. */
+		if (kind != UNIT_NONE) {
+			char *t = xasprintf("1%s", unit);
+			const char *why;
+			int bad = units_parse(t, kind, hz, &v, &why);
+
+			free(t);
+			if (bad)
+				return yc_err(yc_find(n, "unit"), err, "'unit' = '%s': %s",
+				    unit, why);
+		}
+		if (f->kind != YC_SCALAR || f->text[0] == '\0')
+			return yc_err(f, err, "'file' must be a CSV file name");
+		if (read_csv(d, f, unit, kind, hz, err) == -1)
+			return -1;
+	}
+	for (i = 0; i < d->n; i++)
+		sum += d->samples[i];
+	d->mean = sum / (double)d->n;
+	return 0;
+}
+
+struct dist *
+dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
+    struct vs_err *err)
+{
+	struct dist *d;
+	int t;
+	double x, y;
+
+	if (n == NULL) {
+		vs_errf(err, NULL, 0, 0, "missing distribution");
+		return NULL;
+	}
+	if (n->kind == YC_SCALAR) {
+		if (yc_node_qty(n, kind, hz, 0, INFINITY, &x, err) == -1)
+			return NULL;
+		return dist_const(x);
+	}
+	if (yc_expect(n, YC_MAP, "a distribution (a value like 5us, or a mapping "
+	    "with 'dist:')", err) == -1)
+		return NULL;
+	if (yc_get_enum(n, "dist", dist_names, -1, &t, err) == -1)
+		return NULL;
+	d = dist_new((enum dist_type)t);
+	switch (d->type) {
+	case D_CONST:
+		if (yc_get_qty(n, "value", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1)
+			goto fail;
+		d->mean = d->a;
+		break;
+	case D_EXP:
+		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1)
+			goto fail;
+		d->mean = d->a;
+		break;
+	case D_UNIFORM:
+		if (yc_get_qty(n, "min", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1 ||
+		    yc_get_qty(n, "max", kind, hz, NAN, d->a, INFINITY, &d->b, err) == -1)
+			goto fail;
+		d->mean = (d->a + d->b) / 2;
+		break;
+	case D_NORMAL:
+		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1 ||
+		    yc_get_qty(n, "sd", kind, hz, NAN, 0, INFINITY, &d->b, err) == -1)
+			goto fail;
+		/* The mean before truncation: close when sd << mean. */
+		d->mean = d->a;
+		break;
+	case D_LOGNORMAL:
+		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &x, err) == -1 ||
+		    yc_get_qty(n, "sd", kind, hz, NAN, 0, INFINITY, &y, err) == -1)
+			goto fail;
+		if (x == 0) {
+			yc_err(yc_find(n, "mean"), err, "'mean' of a lognormal must be > 0");
+			goto fail;
+		}
+		d->b = sqrt(log1p(y * y / (x * x)));
+		d->a = log(x) - d->b * d->b / 2;
+		d->mean = x;
+		break;
+	case D_GAMMA:
+		if (yc_get_num(n, "shape", NAN, 0, INFINITY, &d->a, err) == -1 ||
+		    yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &x, err) == -1)
+			goto fail;
+		if (d->a == 0) {
+			yc_err(yc_find(n, "shape"), err, "'shape' must be > 0");
+			goto fail;
+		}
+		d->b = x / d->a;
+		d->mean = x;
+		break;
+	case D_EMPIRICAL:
+		if (parse_empirical(d, n, kind, hz, err) == -1)
+			goto fail;
+		break;
+	}
+	if (yc_check_unused(n, dist_keys[d->type], err) == -1)
+		goto fail;
+	return d;
+fail:
+	dist_free(d);
+	return NULL;
+}
+
+double
+dist_sample(const struct dist *d, struct rng *r)
+{
+	gsl_rng *g;
+	double x = 0;
+	int i;
+
+	if (d->type == D_CONST)
+		return d->a * d->scale;
+	g = rng_gsl(r);
+	switch (d->type) {
+	case D_CONST:
+		break;
+	case D_EXP:
+		x = d->a > 0 ? gsl_ran_exponential(g, d->a) : 0;
+		break;
+	case D_UNIFORM:
+		x = gsl_ran_flat(g, d->a, d->b);
+		break;
+	case D_NORMAL:
+		x = 0;
+		for (i = 0; i < NORMAL_TRIES; i++) {
+			double y = d->a + gsl_ran_gaussian(g, d->b);
+
+			if (y >= 0) {
+				x = y;
+				break;
+			}
+		}
+		break;
+	case D_LOGNORMAL:
+		x = gsl_ran_lognormal(g, d->a, d->b);
+		break;
+	case D_GAMMA:
+		x = d->b > 0 ? gsl_ran_gamma(g, d->a, d->b) : 0;
+		break;
+	case D_EMPIRICAL:
+		x = d->samples[d->n == 1 ? 0 : gsl_rng_uniform_int(g, d->n)];
+		break;
+	}
+	return x * d->scale;
+}
+
+double
+dist_mean(const struct dist *d)
+{
+	return d->mean * d->scale;
+}
+
+void
+dist_scale(struct dist *d, double f)
+{
+	d->scale *= f;
+}
+
+int
+dist_is_const(const struct dist *d)
+{
+	return d->type == D_CONST;
+}

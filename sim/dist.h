@@ -1,0 +1,36 @@
+/*
+ * dist.h - distributions written in YAML, with units.
+ *
+ *   5us                                  constant (shorthand)
+ *   {dist: const, value: 5us}
+ *   {dist: exponential, mean: 2us}
+ *   {dist: uniform, min: 1us, max: 3us}
+ *   {dist: normal, mean: 2us, sd: 500ns}       truncated at 0 (resampled)
+ *   {dist: lognormal, mean: 2us, sd: 1us}      mean/sd of the variable itself
+ *   {dist: gamma, shape: 2, mean: 2us}
+ *   {dist: empirical, samples: [1us, 2us, 4us]}
+ *   {dist: empirical, file: hold.csv, unit: ns}  one value per line; '#' comments
+ * Samples are drawn uniformly from the empirical set.
+ */
+#ifndef VS_DIST_H
+#define VS_DIST_H
+
+#include "units.h"
+#include "util.h"
+
+struct dist;
+struct rng;
+struct yc_node;
+
+/* Build from a YAML node; kind says what unit values carry; hz for cycles. */
+struct dist *dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
+    struct vs_err *err);
+struct dist *dist_const(double v);
+void dist_free(struct dist *);
+double dist_sample(const struct dist *, struct rng *);
+double dist_mean(const struct dist *);
+/* Multiply every value the distribution yields by f (used for scaling work). */
+void dist_scale(struct dist *, double f);
+int dist_is_const(const struct dist *);
+
+#endif

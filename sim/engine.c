@@ -1,0 +1,68 @@
+#include "engine.h"
+#include "util.h"
+
+void
+sim_init(struct sim *s, uint64_t seed, sim_time_t end)
+{
+	s->now = 0;
+	s->end = end;
+	s->events = 0;
+	s->seed = seed;
+	s->stopped = 0;
+	s->q = evq_new();
+}
+
+void
+sim_destroy(struct sim *s)
+{
+	evq_free(s->q);
+	s->q = NULL;
+}
+
+evq_id
+sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	return evq_push(s->q, t, fn, arg, data);
+}
+
+evq_id
+sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(dt >= 0);
+	return evq_push(s->q, s->now + dt, fn, arg, data);
+}
+
+void
+sim_cancel(struct sim *s, evq_id *id)
+{
+	if (*id != EVQ_NONE)
+		evq_cancel(s->q, *id);
+	*id = EVQ_NONE;
+}
+
+void
+sim_run(struct sim *s)
+{
+	struct evq_ev ev;
+
+	while (!s->stopped) {
+		if (evq_peek_time(s->q) > s->end) {
+			if (s->end != SIM_NEVER)
+				s->now = s->end;
+			break;
+		}
+		if (!evq_pop(s->q, &ev))
+			break;
+		VS_ASSERT(ev.time >= s->now);
+		s->now = ev.time;
+		s->events++;
+		ev.fn(s, ev.arg, ev.data);
+	}
+}
+
+void
+sim_stop(struct sim *s)
+{
+	s->stopped = 1;
+}

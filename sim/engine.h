@@ -1,0 +1,49 @@
+/*
+ * engine.h - one simulation run: the clock and the event loop.
+ *
+ * A struct sim is a whole run's context; nothing in the simulator keeps
+ * global mutable state, so several runs may live in one process.  The engine
+ * is event-driven: time jumps from event to event, never steps.
+ */
+#ifndef VS_ENGINE_H
+#define VS_ENGINE_H
+
+#include <stdint.h>
+
+#include "evq.h"
+
+#define SIM_NEVER INT64_MAX
+
+struct sim {
+	sim_time_t now;		/* read-only outside engine.c */
+	sim_time_t end;		/* stop when the next event is later (SIM_NEVER: no limit) */
+	uint64_t events;	/* events handled so far */
+	uint64_t seed;		/* the run's seed (scenario seed mixed with the replication) */
+	int stopped;
+	struct evq *q;
+};
+
+typedef void (*sim_fn)(void *sim, void *arg, int64_t data);
+
+void sim_init(struct sim *, uint64_t seed, sim_time_t end);
+void sim_destroy(struct sim *);
+evq_id sim_at(struct sim *, sim_time_t t, sim_fn fn, void *arg, int64_t data);
+evq_id sim_after(struct sim *, sim_time_t dt, sim_fn fn, void *arg, int64_t data);
+/* Cancel *id if pending and clear it. */
+void sim_cancel(struct sim *, evq_id *id);
+/* Run until the queue is empty, sim_stop() is called, or the end time. */
+void sim_run(struct sim *);
+void sim_stop(struct sim *);
+
+/* Round a duration in (fractional) ns up to whole ns, at least 0. */
+static inline sim_time_t
+sim_ns(double ns)
+{
+	if (ns <= 0)
+		return 0;
+	if (ns >= 9.2e18)
+		return SIM_NEVER / 2;
+	return (sim_time_t)ns + ((double)(sim_time_t)ns < ns);
+}
+
+#endif

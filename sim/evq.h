@@ -1,0 +1,45 @@
+/*
+ * evq.h - the event queue: an indexed 4-ary min-heap.
+ *
+ * Order is (time, seq): seq is a per-queue insertion counter, so two events
+ * at the same nanosecond fire in the order they were pushed and every run is
+ * deterministic.  Each pushed event gets a handle (evq_id) that stays valid
+ * until the event fires or is cancelled; cancel is O(log n) because the heap
+ * keeps each slot's position in an index.
+ */
+#ifndef VS_EVQ_H
+#define VS_EVQ_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef int64_t sim_time_t;          /* simulated nanoseconds */
+typedef uint32_t evq_id;              /* 0 is "no event" */
+#define EVQ_NONE ((evq_id)0)
+
+struct evq;
+
+/* What an event carries: a handler and two arguments (opaque to the queue). */
+struct evq_ev {
+	sim_time_t time;
+	uint64_t seq;
+	void (*fn)(void *ctx, void *arg, int64_t data);
+	void *arg;
+	int64_t data;
+};
+
+struct evq *evq_new(void);
+void evq_free(struct evq *);
+
+evq_id evq_push(struct evq *, sim_time_t t, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data);
+/* Cancel a pending event; returns 1 if it was pending, 0 if id is stale/none. */
+int evq_cancel(struct evq *, evq_id id);
+/* Remove the earliest event into *out; returns 0 when empty. */
+int evq_pop(struct evq *, struct evq_ev *out);
+/* Earliest event's time, or INT64_MAX when empty. */
+sim_time_t evq_peek_time(const struct evq *);
+size_t evq_size(const struct evq *);
+int evq_pending(const struct evq *, evq_id id);
+
+#endif

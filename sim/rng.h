@@ -1,0 +1,25 @@
+/*
+ * rng.h - random streams: one GSL generator per entity.
+ *
+ * A stream is seeded from (scenario seed, entity id) through splitmix64, so
+ * adding a VM does not shift the numbers any other VM draws.
+ */
+#ifndef VS_RNG_H
+#define VS_RNG_H
+
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
+
+struct rng;
+
+struct rng *rng_new(uint64_t seed, uint64_t entity);
+void rng_free(struct rng *);
+gsl_rng *rng_gsl(struct rng *);
+double rng_uniform(struct rng *);           /* [0,1) */
+uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
+
+/* Stable entity ids for streams: kind in the top byte, index below. */
+#define RNG_ENTITY(kind, idx) (((uint64_t)(kind) << 56) | (uint64_t)(idx))
+enum { RNG_KIND_VCPU = 1, RNG_KIND_PCPU, RNG_KIND_LOCK, RNG_KIND_VM, RNG_KIND_HV };
+
+#endif

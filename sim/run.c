@@ -1,0 +1,212 @@
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "guest/lock.h"
+#include "guest/workload.h"
+#include "hv/hv.h"
+#include "rng.h"
+#include "scenario.h"
+#include "stats.h"
+
+uint64_t
+run_seed(uint64_t seed, int rep)
+{
+	return rep == 0 ? seed : vs_mix64(seed ^ vs_mix64((uint64_t)rep));
+}
+
+/* A stream keyed by the VM's name and the vCPU's index, not by creation order. */
+static uint64_t
+vcpu_entity(const char *vm, int idx)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *vm; vm++)
+		h = (h ^ (unsigned char)*vm) * 1099511628211ULL;
+	return vs_mix64(h) + (uint64_t)idx;
+}
+
+static double
+now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Per VM definition: the instances built from it. */
+struct built {
+	struct vm **vms;
+	int n;
+};
+
+static void
+collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
+    struct metrics *out)
+{
+	double rs[RS_N] = { 0 }, total = 0, secs = (double)hv->sim->now * 1e-9;
+	int i, j, k, nl, nc = wl_ncounters(d->wl);
+	char name[256];
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < b->vms[i]->nvcpus; j++)
+			for (k = 0; k < RS_N; k++) {
+				rs[k] += (double)b->vms[i]->vcpus[j]->rs_time[k];
+				total += (double)b->vms[i]->vcpus[j]->rs_time[k];
+			}
+	for (k = 0; k < RS_N; k++) {
+		snprintf(name, sizeof name, "%s.%s_share", d->name, runstate_name(k));
+		metrics_add(out, name, "%", total > 0 ? 100.0 * rs[k] / total : 0);
+	}
+	for (k = 0; k < nc; k++) {
+		double c = 0;
+
+		for (i = 0; i < b->n; i++)
+			c += (double)wl_vm_count(b->vms[i], k);
+		snprintf(name, sizeof name, "%s.%s", d->name, wl_counter_name(d->wl, k));
+		metrics_add(out, name, "count", c);
+		snprintf(name, sizeof name, "%s.%s_per_sec", d->name, wl_counter_name(d->wl, k));
+		metrics_add(out, name, "1/s", secs > 0 ? c / secs : 0);
+	}
+	nl = wl_nlocks(d->wl);
+	for (k = 0; k < nl && b->n > 0; k++) {
+		struct hist *h = hist_new();
+		double acq = 0, cont = 0, wait = 0, hold = 0;
+		const char *ln = wl_vm_lock(b->vms[0], k)->name;
+
+		for (i = 0; i < b->n; i++) {
+			const struct glock *l = wl_vm_lock(b->vms[i], k);
+
+			acq += (double)l->st.acquisitions;
+			cont += (double)l->st.contended;
+			wait += l->st.wait_ns;
+			hold += l->st.hold_ns;
+			hist_merge(h, l->st.wait);
+		}
+#define LM(suffix, unit, v) do { \
+	snprintf(name, sizeof name, "%s.%s.%s", d->name, ln, suffix); \
+	metrics_add(out, name, unit, v); } while (0)
+		LM("acquisitions", "count", acq);
+		LM("contended_share", "%", acq > 0 ? 100 * cont / acq : 0);
+		LM("wait_mean_ns", "ns", acq > 0 ? wait / acq : 0);
+		LM("wait_p50_ns", "ns", hist_quantile(h, 0.5));
+		LM("wait_p99_ns", "ns", hist_quantile(h, 0.99));
+		LM("hold_mean_ns", "ns", acq > 0 ? hold / acq : 0);
+#undef LM
+		hist_free(h);
+	}
+}
+
+/* Self-check (cf. ROSS --synch=6): conservation laws that must always hold. */
+static void
+self_check(struct hv *hv)
+{
+	int i, k;
+
+	for (i = 0; i < hv->nvcpus; i++) {
+		sim_time_t sum = 0;
+
+		for (k = 0; k < RS_N; k++)
+			sum += hv->vcpus[i]->rs_time[k];
+		if (sum != hv->sim->now)
+			vs_fatal("vCPU %d: runstate times add to %lld ns, run lasted %lld ns",
+			    i, (long long)sum, (long long)hv->sim->now);
+	}
+}
+
+int
+run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
+    struct metrics *out, struct vs_err *err)
+{
+	struct sim sim;
+	struct hv hv;
+	struct grun grun = { 0, sc->until_done, 0 };
+	struct built *b = xcalloc((size_t)sc->nvms, sizeof *b);
+	double t0, wall;
+	int i, j, rc = -1;
+
+	sim_init(&sim, seed, sc->duration);
+	hv_init(&hv, &sim, &sc->machine, sc->sched);
+	hv.guest = &grun;
+	hv.probe = o->probe;
+	for (i = 0; i < sc->nvms; i++) {
+		const struct vmdef *d = &sc->vms[i];
+
+		b[i].vms = xcalloc((size_t)d->count + 1, sizeof *b[i].vms);
+		for (j = 0; j < d->count; j++) {
+			char *nm = d->count > 1 ? xasprintf("%s%d", d->name, j) : xstrdup(d->name);
+			struct vm *vm = hv_add_vm(&hv, nm, d->vcpus, d->affinity, d->where);
+			int k;
+
+			for (k = 0; k < d->vcpus; k++)
+				vm->vcpus[k]->rng = rng_new(seed, vcpu_entity(nm, k));
+			wl_vm_setup(vm, d->wl, d->threads, d->lock, d->lock_cfg, &grun);
+			b[i].vms[b[i].n++] = vm;
+			free(nm);
+		}
+	}
+	if (hv_start(&hv, sc->sched_cfg, err))
+		goto out;
+	for (i = 0; i < hv.nvms; i++)
+		wl_vm_start(hv.vms[i]);
+	t0 = now_wall();
+	sim_run(&sim);
+	wall = now_wall() - t0;
+	hv_finish(&hv);
+	if (o->check)
+		self_check(&hv);
+
+	metrics_add(out, "sim_seconds", "s", (double)sim.now * 1e-9);
+	if (sc->until_done) {
+		double done = grun.live == 0 ? (double)grun.last_done : (double)sim.now;
+
+		metrics_add(out, "completed", "bool", grun.live == 0);
+		metrics_add(out, "completion_seconds", "s", done * 1e-9);
+		metrics_add(out, "megacycles", "Mcycles", done * 1e-9 * sc->machine.hz * 1e-6);
+	}
+	metrics_add(out, "events", "count", (double)sim.events);
+	metrics_add(out, "events_per_sec", "1/s",
+	    o->wall_clock && wall > 0 ? (double)sim.events / wall : 0);
+	metrics_add(out, "ctx_switches", "count", (double)hv.st.ctx_switches);
+	metrics_add(out, "hlt_exits", "count", (double)hv.st.exits_hlt);
+	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
+	for (i = 0; i < sc->nvms; i++)
+		collect_def(&sc->vms[i], &b[i], &hv, out);
+	rc = 0;
+out:
+	for (i = 0; i < hv.nvms; i++)
+		wl_vm_teardown(hv.vms[i]);
+	for (i = 0; i < hv.nvcpus; i++)
+		rng_free(hv.vcpus[i]->rng);
+	for (i = 0; i < sc->nvms; i++)
+		free(b[i].vms);
+	free(b);
+	hv_destroy(&hv);
+	sim_destroy(&sim);
+	return rc;
+}
+
+int
+run_reps(const struct scenario *sc, uint64_t seed, int reps, const struct run_opts *o,
+    struct msum *sum, struct vs_err *err)
+{
+	int r;
+
+	for (r = 0; r < reps; r++) {
+		struct metrics m;
+
+		metrics_init(&m);
+		if (run_once(sc, run_seed(seed, r), o, &m, err)) {
+			metrics_free(&m);
+			return -1;
+		}
+		msum_add(sum, &m);
+		metrics_free(&m);
+	}
+	return 0;
+}

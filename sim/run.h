@@ -1,0 +1,29 @@
+/*
+ * run.h - build the model a scenario describes, run it, collect metrics.
+ */
+#ifndef VS_RUN_H
+#define VS_RUN_H
+
+#include <stdint.h>
+
+#include "metrics.h"
+#include "probe.h"
+#include "util.h"
+
+struct scenario;
+
+struct run_opts {
+	int wall_clock;		/* measure events_per_sec (0: report 0, for golden files) */
+	int check;		/* self-check invariants at the end of each run */
+	const struct probe *probe;	/* optional observer of model events */
+};
+
+/* Seed of replication r: r = 0 is the scenario's seed itself. */
+uint64_t run_seed(uint64_t seed, int rep);
+int run_once(const struct scenario *, uint64_t seed, const struct run_opts *,
+    struct metrics *out, struct vs_err *err);
+/* reps replications from seed; summary in *sum. */
+int run_reps(const struct scenario *, uint64_t seed, int reps, const struct run_opts *,
+    struct msum *sum, struct vs_err *err);
+
+#endif

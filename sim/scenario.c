@@ -1,0 +1,321 @@
+#include "scenario.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest/lock.h"
+#include "guest/workload.h"
+#include "hv/sched.h"
+#include "registry.h"
+#include "yconf.h"
+
+static const char *const top_keys = "name, description, seed, reps, until, duration, "
+    "machine, hypervisor, vms, workloads, metrics";
+static const char *const kind_names[] = { "none", "kvm", "xen", NULL };
+
+const char *
+scen_kind_name(enum hv_kind k)
+{
+	return kind_names[k];
+}
+
+static char *
+where(const struct yc_node *n)
+{
+	return xasprintf("%s:%d:%d", n->file, n->line, n->col);
+}
+
+/* "0-3,8" or [0, 1, 2] -> one byte per pCPU. */
+static int
+parse_affinity(const struct yc_node *n, int npcpus, unsigned char **out, struct vs_err *err)
+{
+	unsigned char *a = xcalloc((size_t)npcpus, 1);
+	size_t i;
+
+	*out = a;
+	if (n->kind == YC_SEQ) {
+		for (i = 0; i < n->n; i++) {
+			int64_t c;
+
+			if (yc_node_int(n->vals[i], 0, npcpus - 1, &c, err))
+				return -1;
+			a[c] = 1;
+		}
+		return 0;
+	}
+	if (n->kind == YC_SCALAR) {
+		const char *p = n->text;
+
+		while (*p) {
+			char *end;
+			long lo = strtol(p, &end, 10), hi = lo;
+
+			if (end == p)
+				goto bad;
+			p = end;
+			if (*p == '-') {
+				hi = strtol(p + 1, &end, 10);
+				if (end == p + 1)
+					goto bad;
+				p = end;
+			}
+			if (lo < 0 || hi >= npcpus || lo > hi)
+				return yc_err(n, err, "affinity '%s': pCPUs are 0-%d", n->text,
+				    npcpus - 1);
+			for (; lo <= hi; lo++)
+				a[lo] = 1;
+			if (*p == ',')
+				p++;
+			else if (*p != '\0')
+				goto bad;
+		}
+		return 0;
+	}
+bad:
+	return yc_err(n, err, "affinity must be a pCPU list like \"0-3,8\" or [0, 1]");
+}
+
+/* `lock: ticket` or `lock: {kind: pv-ticket, spin_threshold: 32768}` */
+static int
+parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
+    struct vs_err *err)
+{
+	const struct yc_node *params = NULL;
+	const char *name;
+	char *names;
+
+	if (n == NULL) {
+		name = "ticket";
+	} else if (n->kind == YC_SCALAR) {
+		name = n->text;
+	} else {
+		if (yc_expect(n, YC_MAP, "a lock name or a mapping with 'kind'", err) ||
+		    yc_get_str(n, "kind", NULL, &name, err))
+			return -1;
+		params = n;
+	}
+	if ((d->lock = registry_lock(name)) == NULL) {
+		names = registry_lock_names();
+		yc_err(n, err, "unknown lock '%s' (expected one of: %s)", name, names);
+		free(names);
+		return -1;
+	}
+	if (d->lock->parse != NULL)
+		return d->lock->parse(params, m, &d->lock_cfg, err);
+	if (params != NULL)
+		return yc_check_unused(params, "kind", err);
+	return 0;
+}
+
+static int
+parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
+    const struct yc_node *workloads, struct vs_err *err)
+{
+	const struct yc_node *w, *aff;
+	const char *name;
+	int64_t v;
+
+	d->where = where(n);
+	if (yc_expect(n, YC_MAP, "a VM (a mapping with name, vcpus, workload)", err) ||
+	    yc_get_str(n, "name", NULL, &name, err))
+		return -1;
+	d->name = xstrdup(name);
+	if (yc_get_int(n, "count", 1, 0, 4096, &v, err))
+		return -1;
+	d->count = (int)v;
+	if (yc_get_int(n, "vcpus", 1, 1, 4096, &v, err))
+		return -1;
+	d->vcpus = (int)v;
+	if (parse_lock(d, yc_find(n, "lock"), &sc->machine, err))
+		return -1;
+	if ((w = yc_find(n, "workload")) == NULL)
+		return yc_err(n, err, "VM '%s' has no 'workload'", d->name);
+	if (w->kind == YC_SCALAR) {
+		const struct yc_node *def = workloads ? yc_find(workloads, w->text) : NULL;
+
+		if (def == NULL)
+			return yc_err(w, err, "no workload named '%s' under 'workloads'", w->text);
+		d->wl = wl_from_yaml(w->text, def, sc->machine.hz, err);
+	} else {
+		d->wl = wl_from_yaml(d->name, w, sc->machine.hz, err);
+	}
+	if (d->wl == NULL)
+		return -1;
+	v = wl_threads(d->wl) < 0 ? d->vcpus : wl_threads(d->wl);
+	if (yc_get_int(n, "threads", v, 0, d->vcpus, &v, err))
+		return -1;
+	if (v > d->vcpus)
+		return yc_err(n, err, "workload '%s' wants %lld threads but VM '%s' has %d vCPUs",
+		    wl_name(d->wl), (long long)v, d->name, d->vcpus);
+	d->threads = (int)v;
+	if ((aff = yc_find(n, "affinity")) != NULL &&
+	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
+		return -1;
+	return yc_check_unused(n, "name, count, vcpus, threads, lock, workload, affinity", err);
+}
+
+static int
+parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
+{
+	static const struct yc_node none = { .kind = YC_MAP };
+	const char *sname;
+	int kind;
+	char *names;
+
+	if (n == NULL)
+		n = &none;
+	else if (yc_expect(n, YC_MAP, "a mapping of hypervisor settings", err))
+		return -1;
+	if (yc_get_enum(n, "kind", kind_names, HV_KVM, &kind, err))
+		return -1;
+	sc->kind = (enum hv_kind)kind;
+	if (yc_get_str(n, "scheduler", "pinned", &sname, err))
+		return -1;
+	if ((sc->sched = registry_sched(sname)) == NULL) {
+		const struct yc_node *at = yc_find(n, "scheduler");
+
+		names = registry_sched_names();
+		yc_err(at ? at : n, err, "unknown scheduler '%s' (expected one of: %s)", sname,
+		    names);
+		free(names);
+		return -1;
+	}
+	if (sc->sched->parse != NULL &&
+	    sc->sched->parse(yc_find(n, "params"), sc->machine.hz, &sc->sched_cfg, err))
+		return -1;
+	if (sc->sched->parse == NULL && yc_find(n, "params") != NULL)
+		return yc_err(yc_find(n, "params"), err, "scheduler '%s' takes no params",
+		    sc->sched->name);
+	return yc_check_unused(n, "kind, scheduler, params", err);
+}
+
+static int
+parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
+{
+	size_t i;
+
+	if (yc_expect(n, YC_SEQ, "a list of metric names", err))
+		return -1;
+	sc->metrics = xcalloc(n->n, sizeof *sc->metrics);
+	sc->metric_where = xcalloc(n->n, sizeof *sc->metric_where);
+	for (i = 0; i < n->n; i++) {
+		if (n->vals[i]->kind != YC_SCALAR)
+			return yc_err(n->vals[i], err, "a metric name must be a string");
+		sc->metrics[i] = xstrdup(n->vals[i]->text);
+		sc->metric_where[i] = where(n->vals[i]);
+		sc->nmetrics++;
+	}
+	return 0;
+}
+
+static int
+parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
+{
+	const struct yc_node *n, *vms, *workloads;
+	const char *s;
+	int64_t v;
+	double d;
+	int until;
+	static const char *const until_names[] = { "duration", "done", NULL };
+	static const struct yc_node empty = { .kind = YC_MAP };
+	size_t i;
+
+	if (yc_expect(root, YC_MAP, "a scenario (a mapping)", err))
+		return -1;
+	if (yc_get_str(root, "name", "scenario", &s, err))
+		return -1;
+	sc->name = xstrdup(s);
+	(void)yc_find(root, "description");
+	if (yc_get_int(root, "seed", 1, 0, INT64_MAX, &v, err))
+		return -1;
+	sc->seed = (uint64_t)v;
+	if (yc_get_int(root, "reps", 1, 1, 100000, &v, err))
+		return -1;
+	sc->reps = (int)v;
+	n = yc_find(root, "machine");
+	if (machine_from_yaml(&sc->machine, n ? n : &empty, err))
+		return -1;
+	if (yc_get_qty(root, "duration", UNIT_TIME, sc->machine.hz, -1, 1, 1e18, &d, err))
+		return -1;
+	sc->duration = d < 0 ? SIM_NEVER : sim_ns(d);
+	if (yc_get_enum(root, "until", until_names, d < 0 ? 1 : 0, &until, err))
+		return -1;
+	sc->until_done = until;
+	if (!until && d < 0)
+		return yc_err(root, err, "'until: duration' needs a 'duration'");
+	if (parse_hypervisor(sc, yc_find(root, "hypervisor"), err))
+		return -1;
+	workloads = yc_find(root, "workloads");
+	if (workloads != NULL) {
+		if (yc_expect(workloads, YC_MAP, "a mapping of workload names to programs", err))
+			return -1;
+		for (i = 0; i < workloads->n; i++)
+			workloads->used[i] = 1;
+	}
+	if ((vms = yc_find(root, "vms")) == NULL)
+		return yc_err(root, err, "scenario has no 'vms'");
+	if (yc_expect(vms, YC_SEQ, "a list of VMs", err))
+		return -1;
+	if (vms->n == 0)
+		return yc_err(vms, err, "'vms' is empty");
+	sc->vms = xcalloc(vms->n, sizeof *sc->vms);
+	for (i = 0; i < vms->n; i++) {
+		sc->nvms++;
+		if (parse_vm(sc, &sc->vms[i], vms->vals[i], workloads, err))
+			return -1;
+	}
+	if ((n = yc_find(root, "metrics")) != NULL && parse_metrics(sc, n, err))
+		return -1;
+	return yc_check_unused(root, top_keys, err);
+}
+
+int
+scen_load(struct scenario *sc, const char *path, char *const *sets, int nsets,
+    struct vs_err *err)
+{
+	struct yc_doc *doc;
+	int i, rc;
+
+	memset(sc, 0, sizeof *sc);
+	sc->path = xstrdup(path);
+	if ((doc = yc_load(path, err)) == NULL)
+		return -1;
+	for (i = 0; i < nsets; i++)
+		if (yc_set(doc, sets[i], err)) {
+			yc_free(doc);
+			return -1;
+		}
+	rc = parse_top(sc, yc_root(doc), err);
+	yc_free(doc);
+	return rc;
+}
+
+void
+scen_free(struct scenario *sc)
+{
+	int i;
+
+	for (i = 0; i < sc->nvms; i++) {
+		struct vmdef *d = &sc->vms[i];
+
+		if (d->lock != NULL && d->lock->free_cfg != NULL)
+			d->lock->free_cfg(d->lock_cfg);
+		wl_free(d->wl);
+		free(d->affinity);
+		free(d->where);
+		free(d->name);
+	}
+	for (i = 0; i < sc->nmetrics; i++) {
+		free(sc->metrics[i]);
+		free(sc->metric_where[i]);
+	}
+	if (sc->sched != NULL && sc->sched->free_cfg != NULL)
+		sc->sched->free_cfg(sc->sched_cfg);
+	free(sc->metrics);
+	free(sc->metric_where);
+	free(sc->vms);
+	machine_free(&sc->machine);
+	free(sc->name);
+	free(sc->path);
+	memset(sc, 0, sizeof *sc);
+}

@@ -1,0 +1,67 @@
+/*
+ * scenario.h - a scenario file, read and checked in full before any run.
+ *
+ *   name: ticket-4threads
+ *   seed: 1
+ *   reps: 3
+ *   until: done            # or: duration (the default when duration is set)
+ *   duration: 10s          # with until: done, a cap
+ *   machine: ../machines/x5570.yaml
+ *   hypervisor: {kind: kvm, scheduler: pinned, params: {...}}
+ *   vms:
+ *     - {name: guest, count: 1, vcpus: 4, lock: ticket, workload: spin,
+ *        threads: 4, affinity: "0-3"}
+ *   workloads:
+ *     spin: ../presets/spinlock-thread.yaml
+ *   metrics: [megacycles, guest.counter.wait_mean_ns]
+ */
+#ifndef VS_SCENARIO_H
+#define VS_SCENARIO_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "hw/machine.h"
+#include "util.h"
+
+struct sched_ops;
+struct lock_ops;
+struct workload;
+
+struct vmdef {
+	char *name;
+	int count, vcpus, threads;
+	const struct lock_ops *lock;
+	void *lock_cfg;
+	struct workload *wl;
+	unsigned char *affinity;	/* NULL: every pCPU */
+	char *where;			/* file:line:col of the entry */
+};
+
+enum hv_kind { HV_NONE, HV_KVM, HV_XEN };
+
+struct scenario {
+	char *path;
+	char *name;
+	uint64_t seed;
+	int reps;
+	sim_time_t duration;		/* SIM_NEVER: none */
+	int until_done;
+	struct machine machine;
+	enum hv_kind kind;
+	const struct sched_ops *sched;
+	void *sched_cfg;
+	struct vmdef *vms;
+	int nvms;
+	char **metrics;			/* report filter; NULL: all */
+	int nmetrics;
+	char **metric_where;
+};
+
+/* Load PATH, apply the --set overrides in order, check everything. */
+int scen_load(struct scenario *, const char *path, char *const *sets, int nsets,
+    struct vs_err *err);
+void scen_free(struct scenario *);
+const char *scen_kind_name(enum hv_kind);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * stats.h - what a run measures and how replications are summarised.
+ *
+ * counter: a running sum.  tw (time-weighted): a level that changes at event
+ * times, averaged over time.  hist: log-bucketed histogram of positive values
+ * with percentiles (relative error under 2%).  rep: mean, sd and the 95%
+ * confidence half-width over replications (Student t, GSL).
+ */
+#ifndef VS_STATS_H
+#define VS_STATS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct tw {
+	double level;
+	int64_t since;		/* time of the last change */
+	int64_t start;
+	double area;
+};
+void tw_init(struct tw *, int64_t now, double level);
+void tw_set(struct tw *, int64_t now, double level);
+void tw_add(struct tw *, int64_t now, double delta);
+double tw_mean(const struct tw *, int64_t now);
+
+struct hist;
+struct hist *hist_new(void);
+void hist_free(struct hist *);
+void hist_add(struct hist *, double v);
+uint64_t hist_count(const struct hist *);
+double hist_mean(const struct hist *);
+double hist_quantile(const struct hist *, double q);	/* q in [0,1] */
+/* Add src's samples to dst. */
+void hist_merge(struct hist *dst, const struct hist *src);
+
+struct rep {
+	size_t n;
+	double mean, m2;	/* Welford */
+};
+void rep_init(struct rep *);
+void rep_add(struct rep *, double x);
+double rep_mean(const struct rep *);
+double rep_sd(const struct rep *);			/* sample sd, 0 if n < 2 */
+double rep_ci95(const struct rep *);			/* half-width, 0 if n < 2 */
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * units.h - values with units, as written in scenarios.
+ *
+ * Times: ns, us, ms, s, and cycles (needs the clock rate).  Frequencies: Hz,
+ * kHz, MHz, GHz.  Sizes: B, KiB, MiB, GiB.  A bare number is accepted only
+ * where the quantity is dimensionless.
+ */
+#ifndef VS_UNITS_H
+#define VS_UNITS_H
+
+#include <stdint.h>
+
+enum unit_kind {
+	UNIT_NONE,	/* dimensionless number */
+	UNIT_TIME,	/* result in ns (double) */
+	UNIT_FREQ,	/* result in Hz */
+	UNIT_SIZE,	/* result in bytes */
+	UNIT_RATE,	/* events per second: "15000/s", "15000Hz" */
+};
+
+/*
+ * Parse text as a quantity of the given kind.  hz converts cycles to ns
+ * (0: cycles not allowed here).  Returns 0, or -1 with a short reason in why
+ * (no location; the caller adds it).
+ */
+int units_parse(const char *text, enum unit_kind kind, double hz, double *out,
+    const char **why);
+const char *units_kind_name(enum unit_kind);
+
+#endif

@@ -1,0 +1,148 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int
+vs_errf(struct vs_err *err, const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	size_t off = 0;
+
+	if (err == NULL)
+		return -1;
+	if (file != NULL)
+		off = (size_t)snprintf(err->msg, sizeof err->msg, "%s:%d:%d: ", file, line, col);
+	if (off >= sizeof err->msg)
+		off = sizeof err->msg - 1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + off, sizeof err->msg - off, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+vs_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("vlocksim: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		vs_fatal("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (p == NULL)
+		vs_fatal("out of memory (%zu x %zu bytes)", nmemb, size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		vs_fatal("out of memory (%zu bytes)", n);
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+
+	memcpy(p, s, n);
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		vs_fatal("xasprintf: bad format");
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void
+vs_grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t nc;
+
+	if (n < *cap)
+		return;
+	nc = *cap ? *cap * 2 : 8;
+	while (nc <= n)
+		nc *= 2;
+	*arr = xrealloc(*arr, nc * sz);
+	memset((char *)*arr + *cap * sz, 0, (nc - *cap) * sz);
+	*cap = nc;
+}
+
+uint64_t
+vs_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+int
+vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	int rc = 0;
+
+	if (f == NULL) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	size_t w = fwrite(data, 1, len, f);
+	int c = fclose(f);
+
+	if (w != len || c != 0) {
+		unlink(tmp);
+		rc = vs_errf(err, NULL, 0, 0, "%s: write failed: %s", path, strerror(errno));
+	} else if (rename(tmp, path) != 0) {
+		unlink(tmp);
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", path, strerror(errno));
+	}
+	free(tmp);
+	return rc;
+}

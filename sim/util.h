@@ -1,0 +1,48 @@
+/*
+ * util.h - memory helpers and the two error tiers.
+ *
+ * Tier 1 (bad input): functions return -1 and fill a struct vs_err whose
+ * message already reads "FILE:LINE:COLUMN: what was wrong"; the CLI prints it
+ * and exits 2.  Nothing below the CLI calls exit().
+ * Tier 2 (broken invariant, out of memory): vs_fatal() / VS_ASSERT abort
+ * loudly; these are bugs, never user errors.
+ */
+#ifndef VS_UTIL_H
+#define VS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define VS_ERR_MAX 1024
+
+struct vs_err {
+	char msg[VS_ERR_MAX];
+};
+
+/* Fill err with "file:line:col: fmt..."; file may be NULL (message only). Returns -1. */
+int vs_errf(struct vs_err *err, const char *file, int line, int col,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+void vs_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define VS_ASSERT(c) do { if (!(c)) vs_fatal("%s:%d: assertion failed: %s", \
+    __FILE__, __LINE__, #c); } while (0)
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (of *cap elements of size sz) so that index n fits. */
+void vs_grow(void **arr, size_t *cap, size_t n, size_t sz);
+#define VS_GROW(arr, cap, n) vs_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+/* splitmix64: mixes a 64-bit value; used to derive per-entity seeds. */
+uint64_t vs_mix64(uint64_t x);
+
+/* Write a whole file atomically (temp file + rename) so a failed run leaves nothing half-written. */
+int vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err);
+
+#endif

@@ -1,0 +1,204 @@
+/* check_engine.c - the engine, runstates, SMT rates, determinism, streams. */
+#include "testutil.h"
+
+#include "engine.h"
+#include "hv/vcpu.h"
+
+static int order[8], norder;
+
+static void
+record(void *s, void *arg, int64_t data)
+{
+	order[norder++] = (int)data;
+}
+
+START_TEST(engine_runs_in_time_order_and_stops_at_end)
+{
+	struct sim s;
+	evq_id id;
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 50, record, NULL, 2);
+	sim_at(&s, 10, record, NULL, 1);
+	id = sim_at(&s, 20, record, NULL, 9);
+	sim_at(&s, 50, record, NULL, 3);	/* same time: after the first 50 */
+	sim_at(&s, 150, record, NULL, 4);	/* past the end */
+	sim_cancel(&s, &id);
+	ck_assert_uint_eq(id, EVQ_NONE);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 3);
+	ck_assert_int_eq(order[0], 1);
+	ck_assert_int_eq(order[1], 2);
+	ck_assert_int_eq(order[2], 3);
+	ck_assert_int_eq(s.now, 100);
+	ck_assert_uint_eq(s.events, 3);
+	sim_destroy(&s);
+}
+END_TEST
+
+START_TEST(runstate_accounting_is_exact)
+{
+	struct vcpu v;
+
+	memset(&v, 0, sizeof v);
+	v.rs = RS_OFFLINE;
+	vcpu_set_runstate(&v, RS_RUNNABLE, 10);
+	vcpu_set_runstate(&v, RS_RUNNING, 25);
+	vcpu_set_runstate(&v, RS_BLOCKED, 100);
+	vcpu_set_runstate(&v, RS_RUNNING, 130);
+	vcpu_account(&v, 200);
+	ck_assert_int_eq(v.rs_time[RS_OFFLINE], 10);
+	ck_assert_int_eq(v.rs_time[RS_RUNNABLE], 15);
+	ck_assert_int_eq(v.rs_time[RS_RUNNING], 75 + 70);
+	ck_assert_int_eq(v.rs_time[RS_BLOCKED], 30);
+}
+END_TEST
+
+/* Four vCPUs, two of them idle: shares add up and idle ones are blocked. */
+START_TEST(runstates_add_up_in_a_run)
+{
+	static const char *text =
+	    TEST_MACHINE
+	    "duration: 3ms\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 4, threads: 2, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    program:\n"
+	    "      - loop: forever\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 2us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: 1us\n"
+	    "          - release: l\n";
+	struct metrics m;
+	double sum;
+
+	tu_run(text, 3, NULL, &m);	/* run_once self-checks every vCPU's sum too */
+	sum = tu_metric(&m, "g.running_share") + tu_metric(&m, "g.runnable_share") +
+	    tu_metric(&m, "g.blocked_share") + tu_metric(&m, "g.offline_share");
+	ck_assert_double_eq_tol(sum, 100, 1e-9);
+	ck_assert_double_eq_tol(tu_metric(&m, "g.blocked_share"), 50, 0.01);
+	ck_assert_double_eq_tol(tu_metric(&m, "sim_seconds"), 3e-3, 1e-12);
+	metrics_free(&m);
+}
+END_TEST
+
+static double
+two_threads_1ms(int threads_per_core)
+{
+	char text[1024];
+	struct metrics m;
+	double t;
+
+	snprintf(text, sizeof text,
+	    "machine: {sockets: 1, cores_per_socket: %d, threads_per_core: %d, clock: 2GHz,\n"
+	    "  costs: {ctx_switch: 0ns}}\n"
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{compute: 1ms}]}\n",
+	    threads_per_core == 2 ? 1 : 2, threads_per_core);
+	tu_run(text, 1, NULL, &m);
+	t = tu_metric(&m, "completion_seconds");
+	metrics_free(&m);
+	return t;
+}
+
+START_TEST(smt_sibling_slows_work)
+{
+	/* Default smt_busy_slowdown 1.3: siblings both computing take 1.3x. */
+	ck_assert_double_eq_tol(two_threads_1ms(1), 1e-3, 1e-8);
+	ck_assert_double_eq_tol(two_threads_1ms(2), 1.3e-3, 1e-8);
+}
+END_TEST
+
+START_TEST(a_spin_is_one_event)
+{
+	/* One waiter spins for 10 ms: the event count must not grow with it. */
+	static const char *text =
+	    TEST_MACHINE
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{acquire: l}, {compute: 10ms}, {release: l}]}\n";
+	struct metrics m;
+
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_lt(tu_metric(&m, "events"), 40);
+	metrics_free(&m);
+}
+END_TEST
+
+static const char *random_two_vms =
+    TEST_MACHINE
+    "duration: 2ms\n"
+    "vms:\n"
+    "  - {name: a, vcpus: 2, affinity: \"0-1\", lock: ticket, workload: w}\n"
+    "%s"
+    "workloads:\n"
+    "  w:\n"
+    "    program:\n"
+    "      - loop: forever\n"
+    "        do:\n"
+    "          - compute: {dist: exponential, mean: 500ns}\n"
+    "          - acquire: l\n"
+    "          - compute: {dist: exponential, mean: 100ns}\n"
+    "          - release: l\n"
+    "          - count: ops\n";
+
+static double
+ops_of_a(uint64_t seed, int with_b)
+{
+	char text[2048];
+	struct metrics m;
+	double v;
+
+	snprintf(text, sizeof text, random_two_vms,
+	    with_b ? "  - {name: b, vcpus: 2, affinity: \"4-5\", workload: w}\n" : "");
+	tu_run(text, seed, NULL, &m);
+	v = tu_metric(&m, "a.ops");
+	metrics_free(&m);
+	return v;
+}
+
+START_TEST(same_seed_same_numbers_other_seed_other_numbers)
+{
+	ck_assert_double_eq(ops_of_a(11, 0), ops_of_a(11, 0));
+	ck_assert_double_ne(ops_of_a(11, 0), ops_of_a(12, 0));
+}
+END_TEST
+
+START_TEST(adding_a_vm_does_not_shift_another_vms_numbers)
+{
+	/* VM b sits on another socket and shares nothing with a. */
+	ck_assert_double_eq(ops_of_a(5, 0), ops_of_a(5, 1));
+}
+END_TEST
+
+static Suite *
+engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
+	tcase_add_test(tc, runstate_accounting_is_exact);
+	tcase_add_test(tc, runstates_add_up_in_a_run);
+	tcase_add_test(tc, smt_sibling_slows_work);
+	tcase_add_test(tc, a_spin_is_one_event);
+	tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
+	tcase_add_test(tc, adding_a_vm_does_not_shift_another_vms_numbers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_main(engine_suite());
+}

@@ -1,0 +1,238 @@
+/*
+ * check_evq.c - event queue: order, ties, cancel, stale ids, and a long
+ * randomized run against a sorted reference array.
+ */
+#include "evq.h"
+#include "util.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+count_fn(void *ctx, void *arg, int64_t data)
+{
+	(*(int *)arg)++;
+}
+
+START_TEST(test_order_by_time)
+{
+	static const sim_time_t ts[] = { 50, 10, 40, 30, 20, 70, 60, 0, 90, 80 };
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	sim_time_t last = -1;
+	size_t i;
+
+	ck_assert_int_eq(evq_peek_time(q), INT64_MAX);
+	for (i = 0; i < sizeof ts / sizeof ts[0]; i++)
+		ck_assert_uint_ne(evq_push(q, ts[i], NULL, NULL, (int64_t)i), EVQ_NONE);
+	ck_assert_uint_eq(evq_size(q), 10);
+	ck_assert_int_eq(evq_peek_time(q), 0);
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_int_eq(ev.time, (sim_time_t)i * 10);
+		ck_assert_int_gt(ev.time, last);
+		ck_assert_int_eq(ts[ev.data], ev.time);
+		last = ev.time;
+	}
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	ck_assert_uint_eq(evq_size(q), 0);
+	evq_free(q);
+}
+END_TEST
+
+START_TEST(test_ties_fifo)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int64_t i;
+
+	/* Interleave two times so the heap must reorder, not just append. */
+	for (i = 0; i < 200; i++)
+		evq_push(q, (i % 2) ? 5 : 7, NULL, NULL, i);
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_int_eq(ev.time, 5);
+		ck_assert_int_eq(ev.data, 2 * i + 1);
+	}
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_int_eq(ev.time, 7);
+		ck_assert_int_eq(ev.data, 2 * i);
+	}
+	evq_free(q);
+}
+END_TEST
+
+START_TEST(test_cancel)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int fired = 0, other = 0;
+	evq_id a, b, c;
+
+	a = evq_push(q, 10, count_fn, &other, 1);
+	b = evq_push(q, 20, count_fn, &fired, 2);
+	c = evq_push(q, 30, count_fn, &other, 3);
+	ck_assert(a != b && b != c && a != c);
+	ck_assert_int_eq(evq_pending(q, b), 1);
+	ck_assert_int_eq(evq_cancel(q, b), 1);
+	ck_assert_int_eq(evq_pending(q, b), 0);
+	ck_assert_int_eq(evq_cancel(q, b), 0);		/* twice */
+	ck_assert_uint_eq(evq_size(q), 2);
+	while (evq_pop(q, &ev)) {
+		ck_assert_int_ne(ev.data, 2);
+		ev.fn(NULL, ev.arg, ev.data);
+	}
+	ck_assert_int_eq(fired, 0);
+	ck_assert_int_eq(other, 2);
+	/* Fired ids are stale too, even once their slots are reused. */
+	ck_assert_int_eq(evq_cancel(q, a), 0);
+	ck_assert_int_eq(evq_cancel(q, c), 0);
+	ck_assert_int_eq(evq_pending(q, a), 0);
+	evq_push(q, 1, NULL, NULL, 0);
+	evq_push(q, 2, NULL, NULL, 0);
+	evq_push(q, 3, NULL, NULL, 0);
+	ck_assert_int_eq(evq_cancel(q, a), 0);
+	ck_assert_int_eq(evq_cancel(q, b), 0);
+	ck_assert_int_eq(evq_cancel(q, c), 0);
+	ck_assert_uint_eq(evq_size(q), 3);
+	ck_assert_int_eq(evq_cancel(q, EVQ_NONE), 0);
+	ck_assert_int_eq(evq_cancel(q, 0xfffff), 0);	/* never issued */
+	evq_free(q);
+}
+END_TEST
+
+START_TEST(test_cancel_root_and_last)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	evq_id first, last;
+
+	first = evq_push(q, 1, NULL, NULL, 1);
+	evq_push(q, 2, NULL, NULL, 2);
+	last = evq_push(q, 3, NULL, NULL, 3);
+	ck_assert_int_eq(evq_cancel(q, first), 1);
+	ck_assert_int_eq(evq_peek_time(q), 2);
+	ck_assert_int_eq(evq_cancel(q, last), 1);
+	ck_assert_int_eq(evq_pop(q, &ev), 1);
+	ck_assert_int_eq(ev.data, 2);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
+/* Reference: an unsorted array of live events; min is found by scanning. */
+struct ref {
+	sim_time_t time;
+	uint64_t seq;
+	int64_t data;
+	evq_id id;
+};
+
+static uint64_t
+xs64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int
+ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+START_TEST(test_random_vs_reference)
+{
+	struct evq *q = evq_new();
+	struct ref *r = xmalloc(100000 * sizeof *r);
+	evq_id *dead = xmalloc(100000 * sizeof *dead);
+	size_t n = 0, ndead = 0, k, i;
+	uint64_t s = 0x243f6a8885a308d3ULL, seq = 0;
+	struct evq_ev ev;
+	sim_time_t now = 0;
+
+	for (k = 0; k < 100000; k++) {
+		uint64_t x = xs64(&s);
+		unsigned op = x % 10;
+
+		if (op < 5 || n == 0) {
+			/* Narrow time range so ties are frequent. */
+			r[n].time = now + (sim_time_t)((x >> 8) % 64);
+			r[n].seq = seq++;
+			r[n].data = (int64_t)k;
+			r[n].id = evq_push(q, r[n].time, NULL, NULL, r[n].data);
+			ck_assert_uint_ne(r[n].id, EVQ_NONE);
+			n++;
+		} else if (op < 7) {
+			i = (x >> 8) % n;
+			ck_assert_int_eq(evq_cancel(q, r[i].id), 1);
+			dead[ndead++] = r[i].id;
+			r[i] = r[--n];
+		} else {
+			qsort(r, n, sizeof *r, ref_cmp);
+			ck_assert_int_eq(evq_peek_time(q), r[0].time);
+			ck_assert_int_eq(evq_pop(q, &ev), 1);
+			ck_assert_int_eq(ev.time, r[0].time);
+			ck_assert_int_eq(ev.data, r[0].data);
+			dead[ndead++] = r[0].id;
+			now = ev.time;
+			r[0] = r[--n];
+		}
+		ck_assert_uint_eq(evq_size(q), n);
+		/* Some recently dead id must be refused. */
+		if (ndead > 0 && (x >> 40) % 4 == 0) {
+			evq_id d = dead[(x >> 20) % ndead];
+
+			ck_assert_int_eq(evq_pending(q, d), 0);
+			ck_assert_int_eq(evq_cancel(q, d), 0);
+		}
+	}
+	qsort(r, n, sizeof *r, ref_cmp);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(evq_pending(q, r[i].id), 1);
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_int_eq(ev.time, r[i].time);
+		ck_assert_int_eq(ev.data, r[i].data);
+	}
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	free(r);
+	free(dead);
+	evq_free(q);
+}
+END_TEST
+
+static Suite *
+evq_suite(void)
+{
+	Suite *s = suite_create("evq");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_order_by_time);
+	tcase_add_test(tc, test_ties_fifo);
+	tcase_add_test(tc, test_cancel);
+	tcase_add_test(tc, test_cancel_root_and_last);
+	tcase_add_test(tc, test_random_vs_reference);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(evq_suite());
+	int failures;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failures = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,301 @@
+#!/bin/sh
+# e2e_cli.sh - end-to-end checks of the vlocksim command line.
+#
+# Run by `make check` (top_srcdir and top_builddir are exported), or by hand:
+#   top_srcdir=. top_builddir=. sh tests/e2e_cli.sh
+# One line per check ("ok - ..." / "not ok - ..."), then "N passed, M failed".
+# Exit 0 when every check passed, 1 otherwise, 77 (skip) without a binary.
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$here/..}"
+: "${top_builddir:=$here/..}"
+VS=$top_builddir/vlocksim
+DATA=$top_srcdir/tests/data
+
+if [ ! -x "$VS" ]; then
+	echo "skip: $VS not built"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+npass=0
+nfail=0
+
+ok() {
+	npass=$((npass + 1))
+	echo "ok - $*"
+}
+
+notok() {
+	nfail=$((nfail + 1))
+	echo "not ok - $*"
+}
+
+skip() {
+	echo "ok - $* # SKIP"
+}
+
+# check DESC COMMAND...: passes when COMMAND succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+
+# Show why a check failed (stderr of the last run), indented, on stdout.
+show() {
+	sed 's/^/#   /' "$1"
+}
+
+# run [ARGS...]: run vlocksim; status in $rc, output in $tmp/out, $tmp/err.
+run() {
+	"$VS" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# csv_mean FILE METRIC: the mean column of METRIC in a CSV report.
+csv_mean() {
+	awk -F, -v m="$2" '$1 == m { print $3; found = 1 } END { exit !found }' "$1"
+}
+
+# ---- help, version, list ----------------------------------------------------
+
+run --help
+check "--help exits 0" [ "$rc" -eq 0 ]
+check "--help prints the usage" grep -q '^usage: vlocksim' "$tmp/out"
+
+run run --help
+check "run --help exits 0" [ "$rc" -eq 0 ]
+
+run --version
+check "--version exits 0" [ "$rc" -eq 0 ]
+check "--version prints 'vlocksim VERSION'" grep -q '^vlocksim [0-9]' "$tmp/out"
+
+run list
+check "list exits 0" [ "$rc" -eq 0 ]
+check "list shows the pinned scheduler" grep -q '^  pinned ' "$tmp/out"
+check "list shows the ticket lock" grep -q '^  ticket ' "$tmp/out"
+
+run
+check "no command exits 2" [ "$rc" -eq 2 ]
+run frobnicate
+check "an unknown command exits 2" [ "$rc" -eq 2 ]
+
+# ---- input errors: exit 2, FILE:LINE:COLUMN, nothing written -----------------
+
+# bad NAME PREFIX PATTERN ARGS...: `vlocksim run ARGS --out DIR` must exit 2,
+# print a message starting with PREFIX that matches PATTERN (grep -E), and
+# leave DIR absent (or empty, when DIR exists beforehand: NAME ends in /).
+bad() {
+	name=$1 prefix=$2 pat=$3
+	shift 3
+	outdir=$tmp/out-${name%/}
+	case $name in */) mkdir -p "$outdir" ;; esac
+	run run "$@" --out "$outdir"
+	if [ "$rc" -eq 2 ]; then
+		ok "$name: exit status 2"
+	else
+		notok "$name: exit status 2 (got $rc)"
+		show "$tmp/err"
+	fi
+	first=$(head -n 1 "$tmp/err")
+	case $first in
+	"$prefix"*) ok "$name: message starts with $prefix" ;;
+	*)
+		notok "$name: message starts with $prefix"
+		show "$tmp/err"
+		;;
+	esac
+	if grep -Eq -- "$pat" "$tmp/err"; then
+		ok "$name: message says /$pat/"
+	else
+		notok "$name: message says /$pat/"
+		show "$tmp/err"
+	fi
+	if [ ! -e "$outdir" ] || [ -z "$(ls -A "$outdir")" ]; then
+		ok "$name: nothing written to --out"
+	else
+		notok "$name: nothing written to --out"
+		ls -A "$outdir" | sed 's/^/#   /'
+	fi
+	if [ ! -s "$tmp/out" ]; then
+		ok "$name: nothing on stdout"
+	else
+		notok "$name: nothing on stdout"
+	fi
+}
+
+f=$DATA/bad-syntax.yaml
+bad syntax "$f:5:13: " 'YAML syntax error' "$f"
+f=$DATA/bad-unknown-key.yaml
+bad unknown-key/ "$f:5:5: " "unknown key 'vpcus'" "$f"
+f=$DATA/bad-type-seq.yaml
+bad type-sequence "$f:5:12: " "'vcpus' must be an integer" "$f"
+f=$DATA/bad-type-word.yaml
+bad type-word "$f:5:12: " "'vcpus' must be an integer, got 'four'" "$f"
+f=$DATA/bad-range.yaml
+bad range "$f:5:12: " "'vcpus' = 0 is out of range" "$f"
+f=$DATA/bad-include.yaml
+bad missing-include "$f:2:10: " "nope\\.yaml" "$f"
+f=$DATA/no-such-scenario.yaml
+bad missing-scenario "$f: " "no-such-scenario\\.yaml: cannot open" "$f"
+# A --set path that does not fit the document: named by the path (a command
+# line has no line and column); a key --set adds is placed at --set:N:COLUMN.
+f=$DATA/base.yaml
+bad set-index "--set: vms[3].vcpus: " 'index 3 out of range' "$f" --set 'vms[3].vcpus=2'
+bad set-not-a-map "--set: vms.x: " "'vms' is not a mapping" "$f" --set 'vms.x=1'
+bad set-no-equals "--set: " 'expected PATH=VALUE' "$f" --set 'vms[0].vcpus'
+bad set-unknown-key "--set:1:12: " "unknown key 'bogus'" "$f" --set 'hypervisor.bogus=1'
+bad set-bad-value "--set:1:14: " "'vcpus' must be an integer, got 'four'" "$f" \
+    --set 'vms[0].vcpus=four'
+f=$DATA/bad-overcommit.yaml
+bad pinned-overcommit "$f:4:5: " "vm 'guest'.*pinned scheduler" "$f"
+
+run run "$DATA/base.yaml" --seed x
+check "--seed x exits 2" [ "$rc" -eq 2 ]
+run run "$DATA/base.yaml" --reps 0
+check "--reps 0 exits 2" [ "$rc" -eq 2 ]
+run run "$DATA/base.yaml" --format xml
+check "--format xml exits 2" [ "$rc" -eq 2 ]
+run run
+check "run without a scenario exits 2" [ "$rc" -eq 2 ]
+
+# ---- a good run ---------------------------------------------------------------
+
+base=$DATA/base.yaml
+run run "$base" --no-wall-clock
+if [ "$rc" -eq 0 ]; then ok "base scenario runs"; else notok "base scenario runs"; show "$tmp/err"; fi
+check "table names scenario, seed and reps" \
+    grep -q '^scenario e2e-base  seed 7  reps 2$' "$tmp/out"
+
+# ---- determinism ----------------------------------------------------------------
+
+"$VS" run "$base" --no-wall-clock --format json --out "$tmp/d1" >"$tmp/j1" 2>"$tmp/err"
+rc1=$?
+"$VS" run "$base" --no-wall-clock --format json --out "$tmp/d2" >"$tmp/j2" 2>>"$tmp/err"
+rc2=$?
+check "two identical runs succeed" [ "$rc1$rc2" = 00 ]
+check "same scenario and seed: byte-identical stdout" cmp -s "$tmp/j1" "$tmp/j2"
+for o in results.txt results.csv results.json; do
+	check "same scenario and seed: identical --out $o" \
+	    cmp -s "$tmp/d1/$o" "$tmp/d2/$o"
+done
+check "--out results.json is what --format json prints" \
+    cmp -s "$tmp/d1/results.json" "$tmp/j1"
+
+"$VS" run "$base" --no-wall-clock --format json --seed 8 >"$tmp/j3" 2>"$tmp/err"
+grep -v '"seed"' "$tmp/j1" >"$tmp/j1s"
+grep -v '"seed"' "$tmp/j3" >"$tmp/j3s"
+if cmp -s "$tmp/j1s" "$tmp/j3s"; then
+	notok "a different --seed gives different numbers"
+else
+	ok "a different --seed gives different numbers"
+fi
+check "--seed 8 is reported" grep -q '"seed": 8,' "$tmp/j3"
+
+"$VS" run "$base" --no-wall-clock --seed 7 --format json >"$tmp/j4" 2>"$tmp/err"
+check "--seed equal to the scenario's seed changes nothing" cmp -s "$tmp/j1" "$tmp/j4"
+
+"$VS" run "$base" --format json >"$tmp/j5" 2>"$tmp/err"
+grep -v '"events_per_sec"' "$tmp/j1" >"$tmp/j1w"
+grep -v '"events_per_sec"' "$tmp/j5" >"$tmp/j5w"
+check "with the wall clock only events_per_sec differs" cmp -s "$tmp/j1w" "$tmp/j5w"
+check "with the wall clock events_per_sec is still reported" \
+    grep -q '"events_per_sec": {"mean": ' "$tmp/j5"
+
+# ---- --set ------------------------------------------------------------------------
+
+"$VS" run "$base" --no-wall-clock --format csv >"$tmp/c4" 2>"$tmp/err"
+"$VS" run "$base" --no-wall-clock --format csv --set 'vms[0].vcpus=2' >"$tmp/c2" \
+    2>>"$tmp/err"
+it4=$(csv_mean "$tmp/c4" guest.iterations)
+it2=$(csv_mean "$tmp/c2" guest.iterations)
+check "4 vCPUs x 2000 loops: 8000 iterations (got '$it4')" [ "$it4" = 8000 ]
+check "--set vms[0].vcpus=2: 4000 iterations (got '$it2')" [ "$it2" = 4000 ]
+
+"$VS" run "$base" --no-wall-clock --format csv --set 'vms[0].vcpus=2' \
+    --set 'vms[0].vcpus=3' >"$tmp/c3" 2>"$tmp/err"
+it3=$(csv_mean "$tmp/c3" guest.iterations)
+check "the last of two --set of a path wins (got '$it3')" [ "$it3" = 6000 ]
+
+# ---- formats -----------------------------------------------------------------------
+
+check "--format csv header is metric,unit,mean,sd,ci95,n" \
+    [ "$(head -n 1 "$tmp/c4")" = "metric,unit,mean,sd,ci95,n" ]
+check "--format csv rows have 6 fields and n = reps" \
+    awk -F, 'NR > 1 && (NF != 6 || $6 != 2) { bad = 1 } END { exit bad }' "$tmp/c4"
+
+if command -v python3 >/dev/null 2>&1; then
+	check "--format json parses" \
+	    python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/j1"
+	check "--format json has scenario, seed, reps, metrics.events{,_per_sec}" \
+	    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["scenario"] == "e2e-base", d["scenario"]
+assert d["seed"] == 7 and d["reps"] == 2
+m = d["metrics"]
+for k in ("events", "events_per_sec"):
+    assert set(m[k]) >= {"mean", "sd", "ci95", "unit"}, m[k]
+assert m["events"]["mean"] > 0
+' <"$tmp/j1"
+else
+	skip "--format json parses (no python3)"
+	skip "--format json keys (no python3)"
+fi
+
+# ---- --out -----------------------------------------------------------------------------
+
+run run "$base" --no-wall-clock --out "$tmp/o/deep/dir"
+check "--out DIR (created with its parents) exits 0" [ "$rc" -eq 0 ]
+for o in results.txt results.csv results.json; do
+	check "--out writes $o" [ -s "$tmp/o/deep/dir/$o" ]
+done
+check "--out results.txt is the table on stdout" cmp -s "$tmp/o/deep/dir/results.txt" "$tmp/out"
+check "--out results.csv is the CSV" cmp -s "$tmp/o/deep/dir/results.csv" "$tmp/c4"
+check "--out writes only the three results files" \
+    [ "$(ls -A "$tmp/o/deep/dir" | wc -l)" -eq 3 ]
+
+# ---- runstate shares ---------------------------------------------------------------------
+
+# shares_sum NAME CSV: running+runnable+blocked+offline of every VM is 100.
+shares_sum() {
+	if awk -F, '
+	    $1 ~ /\.(running|runnable|blocked|offline)_share$/ {
+		vm = $1; sub(/\.[a-z]+_share$/, "", vm); s[vm] += $3; n[vm]++
+	    }
+	    END {
+		bad = 0; seen = 0
+		for (vm in s) {
+			seen++
+			d = s[vm] - 100; if (d < 0) d = -d
+			if (n[vm] != 4 || d > 1e-6) {
+				printf "#   %s: %d shares sum to %.12g\n", vm, n[vm], s[vm]
+				bad = 1
+			}
+		}
+		if (!seen)
+			print "#   no runstate shares in the CSV"
+		exit bad || !seen
+	    }' "$2" >"$tmp/why"; then
+		ok "$1: runstate shares add up to 100"
+	else
+		notok "$1: runstate shares add up to 100"
+		cat "$tmp/why"
+	fi
+}
+
+shares_sum "4 of 4 vCPUs busy" "$tmp/c4"
+shares_sum "2 vCPUs" "$tmp/c2"
+"$VS" run "$base" --no-wall-clock --format csv --set 'vms[0].threads=1' \
+    >"$tmp/c5" 2>"$tmp/err"
+shares_sum "3 of 4 vCPUs idle" "$tmp/c5"
+"$VS" run "$base" --no-wall-clock --format csv --set until=duration \
+    --set duration=20us >"$tmp/c6" 2>"$tmp/err"
+shares_sum "until: duration (20us)" "$tmp/c6"
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
