@@ -1,0 +1,27 @@
+/*
+ * cmd.h - the CLI's commands, one file each (cmd_run.c, cmd_list.c, ...),
+ * in the manner of tmux's cmd_entry table.
+ */
+#ifndef VS_CMD_H
+#define VS_CMD_H
+
+#include <stdio.h>
+
+#include "util.h"
+
+#define CMD_EXIT_INPUT 2	/* bad input: message names FILE:LINE:COLUMN */
+#define CMD_EXIT_FAIL 1		/* a run-time failure (cannot write output) */
+
+struct cmd_entry {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* argv[0] is the command's name */
+};
+
+void cmd_usage(FILE *);
+int cmd_mkdir_p(const char *dir, struct vs_err *err);
+int cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err);
+
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

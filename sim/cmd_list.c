@@ -1,0 +1,35 @@
+/* cmd_list.c - `vlocksim list`: what the registry holds. */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "guest/lock.h"
+#include "hv/sched.h"
+#include "registry.h"
+
+int
+cmd_list(int argc, char **argv)
+{
+	int i;
+
+	puts("schedulers (hypervisor.scheduler):");
+	for (i = 0; registry_scheds[i] != NULL; i++)
+		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
+	puts("locks (vms[].lock):");
+	for (i = 0; registry_locks[i] != NULL; i++)
+		printf("  %-14s %s\n", registry_locks[i]->name, registry_locks[i]->desc);
+	puts("workload primitives (workloads.NAME.program):\n"
+	    "  compute: DIST      run guest code for a time drawn from DIST\n"
+	    "  acquire: LOCK      take a lock of the VM (its algorithm is vms[].lock)\n"
+	    "  release: LOCK      release it\n"
+	    "  count: NAME        bump a per-VM counter (metric VM.NAME, VM.NAME_per_sec)\n"
+	    "  loop: N|forever    with do: [...]\n"
+	    "distributions: const, exponential, uniform, normal, lognormal, gamma, empirical");
+	puts("metrics:\n"
+	    "  sim_seconds, completed, completion_seconds, megacycles (until: done),\n"
+	    "  events, events_per_sec, ctx_switches, hlt_exits, wakes,\n"
+	    "  VM.{running,runnable,blocked,offline}_share (%), VM.COUNTER, VM.COUNTER_per_sec,\n"
+	    "  VM.LOCK.{acquisitions,contended_share,wait_mean_ns,wait_p50_ns,wait_p99_ns,"
+	    "hold_mean_ns}");
+	return 0;
+}
+

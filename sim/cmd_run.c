@@ -1,0 +1,173 @@
+/* cmd_run.c - `vlocksim run`: one scenario, its replications, its report. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "report.h"
+#include "run.h"
+#include "scenario.h"
+#include "util.h"
+
+int
+cmd_mkdir_p(const char *dir, struct vs_err *err)
+{
+	char *p = xstrdup(dir), *s;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+				rc = vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", p,
+				    strerror(errno));
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+int
+cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int rc = vs_write_file_atomic(path, text, strlen(text), err);
+
+	free(path);
+	return rc;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-wall-clock", no_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct run_opts ro = { 1, 1, NULL };
+	struct scenario sc;
+	struct msum sum;
+	struct vs_err err;
+	struct report_info ri;
+	enum report_fmt fmt = FMT_TABLE;
+	char **sets = NULL, *out = NULL, *text, *end;
+	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
+	long long seed = -1;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			seed = strtoll(optarg, &end, 10);
+			if (*end != '\0' || seed < 0) {
+				fprintf(stderr, "vlocksim: --seed takes a non-negative integer\n");
+				goto done;
+			}
+			break;
+		case 'r':
+			reps = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || reps < 1 || reps > 100000) {
+				fprintf(stderr, "vlocksim: --reps takes an integer in [1, 100000]\n");
+				goto done;
+			}
+			break;
+		case 'S':
+			sets = xrealloc(sets, (size_t)(nsets + 1) * sizeof *sets);
+			sets[nsets++] = optarg;
+			break;
+		case 'f':
+			if (report_fmt_parse(optarg, &fmt)) {
+				fprintf(stderr, "vlocksim: --format is table, csv or json\n");
+				goto done;
+			}
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'W':
+			ro.wall_clock = 0;
+			break;
+		case 'h':
+			cmd_usage(stdout);
+			rc = 0;
+			goto done;
+		default:
+			cmd_usage(stderr);
+			goto done;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "vlocksim run: name one scenario file\n");
+		goto done;
+	}
+	if (scen_load(&sc, argv[optind], sets, nsets, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		scen_free(&sc);
+		goto done;
+	}
+	msum_init(&sum);
+	if (seed < 0)
+		seed = (long long)sc.seed;
+	if (reps < 0)
+		reps = sc.reps;
+	if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
+		goto fail;
+	for (i = 0; i < sc.nmetrics; i++)
+		if (msum_find(&sum, sc.metrics[i]) < 0) {
+			vs_errf(&err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim list shows "
+			    "how metrics are named)", sc.metric_where[i], sc.metrics[i]);
+			goto fail;
+		}
+	ri.scenario = sc.name;
+	ri.seed = (uint64_t)seed;
+	ri.reps = reps;
+	ri.only = sc.nmetrics > 0 ? sc.metrics : NULL;
+	ri.nonly = sc.nmetrics;
+	if (out != NULL) {
+		static const struct { enum report_fmt f; const char *file; } outs[] = {
+			{ FMT_TABLE, "results.txt" }, { FMT_CSV, "results.csv" },
+			{ FMT_JSON, "results.json" } };
+
+		rc = 1;
+		if (cmd_mkdir_p(out, &err))
+			goto fail;
+		for (i = 0; i < 3; i++) {
+			text = report_render(outs[i].f, &ri, &sum);
+			c = cmd_write_out(out, outs[i].file, text, &err);
+			free(text);
+			if (c)
+				goto fail;
+		}
+	}
+	text = report_render(fmt, &ri, &sum);
+	fputs(text, stdout);
+	free(text);
+	rc = 0;
+	goto clean;
+fail:
+	fprintf(stderr, "%s\n", err.msg);
+clean:
+	msum_free(&sum);
+	scen_free(&sc);
+done:
+	free(sets);
+	return rc;
+}
+
