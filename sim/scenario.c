@@ -5,19 +5,13 @@
 
 #include "guest/lock.h"
 #include "guest/workload.h"
+#include "hv/kind.h"
 #include "hv/sched.h"
 #include "registry.h"
 #include "yconf.h"
 
 static const char *const top_keys = "name, description, seed, reps, until, duration, "
-    "machine, hypervisor, vms, workloads, metrics";
-static const char *const kind_names[] = { "none", "kvm", "xen", NULL };
-
-const char *
-scen_kind_name(enum hv_kind k)
-{
-	return kind_names[k];
-}
+    "machine, hypervisor, vms, workloads, metrics, calibration";
 
 static char *
 where(const struct yc_node *n)
@@ -158,17 +152,27 @@ static int
 parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 {
 	static const struct yc_node none = { .kind = YC_MAP };
-	const char *sname;
-	int kind;
+	const char *sname, *kname;
 	char *names;
 
 	if (n == NULL)
 		n = &none;
 	else if (yc_expect(n, YC_MAP, "a mapping of hypervisor settings", err))
 		return -1;
-	if (yc_get_enum(n, "kind", kind_names, HV_KVM, &kind, err))
+	if (yc_get_str(n, "kind", "kvm", &kname, err))
 		return -1;
-	sc->kind = (enum hv_kind)kind;
+	if ((sc->kind = registry_kind(kname)) == NULL) {
+		const struct yc_node *at = yc_find(n, "kind");
+
+		names = registry_kind_names();
+		yc_err(at ? at : n, err, "unknown hypervisor kind '%s' (expected one of: %s)",
+		    kname, names);
+		free(names);
+		return -1;
+	}
+	if (sc->kind->parse != NULL &&
+	    sc->kind->parse(n == &none ? NULL : n, &sc->machine, &sc->kind_cfg, err))
+		return -1;
 	if (yc_get_str(n, "scheduler", "pinned", &sname, err))
 		return -1;
 	if ((sc->sched = registry_sched(sname)) == NULL) {
@@ -186,7 +190,7 @@ parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *er
 	if (sc->sched->parse == NULL && yc_find(n, "params") != NULL)
 		return yc_err(yc_find(n, "params"), err, "scheduler '%s' takes no params",
 		    sc->sched->name);
-	return yc_check_unused(n, "kind, scheduler, params", err);
+	return yc_check_unused(n, "kind, scheduler, params, ple, spin_handler", err);
 }
 
 static int
@@ -269,6 +273,37 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 	return yc_check_unused(root, top_keys, err);
 }
 
+/*
+ * `calibration: FILE.yaml` holds {set: ["PATH=VALUE", ...]} written by
+ * `vlocksim calibrate`; its values apply before the command line's --set.
+ */
+static int
+apply_calibration(struct yc_doc *doc, struct vs_err *err)
+{
+	const struct yc_node *c = yc_find(yc_root(doc), "calibration"), *set;
+	size_t i;
+
+	if (c == NULL)
+		return 0;
+	if (yc_expect(c, YC_MAP, "a calibration file (set: [...])", err))
+		return -1;
+	if ((set = yc_find(c, "set")) == NULL)
+		return yc_err(c, err, "a calibration file needs 'set'");
+	if (yc_expect(set, YC_SEQ, "a list of \"PATH=VALUE\"", err) ||
+	    yc_check_unused(c, "set", err))
+		return -1;
+	for (i = 0; i < set->n; i++) {
+		const struct yc_node *s = set->vals[i];
+		struct vs_err e2;
+
+		if (s->kind != YC_SCALAR)
+			return yc_err(s, err, "expected \"PATH=VALUE\"");
+		if (yc_set(doc, s->text, &e2))
+			return yc_err(s, err, "%s", e2.msg);
+	}
+	return 0;
+}
+
 int
 scen_load(struct scenario *sc, const char *path, char *const *sets, int nsets,
     struct vs_err *err)
@@ -280,6 +315,10 @@ scen_load(struct scenario *sc, const char *path, char *const *sets, int nsets,
 	sc->path = xstrdup(path);
 	if ((doc = yc_load(path, err)) == NULL)
 		return -1;
+	if (apply_calibration(doc, err)) {
+		yc_free(doc);
+		return -1;
+	}
 	for (i = 0; i < nsets; i++)
 		if (yc_set(doc, sets[i], err)) {
 			yc_free(doc);
@@ -311,6 +350,8 @@ scen_free(struct scenario *sc)
 	}
 	if (sc->sched != NULL && sc->sched->free_cfg != NULL)
 		sc->sched->free_cfg(sc->sched_cfg);
+	if (sc->kind != NULL && sc->kind->free_cfg != NULL)
+		sc->kind->free_cfg(sc->kind_cfg);
 	free(sc->metrics);
 	free(sc->metric_where);
 	free(sc->vms);

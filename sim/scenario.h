@@ -25,6 +25,7 @@
 #include "util.h"
 
 struct sched_ops;
+struct hv_kind_ops;
 struct lock_ops;
 struct workload;
 
@@ -38,8 +39,6 @@ struct vmdef {
 	char *where;			/* file:line:col of the entry */
 };
 
-enum hv_kind { HV_NONE, HV_KVM, HV_XEN };
-
 struct scenario {
 	char *path;
 	char *name;
@@ -48,7 +47,8 @@ struct scenario {
 	sim_time_t duration;		/* SIM_NEVER: none */
 	int until_done;
 	struct machine machine;
-	enum hv_kind kind;
+	const struct hv_kind_ops *kind;
+	void *kind_cfg;
 	const struct sched_ops *sched;
 	void *sched_cfg;
 	struct vmdef *vms;
@@ -62,6 +62,5 @@ struct scenario {
 int scen_load(struct scenario *, const char *path, char *const *sets, int nsets,
     struct vs_err *err);
 void scen_free(struct scenario *);
-const char *scen_kind_name(enum hv_kind);
 
 #endif

@@ -79,6 +79,16 @@ xstrdup(const char *s)
 }
 
 char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -69,16 +69,6 @@ static struct yc_node *load_file(struct yc_doc *, const char *, const char *,
     const struct ld *, const struct yc_node *, struct vs_err *);
 static struct yc_node *parse_node(struct ld *, yaml_event_t *);
 
-static char *
-xstrndup(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
 static const char *
 intern(struct yc_doc *doc, const char *name)
 {
@@ -302,7 +292,7 @@ resolve_value(struct ld *l, struct yc_node *n)
 	struct yc_node *r;
 	char *path, *real;
 
-	if (n->kind != YC_SCALAR ||
+	if (n->kind != YC_SCALAR || n->quoted ||
 	    !(ends_with(n->text, ".yaml") || ends_with(n->text, ".yml")))
 		return n;
 	if (l->depth + 1 > YC_MAX_INCLUDE) {
@@ -1319,4 +1309,19 @@ yc_check_unused(const struct yc_node *map, const char *expected, struct vs_err *
 		    map->keys[i], expected, (int)bestlen, best);
 	return vs_errf(err, map->key_file[i], map->key_line[i], map->key_col[i],
 	    "unknown key '%s' (expected one of: %s)", map->keys[i], expected);
+}
+
+char *
+yc_node_path(const struct yc_node *n)
+{
+	char *dir, *slash, *r;
+
+	if (n->text[0] == '/' || n->file == NULL || strchr(n->file, '/') == NULL)
+		return xstrdup(n->text);
+	dir = xstrdup(n->file);
+	slash = strrchr(dir, '/');
+	slash[1] = '\0';
+	r = xasprintf("%s%s", dir, n->text);
+	free(dir);
+	return r;
 }

@@ -6,8 +6,9 @@
  * loading, relative to the including file:
  *   - a map entry `include: other.yaml` merges other.yaml's map under the
  *     entries written beside it (local entries win);
- *   - any scalar value ending in ".yaml" or ".yml" is replaced by that file's
- *     document (machine: machines/x5570.yaml).
+ *   - any unquoted scalar value ending in ".yaml" or ".yml" is replaced by
+ *     that file's document (machine: machines/x5570.yaml); a quoted one
+ *     stays a string (scenario: "../configs/x.yaml" names a file).
  * yc_set() applies a command-line override PATH=VALUE (vms[1].count=2,
  * hypervisor.ple.window=8192cycles) to the loaded tree.
  *
@@ -93,6 +94,10 @@ int yc_expect(const struct yc_node *n, enum yc_kind kind, const char *what,
     struct vs_err *err);
 /* First unread key of map -> "unknown key 'x' (expected one of: ...)". */
 int yc_check_unused(const struct yc_node *map, const char *expected, struct vs_err *err);
+
+/* A scalar naming a file, resolved against the directory of the file that
+ * holds it (malloc'd). */
+char *yc_node_path(const struct yc_node *n);
 
 /* Error at a node's position. */
 int yc_err(const struct yc_node *n, struct vs_err *err, const char *fmt, ...)

@@ -1,0 +1,205 @@
+/*
+ * lock_pvticket.c - paravirtual ticket spinlock with halt and kick (KVM).
+ *
+ * LNX-3.18 arch/x86/include/asm/spinlock.h and arch/x86/kernel/kvm.c
+ * (model-reference §3.2-3.3): a waiter spins SPIN_THRESHOLD iterations on the
+ * lock word; then kvm_lock_spinning publishes {lock, want}, sets the slowpath
+ * flag, re-checks, and halts (HLT exit, the vCPU blocks in the host).  With
+ * PV spinlocks on, unlock is a locked add with a full barrier plus a test of
+ * the flag; if the flag is set and the next ticket's owner registered, the
+ * unlocker kicks it with KVM_HC_KICK_CPU and the host wakes it.
+ */
+#include <stdlib.h>
+
+#include "guest/lock.h"
+#include "hv/hv.h"
+#include "yconf.h"
+
+struct pvt_cfg {
+	double threshold;	/* iterations before the slow path */
+	double iter_ns;		/* one spin iteration: a read and a PAUSE */
+	double unlock_ns;	/* the PV unlock's extra cost (locked add, flag test) */
+	double exit_hlt_ns, hypercall_ns;
+};
+
+struct pvt {
+	const struct pvt_cfg *cfg;
+	uint64_t head, tail;
+	int slowpath;		/* TICKET_SLOWPATH_FLAG in tail */
+	uint64_t *my;		/* per vCPU: its ticket while waiting */
+	unsigned char *registered; /* per vCPU: in waiting_cpus with want = my */
+	struct vcpu **by_ticket;
+	int n;
+};
+
+static int
+pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	static const struct yc_node none = { .kind = YC_MAP };
+	struct pvt_cfg *c = xcalloc(1, sizeof *c);
+
+	*out = c;
+	if (n == NULL)
+		n = &none;
+	c->exit_hlt_ns = m->exit_hlt_ns;
+	c->hypercall_ns = m->exit_hypercall_ns;
+	/* LNX-3.18 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
+	if (yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
+	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.1, 1e6,
+	    &c->iter_ns, err) ||
+	    yc_get_qty(n, "unlock_extra", UNIT_TIME, m->hz, m->atomic_ns, 0, 1e6,
+	    &c->unlock_ns, err))
+		return -1;
+	return yc_check_unused(n, "kind, spin_threshold, iteration, unlock_extra", err);
+}
+
+static void *
+pvt_create(struct glock *l, const void *cfg)
+{
+	struct pvt *t = xcalloc(1, sizeof *t);
+
+	t->cfg = cfg;
+	t->n = l->vm->nvcpus;
+	t->my = xcalloc((size_t)t->n, sizeof *t->my);
+	t->registered = xcalloc((size_t)t->n, 1);
+	t->by_ticket = xcalloc((size_t)t->n, sizeof *t->by_ticket);
+	return t;
+}
+
+static void
+pvt_destroy(void *p)
+{
+	struct pvt *t = p;
+
+	free(t->my);
+	free(t->registered);
+	free(t->by_ticket);
+	free(t);
+}
+
+static int
+pvt_ready(struct glock *l, struct vcpu *v)
+{
+	struct pvt *t = l->priv;
+
+	return l->holder == NULL && t->head == t->my[v->idx];
+}
+
+static void pvt_slowpath(struct vcpu *v);
+
+static double
+budget(const struct pvt *t)
+{
+	return t->cfg->threshold * t->cfg->iter_ns;
+}
+
+/* LNX-3.18 spinlock.h: arch_spin_lock - xadd, spin SPIN_THRESHOLD, slow path */
+static void
+pvt_acquire(struct glock *l, struct vcpu *v)
+{
+	struct pvt *t = l->priv;
+	uint64_t my = t->tail++;
+	double xadd = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
+	t->my[v->idx] = my;
+	t->by_ticket[my % (uint64_t)t->n] = v;
+	l->last_pcpu = v->pcpu->id;
+	if (t->head == my) {
+		lock_taken(l, v, xadd);
+		return;
+	}
+	lock_wait(l, v, budget(t), pvt_slowpath);
+}
+
+/* kvm.c: kvm_unlock_kick's target leaves waiting_cpus once it runs again */
+static void
+pvt_woken(struct vcpu *v)
+{
+	struct glock *l = guest_lock(v);
+	struct pvt *t = l->priv;
+
+	t->registered[v->idx] = 0;
+	if (pvt_ready(l, v)) {
+		lock_taken(l, v, lock_seen_ns(l, v));
+		return;
+	}
+	lock_wait(l, v, budget(t), pvt_slowpath);
+}
+
+/* kvm.c: kvm_lock_spinning - register, set the slowpath flag, re-check, halt */
+static void
+pvt_slowpath(struct vcpu *v)
+{
+	struct glock *l = guest_lock(v);
+	struct pvt *t = l->priv;
+	double flag = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	t->registered[v->idx] = 1;
+	t->slowpath = 1;
+	l->last_pcpu = v->pcpu->id;
+	if (pvt_ready(l, v)) {		/* taken_slow_pickup */
+		t->registered[v->idx] = 0;
+		lock_taken(l, v, flag);
+		return;
+	}
+	l->st.halts++;
+	guest_halt(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
+}
+
+/* LNX-3.18 spinlock.h: arch_spin_unlock + __ticket_unlock_slowpath */
+static double
+pvt_release(struct glock *l, struct vcpu *v)
+{
+	struct pvt *t = l->priv;
+	double cost = t->cfg->unlock_ns;
+	struct vcpu *next;
+
+	t->head++;
+	if (t->tail == t->head) {
+		if (t->slowpath) {	/* nobody queued: clear the flag with cmpxchg */
+			t->slowpath = 0;
+			cost += lock_atomic_ns(l);
+		}
+		return cost;
+	}
+	next = t->by_ticket[t->head % (uint64_t)t->n];
+	if (t->slowpath && t->registered[next->idx]) {
+		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU */
+		l->st.kicks++;
+		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, next->id);
+		guest_kick(next);
+		cost += t->cfg->hypercall_ns;
+	} else {
+		lock_poke(l, next);
+	}
+	return cost;
+}
+
+static int
+pvt_observe(struct glock *l, struct vcpu *v)
+{
+	if (!pvt_ready(l, v))
+		return 0;
+	lock_taken(l, v, 0);
+	return 1;
+}
+
+static void
+pvt_free_cfg(void *c)
+{
+	free(c);
+}
+
+const struct lock_ops lock_pvticket_ops = {
+	.name = "pv-ticket",
+	.desc = "paravirtual ticket lock: spin, then halt; unlock kicks (KVM, Linux 3.12-4.x)",
+	.parse = pvt_parse,
+	.free_cfg = pvt_free_cfg,
+	.create = pvt_create,
+	.destroy = pvt_destroy,
+	.acquire = pvt_acquire,
+	.release = pvt_release,
+	.observe = pvt_observe,
+	.ready = pvt_ready,
+};

@@ -1,0 +1,18 @@
+# scatter.gp - every validation row: predicted against measured, with y = x.
+# Variables: datafile, out (without extension).
+# datafile columns: measured predicted role(0 calibration, 1 prediction) "case/row"
+set title "vlocksim: predicted against measured, all validation rows" noenhanced
+set xlabel "measured (each row in its own unit)"
+set ylabel "predicted (same unit)"
+set logscale xy
+set key top left
+set grid
+set size ratio -1
+do for [fmt in "png svg"] {
+    if (fmt eq "png") { set terminal pngcairo size 700,700 enhanced font ",10" } \
+    else { set terminal svg size 700,700 enhanced font ",10" }
+    set output out.".".fmt
+    plot datafile using 1:($3==0 ? $2 : 1/0) with points pt 5 ps 1.2 lc rgb "#1f77b4" title "calibration rows", \
+         ''       using 1:($3==1 ? $2 : 1/0) with points pt 9 ps 1.5 lc rgb "#d62728" title "prediction rows", \
+         x with lines dt 2 lc rgb "gray40" title "y = x"
+}

@@ -1,0 +1,347 @@
+#include "calibrate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
+
+#include "validate.h"
+#include "yconf.h"
+
+static int
+parse_param(struct cparam *p, const struct yc_node *n, struct vs_err *err)
+{
+	const struct yc_node *pn;
+	const char *s;
+	size_t i;
+
+	if (yc_expect(n, YC_MAP, "a parameter {path, unit, min, max, start}", err))
+		return -1;
+	if ((pn = yc_find(n, "path")) == NULL)
+		return yc_err(n, err, "missing key 'path'");
+	if (pn->kind == YC_SCALAR) {
+		p->paths = xcalloc(1, sizeof *p->paths);
+		p->paths[p->npaths++] = xstrdup(pn->text);
+	} else {
+		if (yc_expect(pn, YC_SEQ, "a path or a list of paths", err))
+			return -1;
+		p->paths = xcalloc(pn->n + 1, sizeof *p->paths);
+		for (i = 0; i < pn->n; i++) {
+			if (pn->vals[i]->kind != YC_SCALAR)
+				return yc_err(pn->vals[i], err, "a path is a string");
+			p->paths[p->npaths++] = xstrdup(pn->vals[i]->text);
+		}
+		if (p->npaths == 0)
+			return yc_err(pn, err, "empty list of paths");
+	}
+	if (yc_get_str(n, "unit", "", &s, err))
+		return -1;
+	p->unit = xstrdup(s);
+	if (yc_get_num(n, "min", NAN, -1e300, 1e300, &p->min, err) ||
+	    yc_get_num(n, "max", NAN, -1e300, 1e300, &p->max, err))
+		return -1;
+	if (!(p->max > p->min))
+		return yc_err(n, err, "'max' must be greater than 'min'");
+	if (yc_get_num(n, "start", (p->min + p->max) / 2, p->min, p->max, &p->start, err))
+		return -1;
+	if (p->start == p->min || p->start == p->max)
+		return yc_err(n, err, "'start' must lie strictly between min and max");
+	p->value = p->start;
+	return yc_check_unused(n, "path, unit, min, max, start", err);
+}
+
+int
+calib_load(struct calib *c, const char *path, const char *cases_dir, struct vs_err *err)
+{
+	struct yc_doc *doc;
+	const struct yc_node *root, *n;
+	const char *s;
+	int64_t v;
+	size_t i;
+	int rc = -1;
+
+	memset(c, 0, sizeof *c);
+	c->path = xstrdup(path);
+	if ((doc = yc_load(path, err)) == NULL)
+		return -1;
+	root = yc_root(doc);
+	if (yc_expect(root, YC_MAP, "a calibration (a mapping)", err) ||
+	    yc_get_str(root, "name", NULL, &s, err))
+		goto out;
+	c->name = xstrdup(s);
+	if ((n = yc_find(root, "cases")) == NULL) {
+		yc_err(root, err, "missing key 'cases'");
+		goto out;
+	}
+	if (yc_expect(n, YC_SEQ, "a list of case names", err))
+		goto out;
+	c->cases = xcalloc(n->n, sizeof *c->cases);
+	for (i = 0; i < n->n; i++) {
+		char *p;
+
+		if (n->vals[i]->kind != YC_SCALAR) {
+			yc_err(n->vals[i], err, "a case is a name or a quoted path");
+			goto out;
+		}
+		p = n->vals[i]->quoted ? yc_node_path(n->vals[i]) :
+		    vcase_path(cases_dir, n->vals[i]->text);
+		c->cases[i] = xcalloc(1, sizeof **c->cases);
+		c->ncases++;
+		if (vcase_load(c->cases[i], p, err)) {
+			free(p);
+			goto out;
+		}
+		free(p);
+	}
+	if ((n = yc_find(root, "params")) == NULL) {
+		yc_err(root, err, "missing key 'params'");
+		goto out;
+	}
+	if (yc_expect(n, YC_SEQ, "a list of parameters", err))
+		goto out;
+	if (n->n == 0 || n->n > 16) {
+		yc_err(n, err, "between 1 and 16 parameters, please");
+		goto out;
+	}
+	c->params = xcalloc(n->n, sizeof *c->params);
+	for (i = 0; i < n->n; i++) {
+		c->nparams++;
+		if (parse_param(&c->params[i], n->vals[i], err))
+			goto out;
+	}
+	if (yc_get_int(root, "reps", 2, 1, 1000, &v, err))
+		goto out;
+	c->reps = (int)v;
+	if (yc_get_int(root, "max_iter", 200, 1, 100000, &v, err))
+		goto out;
+	c->max_iter = (int)v;
+	if (yc_get_num(root, "tol", 1e-3, 1e-12, 10, &c->tol, err))
+		goto out;
+	if ((n = yc_find(root, "output")) != NULL) {
+		if (n->kind != YC_SCALAR) {
+			yc_err(n, err, "'output' is a quoted file name");
+			goto out;
+		}
+		c->output = yc_node_path(n);
+	}
+	rc = yc_check_unused(root, "name, cases, params, reps, max_iter, tol, output", err);
+out:
+	yc_free(doc);
+	return rc;
+}
+
+void
+calib_free(struct calib *c)
+{
+	int i;
+
+	for (i = 0; i < c->ncases; i++) {
+		vcase_free(c->cases[i]);
+		free(c->cases[i]);
+	}
+	for (i = 0; i < c->nparams; i++) {
+		int j;
+
+		for (j = 0; j < c->params[i].npaths; j++)
+			free(c->params[i].paths[j]);
+		free(c->params[i].paths);
+		free(c->params[i].unit);
+	}
+	free(c->cases);
+	free(c->params);
+	free(c->path);
+	free(c->name);
+	free(c->output);
+	memset(c, 0, sizeof *c);
+}
+
+static double
+to_value(const struct cparam *p, double u)
+{
+	return p->min + (p->max - p->min) / (1 + exp(-u));
+}
+
+static double
+to_u(const struct cparam *p, double x)
+{
+	double s = (x - p->min) / (p->max - p->min);
+
+	return log(s / (1 - s));
+}
+
+struct eval {
+	struct calib *c;
+	int progress;
+	int failed;
+	struct vs_err *err;
+	gsl_multimin_fminimizer *s;
+};
+
+static int
+noverrides(const struct calib *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nparams; i++)
+		n += c->params[i].npaths;
+	return n;
+}
+
+static char **
+overrides(const struct calib *c)
+{
+	char **sets = xcalloc((size_t)noverrides(c), sizeof *sets);
+	int i, j, n = 0;
+
+	for (i = 0; i < c->nparams; i++)
+		for (j = 0; j < c->params[i].npaths; j++)
+			sets[n++] = xasprintf("%s=%.9g%s", c->params[i].paths[j],
+			    c->params[i].value, c->params[i].unit);
+	return sets;
+}
+
+static void
+free_sets(char **sets, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(sets[i]);
+	free(sets);
+}
+
+/* Sum of weighted squared relative errors over calibration rows only. */
+static double
+objective(const gsl_vector *u, void *arg)
+{
+	struct eval *e = arg;
+	struct calib *c = e->c;
+	char **sets;
+	double sum = 0;
+	int i, k;
+
+	if (e->failed)
+		return GSL_NAN;
+	for (i = 0; i < c->nparams; i++)
+		c->params[i].value = to_value(&c->params[i], gsl_vector_get(u, i));
+	sets = overrides(c);
+	for (k = 0; k < c->ncases; k++) {
+		const struct vcase *vc = c->cases[k];
+
+		for (i = 0; i < vc->nrows; i++) {
+			const struct vrow *r = &vc->rows[i];
+			const struct mrow *m;
+			struct vpred p;
+			double rel;
+
+			if (r->role != ROLE_CALIBRATION)
+				continue;
+			if (vcase_predict(vc, r, sets, noverrides(c), c->reps, &p, e->err)) {
+				e->failed = 1;
+				free_sets(sets, noverrides(c));
+				return GSL_NAN;
+			}
+			free(p.unit);
+			m = vcase_measured(vc, r);
+			rel = (p.mean - m->mean) / m->mean;
+			sum += r->weight * rel * rel;
+		}
+	}
+	free_sets(sets, noverrides(c));
+	c->evals++;
+	if (e->progress) {
+		fprintf(stderr, "\rcalibrate: eval %d, iter %d, objective %.4g   ", c->evals,
+		    c->iters, sum);
+		for (i = 0; i < c->nparams; i++)
+			fprintf(stderr, " %s=%.5g%s", c->params[i].paths[0], c->params[i].value,
+			    c->params[i].unit);
+		fputs("\033[K", stderr);
+	}
+	return sum;
+}
+
+int
+calib_fit(struct calib *c, int progress, struct vs_err *err)
+{
+	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
+	gsl_multimin_function fn;
+	gsl_vector *u0, *step;
+	struct eval e = { c, progress, 0, err, NULL };
+	int i, status = GSL_CONTINUE, ncal = 0;
+
+	for (i = 0; i < c->ncases; i++) {
+		int j;
+
+		for (j = 0; j < c->cases[i]->nrows; j++)
+			ncal += c->cases[i]->rows[j].role == ROLE_CALIBRATION;
+	}
+	if (ncal == 0)
+		return vs_errf(err, NULL, 0, 0, "%s: the cases have no calibration rows", c->path);
+	u0 = gsl_vector_alloc((size_t)c->nparams);
+	step = gsl_vector_alloc((size_t)c->nparams);
+	for (i = 0; i < c->nparams; i++) {
+		gsl_vector_set(u0, (size_t)i, to_u(&c->params[i], c->params[i].start));
+		gsl_vector_set(step, (size_t)i, 1.0);
+	}
+	fn.n = (size_t)c->nparams;
+	fn.f = objective;
+	fn.params = &e;
+	e.s = gsl_multimin_fminimizer_alloc(T, fn.n);
+	gsl_multimin_fminimizer_set(e.s, &fn, u0, step);
+	for (c->iters = 0; c->iters < c->max_iter && status == GSL_CONTINUE; c->iters++) {
+		if (gsl_multimin_fminimizer_iterate(e.s) != GSL_SUCCESS || e.failed)
+			break;
+		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(e.s), c->tol);
+		if (e.s->fval < 1e-12)	/* exact fit: nothing left to gain */
+			break;
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	if (!e.failed) {
+		for (i = 0; i < c->nparams; i++)
+			c->params[i].value = to_value(&c->params[i],
+			    gsl_vector_get(e.s->x, (size_t)i));
+		c->objective = e.s->fval;
+	}
+	gsl_multimin_fminimizer_free(e.s);
+	gsl_vector_free(u0);
+	gsl_vector_free(step);
+	return e.failed ? -1 : 0;
+}
+
+char *
+calib_render(const struct calib *c, const char *date)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i, k, first = 1;
+
+	fprintf(f, "# Written by `vlocksim calibrate %s` on %s.\n", c->path, date);
+	fputs("# Calibration rows (the only measured values read):", f);
+	for (k = 0; k < c->ncases; k++)
+		for (i = 0; i < c->cases[k]->nrows; i++)
+			if (c->cases[k]->rows[i].role == ROLE_CALIBRATION) {
+				fprintf(f, "%s %s:%s", first ? "" : ",", c->cases[k]->name,
+				    c->cases[k]->rows[i].id);
+				first = 0;
+			}
+	fprintf(f, ".\n# Final objective (sum of squared relative errors): %.6g after %d "
+	    "evaluations, %d iterations.\n", c->objective, c->evals, c->iters);
+	fputs("# Scenarios use it with `calibration: FILE`; --set still overrides.\n", f);
+	fputs("set:\n", f);
+	for (i = 0; i < c->nparams; i++) {
+		int j;
+
+		for (j = 0; j < c->params[i].npaths; j++)
+			fprintf(f, "  - \"%s=%.6g%s\"    # bounds [%g, %g]%s%s\n",
+			    c->params[i].paths[j], c->params[i].value, c->params[i].unit,
+			    c->params[i].min, c->params[i].max, c->params[i].unit[0] ? " " : "",
+			    c->params[i].unit);
+	}
+	fclose(f);
+	return buf;
+}

@@ -1,0 +1,171 @@
+/* cmd_validate.c - `vlocksim validate`: every case, predicted against measured. */
+#include "config.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "report.h"
+#include "validate.h"
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .yaml file in dir, sorted by name. */
+static char **
+all_cases(const char *dir, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t len;
+
+	*n = 0;
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		len = strlen(e->d_name);
+		if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0) {
+			v = xrealloc(v, (size_t)(*n + 1) * sizeof *v);
+			v[(*n)++] = xstrndup(e->d_name, len - 5);
+		}
+	}
+	closedir(d);
+	qsort(v, (size_t)*n, sizeof *v, cmp_str);
+	return v;
+}
+
+int
+cmd_validate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "reps", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "cases", required_argument, NULL, 'c' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = "out/validate", *dir = NULL;
+	enum report_fmt fmt = FMT_TABLE;
+	struct vcase **cases = NULL;
+	struct vreport rep = { 0 };
+	struct vs_err err;
+	char **names = NULL, *end, *text;
+	int ncases = 0, nnames = 0, reps = 0, strict = 0, c, i, rc = CMD_EXIT_INPUT;
+	int own_names = 0, missed = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			reps = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || reps < 1) {
+				fprintf(stderr, "vlocksim: --reps takes a positive integer\n");
+				return CMD_EXIT_INPUT;
+			}
+			break;
+		case 'f':
+			if (report_fmt_parse(optarg, &fmt)) {
+				fprintf(stderr, "vlocksim: --format is table, csv or json\n");
+				return CMD_EXIT_INPUT;
+			}
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 's':
+			strict = 1;
+			break;
+		case 'h':
+			puts("usage: vlocksim validate [CASE...] [--reps N] [--format table|csv|json]\n"
+			    "                         [--out DIR] [--cases DIR] [--strict]\n"
+			    "Runs every case (validation/cases/*.yaml by default), writes\n"
+			    "DIR/validation.{csv,txt,json} and a plot per case plus scatter.{png,svg}.\n"
+			    "--strict: exit 3 when a prediction row misses its tolerance.");
+			return 0;
+		default:
+			return CMD_EXIT_INPUT;
+		}
+	}
+	if (dir == NULL)
+		dir = vcase_dir();
+	if (optind < argc) {
+		names = argv + optind;
+		nnames = argc - optind;
+	} else {
+		names = all_cases(dir, &nnames);
+		own_names = 1;
+		if (nnames == 0) {
+			fprintf(stderr, "vlocksim validate: no cases in %s\n", dir);
+			return CMD_EXIT_INPUT;
+		}
+	}
+	cases = xcalloc((size_t)nnames, sizeof *cases);
+	for (i = 0; i < nnames; i++) {
+		char *p = vcase_path(dir, names[i]);
+
+		cases[i] = xcalloc(1, sizeof **cases);
+		ncases++;
+		c = vcase_load(cases[i], p, &err);
+		free(p);
+		if (c)
+			goto fail;
+	}
+	for (i = 0; i < ncases; i++)
+		if (validate_case(cases[i], reps, &rep, isatty(2), &err))
+			goto fail;
+	rc = CMD_EXIT_FAIL;
+	if (cmd_mkdir_p(out, &err))
+		goto fail;
+	{
+		static const struct { int f; const char *file; } outs[] = {
+			{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
+			{ FMT_JSON, "validation.json" } };
+
+		for (i = 0; i < 3; i++) {
+			text = vreport_render(&rep, outs[i].f);
+			c = cmd_write_out(out, outs[i].file, text, &err);
+			free(text);
+			if (c)
+				goto fail;
+		}
+	}
+	c = vreport_plot(&rep, cases, ncases, out, &err);
+	if (c < 0)
+		goto fail;
+	if (c > 0)
+		fputs("vlocksim validate: gnuplot not found; plots skipped\n", stderr);
+	text = vreport_render(&rep, fmt);
+	fputs(text, stdout);
+	free(text);
+	for (i = 0; i < rep.n; i++)
+		missed += rep.r[i].role == ROLE_PREDICTION && !rep.r[i].within;
+	rc = strict && missed ? 3 : 0;
+	goto clean;
+fail:
+	fprintf(stderr, "%s\n", err.msg);
+clean:
+	for (i = 0; i < ncases; i++) {
+		vcase_free(cases[i]);
+		free(cases[i]);
+	}
+	free(cases);
+	if (own_names) {
+		for (i = 0; i < nnames; i++)
+			free(names[i]);
+		free(names);
+	}
+	vreport_free(&rep);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * measured.h - a published table, as each validation/measured CSV holds it.
+ *
+ *   # source: ../shared/seeds/000_150803af01a5a0a5.txt (author, date)
+ *   setup,variant,metric,unit,mean,sd,n
+ *   S1,A,megacycles,Mcycles,12343.833333,1254.664021,18
+ *
+ * Lines starting with '#' are provenance comments (kept, shown in plots);
+ * the header must name exactly these seven columns.  A row is identified
+ * as "SETUP/VARIANT".
+ */
+#ifndef VS_MEASURED_H
+#define VS_MEASURED_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct mrow {
+	char *setup, *variant, *metric, *unit;
+	double mean, sd;
+	int n;
+	int line;
+};
+
+struct measured {
+	char *path;
+	char *source;		/* the first comment line, without '# ' */
+	struct mrow *rows;
+	size_t nrows;
+};
+
+int measured_load(struct measured *, const char *path, struct vs_err *err);
+void measured_free(struct measured *);
+/* Row "SETUP/VARIANT", or NULL. */
+const struct mrow *measured_find(const struct measured *, const char *setup,
+    const char *variant);
+
+#endif

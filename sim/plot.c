@@ -1,0 +1,65 @@
+#include "config.h"
+#include "plot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *
+plot_script(const char *name)
+{
+	const char *dirs[] = { VS_SRC_PLOTDIR, VS_DATADIR "/plots", "plots" };
+	size_t i;
+
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char *p = xasprintf("%s/%s", dirs[i], name);
+
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+char *
+plot_quote(const char *s)
+{
+	char *r = xmalloc(strlen(s) * 2 + 3), *o = r;
+
+	*o++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'')
+			*o++ = '\'';
+		*o++ = *s;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return r;
+}
+
+int
+plot_run(const char *name, const char *vars, struct vs_err *err)
+{
+	char *script;
+	pid_t pid;
+	int st;
+
+	if (GNUPLOT_PATH[0] == '\0' || access(GNUPLOT_PATH, X_OK) != 0)
+		return 1;
+	if ((script = plot_script(name)) == NULL)
+		return vs_errf(err, NULL, 0, 0, "plots/%s: gnuplot script not found", name);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		vs_fatal("fork failed");
+	if (pid == 0) {
+		execl(GNUPLOT_PATH, "gnuplot", "-e", vars, script, (char *)NULL);
+		_exit(127);
+	}
+	free(script);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return vs_errf(err, NULL, 0, 0, "gnuplot failed on plots/%s", name);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * plot.h - run a gnuplot script from plots/ with variables set.
+ *
+ * Scripts are found in the source tree's plots/ (when run from a build) or
+ * in the installed data directory.  Without gnuplot, plotting is skipped with
+ * one warning: results never depend on it.
+ */
+#ifndef VS_PLOT_H
+#define VS_PLOT_H
+
+#include "util.h"
+
+/* Path of plots/NAME, or NULL if not found (malloc'd). */
+char *plot_script(const char *name);
+/* gnuplot -e "VARS" SCRIPT; 1 if gnuplot is missing (skipped), 0 ok, -1 error. */
+int plot_run(const char *script_name, const char *vars, struct vs_err *err);
+/* Quote s as a gnuplot string literal ('...' with '' for '). Malloc'd. */
+char *plot_quote(const char *s);
+
+#endif

@@ -1,0 +1,281 @@
+/* validate.c - predicted against measured, with errors and summaries. */
+#include "validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "report.h"
+
+int
+validate_case(const struct vcase *c, int reps, struct vreport *out, int progress,
+    struct vs_err *err)
+{
+	int i;
+
+	for (i = 0; i < c->nrows; i++) {
+		const struct vrow *row = &c->rows[i];
+		struct vpred p;
+		const struct mrow *m;
+		struct vresult *r;
+
+		if (progress)
+			fprintf(stderr, "\rvalidate: %s %s (%d/%d)   ", c->name, row->id, i + 1,
+			    c->nrows);
+		/* The prediction is made first and without the measured table. */
+		if (vcase_predict(c, row, NULL, 0, reps, &p, err))
+			return -1;
+		m = vcase_measured(c, row);
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 16;
+			out->r = xrealloc(out->r, (size_t)out->cap * sizeof *out->r);
+		}
+		r = &out->r[out->n++];
+		r->case_name = xstrdup(c->name);
+		r->row = xstrdup(row->id);
+		r->metric = xstrdup(c->metric);
+		r->unit = p.unit;
+		r->role = row->role;
+		r->measured = m->mean;
+		r->measured_sd = m->sd;
+		r->predicted = p.mean;
+		r->predicted_ci95 = p.ci95;
+		r->rel_error = (p.mean - m->mean) / m->mean;
+		r->within = fabs(r->rel_error) <= c->tol_rel ||
+		    (c->tol_or_sd && fabs(p.mean - m->mean) <= m->sd);
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+void
+vreport_free(struct vreport *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++) {
+		free(v->r[i].case_name);
+		free(v->r[i].row);
+		free(v->r[i].metric);
+		free(v->r[i].unit);
+	}
+	free(v->r);
+	memset(v, 0, sizeof *v);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Prediction rows within tolerance and their median |rel_error|, for one case or all. */
+static void
+summarise(const struct vreport *v, const char *case_name, int *within, int *npred,
+    double *median)
+{
+	double *e = xmalloc((size_t)(v->n + 1) * sizeof *e);
+	int i, k = 0;
+
+	*within = 0;
+	for (i = 0; i < v->n; i++) {
+		const struct vresult *r = &v->r[i];
+
+		if (r->role != ROLE_PREDICTION ||
+		    (case_name != NULL && strcmp(r->case_name, case_name) != 0))
+			continue;
+		e[k++] = fabs(r->rel_error);
+		*within += r->within;
+	}
+	*npred = k;
+	qsort(e, (size_t)k, sizeof *e, cmp_double);
+	*median = k == 0 ? NAN : k % 2 ? e[k / 2] : (e[k / 2 - 1] + e[k / 2]) / 2;
+	free(e);
+}
+
+static void
+summary_lines(FILE *f, const struct vreport *v, const char *prefix)
+{
+	int i, w, n;
+	double med;
+
+	for (i = 0; i < v->n; i++) {
+		if (i > 0 && strcmp(v->r[i].case_name, v->r[i - 1].case_name) == 0)
+			continue;
+		summarise(v, v->r[i].case_name, &w, &n, &med);
+		fprintf(f, "%scase %s: %d/%d prediction rows within tolerance, "
+		    "median |rel_error| %.1f%%\n", prefix, v->r[i].case_name, w, n, 100 * med);
+	}
+	summarise(v, NULL, &w, &n, &med);
+	fprintf(f, "%soverall: %d/%d prediction rows within tolerance, median |rel_error| "
+	    "%.1f%%\n", prefix, w, n, 100 * med);
+}
+
+char *
+vreport_render(const struct vreport *v, int fmt)
+{
+	char *buf = NULL, *s;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i, w, n;
+	double med;
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	if (fmt == FMT_CSV) {
+		fputs("case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,"
+		    "rel_error,within_tolerance\n", f);
+		for (i = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+
+			fprintf(f, "%s,%s,%s,%s,%s,", r->case_name, r->row, vrole_name(r->role),
+			    r->metric, r->unit);
+			report_num(f, r->measured, 0);
+			fputc(',', f);
+			report_num(f, r->measured_sd, 0);
+			fputc(',', f);
+			report_num(f, r->predicted, 0);
+			fputc(',', f);
+			report_num(f, r->predicted_ci95, 0);
+			fputc(',', f);
+			report_num(f, r->rel_error, 0);
+			fprintf(f, ",%s\n", r->within ? "yes" : "no");
+		}
+		summary_lines(f, v, "# ");
+	} else if (fmt == FMT_JSON) {
+		fputs("{\n  \"rows\": [", f);
+		for (i = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+
+			fprintf(f, "%s\n    {\"case\": \"%s\", \"row\": \"%s\", \"role\": \"%s\", "
+			    "\"metric\": \"%s\", \"unit\": \"%s\", \"measured\": ", i ? "," : "",
+			    r->case_name, r->row, vrole_name(r->role), r->metric, r->unit);
+			report_num(f, r->measured, 1);
+			fputs(", \"measured_sd\": ", f);
+			report_num(f, r->measured_sd, 1);
+			fputs(", \"predicted\": ", f);
+			report_num(f, r->predicted, 1);
+			fputs(", \"predicted_ci95\": ", f);
+			report_num(f, r->predicted_ci95, 1);
+			fputs(", \"rel_error\": ", f);
+			report_num(f, r->rel_error, 1);
+			fprintf(f, ", \"within_tolerance\": %s}", r->within ? "true" : "false");
+		}
+		summarise(v, NULL, &w, &n, &med);
+		fprintf(f, "\n  ],\n  \"prediction_rows\": %d,\n  \"within_tolerance\": %d,\n"
+		    "  \"median_abs_rel_error\": ", n, w);
+		report_num(f, med, 1);
+		fputs("\n}\n", f);
+	} else {
+		fprintf(f, "%-10s %-10s %-12s %14s %12s %14s %12s %9s  %s\n", "case", "row",
+		    "role", "measured", "sd", "predicted", "ci95", "rel_err", "ok");
+		for (i = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+
+			fprintf(f, "%-10s %-10s %-12s %14.6g %12.4g %14.6g %12.4g %8.1f%%  %s\n",
+			    r->case_name, r->row, vrole_name(r->role), r->measured,
+			    r->measured_sd, r->predicted, r->predicted_ci95, 100 * r->rel_error,
+			    r->role == ROLE_CALIBRATION ? "(fit)" : r->within ? "yes" : "NO");
+		}
+		summary_lines(f, v, "");
+	}
+	if (fclose(f) != 0)
+		vs_fatal("validate: cannot render");
+	s = buf;
+	return s;
+}
+
+static int
+write_text(const char *path, const char *text, struct vs_err *err)
+{
+	return vs_write_file_atomic(path, text, strlen(text), err);
+}
+
+int
+vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
+    const char *dir, struct vs_err *err)
+{
+	char *buf, *vars, *q1, *q2, *q3, *q4, *q5;
+	size_t len;
+	FILE *f;
+	int i, j, k, rc = 0, skipped = 0;
+
+	for (k = 0; k < ncases; k++) {
+		const struct vcase *c = cases[k];
+		char *dat = xasprintf("%s/%s.dat", dir, c->name), *out;
+		const char *unit = "";
+
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		for (i = 0, j = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+
+			if (strcmp(r->case_name, c->name) != 0)
+				continue;
+			unit = r->unit;
+			fprintf(f, "%d \"%s\" %d %.10g %.10g %.10g %.10g\n", j++, r->row,
+			    r->role == ROLE_PREDICTION, r->measured, r->measured_sd, r->predicted,
+			    r->predicted_ci95);
+		}
+		fclose(f);
+		rc = write_text(dat, buf, err);
+		free(buf);
+		if (rc) {
+			free(dat);
+			return rc;
+		}
+		out = xasprintf("%s/%s", dir, c->name);
+		{
+			char *ttl = xasprintf("%s: %s", c->name, c->title);
+			char *ylab = xasprintf("%s (%s)", c->metric, unit);
+			char *src = xasprintf("measured: %s", c->measured.source ?
+			    c->measured.source : c->measured.path);
+
+			q1 = plot_quote(dat);
+			q2 = plot_quote(out);
+			q3 = plot_quote(ttl);
+			q4 = plot_quote(ylab);
+			q5 = plot_quote(src);
+			vars = xasprintf("datafile=%s; out=%s; ttl=%s; ylab=%s; src=%s", q1, q2,
+			    q3, q4, q5);
+			free(ttl);
+			free(ylab);
+			free(src);
+		}
+		rc = plot_run("case.gp", vars, err);
+		free(q1), free(q2), free(q3), free(q4), free(q5), free(vars), free(out), free(dat);
+		if (rc < 0)
+			return -1;
+		skipped |= rc;
+	}
+	{
+		char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
+
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		for (i = 0; i < v->n; i++)
+			fprintf(f, "%.10g %.10g %d \"%s/%s\"\n", v->r[i].measured, v->r[i].predicted,
+			    v->r[i].role == ROLE_PREDICTION, v->r[i].case_name, v->r[i].row);
+		fclose(f);
+		rc = write_text(dat, buf, err);
+		free(buf);
+		if (rc == 0) {
+			q1 = plot_quote(dat);
+			q2 = plot_quote(out);
+			vars = xasprintf("datafile=%s; out=%s", q1, q2);
+			rc = plot_run("scatter.gp", vars, err);
+			free(q1), free(q2), free(vars);
+		}
+		free(dat);
+		free(out);
+		if (rc < 0)
+			return -1;
+		skipped |= rc;
+	}
+	return skipped;
+}

@@ -1,0 +1,96 @@
+/*
+ * validate.h - validation cases: a scenario, a measured table, and how each
+ * measured row maps to scenario overrides.
+ *
+ *   name: seed000
+ *   title: spinlock_thread module, 4 threads, X5570 (seed 000)
+ *   scenario: "../../configs/seed000/spinlock-thread.yaml"   # quoted: a path
+ *   measured: "../measured/seed000_spinlock_thread.csv"
+ *   metric: megacycles          # the scenario metric compared with each row
+ *   tolerance: {rel: 0.10, or_sd: false}  # within if |rel err| <= rel (or <= sd)
+ *   reps: 3
+ *   seed: 1
+ *   setups:   {S1: ["vms[0].workload=s1"], S2: ["vms[0].workload=s2"]}
+ *   variants: {A: ["vms[0].lock=ticket"], C: ["vms[0].lock=pv-ticket"]}
+ *   rows:
+ *     - {row: S1/A, role: calibration}
+ *     - {row: S1/C, role: prediction, set: ["..."]}
+ *
+ * Roles are honest: computing a row's prediction never reads any measured
+ * value; calibration reads only calibration rows.
+ */
+#ifndef VS_VALIDATE_H
+#define VS_VALIDATE_H
+
+#include <stdint.h>
+
+#include "measured.h"
+#include "util.h"
+
+enum vrole { ROLE_CALIBRATION, ROLE_PREDICTION };
+
+struct vrow {
+	char *id;		/* "SETUP/VARIANT" */
+	char *setup, *variant;
+	enum vrole role;
+	char **sets;		/* overrides: setup's, variant's, the row's own */
+	int nsets;
+	double weight;		/* in the calibration objective */
+};
+
+struct vcase {
+	char *path, *name, *title, *scenario, *metric;
+	double tol_rel;
+	int tol_or_sd;
+	int reps;
+	uint64_t seed;
+	struct measured measured;
+	struct vrow *rows;
+	int nrows;
+};
+
+/* Where the cases live: ./validation/cases, the source tree's, the installed. */
+const char *vcase_dir(void);
+/* NAME -> DIR/NAME.yaml; a path is taken as it is (malloc'd). */
+char *vcase_path(const char *dir, const char *name);
+/* Load a case file (a path, or a NAME found as DIR/NAME.yaml). */
+int vcase_load(struct vcase *, const char *path, struct vs_err *err);
+void vcase_free(struct vcase *);
+const char *vrole_name(enum vrole);
+
+/* One row's prediction: the scenario with the row's overrides (+ extra). */
+struct vpred {
+	double mean, ci95;
+	char *unit;
+};
+int vcase_predict(const struct vcase *, const struct vrow *, char *const *extra,
+    int nextra, int reps, struct vpred *out, struct vs_err *err);
+
+/* The measured row for a case row (NULL if the table lacks it). */
+const struct mrow *vcase_measured(const struct vcase *, const struct vrow *);
+
+#endif
+
+/* ---- running cases (validate.c) ---- */
+
+struct vresult {
+	char *case_name, *row, *metric, *unit;
+	enum vrole role;
+	double measured, measured_sd, predicted, predicted_ci95, rel_error;
+	int within;
+};
+
+struct vreport {
+	struct vresult *r;
+	int n, cap;
+};
+
+/* Predict every row of c, then compare each with its measured value. */
+int validate_case(const struct vcase *c, int reps, struct vreport *out,
+    int progress, struct vs_err *err);
+void vreport_free(struct vreport *);
+/* Text of the report: CSV (the columns), table or JSON with summaries. */
+char *vreport_render(const struct vreport *, int fmt);
+/* Plots into dir: CASE.png/.svg per case and scatter.png/.svg. 1 = skipped. */
+int vreport_plot(const struct vreport *, struct vcase *const *cases, int ncases,
+    const char *dir, struct vs_err *err);

@@ -1,0 +1,66 @@
+#!/bin/sh
+# e2e_validate.sh - `vlocksim validate` and `calibrate` from the command line.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+VS=$(cd "$top_builddir" && pwd)/vlocksim
+[ -x "$VS" ] || { echo "no $VS"; exit 77; }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+no() { fail=$((fail + 1)); echo "not ok - $1"; }
+check() { if eval "$2"; then ok "$1"; else no "$1"; fi; }
+
+cp -r "$top_srcdir/tests/data/valid" "$T/v"
+chmod -R u+w "$T/v"
+
+"$VS" validate --cases "$T/v/cases" --out "$T/o1" --format csv > "$T/out1.csv" 2> "$T/err1"
+check "validate exits 0" "[ $? -eq 0 ]"
+check "CSV columns as specified" \
+  "head -1 '$T/o1/validation.csv' | grep -qx 'case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,rel_error,within_tolerance'"
+check "one line per row" "[ \$(grep -c '^synthetic,' '$T/o1/validation.csv') -eq 3 ]"
+check "summary per case and overall" \
+  "grep -q '^# case synthetic: [0-9]/2 prediction rows within tolerance, median |rel_error|' '$T/o1/validation.csv' && grep -q '^# overall: ' '$T/o1/validation.csv'"
+check "stdout is the CSV" "cmp -s '$T/out1.csv' '$T/o1/validation.csv'"
+check "txt and json written" "[ -s '$T/o1/validation.txt' ] && [ -s '$T/o1/validation.json' ]"
+if command -v gnuplot >/dev/null 2>&1; then
+  for f in synthetic.png synthetic.svg scatter.png scatter.svg; do
+    check "plot $f written" "[ -s '$T/o1/$f' ]"
+  done
+fi
+if command -v python3 >/dev/null 2>&1; then
+  check "JSON parses" "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/o1/validation.json'"
+fi
+
+# Honesty: a prediction row's measured value changes nothing predicted.
+sed -i 's/^loops400,two,completion_seconds,s,[^,]*,/loops400,two,completion_seconds,s,99,/' "$T/v/measured.csv"
+"$VS" validate --cases "$T/v/cases" --out "$T/o2" --format csv > /dev/null 2>&1
+cut -d, -f1-5,8,9 "$T/o1/validation.csv" | grep -v '^#' > "$T/p1"
+cut -d, -f1-5,8,9 "$T/o2/validation.csv" | grep -v '^#' > "$T/p2"
+check "measured value really changed" "grep -q ',99,' '$T/o2/validation.csv'"
+check "predicted columns unchanged when a prediction row's measured value changes" "cmp -s '$T/p1' '$T/p2'"
+
+# Calibration reads only calibration rows: same output after the change above.
+(cd "$T/v" && "$VS" calibrate calib.yaml --cases cases --out "$T/c1.yaml" > /dev/null 2>&1)
+check "calibrate writes its file" "grep -q '^set:' '$T/c1.yaml'"
+check "calibrate header names the calibration rows" "grep -q 'synthetic:loops200/two' '$T/c1.yaml'"
+sed -i 's/^loops400,one,completion_seconds,s,[^,]*,/loops400,one,completion_seconds,s,7,/' "$T/v/measured.csv"
+(cd "$T/v" && "$VS" calibrate calib.yaml --cases cases --out "$T/c2.yaml" > /dev/null 2>&1)
+check "calibration ignores prediction rows" \
+  "[ -s '$T/c2.yaml' ] && [ \"\$(grep -v '^# Written' '$T/c1.yaml')\" = \"\$(grep -v '^# Written' '$T/c2.yaml')\" ]"
+
+# A scenario takes the calibrated values through `calibration:`.
+cp "$T/c1.yaml" "$T/v/calibrated.yaml"
+printf 'calibration: calibrated.yaml\n' >> "$T/v/scenario.yaml"
+"$VS" run "$T/v/scenario.yaml" --no-wall-clock --format csv > "$T/r1.csv" 2> "$T/rerr"
+check "scenario with calibration: runs" "[ $? -eq 0 ]"
+
+# Errors: unknown case, bad case file.
+"$VS" validate nosuchcase --cases "$T/v/cases" --out "$T/o3" > /dev/null 2> "$T/err3"
+check "unknown case exits 2" "[ $? -eq 2 ] && [ ! -e '$T/o3' ]"
+printf 'name: x\nscenario: "../scenario.yaml"\nmeasured: "../measured.csv"\nmetric: m\nrows: 5\n' > "$T/v/cases/x.yaml"
+"$VS" validate x --cases "$T/v/cases" --out "$T/o4" > /dev/null 2> "$T/err4"
+check "bad case exits 2 with file:line:col" "[ $? -eq 2 ] && grep -q 'x.yaml:5:7:' '$T/err4'"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
