@@ -21,6 +21,8 @@ struct guest {
 	struct glock *lock;	/* spin: the lock watched */
 	int woken;		/* halt: woken, waiting for a pCPU */
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
+	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
+	int in_ple;		/* pre is a PLE exit being handled */
 	void *wl;
 };
 
@@ -81,14 +83,51 @@ settle(struct guest *g)
 		g->rem -= el * g->rate;
 		if (g->rem < 0)
 			g->rem = 0;
-	} else if (g->act == GA_SPIN && g->rem != GUEST_FOREVER) {
-		g->rem -= el;
-		if (g->rem < 0)
-			g->rem = 0;
+	} else if (g->act == GA_SPIN) {
+		if (g->rem != GUEST_FOREVER)
+			g->rem = g->rem > el ? g->rem - el : 0;
+		if (g->ple_left != GUEST_FOREVER)
+			g->ple_left = g->ple_left > el ? g->ple_left - el : 0;
 	}
 }
 
 static void guest_ev(void *s, void *arg, int64_t data);
+
+static double
+ple_window(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+	double w = hv->kind->ple_window != NULL ? hv->kind->ple_window(hv, g->v) : 0;
+
+	return w > 0 ? w : GUEST_FOREVER;
+}
+
+static void arm(struct guest *);
+
+/* Intel SDM "PAUSE-loop exiting": the spin outlasted the window; exit. */
+static void
+ple_exit(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+
+	hv->st.exits_ple++;
+	g->in_ple = 1;
+	g->pre += hv->m->exit_ple_ns;
+	hv->kind->ple_exit(hv, g->v);
+	arm(g);
+}
+
+/* Back in the guest after the exit: a new VM entry, a new PLE window. */
+static void
+ple_done(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+
+	g->in_ple = 0;
+	if (hv->kind->ple_done != NULL)
+		hv->kind->ple_done(hv, g->v);
+	g->ple_left = ple_window(g);
+}
 
 static void
 finish_halt(struct guest *g)
@@ -124,8 +163,10 @@ arm(struct guest *g)
 	case GA_SPIN:
 		hv_set_load(g->v, LOAD_SPIN);
 		t = g->rem == GUEST_FOREVER ? SIM_NEVER : s->now + sim_ns(g->rem);
+		if (g->ple_left != GUEST_FOREVER && s->now + sim_ns(g->ple_left) < t)
+			t = s->now + sim_ns(g->ple_left);
 		if (g->obs_at >= 0 && g->obs_at < t)
-			t = g->obs_at;
+			t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
 		if (t != SIM_NEVER)
 			g->ev = sim_at(s, t, guest_ev, g, EV_ACT);
 		break;
@@ -149,6 +190,8 @@ guest_ev(void *s, void *arg, int64_t data)
 	settle(g);
 	if (data == EV_PRE) {
 		g->pre = 0;
+		if (g->in_ple)
+			ple_done(g);
 		arm(g);
 		return;
 	}
@@ -167,6 +210,10 @@ guest_ev(void *s, void *arg, int64_t data)
 				arm(g);
 			break;
 		}
+		if (g->rem > 0 && g->ple_left <= 0) {
+			ple_exit(g);
+			break;
+		}
 		f = g->cont;
 		g->act = GA_NONE;
 		g->cont = NULL;
@@ -183,7 +230,9 @@ guest_run(struct vcpu *v, double overhead_ns)
 	struct guest *g = v->g;
 
 	g->t0 = vsim(v)->now;
-	g->pre = overhead_ns;
+	g->pre += overhead_ns;
+	if (g->act == GA_SPIN)
+		g->ple_left = ple_window(g);
 	if (g->act == GA_SPIN && lock_ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
 	arm(g);
@@ -258,6 +307,7 @@ guest_spin(struct vcpu *v, struct glock *l, double budget_ns, guest_fn on_budget
 	g->rem = budget_ns;
 	g->cont = on_budget;
 	g->obs_at = -1;
+	g->ple_left = ple_window(g);
 	arm(g);
 }
 
@@ -290,6 +340,7 @@ halt_now(struct vcpu *v)
 		finish_halt(g);
 		return;
 	}
+	hv_probe(v->vm->hv, PR_HALT, v->id, v->pcpu->id, g->lock, 0);
 	hv_set_load(v, LOAD_IDLE);
 	hv_block(v);
 }
@@ -341,6 +392,12 @@ int
 guest_is_halted(const struct vcpu *v)
 {
 	return v->g->act == GA_HALT;
+}
+
+struct glock *
+guest_lock(const struct vcpu *v)
+{
+	return v->g->lock;
 }
 
 double

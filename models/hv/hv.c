@@ -22,6 +22,7 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	hv->sim = sim;
 	hv->m = m;
 	hv->sched = sched;
+	hv->kind = &kind_none_ops;
 	hv->npcpus = m->npcpus;
 	hv->pcpus = xcalloc((size_t)hv->npcpus, sizeof *hv->pcpus);
 	for (i = 0; i < hv->npcpus; i++) {
@@ -37,6 +38,8 @@ hv_destroy(struct hv *hv)
 
 	if (hv->sched != NULL && hv->sched->deinit != NULL && hv->sched_priv != NULL)
 		hv->sched->deinit(hv);
+	if (hv->kind != NULL && hv->kind->deinit != NULL && hv->kind_priv != NULL)
+		hv->kind->deinit(hv);
 	for (i = 0; i < hv->nvcpus; i++) {
 		guest_detach(hv->vcpus[i]);
 		free(hv->vcpus[i]->affinity);
@@ -105,8 +108,14 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 		return -1;
 	for (i = 0; i < hv->npcpus; i++) {
 		hv_resched(&hv->pcpus[i], 0);
+		/*
+		 * Ticks are staggered across pCPUs (as Linux's skew_tick, and as Xen's
+		 * per-pCPU tickers started at bring-up): perfectly aligned ticks in a
+		 * model without interrupt jitter put whole VMs in lockstep.
+		 */
 		if (hv->sched->tick != NULL && hv->tick_ns > 0)
-			hv->pcpus[i].tick_ev = sim_after(hv->sim, hv->tick_ns, hv_tick_ev,
+			hv->pcpus[i].tick_ev = sim_after(hv->sim,
+			    hv->tick_ns + hv->tick_ns * i / hv->npcpus, hv_tick_ev,
 			    &hv->pcpus[i], 0);
 	}
 	return 0;
@@ -220,6 +229,8 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 		return;
 	if (prev != NULL) {
 		guest_stop(prev);
+		if (hv->kind->sched_out != NULL)
+			hv->kind->sched_out(hv, prev);
 		set_rs(hv, prev, prev->blocked ? RS_BLOCKED : RS_RUNNABLE);
 		prev->pcpu = NULL;
 		prev->last_pcpu = p->id;
@@ -237,6 +248,8 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
 	set_pcpu_load(p, LOAD_BUSY);
+	if (hv->kind->sched_in != NULL)
+		hv->kind->sched_in(hv, next);
 	guest_run(next, hv->m->ctx_switch_ns);
 }
 

@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "probe.h"
 #include "hw/machine.h"
+#include "hv/kind.h"
 #include "hv/sched.h"
 #include "hv/vcpu.h"
 
@@ -47,6 +48,7 @@ struct vm {
 struct hv_stats {
 	uint64_t ctx_switches, wakes, blocks, yields, yield_to_ok, yield_to_fail;
 	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io;
+	uint64_t ple_yields;		/* PLE exits whose handler yielded */
 };
 
 struct hv {
@@ -54,6 +56,8 @@ struct hv {
 	const struct machine *m;
 	const struct sched_ops *sched;
 	void *sched_priv;
+	const struct hv_kind_ops *kind;	/* KVM, Xen, bare metal */
+	void *kind_priv;
 	sim_time_t tick_ns;	/* set by the scheduler's init if it has a tick */
 	int npcpus;
 	struct pcpu *pcpus;

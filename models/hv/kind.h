@@ -1,0 +1,42 @@
+/*
+ * kind.h - what kind of hypervisor: the mechanisms that differ between KVM,
+ * Xen and bare metal, as an ops table (the host scheduler is separate).
+ *
+ * Today: pause-loop exiting (the window, and what the PLE exit handler
+ * does), and the vCPU scheduling hooks KVM uses for it (preempted flag,
+ * vmx_sched_in).  Optional hooks may be NULL.
+ */
+#ifndef VS_KIND_H
+#define VS_KIND_H
+
+#include "util.h"
+
+struct hv;
+struct vcpu;
+struct vm;
+struct yc_node;
+struct machine;
+
+struct hv_kind_ops {
+	const char *name;
+	const char *desc;
+	/* Read kind-specific keys of the hypervisor mapping (ple: ...). */
+	int (*parse)(const struct yc_node *hv, const struct machine *, void **cfg,
+	    struct vs_err *);
+	void (*free_cfg)(void *cfg);
+	/* Per-run state (hv->kind_priv) and per-vCPU state (v->kind_priv). */
+	void (*init)(struct hv *, const void *cfg);
+	void (*deinit)(struct hv *);
+	/* Spin time (ns) before a PAUSE-loop exit; 0 = no PLE. */
+	double (*ple_window)(struct hv *, struct vcpu *);
+	/* A PLE exit happened (its cost is charged by the caller). */
+	void (*ple_exit)(struct hv *, struct vcpu *);
+	/* The exit handling is over; the vCPU is back in the guest. */
+	void (*ple_done)(struct hv *, struct vcpu *);
+	void (*sched_in)(struct hv *, struct vcpu *);
+	void (*sched_out)(struct hv *, struct vcpu *);
+};
+
+extern const struct hv_kind_ops kind_none_ops;
+
+#endif

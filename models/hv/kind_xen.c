@@ -1,0 +1,72 @@
+/*
+ * kind_xen.c - Xen HVM's side of spinning.
+ *
+ * XEN-4.2 vmx.c: EXIT_REASON_PAUSE_INSTRUCTION -> do_sched_op_compat
+ * (SCHEDOP_yield): a plain yield to the credit scheduler, no directed
+ * yield, no dynamic window (vmcs.c: ple_gap 128, ple_window 4096).
+ */
+#include <stdlib.h>
+
+#include "hv/hv.h"
+#include "hv/kind.h"
+#include "yconf.h"
+
+struct xen_cfg {
+	int ple;
+	double window_ns;
+};
+
+static int
+xen_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	struct xen_cfg *c = xcalloc(1, sizeof *c);
+	const struct yc_node *ple = n ? yc_find(n, "ple") : NULL;
+
+	*out = c;
+	if (ple == NULL)
+		return 0;
+	if (yc_expect(ple, YC_MAP, "PLE settings {window, gap}", err) ||
+	    yc_get_bool(ple, "enabled", 1, &c->ple, err) ||
+	    yc_get_qty(ple, "window", UNIT_TIME, m->hz, 4096 * 1e9 / m->hz, 1, 1e9,
+	    &c->window_ns, err))
+		return -1;
+	(void)yc_find(ple, "gap");
+	return yc_check_unused(ple, "enabled, window, gap", err);
+}
+
+static void
+xen_free_cfg(void *c)
+{
+	free(c);
+}
+
+static void
+xen_init(struct hv *hv, const void *cfg)
+{
+	hv->kind_priv = (void *)cfg;
+}
+
+static double
+xen_ple_window(struct hv *hv, struct vcpu *v)
+{
+	const struct xen_cfg *c = hv->kind_priv;
+
+	return c->ple ? c->window_ns : 0;
+}
+
+/* XEN-4.2 vmx.c: vmx_vmexit_handler, EXIT_REASON_PAUSE_INSTRUCTION */
+static void
+xen_ple_exit(struct hv *hv, struct vcpu *v)
+{
+	hv_yield(v);
+}
+
+const struct hv_kind_ops kind_xen_ops = {
+	.name = "xen",
+	.desc = "Xen HVM: PLE exits yield (SCHEDOP_yield); poll/event-channel wake",
+	.parse = xen_parse,
+	.free_cfg = xen_free_cfg,
+	.init = xen_init,
+	.ple_window = xen_ple_window,
+	.ple_exit = xen_ple_exit,
+};
