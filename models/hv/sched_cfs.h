@@ -1,0 +1,21 @@
+/*
+ * sched_cfs.h - what the cfs scheduler shows outside its file (for tests
+ * and the timeline exporter); the policy itself is reached only through
+ * sched_cfs_ops.
+ */
+#ifndef VS_SCHED_CFS_H
+#define VS_SCHED_CFS_H
+
+#include <stdint.h>
+
+struct hv;
+struct sched_ops;
+struct vcpu;
+
+extern const struct sched_ops sched_cfs_ops;
+
+/* v's vruntime now (ns of nice-0 virtual time), charging a running vCPU up
+ * to the current time without changing any state.  hv must run cfs. */
+int64_t sched_cfs_vruntime(const struct hv *, const struct vcpu *);
+
+#endif

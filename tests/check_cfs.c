@@ -1,0 +1,671 @@
+/* check_cfs.c - the KVM host scheduler `cfs` (models/hv/sched_cfs.c). */
+#include "testutil.h"
+
+#include "engine.h"
+#include "hv/hv.h"
+#include "hv/sched.h"
+#include "hv/sched_cfs.h"
+#include "hw/machine.h"
+#include "yconf.h"
+
+#define MS	1000000LL
+#define US	1000LL
+
+/* ---- a host built by hand: vCPUs with no guest work are always runnable ---- */
+
+struct th {
+	struct sim sim;
+	struct machine m;
+	struct hv hv;
+	void *cfg;
+	struct yc_doc *mdoc, *pdoc;
+};
+
+static void
+th_init(struct th *t, const char *machine, const char *params, sim_time_t end)
+{
+	struct vs_err err = { "" };
+
+	memset(t, 0, sizeof *t);
+	t->mdoc = yc_load_string("machine", machine, &err);
+	ck_assert_msg(t->mdoc != NULL, "%s", err.msg);
+	ck_assert_msg(machine_from_yaml(&t->m, yc_root(t->mdoc), &err) == 0, "%s", err.msg);
+	if (params != NULL) {
+		t->pdoc = yc_load_string("params", params, &err);
+		ck_assert_msg(t->pdoc != NULL, "%s", err.msg);
+	}
+	ck_assert_msg(sched_cfs_ops.parse(t->pdoc != NULL ? yc_root(t->pdoc) : NULL, t->m.hz,
+	    &t->cfg, &err) == 0, "%s", err.msg);
+	sim_init(&t->sim, 1, end);
+	hv_init(&t->hv, &t->sim, &t->m, &sched_cfs_ops);
+}
+
+/* A VM of n vCPUs allowed on the pCPUs of mask (0: all). */
+static struct vm *
+th_vm(struct th *t, const char *name, int n, unsigned mask)
+{
+	unsigned char aff[64];
+	int i;
+
+	for (i = 0; i < t->hv.npcpus; i++)
+		aff[i] = mask == 0 || (mask >> i & 1);
+	return hv_add_vm(&t->hv, name, n, aff, "test");
+}
+
+static void
+th_start(struct th *t)
+{
+	struct vs_err err = { "" };
+
+	ck_assert_msg(hv_start(&t->hv, t->cfg, &err) == 0, "%s", err.msg);
+}
+
+static void
+th_run(struct th *t)
+{
+	sim_run(&t->sim);
+	hv_finish(&t->hv);
+}
+
+static void
+th_free(struct th *t)
+{
+	hv_destroy(&t->hv);
+	sim_destroy(&t->sim);
+	sched_cfs_ops.free_cfg(t->cfg);
+	machine_free(&t->m);
+	yc_free(t->mdoc);
+	if (t->pdoc != NULL)
+		yc_free(t->pdoc);
+}
+
+static double
+ran_s(const struct vcpu *v)
+{
+	return (double)v->rs_time[RS_RUNNING] * 1e-9;
+}
+
+#define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
+#define M2 "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
+#define M4 "{sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}"
+#define M2x2 "{sockets: 2, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
+#define M8 "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}"
+
+/* ---- fairness ---- */
+
+START_TEST(three_busy_vcpus_share_one_pcpu_equally)
+{
+	struct th t;
+	int i;
+
+	th_init(&t, M1, NULL, 2000 * MS);
+	th_vm(&t, "a", 1, 0);
+	th_vm(&t, "b", 1, 0);
+	th_vm(&t, "c", 1, 0);
+	th_start(&t);
+	th_run(&t);
+	for (i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(ran_s(t.hv.vcpus[i]), 2.0 / 3, 0.02 * 2.0 / 3);
+	/* Time slices, not a switch per tick: 3 tasks, period 6 ms -> ~2 ms each. */
+	ck_assert_uint_gt(t.hv.st.ctx_switches, 600);
+	ck_assert_uint_lt(t.hv.st.ctx_switches, 2000);
+	th_free(&t);
+}
+END_TEST
+
+START_TEST(weights_1024_2048_share_1_to_2)
+{
+	struct th t;
+	double a, b;
+
+	th_init(&t, M1, "{weights: {b: 2048}}", 2000 * MS);
+	th_vm(&t, "a", 1, 0);
+	th_vm(&t, "b", 1, 0);
+	th_start(&t);
+	th_run(&t);
+	a = ran_s(t.hv.vcpus[0]);
+	b = ran_s(t.hv.vcpus[1]);
+	ck_assert_double_eq_tol(b / a, 2.0, 0.04);
+	ck_assert_double_eq_tol(a + b, 2.0, 1e-9);
+	th_free(&t);
+}
+END_TEST
+
+/* ---- wakeup preemption ---- */
+
+struct wk {
+	struct th *t;
+	struct vcpu *s;		/* the sleeper */
+	int ran_at_once, ran_after_tick;
+};
+
+static void
+wk_block(void *s, void *arg, int64_t data)
+{
+	struct wk *w = arg;
+
+	w->s = w->t->hv.vcpus[0]->pcpu == NULL ? w->t->hv.vcpus[0] : w->t->hv.vcpus[1];
+	hv_block(w->s);
+}
+
+static void
+wk_wake(void *s, void *arg, int64_t data)
+{
+	hv_wake(((struct wk *)arg)->s);
+}
+
+static void
+wk_look(void *s, void *arg, int64_t data)
+{
+	struct wk *w = arg;
+
+	if (data == 0)
+		w->ran_at_once = w->s->rs == RS_RUNNING;
+	else
+		w->ran_after_tick = w->s->rs == RS_RUNNING;
+}
+
+/* One pCPU, two busy vCPUs; one sleeps 100 ms, so it wakes with
+ * min_vruntime - latency/2 = 3 ms of credit over the other. */
+static void
+wake_after_sleep(const char *params, struct wk *w)
+{
+	struct th t;
+
+	memset(w, 0, sizeof *w);
+	w->t = &t;
+	th_init(&t, M1, params, 200 * MS);
+	th_vm(&t, "a", 1, 0);
+	th_vm(&t, "b", 1, 0);
+	th_start(&t);
+	sim_at(&t.sim, 1 * MS + 300 * US, wk_block, w, 0);
+	sim_at(&t.sim, 101 * MS + 300 * US, wk_wake, w, 0);
+	sim_at(&t.sim, 101 * MS + 320 * US, wk_look, w, 0);
+	sim_at(&t.sim, 102 * MS + 100 * US, wk_look, w, 1);
+	th_run(&t);
+	th_free(&t);
+}
+
+START_TEST(woken_vcpu_far_left_preempts)
+{
+	struct wk w;
+
+	wake_after_sleep(NULL, &w);	/* 3 ms > wakeup_granularity 1 ms */
+	ck_assert_int_eq(w.ran_at_once, 1);
+}
+END_TEST
+
+START_TEST(woken_vcpu_within_wakeup_granularity_waits_for_the_tick)
+{
+	struct wk w;
+
+	wake_after_sleep("{wakeup_granularity: 4ms}", &w);	/* 3 ms < 4 ms */
+	ck_assert_int_eq(w.ran_at_once, 0);
+	/* The current one ran far beyond its slice: the next tick preempts it. */
+	ck_assert_int_eq(w.ran_after_tick, 1);
+}
+END_TEST
+
+/* ---- yield_to ---- */
+
+enum yt_mode { YT_WITHIN, YT_BEYOND, YT_CONTROL };
+
+struct yt {
+	struct th *t;
+	enum yt_mode mode;
+	struct vcpu *f, *r, *tgt;
+	int done, ret, tgt_ran, r_ran;
+};
+
+static void
+yt_look(void *s, void *arg, int64_t data)
+{
+	struct yt *y = arg;
+
+	y->tgt_ran = y->tgt->rs == RS_RUNNING;
+	y->r_ran = y->r->rs == RS_RUNNING;
+}
+
+/* Wait for the moment the target's vruntime is right of the running one's
+ * by the amount the mode wants, then yield to it. */
+static void
+yt_probe(void *s, void *arg, int64_t data)
+{
+	struct yt *y = arg;
+	struct hv *hv = &y->t->hv;
+	struct vcpu *g0 = hv->vms[1]->vcpus[0], *g1 = hv->vms[1]->vcpus[1];
+	int64_t d;
+
+	if (y->done)
+		return;
+	sim_after(&y->t->sim, 250 * US, yt_probe, y, 0);
+	y->r = g0->pcpu != NULL ? g0 : g1;
+	y->tgt = y->r == g0 ? g1 : g0;
+	if (y->r->pcpu == NULL)
+		return;
+	/* 2 pCPUs: wakeup_granularity = 1 ms x (1 + ilog2(2)) = 2 ms */
+	d = sched_cfs_vruntime(hv, y->tgt) - sched_cfs_vruntime(hv, y->r);
+	if (y->mode == YT_BEYOND ? d <= 3 * MS : d <= 0 || d > 1 * MS)
+		return;
+	y->done = 1;
+	if (y->mode != YT_CONTROL)
+		y->ret = hv_yield_to(y->f, y->tgt);
+	sim_after(&y->t->sim, 20 * US, yt_look, y, 0);
+}
+
+/* f alone on pCPU 0 yields to one of g's two vCPUs sharing pCPU 1. */
+static void
+yield_to_run(enum yt_mode mode, struct yt *y)
+{
+	struct th t;
+
+	memset(y, 0, sizeof *y);
+	y->t = &t;
+	y->mode = mode;
+	th_init(&t, M2, NULL, 300 * MS);
+	y->f = th_vm(&t, "f", 1, 0x1)->vcpus[0];
+	th_vm(&t, "g", 2, 0x2);
+	th_start(&t);
+	sim_at(&t.sim, 20 * MS + 10 * US, yt_probe, y, 0);
+	th_run(&t);
+	th_free(&t);
+	ck_assert_int_eq(y->done, 1);
+}
+
+START_TEST(yield_to_runs_a_target_within_granularity_next)
+{
+	struct yt y;
+
+	yield_to_run(YT_CONTROL, &y);	/* without the yield, the current one stays */
+	ck_assert_int_eq(y.tgt_ran, 0);
+	ck_assert_int_eq(y.r_ran, 1);
+	yield_to_run(YT_WITHIN, &y);
+	ck_assert_int_eq(y.ret, 1);
+	ck_assert_int_eq(y.tgt_ran, 1);
+	ck_assert_int_eq(y.r_ran, 0);
+}
+END_TEST
+
+START_TEST(yield_to_a_target_too_far_right_changes_nothing)
+{
+	struct yt y;
+
+	yield_to_run(YT_BEYOND, &y);
+	ck_assert_int_eq(y.ret, 1);	/* it yielded; the buddy was too unfair */
+	ck_assert_int_eq(y.tgt_ran, 0);
+	ck_assert_int_eq(y.r_ran, 1);
+}
+END_TEST
+
+struct ytf {
+	struct th *t;
+	int to_running, to_blocked, to_self, to_lone;
+};
+
+static void
+ytf_try(void *s, void *arg, int64_t data)
+{
+	struct ytf *x = arg;
+	struct hv *hv = &x->t->hv;
+	struct vcpu *f = hv->vms[0]->vcpus[0], *g0 = hv->vms[1]->vcpus[0];
+	struct vcpu *g1 = hv->vms[1]->vcpus[1];
+	struct vcpu *run = g0->pcpu != NULL ? g0 : g1, *other = run == g0 ? g1 : g0;
+
+	x->to_running = hv_yield_to(f, run);
+	x->to_self = hv_yield_to(f, f);
+	hv_block(other);
+	x->to_blocked = hv_yield_to(f, other);
+}
+
+START_TEST(yield_to_never_targets_a_running_or_blocked_vcpu)
+{
+	struct th t;
+	struct ytf x = { &t, 9, 9, 9, 9 };
+
+	th_init(&t, M2, NULL, 60 * MS);
+	th_vm(&t, "f", 1, 0x1);
+	th_vm(&t, "g", 2, 0x2);
+	th_start(&t);
+	sim_at(&t.sim, 30 * MS + 7 * US, ytf_try, &x, 0);
+	th_run(&t);
+	ck_assert_int_eq(x.to_running, 0);
+	ck_assert_int_eq(x.to_self, 0);
+	ck_assert_int_eq(x.to_blocked, 0);
+	ck_assert_uint_eq(t.hv.st.yield_to_fail, 3);
+	ck_assert_uint_eq(t.hv.st.yield_to_ok, 0);
+	th_free(&t);
+}
+END_TEST
+
+static void
+ytf_lone(void *s, void *arg, int64_t data)
+{
+	struct ytf *x = arg;
+	struct hv *hv = &x->t->hv;
+
+	x->to_lone = hv_yield_to(hv->vms[0]->vcpus[0], hv->vms[1]->vcpus[0]);
+}
+
+static int
+yield_to_lone(const char *params)
+{
+	struct th t;
+	struct ytf x = { &t, 9, 9, 9, 9 };
+
+	th_init(&t, M2, params, 20 * MS);
+	th_vm(&t, "f", 1, 0x1);
+	th_vm(&t, "g", 1, 0x2);
+	th_start(&t);
+	sim_at(&t.sim, 10 * MS + 7 * US, ytf_lone, &x, 0);
+	th_run(&t);
+	th_free(&t);
+	return x.to_lone;
+}
+
+START_TEST(yield_to_esrch_when_both_queues_hold_one_task)
+{
+	ck_assert_int_lt(yield_to_lone("{yield_to_esrch: true}"), 0);
+	ck_assert_int_eq(yield_to_lone(NULL), 0);	/* 3.6: the target is running */
+}
+END_TEST
+
+/* ---- affinity and balancing ---- */
+
+struct aff {
+	struct hv *hv;
+	uint64_t rnd;
+	int runs, bad;
+};
+
+static void
+aff_probe(void *ctx, const struct probe_ev *e)
+{
+	struct aff *a = ctx;
+
+	if (e->kind != PR_RUNSTATE || e->aux != RS_RUNNING)
+		return;
+	a->runs++;
+	if (e->pcpu < 0 || !a->hv->vcpus[e->vcpu]->affinity[e->pcpu])
+		a->bad++;
+}
+
+/* Every 50 us: a random vCPU blocks, or wakes if it was blocked. */
+static void
+aff_churn(void *s, void *arg, int64_t data)
+{
+	struct aff *a = arg;
+	struct vcpu *v;
+
+	a->rnd = a->rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+	v = a->hv->vcpus[(a->rnd >> 33) % (uint64_t)a->hv->nvcpus];
+	if (v->blocked)
+		hv_wake(v);
+	else
+		hv_block(v);
+	sim_after(a->hv->sim, 50 * US, aff_churn, a, 0);
+}
+
+START_TEST(affinity_is_never_broken_under_churn)
+{
+	struct th t;
+	struct aff a = { NULL, 42, 0, 0 };
+	struct probe pr = { aff_probe, &a };
+	int i, moved = 0;
+
+	th_init(&t, M8, NULL, 300 * MS);
+	a.hv = &t.hv;
+	t.hv.probe = &pr;
+	th_vm(&t, "a", 4, 0x03);
+	th_vm(&t, "b", 4, 0x3c);
+	th_vm(&t, "c", 6, 0);
+	th_vm(&t, "d", 2, 0x80);
+	th_start(&t);
+	sim_at(&t.sim, 1 * MS, aff_churn, &a, 0);
+	th_run(&t);
+	ck_assert_int_gt(a.runs, 2000);
+	ck_assert_int_eq(a.bad, 0);
+	/* The unpinned VM did move around (wakeups and balancing happened). */
+	for (i = 0; i < 6; i++)
+		moved += t.hv.vms[2]->vcpus[i]->ctx_in > 1;
+	ck_assert_int_gt(moved, 0);
+	th_free(&t);
+}
+END_TEST
+
+static void
+widen(void *s, void *arg, int64_t data)
+{
+	struct hv *hv = arg;
+	int i, c;
+
+	for (i = 0; i < hv->nvcpus; i++)
+		for (c = 0; c < hv->npcpus; c++)
+			hv->vcpus[i]->affinity[c] = data == 0 || (data >> c & 1);
+}
+
+START_TEST(idle_pcpu_pulls_work_within_affinity)
+{
+	struct th t;
+	int i;
+
+	/* 4 busy vCPUs all on pCPU 0 of 4; at 10 ms they may use pCPUs 0-1. */
+	th_init(&t, M4, NULL, 1000 * MS);
+	th_vm(&t, "a", 4, 0x1);
+	th_start(&t);
+	sim_at(&t.sim, 10 * MS, widen, &t.hv, 0x3);
+	th_run(&t);
+	ck_assert_double_ge((double)t.hv.pcpus[1].busy_time, 0.98e9);
+	ck_assert_int_eq(t.hv.pcpus[2].busy_time, 0);
+	ck_assert_int_eq(t.hv.pcpus[3].busy_time, 0);
+	for (i = 0; i < 4; i++)
+		ck_assert_double_eq_tol(ran_s(t.hv.vcpus[i]), 0.5, 0.05);
+	th_free(&t);
+}
+END_TEST
+
+START_TEST(unpinned_vcpus_spread_one_per_pcpu)
+{
+	struct th t;
+	int i, j;
+
+	th_init(&t, M2x2, NULL, 1000 * MS);
+	th_vm(&t, "a", 4, 0x1);
+	th_start(&t);
+	sim_at(&t.sim, 1 * MS, widen, &t.hv, 0);
+	th_run(&t);
+	for (i = 0; i < 4; i++) {
+		ck_assert_ptr_nonnull(t.hv.pcpus[i].curr);
+		ck_assert_double_ge((double)t.hv.pcpus[i].busy_time, 0.98e9);
+		for (j = 0; j < i; j++)
+			ck_assert_ptr_ne(t.hv.pcpus[i].curr, t.hv.pcpus[j].curr);
+	}
+	for (i = 0; i < 4; i++)	/* once spread, nobody moves again */
+		ck_assert_uint_le(t.hv.vcpus[i]->ctx_in, 30);
+	th_free(&t);
+}
+END_TEST
+
+struct ni {
+	struct th *t;
+	int filled;
+};
+
+static void
+ni_block(void *s, void *arg, int64_t data)
+{
+	struct ni *n = arg;
+
+	hv_block(n->t->hv.pcpus[1].curr);
+}
+
+static void
+ni_look(void *s, void *arg, int64_t data)
+{
+	struct ni *n = arg;
+
+	n->filled = n->t->hv.pcpus[1].curr != NULL;
+}
+
+START_TEST(pcpu_going_idle_pulls_at_once)
+{
+	struct th t;
+	struct ni n = { &t, 0 };
+
+	/* Three vCPUs on two pCPUs: 2 + 1.  The lone one blocks; its pCPU pulls. */
+	th_init(&t, M2, NULL, 30 * MS);
+	th_vm(&t, "a", 3, 0);
+	th_start(&t);
+	sim_at(&t.sim, 20 * MS + 300 * US, ni_block, &n, 0);
+	sim_at(&t.sim, 20 * MS + 320 * US, ni_look, &n, 0);
+	th_run(&t);
+	ck_assert_int_eq(n.filled, 1);
+	th_free(&t);
+}
+END_TEST
+
+/* ---- scenarios ---- */
+
+static const char *overcommit =
+    "machine: {sockets: 1, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}\n"
+    "duration: 200ms\n"
+    "hypervisor: {kind: kvm, scheduler: cfs, params: {hz: 1000, latency: 6ms}}\n"
+    "vms:\n"
+    "  - {name: a, vcpus: 4, affinity: \"0-1\", lock: ticket, workload: w}\n"
+    "  - {name: b, vcpus: 4, lock: ticket, workload: w}\n"
+    "workloads:\n"
+    "  w:\n"
+    "    program:\n"
+    "      - loop: forever\n"
+    "        do:\n"
+    "          - compute: {dist: exponential, mean: 2us}\n"
+    "          - acquire: l\n"
+    "          - compute: 200ns\n"
+    "          - release: l\n"
+    "          - count: ops\n";
+
+struct sc_aff {
+	int runs, bad;
+};
+
+static void
+sc_probe(void *ctx, const struct probe_ev *e)
+{
+	struct sc_aff *a = ctx;
+
+	if (e->kind != PR_RUNSTATE || e->aux != RS_RUNNING)
+		return;
+	a->runs++;
+	if (e->vcpu < 4 && e->pcpu > 1)	/* VM a: pCPUs 0-1 */
+		a->bad++;
+}
+
+START_TEST(overcommitted_scenario_shares_add_up_affinity_holds)
+{
+	struct sc_aff a = { 0, 0 };
+	struct probe pr = { sc_probe, &a };
+	struct metrics m, m2;
+	double sum = 0;
+	const char *const k[] = { "running", "runnable", "blocked", "offline" };
+	char name[64];
+	int i;
+
+	tu_run(overcommit, 3, &pr, &m);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "a.%s_share", k[i]);
+		sum += tu_metric(&m, name);
+	}
+	ck_assert_double_eq_tol(sum, 100, 1e-9);
+	/* 8 never-blocking vCPUs on 4 pCPUs: exactly half the time running. */
+	ck_assert_double_eq_tol((tu_metric(&m, "a.running_share") +
+	    tu_metric(&m, "b.running_share")) / 2, 50, 0.5);
+	/* a: 4 vCPUs on 2 pCPUs; b: 4 vCPUs on the other 2 (balanced). */
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"), 50, 3);
+	ck_assert_int_gt(a.runs, 50);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_double_gt(tu_metric(&m, "a.ops"), 1000);
+	/* Same seed: same numbers. */
+	tu_run(overcommit, 3, NULL, &m2);
+	ck_assert_double_eq(tu_metric(&m, "a.ops"), tu_metric(&m2, "a.ops"));
+	ck_assert_double_eq(tu_metric(&m, "ctx_switches"), tu_metric(&m2, "ctx_switches"));
+	metrics_free(&m);
+	metrics_free(&m2);
+}
+END_TEST
+
+START_TEST(bad_params_name_file_line_col)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+
+	ck_assert_int_ne(tu_load(&sc,
+	    TEST_MACHINE
+	    "duration: 1ms\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, params: {latncy: 6ms}}\n"
+	    "vms: [{name: g, vcpus: 1, workload: w}]\n"
+	    "workloads: {w: {program: [{compute: 1us}]}}\n", &err), 0);
+	ck_assert_msg(strstr(err.msg, ":3:50: unknown key 'latncy'") != NULL, "%s", err.msg);
+	scen_free(&sc);	/* a failed load may hold parts */
+	ck_assert_int_ne(tu_load(&sc,
+	    TEST_MACHINE
+	    "duration: 1ms\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, params: {scaling: cubic}}\n"
+	    "vms: [{name: g, vcpus: 1, workload: w}]\n"
+	    "workloads: {w: {program: [{compute: 1us}]}}\n", &err), 0);
+	ck_assert_msg(strstr(err.msg, ":3:") != NULL, "%s", err.msg);
+	scen_free(&sc);
+}
+END_TEST
+
+START_TEST(weight_for_an_unknown_vm_is_an_error)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	struct run_opts o = { 0, 1, NULL };
+
+	ck_assert_int_eq(tu_load(&sc,
+	    TEST_MACHINE
+	    "duration: 1ms\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, params: {weights: {nope: 2048}}}\n"
+	    "vms: [{name: g, vcpus: 1, workload: w}]\n"
+	    "workloads: {w: {program: [{compute: 1us}]}}\n", &err), 0);
+	metrics_init(&m);
+	ck_assert_int_ne(run_once(&sc, 1, &o, &m, &err), 0);
+	ck_assert_msg(strstr(err.msg, ":3:") != NULL && strstr(err.msg, "nope") != NULL,
+	    "%s", err.msg);
+	metrics_free(&m);
+	scen_free(&sc);
+}
+END_TEST
+
+static Suite *
+cfs_suite(void)
+{
+	Suite *s = suite_create("cfs");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
+	tcase_add_test(tc, weights_1024_2048_share_1_to_2);
+	tcase_add_test(tc, woken_vcpu_far_left_preempts);
+	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
+	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);
+	tcase_add_test(tc, yield_to_a_target_too_far_right_changes_nothing);
+	tcase_add_test(tc, yield_to_never_targets_a_running_or_blocked_vcpu);
+	tcase_add_test(tc, yield_to_esrch_when_both_queues_hold_one_task);
+	tcase_add_test(tc, affinity_is_never_broken_under_churn);
+	tcase_add_test(tc, idle_pcpu_pulls_work_within_affinity);
+	tcase_add_test(tc, unpinned_vcpus_spread_one_per_pcpu);
+	tcase_add_test(tc, pcpu_going_idle_pulls_at_once);
+	tcase_add_test(tc, overcommitted_scenario_shares_add_up_affinity_holds);
+	tcase_add_test(tc, bad_params_name_file_line_col);
+	tcase_add_test(tc, weight_for_an_unknown_vm_is_an_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_main(cfs_suite());
+}
