@@ -1,0 +1,1003 @@
+/*
+ * sched_credit.c - Xen's credit scheduler, as in Xen 4.1/4.2
+ * (xen/common/sched_credit.c; model-reference §1), with three choices of
+ * __runq_tickle: upstream 4.2, the Nov 2012 patches of seed 004, Xen 4.3.
+ *
+ * State, as in Xen: one run queue per pCPU ordered by priority
+ * (BOOST > UNDER > OVER), FIFO within a priority; a global idlers mask; per
+ * domain a weight, a cap and the list of its *active* vCPUs (those that earn
+ * credit); the active domains in a list whose order matters for leftovers.
+ *
+ * Invariants:
+ *  - a vCPU is on at most one run queue, that of v->processor, and only
+ *    while it is runnable (not blocked, not parked) and not running;
+ *  - pcpus[c].curr is what do_schedule last returned on c (the core's
+ *    p->curr after the switch); idlers[c] == (pcpus[c].curr == NULL) except
+ *    between a tickle and the softirq, as in Xen;
+ *  - the idle vCPU is not queued: "run queue empty" is Xen's "head is idle".
+ * There is no concurrency in a simulation: Xen's locks (and trylock failures
+ * in load balancing) have no counterpart.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv/hv.h"
+#include "hv/sched.h"
+#include "hv/sched_credit.h"
+#include "yconf.h"
+
+#define MS	1000000LL
+
+/* ---- lists (Xen list.h semantics: list_add = at the head) ---- */
+
+#define CS_CONTAINER(p, type, member) \
+	((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+static void
+link_init(struct csched_link *l)
+{
+	l->prev = l->next = l;
+}
+
+static int
+link_empty(const struct csched_link *l)
+{
+	return l->next == l;
+}
+
+static void
+link_insert_before(struct csched_link *l, struct csched_link *pos)
+{
+	l->prev = pos->prev;
+	l->next = pos;
+	pos->prev->next = l;
+	pos->prev = l;
+}
+
+static void
+link_del(struct csched_link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	link_init(l);
+}
+
+#define RQ_SVC(l)	CS_CONTAINER(l, struct csched_vcpu, runq_elem)
+#define ACT_SVC(l)	CS_CONTAINER(l, struct csched_vcpu, active_elem)
+#define ACT_DOM(l)	CS_CONTAINER(l, struct csched_dom, active_sdom_elem)
+
+/* ---- masks: one byte per pCPU ---- */
+
+/* Xen cpumask_cycle: the next set pCPU after n, wrapping; -1 if none. */
+static int
+mask_cycle(int n, const unsigned char *m, int np)
+{
+	int i;
+
+	for (i = 1; i <= np; i++) {
+		int c = (n + i) % np;
+
+		if (m[c])
+			return c;
+	}
+	return -1;
+}
+
+static int
+mask_empty(const unsigned char *m, int np)
+{
+	int i;
+
+	for (i = 0; i < np; i++)
+		if (m[i])
+			return 0;
+	return 1;
+}
+
+/* ---- accessors ---- */
+
+struct csched_priv *
+csched_priv(struct hv *hv)
+{
+	return hv->sched_priv;
+}
+
+struct csched_vcpu *
+csched_vcpu(struct vcpu *v)
+{
+	return v->sched_priv;
+}
+
+static struct csched_pcpu *
+spc_of(struct csched_priv *pr, int cpu)
+{
+	return &pr->pcpus[cpu];
+}
+
+static int
+cur_pri(struct csched_priv *pr, int cpu)
+{
+	struct vcpu *c = pr->pcpus[cpu].curr;
+
+	return c == NULL ? CSCHED_PRI_IDLE : csched_vcpu(c)->pri;
+}
+
+static int
+on_runq(const struct csched_vcpu *svc)
+{
+	return !link_empty(&svc->runq_elem);
+}
+
+/* ---- run queue ---- */
+
+/* Xen 4.2 sched_credit.c: __runq_insert (with YIELD placement) */
+static void
+runq_insert(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	struct csched_link *rq = &spc_of(pr, svc->v->processor)->runq, *it;
+
+	VS_ASSERT(!on_runq(svc));
+	for (it = rq->next; it != rq; it = it->next)
+		if (svc->pri > RQ_SVC(it)->pri)
+			break;
+	/* A yielder goes behind one lower-priority vCPU, if there is one (the
+	 * idle vCPU, Xen's queue tail, does not count). */
+	if ((svc->flags & CSCHED_FLAG_YIELD) && it != rq)
+		it = it->next;
+	link_insert_before(&svc->runq_elem, it);
+}
+
+static void
+runq_remove(struct csched_vcpu *svc)
+{
+	VS_ASSERT(on_runq(svc));
+	link_del(&svc->runq_elem);
+}
+
+/* Xen 4.2 sched_credit.c: csched_runq_sort - UNDER/BOOST ahead of OVER, stable */
+static void
+runq_sort(struct csched_priv *pr, int cpu)
+{
+	struct csched_pcpu *spc = spc_of(pr, cpu);
+	struct csched_link *rq = &spc->runq, *elem, *next, *last_under = rq;
+
+	if (spc->runq_sort_last == pr->runq_sort)
+		return;
+	spc->runq_sort_last = pr->runq_sort;
+	for (elem = rq->next; elem != rq; elem = next) {
+		next = elem->next;
+		if (RQ_SVC(elem)->pri >= CSCHED_PRI_TS_UNDER) {
+			if (elem->prev != last_under) {
+				link_del(elem);
+				link_insert_before(elem, last_under->next);
+			}
+			last_under = elem;
+		}
+	}
+}
+
+/* ---- credit ---- */
+
+/* Xen 4.2 sched_credit.c: burn_credits - rounded to the nearest credit; the
+ * residue is carried by advancing start_time by what was charged. */
+int
+csched_burn_credits(struct csched_vcpu *svc, sim_time_t now)
+{
+	sim_time_t delta = now - svc->start_time;
+	int credits;
+
+	if (delta <= 0)
+		return 0;
+	credits = (int)((delta * CSCHED_CREDITS_PER_MSEC + MS / 2) / MS);
+	svc->credit -= credits;
+	svc->start_time += (sim_time_t)credits * MS / CSCHED_CREDITS_PER_MSEC;
+	return credits;
+}
+
+/* Xen 4.2 sched_credit.c: __csched_vcpu_acct_start (weight is per vCPU) */
+static void
+acct_start(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	struct csched_dom *sdom = svc->sdom;
+
+	if (!link_empty(&svc->active_elem))
+		return;
+	sdom->active_vcpu_count++;
+	link_insert_before(&svc->active_elem, sdom->active_vcpu.next);
+	pr->weight += sdom->weight;
+	if (link_empty(&sdom->active_sdom_elem))
+		link_insert_before(&sdom->active_sdom_elem, pr->active_sdom.next);
+}
+
+/* Xen 4.2 sched_credit.c: __csched_vcpu_acct_stop_locked */
+static void
+acct_stop(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	struct csched_dom *sdom = svc->sdom;
+
+	VS_ASSERT(!link_empty(&svc->active_elem));
+	VS_ASSERT(pr->weight >= sdom->weight);
+	sdom->active_vcpu_count--;
+	link_del(&svc->active_elem);
+	pr->weight -= sdom->weight;
+	if (link_empty(&sdom->active_vcpu))
+		link_del(&sdom->active_sdom_elem);
+}
+
+/* Xen 4.2 sched_credit.c: csched_acct, the per-domain share (ceil divisions) */
+int
+csched_acct_share(struct csched_acct_ctx *c, int weight, int cap, int n, int *vcpu_cap,
+    int *to_head)
+{
+	int64_t peak, fair, ccap = 0, wt = c->weight_total;
+
+	VS_ASSERT(n > 0 && weight > 0 && (int64_t)weight * n <= c->weight_left);
+	c->weight_left -= (int64_t)weight * n;
+	*to_head = 0;
+	/* At most every active vCPU running the whole period, more only to
+	 * pay back a negative system-wide balance. */
+	peak = (int64_t)n * c->credits_per_tslice;
+	if (c->prev_balance < 0)
+		peak += (-c->prev_balance * weight * n + (wt - 1)) / wt;
+	if (cap != 0) {
+		ccap = ((int64_t)cap * c->credits_per_tslice + 99) / 100;
+		if (ccap < peak)
+			peak = ccap;
+		ccap = (ccap + (n - 1)) / n;
+	}
+	fair = (c->credit_total * weight * n + (wt - 1)) / wt;
+	if (fair < peak) {
+		c->xtra = 1;
+	} else {
+		/* Give the other domains what this one cannot use. */
+		if (c->weight_left != 0)
+			c->credit_total += ((fair - peak) * wt + (c->weight_left - 1)) /
+			    c->weight_left;
+		if (c->xtra)
+			*to_head = 1;
+		fair = peak;
+	}
+	*vcpu_cap = (int)ccap;
+	return (int)((fair + (n - 1)) / n);
+}
+
+static void csched_wake_svc(struct csched_priv *, struct csched_vcpu *);
+static int is_current(struct csched_priv *, struct vcpu *);
+static void park(struct csched_priv *, struct csched_vcpu *);
+
+/* Xen 4.2 sched_credit.c: csched_acct - every tslice on the master pCPU */
+static void
+csched_acct(struct csched_priv *pr)
+{
+	struct csched_acct_ctx c;
+	struct csched_link *is, *ns, *iv, *nv;
+	int64_t balance = 0;
+	int cpt = pr->credits_per_tslice;
+
+	c.credit_total = pr->credit;
+	c.weight_total = pr->weight;
+	c.weight_left = pr->weight;
+	c.prev_balance = pr->credit_balance;
+	c.credits_per_tslice = cpt;
+	c.xtra = 0;
+	/* Converge the balance towards 0 when it went negative. */
+	if (pr->credit_balance < 0)
+		c.credit_total -= pr->credit_balance;
+	if (pr->weight == 0) {
+		pr->credit_balance = 0;
+		return;
+	}
+	pr->st.accts++;
+	for (is = pr->active_sdom.next; is != &pr->active_sdom; is = ns) {
+		struct csched_dom *sdom = ACT_DOM(is);
+		int vcap, to_head, incr;
+
+		ns = is->next;
+		incr = csched_acct_share(&c, sdom->weight, sdom->cap, sdom->active_vcpu_count,
+		    &vcap, &to_head);
+		if (to_head) {
+			/* Lazily keep domains with extra credit at the head. */
+			link_del(&sdom->active_sdom_elem);
+			link_insert_before(&sdom->active_sdom_elem, pr->active_sdom.next);
+		}
+		for (iv = sdom->active_vcpu.next; iv != &sdom->active_vcpu; iv = nv) {
+			struct csched_vcpu *svc = ACT_SVC(iv);
+
+			nv = iv->next;
+			svc->credit += incr;
+			if (svc->credit < 0) {
+				svc->pri = CSCHED_PRI_TS_OVER;
+				/* Park the vCPUs of a capped-out domain. */
+				if (sdom->cap != 0 && svc->credit < -vcap &&
+				    !(svc->flags & CSCHED_FLAG_PARKED))
+					park(pr, svc);
+				if (svc->credit < -cpt)
+					svc->credit = -cpt;
+			} else {
+				svc->pri = CSCHED_PRI_TS_UNDER;	/* also ends a BOOST */
+				if (svc->flags & CSCHED_FLAG_PARKED) {
+					/* vcpu_unpause -> vcpu_wake while still PARKED:
+					 * no boost; the flag is cleared after. */
+					if (!svc->v->blocked && !is_current(pr, svc->v) &&
+					    !on_runq(svc))
+						csched_wake_svc(pr, svc);
+					svc->flags &= ~CSCHED_FLAG_PARKED;
+				}
+				/* Credit above one tslice: stop earning, keep half. */
+				if (svc->credit > cpt) {
+					acct_stop(pr, svc);
+					svc->credit /= 2;
+				}
+			}
+			balance += svc->credit;
+		}
+	}
+	pr->credit_balance = balance;
+	/* Every pCPU re-sorts its run queue at its next tick. */
+	pr->runq_sort++;
+}
+
+static void
+csched_acct_ev(void *s, void *arg, int64_t data)
+{
+	struct csched_priv *pr = arg;
+
+	pr->acct_ev = sim_after(pr->hv->sim, pr->cfg.tslice_ns, csched_acct_ev, pr, 0);
+	csched_acct(pr);
+}
+
+/* ---- pCPU choice ---- */
+
+/* Idlers among [lo, hi). */
+static int
+idlers_in(const unsigned char *idl, int lo, int hi)
+{
+	int i, n = 0;
+
+	for (i = lo; i < hi; i++)
+		n += idl[i];
+	return n;
+}
+
+/* Xen 4.2 sched_credit.c: _csched_cpu_pick - the idle pCPU whose group has
+ * most idlers: SMT siblings within a socket (factor 1), cores across
+ * sockets (factor 2); idle_bias rotates among equals. */
+static int
+cpu_pick(struct csched_priv *pr, struct vcpu *v, int commit)
+{
+	struct hv *hv = pr->hv;
+	const struct machine *m = hv->m;
+	int np = hv->npcpus, tpc = m->threads_per_core, tps = tpc * m->cores_per_socket;
+	unsigned char *cpus = pr->pick[0], *idl = pr->pick[1], *nxt_idl = pr->pick[2];
+	int i, cpu, pick_bias = -1;
+
+	for (i = 0; i < np; i++)
+		cpus[i] = v->affinity[i];
+	cpu = cpus[v->processor] ? v->processor : mask_cycle(v->processor, cpus, np);
+	VS_ASSERT(cpu >= 0);
+	memcpy(idl, pr->idlers, (size_t)np);
+	if (pr->cfg.tickle != CSCHED_TICKLE_XEN_43)
+		idl[cpu] = 1;	/* XEN-4.2: the start pCPU always counts as idle */
+	else if (v->processor == cpu && link_empty(&spc_of(pr, cpu)->runq))
+		idl[cpu] = 1;	/* Xen 4.3 (750ec2271d): only if IS_RUNQ_IDLE */
+	for (i = 0; i < np; i++)
+		cpus[i] = cpus[i] && idl[i];
+	cpus[cpu] = 0;
+	while (!mask_empty(cpus, np)) {
+		int nxt = mask_cycle(cpu, cpus, np), wc, wn, factor;
+
+		if (nxt / tps == cpu / tps) {
+			/* Same socket: compare idle SMT siblings. */
+			factor = 1;
+			wc = idlers_in(idl, cpu - cpu % tpc, cpu - cpu % tpc + tpc);
+			wn = idlers_in(idl, nxt - nxt % tpc, nxt - nxt % tpc + tpc);
+		} else {
+			/* Other socket: compare idle threads per socket; move
+			 * only if the other one is twice as idle. */
+			factor = 2;
+			wc = idlers_in(idl, cpu - cpu % tps, cpu - cpu % tps + tps);
+			wn = idlers_in(idl, nxt - nxt % tps, nxt - nxt % tps + tps);
+		}
+		if (wc * factor < wn) {
+			int lo = nxt - nxt % (factor == 1 ? tpc : tps);
+			int hi = lo + (factor == 1 ? tpc : tps), c2;
+
+			/* nxt_idlers &= cpus; pick by nxt's idle_bias */
+			memset(nxt_idl, 0, (size_t)np);
+			for (i = lo; i < hi; i++)
+				nxt_idl[i] = cpus[i] && idl[i];
+			c2 = mask_cycle(spc_of(pr, nxt)->idle_bias, nxt_idl, np);
+			VS_ASSERT(c2 >= 0);
+			pick_bias = nxt;
+			cpu = c2;
+			for (i = cpu - cpu % tpc; i < cpu - cpu % tpc + tpc; i++)
+				cpus[i] = 0;
+		} else {
+			int lo = nxt - nxt % (factor == 1 ? tpc : tps);
+			int hi = lo + (factor == 1 ? tpc : tps);
+
+			for (i = lo; i < hi; i++)
+				if (idl[i])
+					cpus[i] = 0;
+		}
+	}
+	if (commit && pick_bias >= 0)
+		spc_of(pr, pick_bias)->idle_bias = cpu;
+	return cpu;
+}
+
+/* ---- tickling ---- */
+
+/* Raise SCHEDULE_SOFTIRQ on every pCPU of pr->mask. */
+static void
+raise_mask(struct csched_priv *pr)
+{
+	struct hv *hv = pr->hv;
+	int i;
+
+	memcpy(pr->last_tickled, pr->mask, (size_t)hv->npcpus);
+	for (i = 0; i < hv->npcpus; i++)
+		if (pr->mask[i]) {
+			pr->st.tickles++;
+			hv_tickle(hv, &hv->pcpus[i]);
+		}
+}
+
+/* Add one idler of idle (round-robin from this pCPU's last_tickle_cpu), or
+ * all of them, to pr->mask.  The waker's pCPU is unknown to the model, so
+ * the rotation state of the target pCPU stands in for Xen's this_cpu. */
+static void
+tickle_idlers(struct csched_priv *pr, int cpu, const unsigned char *idle)
+{
+	struct csched_pcpu *spc = spc_of(pr, cpu);
+	int np = pr->hv->npcpus, i;
+
+	if (pr->cfg.tickle_one_idle) {
+		spc->last_tickle_cpu = mask_cycle(spc->last_tickle_cpu, idle, np);
+		pr->mask[spc->last_tickle_cpu] = 1;
+	} else {
+		for (i = 0; i < np; i++)
+			if (idle[i])
+				pr->mask[i] = 1;
+	}
+}
+
+/* Xen 4.2 sched_credit.c: __runq_tickle (and the variants) for new queued on cpu */
+static void
+runq_tickle(struct csched_priv *pr, int cpu, struct csched_vcpu *new)
+{
+	int np = pr->hv->npcpus, i, cpri = cur_pri(pr, cpu);
+	struct vcpu *cur = spc_of(pr, cpu)->curr;
+	unsigned char *idle = pr->scratch;
+	int idlers = !mask_empty(pr->idlers, np);
+
+	memset(pr->mask, 0, (size_t)np);
+	switch (pr->cfg.tickle) {
+	case CSCHED_TICKLE_UPSTREAM_42:
+	case CSCHED_TICKLE_PATCHED_2012:
+		/* Strictly higher priority than current: preempt it. */
+		if (new->pri > cpri)
+			pr->mask[cpu] = 1;
+		/* A busy pCPU with work queued: tell an idler. */
+		if (cpri > CSCHED_PRI_IDLE && idlers) {
+			/* Patched (seed 004, fix-tickling): if new will preempt cur,
+			 * wake an idler where cur can run, else one where new can. */
+			const unsigned char *aff = pr->cfg.tickle == CSCHED_TICKLE_PATCHED_2012 &&
+			    new->pri > cpri ? cur->affinity : new->v->affinity;
+
+			for (i = 0; i < np; i++)
+				idle[i] = pr->idlers[i] && aff[i];
+			if (!mask_empty(idle, np))
+				tickle_idlers(pr, cpu, idle);
+			/* Upstream limits the mask to new's affinity; the patch
+			 * (clarify-cpumask-and-during-tickle) drops that. */
+			if (pr->cfg.tickle == CSCHED_TICKLE_UPSTREAM_42)
+				for (i = 0; i < np; i++)
+					pr->mask[i] = pr->mask[i] && new->v->affinity[i];
+		}
+		break;
+	case CSCHED_TICKLE_XEN_43:
+		/* Xen 4.3 __runq_tickle (ebce2d836c): an idle pCPU, or no idlers
+		 * and new is better: run it here. */
+		if (cpri == CSCHED_PRI_IDLE || (!idlers && new->pri > cpri)) {
+			pr->mask[cpu] = 1;
+		} else if (idlers) {
+			for (i = 0; i < np; i++)
+				idle[i] = pr->idlers[i] && new->v->affinity[i];
+			if (mask_empty(idle, np)) {
+				if (new->pri > cpri) {
+					/* No idler for new: kick cur away (it migrates,
+					 * probably to an idler) and let new preempt. */
+					csched_vcpu(cur)->migrating = 1;
+					pr->st.kicked_away++;
+					pr->mask[cpu] = 1;
+				}
+			} else {
+				/* Leave cache-hot cur alone; wake idlers for new. */
+				tickle_idlers(pr, cpu, idle);
+			}
+		}
+		break;
+	}
+	raise_mask(pr);
+}
+
+/* ---- wake, sleep, park ---- */
+
+/* Xen 4.2 sched_credit.c: csched_vcpu_wake, after the "running or queued" checks */
+static void
+csched_wake_svc(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	/* Boost a waking UNDER vCPU (not one unparking after a cap). */
+	if (svc->pri == CSCHED_PRI_TS_UNDER && !(svc->flags & CSCHED_FLAG_PARKED))
+		svc->pri = CSCHED_PRI_TS_BOOST;
+	runq_insert(pr, svc);
+	runq_tickle(pr, svc->v->processor, svc);
+}
+
+static int
+is_current(struct csched_priv *pr, struct vcpu *v)
+{
+	return v->processor >= 0 && spc_of(pr, v->processor)->curr == v;
+}
+
+static void
+csched_wake(struct hv *hv, struct vcpu *v)
+{
+	struct csched_priv *pr = hv->sched_priv;
+	struct csched_vcpu *svc = csched_vcpu(v);
+
+	if (is_current(pr, v) || on_runq(svc))
+		return;
+	/* schedule.c vcpu_wake: a paused (parked) vCPU is not runnable. */
+	if (svc->flags & CSCHED_FLAG_PARKED)
+		return;
+	csched_wake_svc(pr, svc);
+}
+
+/* Xen 4.2 sched_credit.c: csched_vcpu_sleep (the core raises the softirq
+ * when v is running) */
+static void
+csched_sleep(struct hv *hv, struct vcpu *v)
+{
+	struct csched_priv *pr = hv->sched_priv;
+	struct csched_vcpu *svc = csched_vcpu(v);
+
+	if (!is_current(pr, v) && on_runq(svc))
+		runq_remove(svc);
+}
+
+/* vcpu_pause_nosync of a capped-out vCPU: off its queue, or off its pCPU. */
+static void
+park(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	struct vcpu *v = svc->v;
+
+	svc->flags |= CSCHED_FLAG_PARKED;
+	if (is_current(pr, v))
+		hv_resched(&pr->hv->pcpus[v->processor], 0);
+	else if (on_runq(svc))
+		runq_remove(svc);
+}
+
+static void
+csched_yield(struct hv *hv, struct vcpu *v)
+{
+	/* Xen 4.2 sched_credit.c: csched_vcpu_yield (the core raises the softirq) */
+	csched_vcpu(v)->flags |= CSCHED_FLAG_YIELD;
+}
+
+/* ---- tick ---- */
+
+/* Xen 4.2 sched_credit.c: csched_tick -> csched_vcpu_acct, csched_runq_sort */
+static void
+csched_tick(struct hv *hv, struct pcpu *p)
+{
+	struct csched_priv *pr = hv->sched_priv;
+	struct csched_pcpu *spc = spc_of(pr, p->id);
+
+	spc->tick++;
+	if (spc->curr != NULL) {
+		struct csched_vcpu *svc = csched_vcpu(spc->curr);
+
+		/* Seen running at a tick: it uses real CPU, no more boost. */
+		if (svc->pri == CSCHED_PRI_TS_BOOST)
+			svc->pri = CSCHED_PRI_TS_UNDER;
+		csched_burn_credits(svc, hv->sim->now);
+		if (link_empty(&svc->active_elem)) {
+			acct_start(pr, svc);
+		} else if (!svc->migrating && cpu_pick(pr, spc->curr, 0) != p->id) {
+			/* A more idle core exists: migrate the running vCPU. */
+			svc->migrating = 1;
+			pr->st.migrations++;
+			hv_resched(p, 0);
+		}
+	}
+	runq_sort(pr, p->id);
+}
+
+/* ---- schedule ---- */
+
+/* Xen 4.2 sched_credit.c: csched_runq_steal */
+static struct csched_vcpu *
+runq_steal(struct csched_priv *pr, int peer, int cpu, int pri)
+{
+	struct csched_link *rq = &spc_of(pr, peer)->runq, *it;
+
+	/* An idle peer is about to take its own queued work. */
+	if (spc_of(pr, peer)->curr == NULL)
+		return NULL;
+	for (it = rq->next; it != rq; it = it->next) {
+		struct csched_vcpu *speer = RQ_SVC(it);
+		struct vcpu *v = speer->v;
+
+		if (speer->pri <= pri)
+			break;
+		/* __csched_vcpu_is_migrateable; vcpu_migration_delay = 0: never hot */
+		if (v->pcpu == NULL && v->affinity[cpu]) {
+			runq_remove(speer);
+			v->processor = cpu;
+			pr->st.steals++;
+			return speer;
+		}
+	}
+	return NULL;
+}
+
+/* Xen 4.2 sched_credit.c: csched_load_balance - peers that are not idle, from
+ * the next pCPU up; snext (NULL: idle) is the local head, still queued. */
+static struct csched_vcpu *
+load_balance(struct csched_priv *pr, int cpu, struct csched_vcpu *snext)
+{
+	int np = pr->hv->npcpus, k, pri = snext ? snext->pri : CSCHED_PRI_IDLE;
+
+	for (k = 1; k < np; k++) {
+		int peer = (cpu + k) % np;
+		struct csched_vcpu *speer;
+
+		if (pr->idlers[peer])
+			continue;
+		if ((speer = runq_steal(pr, peer, cpu, pri)) != NULL)
+			return speer;
+	}
+	if (snext != NULL)
+		runq_remove(snext);
+	return snext;
+}
+
+/* schedule.c vcpu_migrate after _VPF_migrating: choose a pCPU, then wake
+ * there (which boosts an UNDER vCPU, §1.7). */
+static void
+migrate(struct csched_priv *pr, struct csched_vcpu *svc)
+{
+	struct vcpu *v = svc->v;
+
+	svc->migrating = 0;
+	v->processor = cpu_pick(pr, v, 1);
+	if (!v->blocked && !(svc->flags & CSCHED_FLAG_PARKED))
+		csched_wake_svc(pr, svc);
+}
+
+/* Xen 4.2 sched_credit.c: csched_schedule */
+static struct vcpu *
+csched_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
+{
+	struct csched_priv *pr = hv->sched_priv;
+	struct csched_pcpu *spc = spc_of(pr, p->id);
+	struct vcpu *prev = p->curr;
+	struct csched_vcpu *scurr = prev ? csched_vcpu(prev) : NULL, *snext;
+	sim_time_t now = hv->sim->now, runtime = 0;
+	int runnable = 0;
+
+	VS_ASSERT(spc->curr == prev);
+	if (scurr != NULL) {
+		runtime = now - prev->rs_since;
+		csched_burn_credits(scurr, now);
+		scurr->start_time -= now;	/* keep the residue across the gap */
+		runnable = !prev->blocked && !scurr->migrating &&
+		    !(scurr->flags & CSCHED_FLAG_PARKED);
+	}
+	/* 4.2 rate limit: keep a runnable current for a full ratelimit_us
+	 * (whatever raised the softirq; YIELD stays set on this path). */
+	if (pr->cfg.ratelimit_ns > 0 && runnable && runtime < pr->cfg.ratelimit_ns) {
+		scurr->start_time += now;
+		pr->st.ratelimited++;
+		*slice = pr->cfg.ratelimit_ns;
+		return prev;
+	}
+	if (runnable)
+		runq_insert(pr, scurr);
+	snext = link_empty(&spc->runq) ? NULL : RQ_SVC(spc->runq.next);
+	if (scurr != NULL)
+		scurr->flags &= ~CSCHED_FLAG_YIELD;
+	/* OVER or nothing: look for better work queued on busy peers. */
+	if (snext != NULL && snext->pri > CSCHED_PRI_TS_OVER)
+		runq_remove(snext);
+	else
+		snext = load_balance(pr, p->id, snext);
+	pr->idlers[p->id] = snext == NULL;
+	spc->curr = snext ? snext->v : NULL;
+	if (snext != NULL) {
+		snext->start_time += now;
+		snext->v->processor = p->id;
+	}
+	if (scurr != NULL && scurr->migrating)
+		migrate(pr, scurr);
+	*slice = snext ? pr->cfg.tslice_ns : 0;
+	return snext ? snext->v : NULL;
+}
+
+/* ---- set-up ---- */
+
+/* A VM matches a name written in weights/caps exactly, or, when no VM has
+ * that exact name, as one of the instances name0, name1, ... of count > 1. */
+static int
+name_matches(const struct hv *hv, const char *key, const char *vm)
+{
+	size_t kl = strlen(key);
+	const char *p;
+	int i;
+
+	if (strcmp(key, vm) == 0)
+		return 1;
+	for (i = 0; i < hv->nvms; i++)
+		if (strcmp(hv->vms[i]->name, key) == 0)
+			return 0;
+	if (strncmp(key, vm, kl) != 0 || vm[kl] == '\0')
+		return 0;
+	for (p = vm + kl; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+static int
+apply_named(struct hv *hv, struct csched_priv *pr, const struct csched_named *nm, int n,
+    int is_cap, struct vs_err *err)
+{
+	int k, i;
+
+	for (k = 0; k < n; k++) {
+		int hit = 0;
+
+		for (i = 0; i < hv->nvms; i++)
+			if (name_matches(hv, nm[k].name, hv->vms[i]->name)) {
+				if (is_cap)
+					pr->doms[i].cap = nm[k].val;
+				else
+					pr->doms[i].weight = nm[k].val;
+				hit = 1;
+			}
+		if (!hit)
+			return vs_errf(err, nm[k].file, nm[k].line, nm[k].col,
+			    "%s: no VM named '%s'", is_cap ? "caps" : "weights", nm[k].name);
+	}
+	return 0;
+}
+
+static int
+csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
+{
+	static const struct csched_cfg defaults = {
+		CSCHED_TICKLE_UPSTREAM_42, 30 * MS, 10 * MS, MS, 1, NULL, NULL, 0, 0
+	};
+	const struct csched_cfg *cfg = cfgp != NULL ? cfgp : &defaults;
+	struct csched_priv *pr = xcalloc(1, sizeof *pr);
+	int np = hv->npcpus, i, *load;
+
+	hv->sched_priv = pr;
+	pr->hv = hv;
+	pr->cfg = *cfg;
+	pr->cfg.weights = pr->cfg.caps = NULL;	/* not owned */
+	pr->credits_per_tslice = (int)(CSCHED_CREDITS_PER_MSEC * (cfg->tslice_ns / MS));
+	pr->pcpus = xcalloc((size_t)np, sizeof *pr->pcpus);
+	pr->vcpus = xcalloc((size_t)hv->nvcpus, sizeof *pr->vcpus);
+	pr->doms = xcalloc((size_t)hv->nvms, sizeof *pr->doms);
+	pr->idlers = xcalloc((size_t)np, 1);
+	pr->mask = xcalloc((size_t)np, 1);
+	pr->scratch = xcalloc((size_t)np, 1);
+	pr->last_tickled = xcalloc((size_t)np, 1);
+	for (i = 0; i < 3; i++)
+		pr->pick[i] = xcalloc((size_t)np, 1);
+	link_init(&pr->active_sdom);
+	/* csched_alloc_pdata: each pCPU adds a tslice of credit and starts idle */
+	pr->credit = (int64_t)pr->credits_per_tslice * np;
+	for (i = 0; i < np; i++) {
+		link_init(&pr->pcpus[i].runq);
+		pr->pcpus[i].idle_bias = np - 1;
+		pr->pcpus[i].last_tickle_cpu = i;
+		pr->idlers[i] = 1;
+	}
+	for (i = 0; i < hv->nvms; i++) {
+		pr->doms[i].vm = hv->vms[i];
+		pr->doms[i].weight = CSCHED_DEFAULT_WEIGHT;
+		link_init(&pr->doms[i].active_vcpu);
+		link_init(&pr->doms[i].active_sdom_elem);
+	}
+	if (apply_named(hv, pr, cfg->weights, cfg->nweights, 0, err) ||
+	    apply_named(hv, pr, cfg->caps, cfg->ncaps, 1, err))
+		return -1;
+	/* Placement at creation (domctl max_vcpus): vCPU 0 on the least used
+	 * pCPU, the next ones cycling on; then into the affinity as
+	 * vcpu_set_affinity -> vcpu_migrate -> pick_cpu would. */
+	load = xcalloc((size_t)np, sizeof *load);
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct vcpu *v = hv->vcpus[i];
+		struct csched_vcpu *svc = &pr->vcpus[i];
+		int c, best = 0;
+
+		VS_ASSERT(v->id == i);
+		svc->v = v;
+		svc->sdom = &pr->doms[v->vm->id];
+		svc->pri = CSCHED_PRI_TS_UNDER;	/* new vCPUs: UNDER, credit 0 */
+		link_init(&svc->runq_elem);
+		link_init(&svc->active_elem);
+		v->sched_priv = svc;
+		if (mask_empty(v->affinity, np)) {
+			free(load);
+			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' has an empty affinity",
+			    v->vm->where, v->vm->name);
+		}
+		if (v->idx == 0) {
+			for (c = 1; c < np; c++)
+				if (load[c] < load[best])
+					best = c;
+			v->processor = best;
+		} else {
+			v->processor = (v->vm->vcpus[v->idx - 1]->processor + 1) % np;
+		}
+		if (!v->affinity[v->processor])
+			v->processor = cpu_pick(pr, v, 1);
+		load[v->processor]++;
+	}
+	free(load);
+	/* Domain unpause: every runnable vCPU is woken (boosted) and queued. */
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct csched_vcpu *svc = &pr->vcpus[i];
+
+		if (!svc->v->blocked) {
+			svc->pri = CSCHED_PRI_TS_BOOST;
+			runq_insert(pr, svc);
+		}
+	}
+	hv->tick_ns = cfg->tick_ns;
+	pr->acct_ev = sim_after(hv->sim, cfg->tslice_ns, csched_acct_ev, pr, 0);
+	return 0;
+}
+
+static void
+csched_deinit(struct hv *hv)
+{
+	struct csched_priv *pr = hv->sched_priv;
+	int i;
+
+	sim_cancel(hv->sim, &pr->acct_ev);
+	for (i = 0; i < hv->nvcpus; i++)
+		hv->vcpus[i]->sched_priv = NULL;
+	free(pr->pcpus);
+	free(pr->vcpus);
+	free(pr->doms);
+	free(pr->idlers);
+	free(pr->mask);
+	free(pr->scratch);
+	free(pr->last_tickled);
+	for (i = 0; i < 3; i++)
+		free(pr->pick[i]);
+	free(pr);
+	hv->sched_priv = NULL;
+}
+
+/* ---- parameters ---- */
+
+static void
+free_named(struct csched_named *nm, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(nm[i].name);
+		free(nm[i].file);
+	}
+	free(nm);
+}
+
+static void
+csched_free_cfg(void *p)
+{
+	struct csched_cfg *cfg = p;
+
+	if (cfg == NULL)
+		return;
+	free_named(cfg->weights, cfg->nweights);
+	free_named(cfg->caps, cfg->ncaps);
+	free(cfg);
+}
+
+/* weights: {vm: 512, ...} or caps: {vm: 50, ...} */
+static int
+parse_named(const struct yc_node *n, const char *what, int64_t min, int64_t max,
+    struct csched_named **out, int *nout, struct vs_err *err)
+{
+	size_t i;
+
+	if (n == NULL)
+		return 0;
+	if (yc_expect(n, YC_MAP, what, err))
+		return -1;
+	*out = xcalloc(n->n + 1, sizeof **out);
+	for (i = 0; i < n->n; i++) {
+		struct csched_named *e = &(*out)[i];
+		int64_t v;
+
+		e->name = xstrdup(n->keys[i]);
+		e->file = xstrdup(n->key_file[i] ? n->key_file[i] : n->file);
+		e->line = n->key_line[i];
+		e->col = n->key_col[i];
+		*nout = (int)i + 1;
+		if (yc_node_int(n->vals[i], min, max, &v, err))
+			return -1;
+		e->val = (int)v;
+	}
+	return 0;
+}
+
+static int
+csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err *err)
+{
+	static const char *const tickles[] = { "upstream-4.2", "patched-2012", "xen-4.3", NULL };
+	struct csched_cfg *cfg = xcalloc(1, sizeof *cfg);
+	double tslice, tick, rl;
+	int t;
+
+	*cfgp = cfg;
+	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of credit parameters", err))
+		return -1;
+	if (yc_get_enum(params, "tickle", tickles, CSCHED_TICKLE_UPSTREAM_42, &t, err))
+		return -1;
+	cfg->tickle = (enum csched_tickle)t;
+	/* XEN-4.2 sched_credit_tslice_ms: 1..1000 ms, whole ms */
+	if (yc_get_qty(params, "tslice", UNIT_TIME, hz, 30e6, 1e6, 1e9, &tslice, err))
+		return -1;
+	cfg->tslice_ns = (sim_time_t)tslice;
+	if (cfg->tslice_ns % MS != 0)
+		return yc_err(yc_find(params, "tslice"), err,
+		    "tslice must be a whole number of ms (Xen sched_credit_tslice_ms)");
+	/* XEN-4.2 csched_init: 3 ticks per tslice, 1 if tslice < 3 ms */
+	if (yc_get_qty(params, "tick", UNIT_TIME, hz,
+	    (double)(cfg->tslice_ns / (cfg->tslice_ns < 3 * MS ? 1 : 3)), 1e5, 1e9, &tick, err))
+		return -1;
+	cfg->tick_ns = (sim_time_t)tick;
+	/* XEN-4.2 sched_ratelimit_us: 0 (off, as 4.1) or 100 us..500 ms, <= tslice */
+	if (yc_get_qty(params, "ratelimit", UNIT_TIME, hz, 1e6, 0, 5e8, &rl, err))
+		return -1;
+	cfg->ratelimit_ns = (sim_time_t)rl;
+	if (cfg->ratelimit_ns != 0 &&
+	    (cfg->ratelimit_ns < 100000 || cfg->ratelimit_ns > cfg->tslice_ns))
+		return yc_err(yc_find(params, "ratelimit"), err,
+		    "ratelimit must be 0 (off) or between 100us and tslice");
+	if (yc_get_bool(params, "tickle_one_idle", 1, &cfg->tickle_one_idle, err))
+		return -1;
+	if (params != NULL &&
+	    (parse_named(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
+	    parse_named(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
+		return -1;
+	return yc_check_unused(params,
+	    "tickle, tslice, tick, ratelimit, tickle_one_idle, weights, caps", err);
+}
+
+const struct sched_ops sched_credit_ops = {
+	.name = "credit",
+	.desc = "Xen 4.1/4.2 credit scheduler (tickle: upstream-4.2, patched-2012, xen-4.3)",
+	.parse = csched_parse,
+	.free_cfg = csched_free_cfg,
+	.init = csched_init,
+	.deinit = csched_deinit,
+	.wake = csched_wake,
+	.sleep = csched_sleep,
+	.do_schedule = csched_do_schedule,
+	.yield = csched_yield,
+	.tick = csched_tick,
+};

@@ -1,0 +1,777 @@
+/* check_credit.c - the Xen credit scheduler `credit` (models/hv/sched_credit.c). */
+#include "testutil.h"
+
+#include "engine.h"
+#include "hv/hv.h"
+#include "hv/sched.h"
+#include "hv/sched_credit.h"
+#include "hw/machine.h"
+#include "yconf.h"
+
+#define MS	1000000LL
+#define US	1000LL
+
+extern const struct sched_ops sched_credit_ops;
+
+/* ---- a host built by hand: vCPUs without guest work just run ---- */
+
+struct rig {
+	struct sim sim;
+	struct machine m;
+	struct hv hv;
+	void *cfg;
+	struct yc_doc *mdoc, *pdoc;
+};
+
+static void
+rig_init(struct rig *r, const char *machine, const char *params)
+{
+	struct vs_err err = { "" };
+
+	memset(r, 0, sizeof *r);
+	r->mdoc = yc_load_string("machine", machine, &err);
+	ck_assert_msg(r->mdoc != NULL, "%s", err.msg);
+	ck_assert_msg(machine_from_yaml(&r->m, yc_root(r->mdoc), &err) == 0, "%s", err.msg);
+	if (params != NULL) {
+		r->pdoc = yc_load_string("params", params, &err);
+		ck_assert_msg(r->pdoc != NULL, "%s", err.msg);
+	}
+	ck_assert_msg(sched_credit_ops.parse(r->pdoc ? yc_root(r->pdoc) : NULL, r->m.hz,
+	    &r->cfg, &err) == 0, "%s", err.msg);
+	sim_init(&r->sim, 1, 0);
+	hv_init(&r->hv, &r->sim, &r->m, &sched_credit_ops);
+}
+
+/* Give vCPU v the pCPUs of mask (bit i = pCPU i). */
+static void
+rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
+{
+	int i;
+
+	for (i = 0; i < r->hv.npcpus; i++)
+		v->affinity[i] = mask >> i & 1;
+}
+
+static void
+rig_start(struct rig *r)
+{
+	struct vs_err err = { "" };
+
+	ck_assert_msg(hv_start(&r->hv, r->cfg, &err) == 0, "%s", err.msg);
+}
+
+static void
+rig_until(struct rig *r, sim_time_t t)
+{
+	r->sim.end = t;
+	sim_run(&r->sim);
+}
+
+static void
+rig_free(struct rig *r)
+{
+	hv_destroy(&r->hv);
+	sim_destroy(&r->sim);
+	sched_credit_ops.free_cfg(r->cfg);
+	machine_free(&r->m);
+	yc_free(r->mdoc);
+	if (r->pdoc != NULL)
+		yc_free(r->pdoc);
+}
+
+static int
+pcpu_of(const struct vcpu *v)
+{
+	return v->pcpu != NULL ? v->pcpu->id : -1;
+}
+
+#define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
+#define M4 "{sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}"
+
+/* ---- accounting arithmetic (XEN-4.2 csched_acct, burn_credits) ---- */
+
+static struct csched_acct_ctx
+ctx(int64_t credit_total, int64_t weight_total, int64_t prev_balance)
+{
+	struct csched_acct_ctx c = { credit_total, weight_total, weight_total, prev_balance,
+		300, 0 };
+
+	return c;
+}
+
+START_TEST(acct_share_arithmetic)
+{
+	struct csched_acct_ctx c;
+	int vcap, head;
+
+	/* One pCPU, weights 256:512, one vCPU each: 100 and 200 credits. */
+	c = ctx(300, 768, 0);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 0, 1, &vcap, &head), 100);
+	ck_assert_int_eq(csched_acct_share(&c, 512, 0, 1, &vcap, &head), 200);
+	ck_assert_int_eq(c.weight_left, 0);
+
+	/* Fair share above the peak (all vCPUs running all period): the excess
+	 * goes to the domains after it. 4 pCPUs, A(256, 1 vCPU), B(256, 2). */
+	c = ctx(1200, 768, 0);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 0, 1, &vcap, &head), 300);
+	ck_assert_int_eq(head, 0);
+	ck_assert_int_eq(c.credit_total, 1200 + 150);	/* ceil(100 * 768 / 512) */
+	ck_assert_int_eq(csched_acct_share(&c, 256, 0, 2, &vcap, &head), 300);
+
+	/* A domain below its peak first, then one clamped: the clamped one is
+	 * moved to the head of the active list. 2 pCPUs, A(256, 2), B(512, 1). */
+	c = ctx(600, 1024, 0);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 0, 2, &vcap, &head), 150);
+	ck_assert_int_eq(c.xtra, 1);
+	ck_assert_int_eq(csched_acct_share(&c, 512, 0, 1, &vcap, &head), 300);
+	ck_assert_int_eq(head, 1);
+
+	/* Cap 50%: at most ceil(50 * 300 / 100) = 150 per period. */
+	c = ctx(300, 256, 0);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 50, 1, &vcap, &head), 150);
+	ck_assert_int_eq(vcap, 150);
+	c = ctx(1200, 512, 0);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 70, 2, &vcap, &head), 105);
+	ck_assert_int_eq(vcap, 105);	/* ceil(210 / 2) */
+
+	/* A negative balance of -90 raises both the total and the peak. */
+	c = ctx(300 + 90, 256, -90);
+	ck_assert_int_eq(csched_acct_share(&c, 256, 0, 1, &vcap, &head), 390);
+}
+END_TEST
+
+START_TEST(burn_rounds_and_carries_the_residue)
+{
+	struct csched_vcpu svc;
+
+	memset(&svc, 0, sizeof svc);
+	ck_assert_int_eq(csched_burn_credits(&svc, 1234567), 12);	/* 12.35 */
+	ck_assert_int_eq(svc.credit, -12);
+	ck_assert_int_eq(svc.start_time, 1200000);
+	ck_assert_int_eq(csched_burn_credits(&svc, 1260000), 1);	/* 0.6 rounds up */
+	ck_assert_int_eq(svc.start_time, 1300000);			/* ahead of now */
+	ck_assert_int_eq(csched_burn_credits(&svc, 1290000), 0);
+	ck_assert_int_eq(csched_burn_credits(&svc, 31300000), 300);
+	ck_assert_int_eq(svc.credit, -313);
+}
+END_TEST
+
+/* ---- weights over a run ---- */
+
+struct runtime_watch {
+	sim_time_t from, since[4];
+	int running[4];
+	sim_time_t ran[4];
+};
+
+static void
+runtime_fn(void *ctx, const struct probe_ev *e)
+{
+	struct runtime_watch *w = ctx;
+	sim_time_t t = e->t < w->from ? w->from : e->t;
+
+	if (e->kind != PR_RUNSTATE || e->vcpu >= 4)
+		return;
+	if (w->running[e->vcpu])
+		w->ran[e->vcpu] += t - w->since[e->vcpu];
+	w->running[e->vcpu] = e->aux == RS_RUNNING;
+	w->since[e->vcpu] = t;
+}
+
+START_TEST(weights_256_512_share_one_pcpu_1_to_2)
+{
+	static const char *text =
+	    "machine: " M1 "\n"
+	    "duration: 3s\n"
+	    "hypervisor: {kind: xen, scheduler: credit, params: {weights: {b: 512}}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w}\n"
+	    "  - {name: b, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: forever, do: [{compute: 100us}]}]}\n";
+	struct runtime_watch w;
+	struct probe p = { runtime_fn, &w };
+	struct metrics m;
+	double a, b, sum;
+	int i;
+
+	memset(&w, 0, sizeof w);
+	/* Skip the start-up transient (both boosted, nobody active yet). */
+	w.from = 300 * MS;
+	tu_run(text, 1, &p, &m);
+	for (i = 0; i < 2; i++)
+		if (w.running[i])
+			w.ran[i] += 3000 * MS - w.since[i];
+	a = (double)w.ran[0];
+	b = (double)w.ran[1];
+	ck_assert_double_eq_tol(a + b, 2700.0 * MS, 1.0 * MS);	/* the pCPU never idles */
+	ck_assert_double_eq_tol(b / a, 2.0, 0.04);		/* 1:2 within 2% */
+	/* Whole run too, including start-up: within 4%. */
+	ck_assert_double_eq_tol(tu_metric(&m, "b.running_share") /
+	    tu_metric(&m, "a.running_share"), 2.0, 0.08);
+	sum = tu_metric(&m, "a.running_share") + tu_metric(&m, "a.runnable_share") +
+	    tu_metric(&m, "a.blocked_share") + tu_metric(&m, "a.offline_share");
+	ck_assert_double_eq_tol(sum, 100, 1e-9);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(equal_weights_on_two_pcpus_with_three_vcpus)
+{
+	/* 3 always-busy vCPUs, 2 pCPUs: each should get 2/3 of a pCPU. */
+	static const char *text =
+	    "machine: {sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+	    "duration: 3s\n"
+	    "hypervisor: {kind: xen, scheduler: credit}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w}\n"
+	    "  - {name: b, vcpus: 1, workload: w}\n"
+	    "  - {name: c, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: forever, do: [{compute: 100us}]}]}\n";
+	struct metrics m;
+	const char *n[] = { "a.running_share", "b.running_share", "c.running_share" };
+	int i;
+
+	tu_run(text, 1, NULL, &m);
+	for (i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(tu_metric(&m, n[i]), 200.0 / 3, 3);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(cap_limits_a_lone_vcpu)
+{
+	static const char *text =
+	    "machine: " M1 "\n"
+	    "duration: 3s\n"
+	    "hypervisor: {kind: xen, scheduler: credit, params: {caps: {a: 40}}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: forever, do: [{compute: 100us}]}]}\n";
+	struct metrics m;
+
+	tu_run(text, 1, NULL, &m);
+	/* Parked time shows as runnable (the core has no paused state). */
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"), 40, 3);
+	metrics_free(&m);
+}
+END_TEST
+
+/* ---- boost ---- */
+
+START_TEST(woken_under_vcpu_is_boosted_until_a_tick_sees_it)
+{
+	struct rig r;
+	struct vcpu *a, *b;
+
+	rig_init(&r, M1, NULL);
+	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
+	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
+	rig_start(&r);
+	/* Both start boosted (domain unpause); a runs first and the 10 ms tick
+	 * unboosts it; b waits, still boosted, and runs from the 30 ms slice
+	 * end, where the 30 ms tick (same instant, later event) sees it. */
+	rig_until(&r, 29 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	ck_assert_int_eq(csched_vcpu(a)->pri, CSCHED_PRI_TS_UNDER);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_BOOST);
+	rig_until(&r, 45 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_UNDER);
+	hv_block(b);
+	rig_until(&r, 50 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	ck_assert_int_eq(csched_vcpu(a)->pri, CSCHED_PRI_TS_UNDER);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_UNDER);
+	hv_wake(b);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_BOOST);
+	rig_until(&r, 51 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);	/* BOOST preempts UNDER */
+	rig_until(&r, 59 * MS);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_BOOST);
+	rig_until(&r, 61 * MS);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_UNDER);	/* tick at 60 ms */
+	rig_free(&r);
+}
+END_TEST
+
+START_TEST(woken_over_vcpu_is_not_boosted_and_waits)
+{
+	struct rig r;
+	struct vcpu *a, *b;
+
+	rig_init(&r, M1, NULL);
+	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
+	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
+	rig_start(&r);
+	hv_block(b);
+	rig_until(&r, 15 * MS);
+	csched_vcpu(b)->credit = -50;
+	csched_vcpu(b)->pri = CSCHED_PRI_TS_OVER;
+	hv_wake(b);
+	ck_assert_int_eq(csched_vcpu(b)->pri, CSCHED_PRI_TS_OVER);
+	rig_until(&r, 16 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	rig_free(&r);
+}
+END_TEST
+
+START_TEST(rate_limit_keeps_current_for_1ms)
+{
+	struct rig r;
+	struct vcpu *a, *b;
+
+	rig_init(&r, M1, NULL);
+	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
+	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
+	rig_start(&r);
+	hv_block(b);
+	/* a has run since 0 (nothing else to run): the rate limit does not apply. */
+	rig_until(&r, 30 * MS + 500 * US);
+	hv_wake(b);
+	rig_until(&r, 30 * MS + 501 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);
+	hv_block(b);
+	rig_until(&r, 31 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	/* a was switched in at ~30.501 ms: a wake 0.7 ms later is held off for a
+	 * full ratelimit_us from that decision (not the 0.3 ms remainder). */
+	rig_until(&r, 31 * MS + 200 * US);
+	hv_wake(b);
+	rig_until(&r, 31 * MS + 300 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	rig_until(&r, 32 * MS + 100 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	rig_until(&r, 32 * MS + 300 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);
+	rig_free(&r);
+}
+END_TEST
+
+/* YIELD: the yielder goes behind one lower-priority vCPU, unless the rate
+ * limit holds it (a yield within 1 ms of being scheduled is ignored). */
+START_TEST(yield_goes_behind_one_lower_priority_vcpu)
+{
+	struct rig r;
+	struct vcpu *a, *b;
+
+	rig_init(&r, M1, NULL);
+	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
+	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
+	rig_start(&r);
+	rig_until(&r, 15 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, a);
+	csched_vcpu(b)->pri = CSCHED_PRI_TS_OVER;	/* queued, lower than a */
+	hv_yield(a);
+	rig_until(&r, 15 * MS + 100 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);
+	ck_assert_uint_eq(csched_vcpu(a)->flags & CSCHED_FLAG_YIELD, 0);
+	/* b yields 0.1 ms after it was scheduled: ignored, YIELD stays set. */
+	hv_yield(b);
+	rig_until(&r, 15 * MS + 200 * US);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, b);
+	ck_assert_uint_ne(csched_vcpu(b)->flags & CSCHED_FLAG_YIELD, 0);
+	rig_free(&r);
+}
+END_TEST
+
+static struct vcpu *
+runq_head(struct rig *r, int cpu)
+{
+	struct csched_link *l = csched_priv(&r->hv)->pcpus[cpu].runq.next;
+
+	return ((struct csched_vcpu *)(void *)((char *)l -
+	    offsetof(struct csched_vcpu, runq_elem)))->v;
+}
+
+/* csched_runq_sort: after accounting changed priorities, the next tick puts
+ * UNDER vCPUs back ahead of OVER ones. */
+START_TEST(tick_resorts_the_run_queue_after_accounting)
+{
+	struct rig r;
+	struct vm *vm;
+
+	rig_init(&r, M1, NULL);
+	vm = hv_add_vm(&r.hv, "g", 3, NULL, "test");
+	rig_start(&r);
+	rig_until(&r, 15 * MS);
+	ck_assert_ptr_eq(r.hv.pcpus[0].curr, vm->vcpus[0]);
+	ck_assert_ptr_eq(runq_head(&r, 0), vm->vcpus[1]);
+	csched_vcpu(vm->vcpus[1])->pri = CSCHED_PRI_TS_OVER;
+	csched_vcpu(vm->vcpus[2])->pri = CSCHED_PRI_TS_UNDER;
+	csched_priv(&r.hv)->runq_sort++;	/* as csched_acct does */
+	rig_until(&r, 21 * MS);
+	ck_assert_ptr_eq(runq_head(&r, 0), vm->vcpus[2]);
+	rig_free(&r);
+}
+END_TEST
+
+/* _csched_cpu_pick at a tick: a running vCPU whose SMT sibling is busy moves
+ * to a wholly idle core of its socket, but not for an equally idle one. */
+START_TEST(tick_moves_running_vcpu_to_an_idle_core)
+{
+	struct rig r;
+	struct vm *vm;
+	int busy2;
+
+	for (busy2 = 0; busy2 < 2; busy2++) {
+		rig_init(&r, "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}",
+		    NULL);
+		vm = hv_add_vm(&r.hv, "g", busy2 ? 3 : 2, NULL, "test");
+		rig_aff(&r, vm->vcpus[1], 0x2);
+		if (busy2)
+			rig_aff(&r, vm->vcpus[2], 0x4);
+		rig_start(&r);
+		rig_until(&r, 15 * MS);
+		ck_assert_int_eq(pcpu_of(vm->vcpus[0]), 0);
+		ck_assert_int_eq(pcpu_of(vm->vcpus[1]), 1);
+		rig_until(&r, 25 * MS);	/* active since 10 ms; the 20 ms tick picks */
+		ck_assert_int_eq(pcpu_of(vm->vcpus[0]), (busy2 ? 0 : 2));
+		ck_assert_uint_eq(csched_priv(&r.hv)->st.migrations, (busy2 ? 0 : 1));
+		rig_free(&r);
+	}
+}
+END_TEST
+
+/* ---- tickling ---- */
+
+/*
+ * 4 pCPUs: p0 runs a (UNDER), p1 runs c, p2 runs d (pinned there), p3 idle
+ * unless busy3 (then e, pinned to p3, runs there).  b is blocked; the test
+ * gives it an affinity and a processor, then wakes it.
+ */
+struct tk {
+	struct rig r;
+	struct vcpu *a, *b, *c, *d, *e;
+};
+
+static void
+tk_setup(struct tk *t, const char *tickle, int busy3)
+{
+	char params[128];
+	struct vm *vm;
+
+	snprintf(params, sizeof params, "{tickle: %s}", tickle);
+	rig_init(&t->r, M4, params);
+	vm = hv_add_vm(&t->r.hv, "g", busy3 ? 5 : 4, NULL, "test");
+	t->a = vm->vcpus[0];
+	t->b = vm->vcpus[1];
+	t->c = vm->vcpus[2];
+	t->d = vm->vcpus[3];
+	t->e = busy3 ? vm->vcpus[4] : NULL;
+	rig_aff(&t->r, t->b, 0x1);
+	rig_aff(&t->r, t->c, 0x2);
+	rig_aff(&t->r, t->d, 0x4);
+	if (busy3)
+		rig_aff(&t->r, t->e, 0x8);
+	rig_start(&t->r);
+	hv_block(t->b);
+	rig_until(&t->r, 15 * MS);
+	ck_assert_int_eq(pcpu_of(t->a), 0);
+	ck_assert_int_eq(pcpu_of(t->c), 1);
+	ck_assert_int_eq(pcpu_of(t->d), 2);
+	ck_assert_int_eq(pcpu_of(busy3 ? t->e : t->b), busy3 ? 3 : -1);
+	ck_assert_int_eq(csched_vcpu(t->a)->pri, CSCHED_PRI_TS_UNDER);
+}
+
+/* Wake b with affinity mask on processor cpu; return the tickled pCPUs as bits. */
+static unsigned
+tk_wake(struct tk *t, unsigned aff, int cpu)
+{
+	struct csched_priv *pr = csched_priv(&t->r.hv);
+	unsigned bits = 0;
+	int i;
+
+	rig_aff(&t->r, t->b, aff);
+	t->b->processor = cpu;
+	memset(pr->last_tickled, 0, (size_t)t->r.hv.npcpus);
+	hv_wake(t->b);
+	for (i = 0; i < t->r.hv.npcpus; i++)
+		if (pr->last_tickled[i])
+			bits |= 1u << i;
+	return bits;
+}
+
+static const char *variants[] = { "upstream-4.2", "patched-2012", "xen-4.3" };
+
+/* Case A: b pinned to p0 (no idler for it), BOOST > a. */
+START_TEST(tickle_new_pinned_busy_cpu)
+{
+	static const unsigned want[] = { 0x1, 0x9, 0x1 };
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 0);
+	ck_assert_uint_eq(tk_wake(&t, 0x1, 0), want[_i]);
+	/* xen-4.3 kicks a away; the others leave it to be preempted. */
+	ck_assert_int_eq(csched_vcpu(t.a)->migrating, _i == 2);
+	rig_until(&t.r, 16 * MS);
+	ck_assert_int_eq(pcpu_of(t.b), 0);
+	/* a ends on the idle p3: via the patched idler tickle, or the 4.3
+	 * migration; upstream tickles no idler, so a waits on p0's queue. */
+	ck_assert_int_eq(pcpu_of(t.a), _i == 0 ? -1 : 3);
+	rig_free(&t.r);
+}
+END_TEST
+
+/* Case B: b may run anywhere, BOOST > a. */
+START_TEST(tickle_new_free_busy_cpu)
+{
+	static const unsigned want[] = { 0x9, 0x9, 0x8 };
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 0);
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), want[_i]);
+	rig_until(&t.r, 16 * MS);
+	if (_i == 2) {
+		/* 4.3: a stays (cache-hot); the idler steals b. */
+		ck_assert_int_eq(pcpu_of(t.a), 0);
+		ck_assert_int_eq(pcpu_of(t.b), 3);
+	} else {
+		/* b preempts a locally; the tickled idler steals a. */
+		ck_assert_int_eq(pcpu_of(t.b), 0);
+		ck_assert_int_eq(pcpu_of(t.a), 3);
+	}
+	rig_free(&t.r);
+}
+END_TEST
+
+/* Case C: b is OVER (no boost, lower than a): only an idler is tickled. */
+START_TEST(tickle_lower_priority)
+{
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 0);
+	csched_vcpu(t.b)->credit = -100;
+	csched_vcpu(t.b)->pri = CSCHED_PRI_TS_OVER;
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), 0x8);
+	rig_until(&t.r, 16 * MS);
+	ck_assert_int_eq(pcpu_of(t.a), 0);
+	ck_assert_int_eq(pcpu_of(t.b), 3);
+	rig_free(&t.r);
+}
+END_TEST
+
+/* Case D: cur (a) pinned to p0, b free: patched looks for idlers in a's
+ * affinity (none), upstream and 4.3 in b's. */
+START_TEST(tickle_cur_pinned)
+{
+	static const unsigned want[] = { 0x9, 0x1, 0x8 };
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 0);
+	rig_aff(&t.r, t.a, 0x1);
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), want[_i]);
+	rig_free(&t.r);
+}
+END_TEST
+
+/* Case E: no idle pCPU: every variant preempts locally only. */
+START_TEST(tickle_no_idlers)
+{
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 1);
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), 0x1);
+	ck_assert_int_eq(csched_vcpu(t.a)->migrating, 0);
+	rig_free(&t.r);
+}
+END_TEST
+
+/* Case F: b's processor is the idle p3: only p3 is tickled. */
+START_TEST(tickle_idle_cpu)
+{
+	struct tk t;
+
+	tk_setup(&t, variants[_i], 0);
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 3), 0x8);
+	rig_until(&t.r, 16 * MS);
+	ck_assert_int_eq(pcpu_of(t.b), 3);
+	rig_free(&t.r);
+}
+END_TEST
+
+/* tickle_one_idle: false wakes every suitable idler. */
+START_TEST(tickle_all_idlers)
+{
+	struct tk t;
+	struct rig *r = &t.r;
+
+	memset(&t, 0, sizeof t);
+	rig_init(r, M4, "{tickle_one_idle: false}");
+	t.a = hv_add_vm(&r->hv, "g", 2, NULL, "test")->vcpus[0];
+	t.b = r->hv.vcpus[1];
+	rig_aff(r, t.b, 0x1);
+	rig_start(r);
+	hv_block(t.b);
+	rig_until(r, 15 * MS);
+	ck_assert_int_eq(pcpu_of(t.a), 0);
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), 0xf);	/* p0 + idlers p1, p2, p3 */
+	rig_free(r);
+}
+END_TEST
+
+/* ---- pinning ---- */
+
+#define PIN_NV 12
+struct pin_watch {
+	unsigned aff[PIN_NV];
+	unsigned seen[PIN_NV];
+	int bad, runs;
+};
+
+static void
+pin_fn(void *ctx, const struct probe_ev *e)
+{
+	struct pin_watch *w = ctx;
+
+	if (e->kind != PR_RUNSTATE || e->aux != RS_RUNNING)
+		return;
+	ck_assert_int_lt(e->vcpu, PIN_NV);
+	w->runs++;
+	w->seen[e->vcpu] |= 1u << e->pcpu;
+	if (!(w->aff[e->vcpu] >> e->pcpu & 1))
+		w->bad++;
+}
+
+START_TEST(pinning_is_never_broken)
+{
+	static const char *text =
+	    TEST_MACHINE
+	    "duration: 1s\n"
+	    "hypervisor: {kind: xen, scheduler: credit, params: {tickle: %s}}\n"
+	    "vms:\n"
+	    "  - {name: p, count: 2, vcpus: 2, affinity: \"0-1\", lock: ticket, workload: w}\n"
+	    "  - {name: q, vcpus: 2, affinity: \"2\", lock: ticket, workload: w}\n"
+	    "  - {name: r, vcpus: 2, affinity: \"1-4\", lock: ticket, workload: w}\n"
+	    "  - {name: s, count: 2, vcpus: 2, affinity: \"5,7\", lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    program:\n"
+	    "      - loop: forever\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 300us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: {dist: exponential, mean: 50us}\n"
+	    "          - release: l\n";
+	static const unsigned aff[PIN_NV] = { 0x3, 0x3, 0x3, 0x3, 0x4, 0x4, 0x1e, 0x1e,
+		0xa0, 0xa0, 0xa0, 0xa0 };
+	struct pin_watch w;
+	struct probe p = { pin_fn, &w };
+	struct metrics m;
+	char buf[2048];
+	int i;
+
+	memset(&w, 0, sizeof w);
+	memcpy(w.aff, aff, sizeof aff);
+	snprintf(buf, sizeof buf, text, variants[_i]);
+	tu_run(buf, 3, &p, &m);
+	ck_assert_int_eq(w.bad, 0);
+	ck_assert_int_gt(w.runs, 100);
+	/* The test means something: vCPUs with a choice did move. */
+	ck_assert_uint_eq(w.seen[0] | w.seen[1] | w.seen[2] | w.seen[3], 0x3);
+	ck_assert_uint_gt(__builtin_popcount(w.seen[6] | w.seen[7]), 1);
+	for (i = 0; i < PIN_NV; i++)
+		ck_assert_uint_ne(w.seen[i], 0);
+	ck_assert_double_eq_tol(tu_metric(&m, "r.running_share") +
+	    tu_metric(&m, "r.runnable_share") + tu_metric(&m, "r.blocked_share") +
+	    tu_metric(&m, "r.offline_share"), 100, 1e-9);
+	metrics_free(&m);
+}
+END_TEST
+
+/* ---- parameters ---- */
+
+static void
+load_err(const char *params, const char *want)
+{
+	char text[1024];
+	struct scenario sc;
+	struct vs_err err = { "" };
+
+	snprintf(text, sizeof text,
+	    "machine: " M1 "\n"
+	    "duration: 10ms\n"
+	    "hypervisor: {kind: xen, scheduler: credit, params: %s}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{compute: 1ms}]}\n", params);
+	ck_assert_int_ne(tu_load(&sc, text, &err), 0);
+	ck_assert_msg(strstr(err.msg, want) != NULL, "'%s' lacks '%s'", err.msg, want);
+	ck_assert_msg(strstr(err.msg, ":3:") != NULL, "no line in '%s'", err.msg);
+	scen_free(&sc);
+}
+
+START_TEST(bad_params_are_located)
+{
+	load_err("{tickel: xen-4.3}", "tickel");
+	load_err("{tickle: xen-4.4}", "xen-4.4");
+	load_err("{ratelimit: 50us}", "ratelimit");
+	load_err("{tslice: 1500us}", "tslice");
+	load_err("{weights: {a: 0}}", "");
+}
+END_TEST
+
+START_TEST(weight_for_unknown_vm_is_an_error)
+{
+	static const char *text =
+	    "machine: " M1 "\n"
+	    "duration: 10ms\n"
+	    "hypervisor: {kind: xen, scheduler: credit, params: {weights: {zz: 5}}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{compute: 1ms}]}\n";
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	struct run_opts o = { 0, 1, NULL };
+
+	ck_assert_int_eq(tu_load(&sc, text, &err), 0);
+	metrics_init(&m);
+	ck_assert_int_ne(run_once(&sc, 1, &o, &m, &err), 0);
+	ck_assert_msg(strstr(err.msg, ":3:") && strstr(err.msg, "zz"), "%s", err.msg);
+	metrics_free(&m);
+	scen_free(&sc);
+}
+END_TEST
+
+static Suite *
+credit_suite(void)
+{
+	Suite *s = suite_create("credit");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, acct_share_arithmetic);
+	tcase_add_test(tc, burn_rounds_and_carries_the_residue);
+	tcase_add_test(tc, weights_256_512_share_one_pcpu_1_to_2);
+	tcase_add_test(tc, equal_weights_on_two_pcpus_with_three_vcpus);
+	tcase_add_test(tc, cap_limits_a_lone_vcpu);
+	tcase_add_test(tc, woken_under_vcpu_is_boosted_until_a_tick_sees_it);
+	tcase_add_test(tc, woken_over_vcpu_is_not_boosted_and_waits);
+	tcase_add_test(tc, rate_limit_keeps_current_for_1ms);
+	tcase_add_test(tc, yield_goes_behind_one_lower_priority_vcpu);
+	tcase_add_test(tc, tick_moves_running_vcpu_to_an_idle_core);
+	tcase_add_test(tc, tick_resorts_the_run_queue_after_accounting);
+	tcase_add_loop_test(tc, tickle_new_pinned_busy_cpu, 0, 3);
+	tcase_add_loop_test(tc, tickle_new_free_busy_cpu, 0, 3);
+	tcase_add_loop_test(tc, tickle_lower_priority, 0, 3);
+	tcase_add_loop_test(tc, tickle_cur_pinned, 0, 3);
+	tcase_add_loop_test(tc, tickle_no_idlers, 0, 3);
+	tcase_add_loop_test(tc, tickle_idle_cpu, 0, 3);
+	tcase_add_test(tc, tickle_all_idlers);
+	tcase_add_loop_test(tc, pinning_is_never_broken, 0, 3);
+	tcase_add_test(tc, bad_params_are_located);
+	tcase_add_test(tc, weight_for_unknown_vm_is_an_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_main(credit_suite());
+}
