@@ -1,0 +1,1115 @@
+/*
+ * sweep.c - grid expansion, point execution in worker processes, resumable
+ * results.  See sweep.h for the grid order and the files in DIR.
+ *
+ * Processes: the parent only loads scenarios (and frees them) and dry-runs
+ * them at time 0 (every GSL generator and the event queue are freed before
+ * run_once returns), so it holds no engine state when it forks.  Each worker
+ * is a fresh fork that runs one point, writes DIR/points/NNNNN.csv with
+ * vs_write_file_atomic and _exits (no stdio flush of the parent's buffers, no
+ * atexit handlers).  A worker dies with the parent (PR_SET_PDEATHSIG), so a
+ * killed sweep leaves no orphan behind to race the restarted one.
+ */
+#include "sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "metrics.h"
+#include "plot.h"
+#include "report.h"
+#include "run.h"
+#include "scenario.h"
+
+/* Metrics never in results.csv: wall-clock, so not reproducible. */
+static const char *const sweep_nondet[] = { "events_per_sec", NULL };
+/* Engine bookkeeping, not model results: never the default plot. */
+static const char *const sweep_engine[] = { "sim_seconds", "completed", "events",
+	"events_per_sec", NULL };
+
+static int
+in_list(const char *const *l, const char *s)
+{
+	for (; *l != NULL; l++)
+		if (strcmp(*l, s) == 0)
+			return 1;
+	return 0;
+}
+
+void
+sweep_init(struct sweep *sw, const char *scenario)
+{
+	memset(sw, 0, sizeof *sw);
+	sw->scenario = xstrdup(scenario);
+	sw->reps = -1;
+	sw->seed = -1;
+}
+
+static void
+free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+sweep_free(struct sweep *sw)
+{
+	int i;
+
+	for (i = 0; i < sw->naxes; i++) {
+		free(sw->axes[i].path);
+		free_strv(sw->axes[i].vals, (size_t)sw->axes[i].nvals);
+		free(sw->axes[i].unit);
+		free(sw->axes[i].num);
+	}
+	free(sw->axes);
+	free_strv(sw->sets, (size_t)sw->nsets);
+	free_strv(sw->cols, sw->ncols);
+	free_strv(sw->units, sw->ncols);
+	free_strv(sw->filter, (size_t)sw->nfilter);
+	free(sw->name);
+	free(sw->scenario);
+	memset(sw, 0, sizeof *sw);
+}
+
+void
+sweep_add_set(struct sweep *sw, const char *arg)
+{
+	sw->sets = xrealloc(sw->sets, (size_t)(sw->nsets + 1) * sizeof *sw->sets);
+	sw->sets[sw->nsets++] = xstrdup(arg);
+}
+
+/* A leading finite number and the text after it (its unit). */
+static int
+num_unit(const char *s, double *v, const char **unit)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno == ERANGE || !isfinite(*v))
+		return -1;
+	*unit = end;
+	return 0;
+}
+
+static void
+axis_push(struct sweep_axis *ax, char *val)
+{
+	ax->vals = xrealloc(ax->vals, (size_t)(ax->nvals + 1) * sizeof *ax->vals);
+	ax->vals[ax->nvals++] = val;
+}
+
+/* START:STOP:STEP, inclusive of STOP within rounding, all in the same unit. */
+static int
+parse_range(struct sweep_axis *ax, const char *arg, const char *r, struct vs_err *err)
+{
+	char *part[3], *copy = xstrdup(r), *p = copy;
+	const char *u[3];
+	double v[3], span, nf;
+	long n, k;
+	int i, rc = -1;
+
+	for (i = 0; i < 3; i++) {
+		part[i] = p;
+		p = strchr(p, ':');
+		if ((p == NULL) != (i == 2))
+			goto syntax;
+		if (p != NULL)
+			*p++ = '\0';
+		if (num_unit(part[i], &v[i], &u[i]))
+			goto syntax;
+	}
+	if (strcmp(u[0], u[1]) != 0 || strcmp(u[0], u[2]) != 0) {
+		vs_errf(err, NULL, 0, 0, "--vary '%s': START, STOP and STEP must carry the "
+		    "same unit", arg);
+		goto out;
+	}
+	span = (v[1] - v[0]) / v[2];
+	if (v[2] == 0 || span < -1e-9) {
+		vs_errf(err, NULL, 0, 0, "--vary '%s': STEP must be nonzero and lead from "
+		    "START to STOP", arg);
+		goto out;
+	}
+	/* Inclusive within rounding: 0.1:0.3:0.1 has 3 values, not 2. */
+	nf = floor(span + 1e-9);
+	if (nf >= SWEEP_MAX_POINTS) {
+		vs_errf(err, NULL, 0, 0, "--vary '%s': more than %d values", arg,
+		    SWEEP_MAX_POINTS);
+		goto out;
+	}
+	n = (long)nf + 1;
+	for (k = 0; k < n; k++) {
+		double x = v[0] + (double)k * v[2];
+
+		if (fabs(x) < 1e-12 * fabs(v[2]))
+			x = 0;		/* no "-0" or 5.55e-17 for zero */
+		axis_push(ax, xasprintf("%.10g%s", x, u[0]));
+	}
+	rc = 0;
+	goto out;
+syntax:
+	vs_errf(err, NULL, 0, 0, "--vary '%s': expected PATH=START:STOP:STEP (numbers, "
+	    "optionally with one unit, e.g. 1ms:3ms:1ms)", arg);
+out:
+	free(copy);
+	return rc;
+}
+
+static int
+parse_list(struct sweep_axis *ax, const char *arg, const char *l, struct vs_err *err)
+{
+	const char *p = l, *c;
+
+	for (;;) {
+		c = strchr(p, ',');
+		if (c == NULL)
+			c = p + strlen(p);
+		if (c == p)
+			return vs_errf(err, NULL, 0, 0, "--vary '%s': empty value in the list",
+			    arg);
+		axis_push(ax, xstrndup(p, (size_t)(c - p)));
+		if (*c == '\0')
+			return 0;
+		p = c + 1;
+	}
+}
+
+/* Numeric axes (every value a number with the same unit) plot on a numeric x. */
+static void
+axis_classify(struct sweep_axis *ax)
+{
+	const char *u, *u0 = NULL;
+	int i;
+
+	ax->num = xcalloc((size_t)ax->nvals, sizeof *ax->num);
+	for (i = 0; i < ax->nvals; i++) {
+		if (num_unit(ax->vals[i], &ax->num[i], &u) || (u0 != NULL && strcmp(u, u0)))
+			return;
+		u0 = u;
+	}
+	ax->unit = xstrdup(u0);
+}
+
+int
+sweep_add_vary(struct sweep *sw, const char *arg, struct vs_err *err)
+{
+	const char *eq = strchr(arg, '=');
+	struct sweep_axis ax;
+	size_t n;
+	int i, rc;
+
+	if (eq == NULL || eq == arg || eq[1] == '\0')
+		return vs_errf(err, NULL, 0, 0, "--vary '%s': expected PATH=V1,V2,... or "
+		    "PATH=START:STOP:STEP", arg);
+	memset(&ax, 0, sizeof ax);
+	ax.path = xstrndup(arg, (size_t)(eq - arg));
+	for (i = 0; i < sw->naxes; i++)
+		if (strcmp(sw->axes[i].path, ax.path) == 0) {
+			free(ax.path);
+			return vs_errf(err, NULL, 0, 0, "--vary '%s': %s is already varied",
+			    arg, sw->axes[i].path);
+		}
+	/* A colon makes a range: list values are scalars, never YAML maps. */
+	if (strchr(eq + 1, ':') != NULL)
+		rc = parse_range(&ax, arg, eq + 1, err);
+	else
+		rc = parse_list(&ax, arg, eq + 1, err);
+	n = sweep_npoints(sw) * (size_t)ax.nvals;
+	if (rc == 0 && n > SWEEP_MAX_POINTS)
+		rc = vs_errf(err, NULL, 0, 0, "--vary '%s': the grid would have %zu points "
+		    "(at most %d)", arg, n, SWEEP_MAX_POINTS);
+	if (rc) {
+		free(ax.path);
+		free_strv(ax.vals, (size_t)ax.nvals);
+		return -1;
+	}
+	axis_classify(&ax);
+	sw->axes = xrealloc(sw->axes, (size_t)(sw->naxes + 1) * sizeof *sw->axes);
+	sw->axes[sw->naxes++] = ax;
+	return 0;
+}
+
+size_t
+sweep_npoints(const struct sweep *sw)
+{
+	size_t n = 1;
+	int i;
+
+	for (i = 0; i < sw->naxes; i++)
+		n *= (size_t)sw->axes[i].nvals;
+	return n;
+}
+
+void
+sweep_point_index(const struct sweep *sw, size_t i, int *idx)
+{
+	int a;
+
+	/* Row-major: the last axis varies fastest. */
+	for (a = sw->naxes - 1; a >= 0; a--) {
+		idx[a] = (int)(i % (size_t)sw->axes[a].nvals);
+		i /= (size_t)sw->axes[a].nvals;
+	}
+}
+
+char **
+sweep_point_sets(const struct sweep *sw, size_t i, int *nsets)
+{
+	char **s = xcalloc((size_t)(sw->nsets + sw->naxes), sizeof *s);
+	int *idx = xcalloc((size_t)sw->naxes + 1, sizeof *idx), k;
+
+	sweep_point_index(sw, i, idx);
+	for (k = 0; k < sw->nsets; k++)
+		s[k] = xstrdup(sw->sets[k]);
+	for (k = 0; k < sw->naxes; k++)
+		s[sw->nsets + k] = xasprintf("%s=%s", sw->axes[k].path,
+		    sw->axes[k].vals[idx[k]]);
+	free(idx);
+	*nsets = sw->nsets + sw->naxes;
+	return s;
+}
+
+void
+sweep_free_sets(char **sets, int nsets)
+{
+	free_strv(sets, (size_t)nsets);
+}
+
+/* "PATH=V, PATH=V" of point i, for messages. */
+static char *
+point_desc(const struct sweep *sw, size_t i)
+{
+	int *idx = xcalloc((size_t)sw->naxes + 1, sizeof *idx), k;
+	char *s = xstrdup(""), *t;
+
+	sweep_point_index(sw, i, idx);
+	for (k = 0; k < sw->naxes; k++) {
+		t = xasprintf("%s%s%s=%s", s, k ? ", " : "", sw->axes[k].path,
+		    sw->axes[k].vals[idx[k]]);
+		free(s);
+		s = t;
+	}
+	free(idx);
+	return s;
+}
+
+/* Append " [point N: PATH=V, ...]" to an error so the user knows which point. */
+static int
+point_err(const struct sweep *sw, size_t i, struct vs_err *err)
+{
+	char *d, *msg;
+
+	if (sw->naxes == 0)
+		return -1;
+	d = point_desc(sw, i);
+	msg = xasprintf("%s [sweep point %zu: %s]", err->msg, i, d);
+	vs_errf(err, NULL, 0, 0, "%s", msg);
+	free(msg);
+	free(d);
+	return -1;
+}
+
+static int
+col_wanted(const struct scenario *sc, const char *name)
+{
+	int i;
+
+	if (in_list(sweep_nondet, name))
+		return 0;
+	if (sc->nmetrics == 0 || strcmp(name, "events") == 0)
+		return 1;
+	for (i = 0; i < sc->nmetrics; i++)
+		if (strcmp(sc->metrics[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Point i's scenario with its seed and reps. */
+static int
+point_load(const struct sweep *sw, size_t i, struct scenario *sc, uint64_t *seed,
+    int *reps, struct vs_err *err)
+{
+	int nsets, rc;
+	char **sets = sweep_point_sets(sw, i, &nsets);
+
+	rc = scen_load(sc, sw->scenario, sets, nsets, err);
+	sweep_free_sets(sets, nsets);
+	if (rc)
+		return -1;
+	*seed = sw->seed >= 0 ? (uint64_t)sw->seed : sc->seed;
+	*reps = sw->reps >= 0 ? sw->reps : sc->reps;
+	return 0;
+}
+
+/* Load point i, build its model and run it for zero simulated time. */
+static int
+point_check(struct sweep *sw, size_t i, struct vs_err *err)
+{
+	struct run_opts ro = { 0, 1, NULL };
+	struct scenario sc, dry;
+	struct metrics m;
+	uint64_t seed;
+	size_t k, n = 0;
+	int reps, rc = -1, j;
+
+	metrics_init(&m);
+	if (point_load(sw, i, &sc, &seed, &reps, err))
+		goto out;
+	dry = sc;
+	dry.duration = 0;
+	if (run_once(&dry, seed, &ro, &m, err))
+		goto out;
+	for (j = 0; j < sc.nmetrics; j++)
+		if (metrics_find(&m, sc.metrics[j]) < 0) {
+			vs_errf(err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim list shows "
+			    "how metrics are named)", sc.metric_where[j], sc.metrics[j]);
+			goto out;
+		}
+	if (i == 0) {
+		sw->name = xstrdup(sc.name);
+		sw->reps0 = reps;
+		sw->seed0 = (unsigned long long)seed;
+		sw->cols = xcalloc(m.n, sizeof *sw->cols);
+		sw->units = xcalloc(m.n, sizeof *sw->units);
+		for (k = 0; k < m.n; k++)
+			if (col_wanted(&sc, m.names[k])) {
+				sw->cols[sw->ncols] = xstrdup(m.names[k]);
+				sw->units[sw->ncols++] = xstrdup(m.units[k]);
+			}
+		if (sc.nmetrics > 0) {
+			sw->filter = xcalloc((size_t)sc.nmetrics, sizeof *sw->filter);
+			for (j = 0; j < sc.nmetrics; j++)
+				sw->filter[sw->nfilter++] = xstrdup(sc.metrics[j]);
+		}
+	}
+	/* results.csv has one header: every point must yield the same columns. */
+	for (k = 0; k < m.n; k++)
+		if (col_wanted(&sc, m.names[k]) &&
+		    (n >= sw->ncols || strcmp(sw->cols[n++], m.names[k]) != 0)) {
+			vs_errf(err, NULL, 0, 0, "%s: point %zu has other metrics than point 0 "
+			    "(metric '%s'); vary values that keep the model's shape",
+			    sw->scenario, i, m.names[k]);
+			goto out;
+		}
+	if (n != sw->ncols) {
+		vs_errf(err, NULL, 0, 0, "%s: point %zu has fewer metrics than point 0",
+		    sw->scenario, i);
+		goto out;
+	}
+	rc = 0;
+out:
+	metrics_free(&m);
+	scen_free(&sc);
+	return rc;
+}
+
+int
+sweep_prepare(struct sweep *sw, struct vs_err *err)
+{
+	size_t i;
+
+	sw->npoints = sweep_npoints(sw);
+	for (i = 0; i < sw->npoints; i++)
+		if (point_check(sw, i, err))
+			return point_err(sw, i, err);
+	return 0;
+}
+
+int
+sweep_has_col(const struct sweep *sw, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sw->ncols; i++)
+		if (strcmp(sw->cols[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+char **
+sweep_default_plots(const struct sweep *sw, int *n)
+{
+	char **v = xcalloc((size_t)sw->nfilter + 1, sizeof *v);
+	size_t i;
+	int k;
+
+	*n = 0;
+	for (k = 0; k < sw->nfilter; k++)
+		v[(*n)++] = xstrdup(sw->filter[k]);
+	for (i = 0; i < sw->ncols && *n == 0; i++)
+		if (!in_list(sweep_engine, sw->cols[i]))
+			v[(*n)++] = xstrdup(sw->cols[i]);
+	return v;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* One CSV field: quoted when it holds a comma, quote or line break. */
+static void
+csv_put(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Split one CSV line into fields (quotes as csv_put writes them). */
+static int
+csv_split(const char *line, char ***out)
+{
+	char **v = NULL, *buf = xmalloc(strlen(line) + 1);
+	size_t cap = 0, n = 0, o;
+	const char *p = line;
+
+	for (;;) {
+		o = 0;
+		if (*p == '"') {
+			for (p++; *p; p++) {
+				if (*p == '"' && p[1] == '"')
+					buf[o++] = *p++;
+				else if (*p == '"')
+					break;
+				else
+					buf[o++] = *p;
+			}
+			if (*p == '"')
+				p++;
+		}
+		while (*p && *p != ',')
+			buf[o++] = *p++;
+		buf[o] = '\0';
+		VS_GROW(v, cap, n);
+		v[n++] = xstrdup(buf);
+		if (*p != ',')
+			break;
+		p++;
+	}
+	free(buf);
+	*out = v;
+	return (int)n;
+}
+
+static char *
+header_line(const struct sweep *sw)
+{
+	static const char *const sfx[] = { "_mean", "_sd", "_ci95" };
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	int a, k, first = 1;
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	for (a = 0; a < sw->naxes; a++, first = 0) {
+		if (!first)
+			fputc(',', f);
+		csv_put(f, sw->axes[a].path);
+	}
+	for (i = 0; i < sw->ncols; i++)
+		for (k = 0; k < 3; k++, first = 0)
+			fprintf(f, "%s%s%s", first ? "" : ",", sw->cols[i], sfx[k]);
+	fputc('\n', f);
+	fclose(f);
+	return buf;
+}
+
+/* Whole file, NULL (errno set) when it cannot be read. */
+static char *
+slurp(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, r;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		VS_GROW(buf, cap, len + 4096);
+		r = fread(buf + len, 1, cap - len - 1, f);
+		len += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	if (lenp != NULL)
+		*lenp = len;
+	return buf;
+}
+
+static char *
+point_path(const char *dir, size_t i)
+{
+	return xasprintf("%s/points/%05zu.csv", dir, i);
+}
+
+/* The file text of finished point i: header, then its row. */
+static char *
+point_text(const struct sweep *sw, size_t i, const struct msum *sum)
+{
+	char *buf = NULL, *h = header_line(sw);
+	size_t len = 0, c;
+	int *idx = xcalloc((size_t)sw->naxes + 1, sizeof *idx), a, k, first = 1;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	fputs(h, f);
+	sweep_point_index(sw, i, idx);
+	for (a = 0; a < sw->naxes; a++, first = 0) {
+		if (!first)
+			fputc(',', f);
+		csv_put(f, sw->axes[a].vals[idx[a]]);
+	}
+	for (c = 0; c < sw->ncols; c++) {
+		int m = msum_find(sum, sw->cols[c]);
+		double v[3];
+
+		VS_ASSERT(m >= 0);	/* sweep_prepare saw every column in every point */
+		v[0] = rep_mean(&sum->reps[m]);
+		v[1] = rep_sd(&sum->reps[m]);
+		v[2] = rep_ci95(&sum->reps[m]);
+		for (k = 0; k < 3; k++, first = 0) {
+			if (!first)
+				fputc(',', f);
+			report_num(f, v[k], 0);
+		}
+	}
+	fputc('\n', f);
+	fclose(f);
+	free(idx);
+	free(h);
+	return buf;
+}
+
+/* The row of finished point i, NULL if it is not done; *bad: exists but is not ours. */
+static char *
+point_row(const struct sweep *sw, const char *dir, size_t i, int *bad)
+{
+	char *path = point_path(dir, i), *text = slurp(path, NULL), *h, *row = NULL;
+	size_t hl;
+
+	*bad = 0;
+	free(path);
+	if (text == NULL)
+		return NULL;
+	h = header_line(sw);
+	hl = strlen(h);
+	if (strncmp(text, h, hl) == 0 && text[hl] != '\0' &&
+	    strchr(text + hl, '\n') == text + strlen(text) - 1)
+		row = xstrdup(text + hl);
+	else
+		*bad = 1;
+	free(h);
+	free(text);
+	return row;
+}
+
+/* Worker: run point i and write its file.  Never returns. */
+static void
+point_child(const struct sweep *sw, const char *dir, size_t i)
+{
+	struct run_opts ro = { 0, 1, NULL };
+	struct scenario sc;
+	struct msum sum;
+	struct vs_err err;
+	uint64_t seed;
+	char *text, *path;
+	int reps, rc = 1;
+
+#ifdef __linux__
+	/* Die with the parent: a killed sweep leaves no worker behind. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	msum_init(&sum);
+	if (point_load(sw, i, &sc, &seed, &reps, &err) == 0 &&
+	    run_reps(&sc, seed, reps, &ro, &sum, &err) == 0) {
+		text = point_text(sw, i, &sum);
+		path = point_path(dir, i);
+		if (vs_write_file_atomic(path, text, strlen(text), &err) == 0)
+			rc = 0;
+		free(path);
+		free(text);
+	}
+	if (rc) {
+		point_err(sw, i, &err);
+		fprintf(stderr, "vlocksim sweep: point %zu: %s\n", i, err.msg);
+	}
+	msum_free(&sum);
+	scen_free(&sc);
+	fflush(stderr);
+	_exit(rc);
+}
+
+static uint64_t
+fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* What makes a sweep's results: a restart must match it line for line. */
+static int
+meta_text(const struct sweep *sw, char **out, struct vs_err *err)
+{
+	char *buf = NULL, *text, abs[PATH_MAX];
+	size_t len = 0, n;
+	FILE *f;
+	int a, k;
+
+	if (realpath(sw->scenario, abs) == NULL ||
+	    (text = slurp(sw->scenario, &n)) == NULL)
+		return vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", sw->scenario,
+		    strerror(errno));
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		vs_fatal("open_memstream failed");
+	fprintf(f, "vlocksim sweep 1\nscenario %s\nscenario_fnv1a %016llx\n", abs,
+	    (unsigned long long)fnv1a(text, n));
+	free(text);
+	if (sw->seed >= 0)
+		fprintf(f, "seed %lld\n", sw->seed);
+	else
+		fputs("seed scenario\n", f);
+	if (sw->reps >= 0)
+		fprintf(f, "reps %d\n", sw->reps);
+	else
+		fputs("reps scenario\n", f);
+	for (k = 0; k < sw->nsets; k++)
+		fprintf(f, "set %s\n", sw->sets[k]);
+	for (a = 0; a < sw->naxes; a++) {
+		fprintf(f, "vary %s=", sw->axes[a].path);
+		for (k = 0; k < sw->axes[a].nvals; k++)
+			fprintf(f, "%s%s", k ? "," : "", sw->axes[a].vals[k]);
+		fputc('\n', f);
+	}
+	fclose(f);
+	*out = buf;
+	return 0;
+}
+
+/* First line where two texts differ (malloc'd copies, "(none)" past the end). */
+static void
+first_diff(const char *a, const char *b, char **la, char **lb)
+{
+	const char *ea, *eb;
+
+	for (;;) {
+		ea = strchr(a, '\n');
+		eb = strchr(b, '\n');
+		ea = ea ? ea : a + strlen(a);
+		eb = eb ? eb : b + strlen(b);
+		if (ea - a != eb - b || strncmp(a, b, (size_t)(ea - a)) != 0 || !*ea)
+			break;
+		a = ea + 1;
+		b = eb + 1;
+	}
+	*la = ea > a ? xstrndup(a, (size_t)(ea - a)) : xstrdup("(none)");
+	*lb = eb > b ? xstrndup(b, (size_t)(eb - b)) : xstrdup("(none)");
+}
+
+/* Record the sweep in DIR/sweep.meta, or check that DIR holds this very sweep. */
+static int
+meta_claim(const struct sweep *sw, const char *dir, struct vs_err *err)
+{
+	char *want, *have, *mpath = xasprintf("%s/sweep.meta", dir), *pdir, *la, *lb;
+	struct stat st;
+	int rc = 0;
+
+	if (meta_text(sw, &want, err)) {
+		free(mpath);
+		return -1;
+	}
+	pdir = xasprintf("%s/points", dir);
+	if ((have = slurp(mpath, NULL)) != NULL) {
+		if (strcmp(have, want) != 0) {
+			first_diff(have, want, &la, &lb);
+			vs_errf(err, NULL, 0, 0, "%s: %s holds a sweep with other arguments "
+			    "(recorded '%s', now '%s'); use another --out or remove it",
+			    mpath, dir, la, lb);
+			free(la);
+			free(lb);
+			rc = SWEEP_REFUSED;
+		}
+	} else if (errno != ENOENT) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", mpath, strerror(errno));
+	} else if (stat(pdir, &st) == 0) {
+		vs_errf(err, NULL, 0, 0, "%s: has points/ but no sweep.meta; not resuming "
+		    "a sweep of unknown arguments", dir);
+		rc = SWEEP_REFUSED;
+	} else if (vs_write_file_atomic(mpath, want, strlen(want), err)) {
+		rc = -1;
+	}
+	if (rc == 0 && mkdir(pdir, 0777) != 0 && errno != EEXIST)
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", pdir, strerror(errno));
+	free(have);
+	free(want);
+	free(pdir);
+	free(mpath);
+	return rc;
+}
+
+/* Temp files of writers killed before their rename: never read, just litter. */
+static void
+clean_temps(const char *dir)
+{
+	char *pdir = xasprintf("%s/points", dir), *p;
+	struct dirent *e;
+	DIR *d;
+
+	if ((d = opendir(pdir)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strstr(e->d_name, ".csv.tmp.") != NULL) {
+				p = xasprintf("%s/%s", pdir, e->d_name);
+				unlink(p);
+				free(p);
+			}
+		closedir(d);
+	}
+	free(pdir);
+}
+
+static double
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+fmt_dur(char *b, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(b, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(b, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(b, n, "%lds", t);
+}
+
+struct prog {
+	FILE *f;
+	double t0;
+	size_t total, done, ran;	/* done includes points found finished */
+	int running;
+};
+
+static void
+prog_draw(const struct prog *p, int last)
+{
+	char eta[32] = "?";
+
+	if (p->f == NULL)
+		return;
+	if (p->ran > 0)
+		fmt_dur(eta, sizeof eta, (now_mono() - p->t0) / (double)p->ran *
+		    (double)(p->total - p->done));
+	fprintf(p->f, "\rsweep: %zu/%zu points, %d running, eta %s   %s", p->done,
+	    p->total, p->running, eta, last ? "\n" : "");
+	fflush(p->f);
+}
+
+static int
+results_write(const struct sweep *sw, const char *dir, struct vs_err *err)
+{
+	char *buf = NULL, *h = header_line(sw), *row, *path;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	int bad, rc = 0;
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	fputs(h, f);
+	for (i = 0; i < sw->npoints && rc == 0; i++) {
+		if ((row = point_row(sw, dir, i, &bad)) == NULL) {
+			path = point_path(dir, i);
+			rc = vs_errf(err, NULL, 0, 0, "%s: %s", path, bad ?
+			    "not a point of this sweep (other columns)" : "missing");
+			free(path);
+		}
+		fputs(row ? row : "", f);
+		free(row);
+	}
+	fclose(f);
+	if (rc == 0) {
+		path = xasprintf("%s/results.csv", dir);
+		rc = vs_write_file_atomic(path, buf, len, err);
+		free(path);
+	}
+	free(buf);
+	free(h);
+	return rc;
+}
+
+int
+sweep_exec(const struct sweep *sw, const char *dir, int jobs, FILE *progress,
+    size_t *ran, struct vs_err *err)
+{
+	struct prog pg = { progress, now_mono(), sw->npoints, 0, 0, 0 };
+	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo = 0, next = 0, i;
+	pid_t *pid = xcalloc((size_t)jobs, sizeof *pid);
+	size_t *slot_pt = xcalloc((size_t)jobs, sizeof *slot_pt);
+	size_t failed = 0, first_failed = 0;
+	int rc, bad, s, st;
+	char *row;
+
+	VS_ASSERT(jobs >= 1 && sw->npoints == sweep_npoints(sw));
+	*ran = 0;
+	if ((rc = meta_claim(sw, dir, err)) != 0)
+		goto out;
+	clean_temps(dir);
+	for (i = 0; i < sw->npoints; i++) {
+		row = point_row(sw, dir, i, &bad);
+		if (bad) {
+			char *path = point_path(dir, i);
+
+			rc = vs_errf(err, NULL, 0, 0, "%s: not a point of this sweep (other "
+			    "columns)", path);
+			free(path);
+			goto out;
+		}
+		if (row == NULL)
+			todo[ntodo++] = i;
+		free(row);
+	}
+	pg.done = sw->npoints - ntodo;
+	while ((next < ntodo && failed == 0) || pg.running > 0) {
+		while (failed == 0 && next < ntodo && pg.running < jobs) {
+			pid_t p;
+
+			for (s = 0; pid[s] != 0; s++)
+				;
+			fflush(NULL);	/* a child must not inherit unwritten output */
+			if ((p = fork()) < 0) {
+				vs_errf(err, NULL, 0, 0, "cannot start a worker: %s",
+				    strerror(errno));
+				failed++;
+				first_failed = SIZE_MAX;
+				break;
+			}
+			if (p == 0)
+				point_child(sw, dir, todo[next]);
+			pid[s] = p;
+			slot_pt[s] = todo[next++];
+			pg.running++;
+		}
+		prog_draw(&pg, 0);
+		if (pg.running == 0)
+			break;
+		pid_t p = waitpid(-1, &st, 0);
+
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			vs_fatal("waitpid: %s", strerror(errno));
+		}
+		for (s = 0; s < jobs && pid[s] != p; s++)
+			;
+		if (s == jobs)
+			continue;	/* not a worker of ours */
+		pid[s] = 0;
+		pg.running--;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			pg.done++;
+			pg.ran++;
+		} else {
+			if (failed++ == 0)
+				first_failed = slot_pt[s];
+			if (WIFSIGNALED(st))
+				fprintf(stderr, "%svlocksim sweep: point %zu: killed by signal %d\n",
+				    progress ? "\n" : "", slot_pt[s], WTERMSIG(st));
+		}
+	}
+	prog_draw(&pg, 1);
+	*ran = pg.ran;
+	if (failed) {
+		if (first_failed != SIZE_MAX)
+			vs_errf(err, NULL, 0, 0, "%zu point(s) failed, first point %zu; the "
+			    "finished ones are kept, run again to resume", failed, first_failed);
+		rc = -1;
+		goto out;
+	}
+	rc = results_write(sw, dir, err);
+out:
+	free(todo);
+	free(pid);
+	free(slot_pt);
+	return rc;
+}
+
+/* ---- plots -------------------------------------------------------------------- */
+
+/* Data for plots/sweep.gp: one block per line (a gnuplot "index"), rows x, mean, ci95, label. */
+static int
+plot_data(const struct sweep *sw, const char *dir, size_t c, const char *path,
+    struct vs_err *err)
+{
+	const struct sweep_axis *x = &sw->axes[0];
+	size_t nlines = sw->npoints / (size_t)x->nvals, r, k;
+	char *buf = NULL, *row, **fld;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int nf, bad, rc;
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	for (r = 0; r < nlines; r++) {
+		for (k = 0; k < (size_t)x->nvals; k++) {
+			/* The first axis varies slowest: its k-th value is k * nlines away. */
+			row = point_row(sw, dir, k * nlines + r, &bad);
+			VS_ASSERT(row != NULL);	/* results.csv was just built from them */
+			nf = csv_split(row, &fld);
+			VS_ASSERT(nf == sw->naxes + 3 * (int)sw->ncols);
+			if (x->unit != NULL)
+				fprintf(f, "%.10g", x->num[k]);
+			else
+				fprintf(f, "%zu", k);
+			fprintf(f, " %s %s \"", fld[sw->naxes + 3 * (int)c],
+			    fld[sw->naxes + 3 * (int)c + 2]);
+			for (const char *p = x->vals[k]; *p; p++)
+				fputc(*p == '"' ? '\'' : *p, f);
+			fputs("\"\n", f);
+			free_strv(fld, (size_t)nf);
+			free(row);
+		}
+		fputs(r + 1 < nlines ? "\n\n" : "", f);
+	}
+	fclose(f);
+	rc = vs_write_file_atomic(path, buf, len, err);
+	free(buf);
+	return rc;
+}
+
+/* Append "name = 'value'; " to the gnuplot variables. */
+static void
+gp_var(FILE *f, const char *name, const char *val)
+{
+	char *q = plot_quote(val);
+
+	fprintf(f, "%s = %s; ", name, q);
+	free(q);
+}
+
+static char *
+plot_vars(const struct sweep *sw, size_t c, const char *data, const char *out)
+{
+	const struct sweep_axis *x = &sw->axes[0];
+	size_t nlines = sw->npoints / (size_t)x->nvals, r;
+	int *idx = xcalloc((size_t)sw->naxes + 1, sizeof *idx), a;
+	char *buf = NULL, *t, *key, *name;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		vs_fatal("open_memstream failed");
+	gp_var(f, "datafile", data);
+	gp_var(f, "out", out);
+	t = xasprintf("%s: %s against %s", sw->name, sw->cols[c], x->path);
+	gp_var(f, "ttl", t);
+	free(t);
+	t = xasprintf("mean and 95%% CI over %d reps; seed %llu at every point",
+	    sw->reps0, sw->seed0);
+	gp_var(f, "sub", t);
+	free(t);
+	t = x->unit != NULL && x->unit[0] ? xasprintf("%s (%s)", x->path, x->unit) :
+	    xstrdup(x->path);
+	gp_var(f, "xlab", t);
+	free(t);
+	t = xasprintf("%s (%s)", sw->cols[c], sw->units[c]);
+	gp_var(f, "ylab", t);
+	free(t);
+	fprintf(f, "xcat = %d; nlines = %zu; array keys[%zu]; ", x->unit == NULL, nlines,
+	    nlines);
+	for (r = 0; r < nlines; r++) {
+		/* Line r holds the other axes' values of point r. */
+		key = xstrdup("");
+		sweep_point_index(sw, r, idx);
+		for (a = 1; a < sw->naxes; a++) {
+			t = xasprintf("%s%s%s=%s", key, a > 1 ? ", " : "", sw->axes[a].path,
+			    sw->axes[a].vals[idx[a]]);
+			free(key);
+			key = t;
+		}
+		name = xasprintf("keys[%zu]", r + 1);
+		gp_var(f, name, sw->naxes > 1 ? key : sw->cols[c]);
+		free(name);
+		free(key);
+	}
+	fclose(f);
+	free(idx);
+	return buf;
+}
+
+int
+sweep_plot(const struct sweep *sw, const char *dir, const char *metric,
+    struct vs_err *err)
+{
+	static const char *const fmts[] = { "png", "svg" };
+	char *base, *data, *vars, *tmpf, *fin;
+	size_t c;
+	int rc, k;
+
+	VS_ASSERT(sw->naxes > 0);
+	for (c = 0; c < sw->ncols && strcmp(sw->cols[c], metric) != 0; c++)
+		;
+	VS_ASSERT(c < sw->ncols);
+	/* gnuplot writes beside the final names, then a rename puts each in place. */
+	base = xasprintf("%s/.sweep-%s.tmp%ld", dir, metric, (long)getpid());
+	data = xasprintf("%s.dat", base);
+	if ((rc = plot_data(sw, dir, c, data, err)) == 0) {
+		vars = plot_vars(sw, c, data, base);
+		rc = plot_run("sweep.gp", vars, err);
+		free(vars);
+	}
+	for (k = 0; k < 2; k++) {
+		tmpf = xasprintf("%s.%s", base, fmts[k]);
+		fin = xasprintf("%s/sweep-%s.%s", dir, metric, fmts[k]);
+		if (rc == 0 && rename(tmpf, fin) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", fin,
+			    strerror(errno));
+		unlink(tmpf);
+		free(tmpf);
+		free(fin);
+	}
+	unlink(data);
+	free(data);
+	free(base);
+	return rc;
+}
