@@ -1,0 +1,1131 @@
+/*
+ * trace_in.c - what every trace format shares: per-vCPU accumulation
+ * (exits, runstates, halts, wakeups), format detection, the summary and the
+ * YAML of fitted distributions.  The parsers are trace_ftrace.c and
+ * trace_xen.c; they only call the ti_* helpers below.
+ */
+#include "trace_in.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit.h"
+#include "rng.h"
+#include "stats.h"
+
+#define TI_RNG_SEED 0x7472616365ULL	/* "trace": reservoirs are reproducible */
+
+static const char *const ti_state_names[TI_NSTATES] = {
+	"running", "runnable", "blocked", "offline"
+};
+
+struct ti_trace *
+ti_new(double cpu_hz)
+{
+	struct ti_trace *t = xcalloc(1, sizeof *t);
+
+	t->cpu_hz_given = cpu_hz > 0;
+	t->cpu_hz = cpu_hz > 0 ? cpu_hz : 2.4e9;	/* xenalyze's default */
+	t->rng = rng_new(TI_RNG_SEED, 0);
+	t->t_first = INT64_MAX;
+	t->t_last = INT64_MIN;
+	t->all.tid = t->all.dom = t->all.vcpu = -1;
+	t->all.state = TI_UNKNOWN;
+	t->all.ple_window = -1;
+	return t;
+}
+
+static void
+q_free(struct ti_q *q)
+{
+	hist_free(q->h);
+	free(q->res);
+}
+
+static void
+vcpu_free(struct ti_vcpu *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nex; i++)
+		q_free(&v->ex[i].lat);
+	free(v->ex);
+	q_free(&v->halt);
+	q_free(&v->blocked);
+	q_free(&v->wake_to_run);
+	q_free(&v->preempt_wait);
+}
+
+void
+ti_free(struct ti_trace *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nv; i++) {
+		vcpu_free(t->v[i]);
+		free(t->v[i]);
+	}
+	free(t->v);
+	free(t->hash);
+	vcpu_free(&t->all);
+	for (i = 0; i < t->nreasons; i++)
+		free(t->reasons[i].name);
+	free(t->reasons);
+	for (i = 0; i < t->nevents; i++)
+		free(t->events[i].name);
+	free(t->events);
+	rng_free(t->rng);
+	free(t);
+}
+
+/* ---- per-vCPU table ---------------------------------------------------- */
+
+static size_t
+hash_slot(uint64_t key, size_t nhash)
+{
+	return (size_t)(vs_mix64(key) & (nhash - 1));
+}
+
+static void
+rehash(struct ti_trace *t)
+{
+	size_t i, j, n = t->nhash ? t->nhash * 2 : 64;
+
+	free(t->hash);
+	t->hash = xcalloc(n, sizeof *t->hash);
+	t->nhash = n;
+	for (i = 0; i < t->nv; i++) {
+		for (j = hash_slot(t->v[i]->key, n); t->hash[j] != 0; j = (j + 1) & (n - 1))
+			;
+		t->hash[j] = i + 1;
+	}
+}
+
+struct ti_vcpu *
+ti_vcpu_lookup(struct ti_trace *t, uint64_t key)
+{
+	size_t j;
+
+	if (t->nhash == 0)
+		return NULL;
+	for (j = hash_slot(key, t->nhash); t->hash[j] != 0; j = (j + 1) & (t->nhash - 1))
+		if (t->v[t->hash[j] - 1]->key == key)
+			return t->v[t->hash[j] - 1];
+	return NULL;
+}
+
+struct ti_vcpu *
+ti_vcpu_get(struct ti_trace *t, uint64_t key)
+{
+	struct ti_vcpu *v;
+	size_t j;
+
+	if (t->nhash == 0 || 2 * (t->nv + 1) > t->nhash)
+		rehash(t);
+	for (j = hash_slot(key, t->nhash); t->hash[j] != 0; j = (j + 1) & (t->nhash - 1))
+		if (t->v[t->hash[j] - 1]->key == key)
+			return t->v[t->hash[j] - 1];
+	v = xcalloc(1, sizeof *v);
+	v->key = key;
+	v->tid = v->dom = v->vcpu = -1;
+	v->state = TI_UNKNOWN;
+	v->from = TI_UNKNOWN;
+	v->wake_at = v->exit_at = -1;
+	v->last_pcpu = -1;
+	v->ple_window = -1;
+	VS_GROW(t->v, t->capv, t->nv);
+	t->v[t->nv++] = v;
+	t->hash[j] = t->nv;
+	return v;
+}
+
+void
+ti_mark_vcpu(struct ti_vcpu *v)
+{
+	v->is_vcpu = 1;
+}
+
+void
+ti_time(struct ti_trace *t, int64_t ns)
+{
+	if (ns < t->t_first)
+		t->t_first = ns;
+	if (ns > t->t_last)
+		t->t_last = ns;
+}
+
+static size_t
+named_find(struct ti_named **arr, size_t *n, size_t *cap, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*arr)[i].name, name) == 0)
+			return i;
+	VS_GROW(*arr, *cap, *n);
+	(*arr)[*n].name = xstrdup(name);
+	(*arr)[*n].count = 0;
+	(*arr)[*n].kind = TI_RK_OTHER;
+	return (*n)++;
+}
+
+void
+ti_count_events(struct ti_trace *t, const char *name, uint64_t n)
+{
+	size_t i = named_find(&t->events, &t->nevents, &t->capevents, name);
+
+	t->events[i].count += n;
+}
+
+void
+ti_count_event(struct ti_trace *t, const char *name)
+{
+	ti_count_events(t, name, 1);
+}
+
+int
+ti_reason_id(struct ti_trace *t, const char *name)
+{
+	size_t i = named_find(&t->reasons, &t->nreasons, &t->capreasons, name);
+
+	/* PLE: VMX exit 40 PAUSE_INSTRUCTION, SVM 0x77 PAUSE (FORMATS.md §1.3). */
+	if (strcmp(name, "PAUSE_INSTRUCTION") == 0 || strcmp(name, "PAUSE") == 0)
+		t->reasons[i].kind = TI_RK_PLE;
+	else if (strcmp(name, "HLT") == 0)
+		t->reasons[i].kind = TI_RK_HLT;
+	return (int)i;
+}
+
+/* ---- quantities: histogram + reservoir ---------------------------------- */
+
+void
+ti_q_add(struct ti_trace *t, struct ti_q *q, double ns)
+{
+	uint64_t j;
+
+	if (!(ns > 0)) {
+		/* Equal timestamps (µs resolution) or cross-pCPU TSC skew. */
+		ns = 0;
+		q->zeros++;
+	}
+	q->n++;
+	q->sum += ns;
+	if (q->h == NULL)
+		q->h = hist_new();
+	hist_add(q->h, ns);
+	if (ns == 0)
+		return;
+	/* Algorithm R over the positive samples (Vitter 1985). */
+	if (q->nres < TI_RESERVOIR) {
+		VS_GROW(q->res, q->cap, q->nres);
+		q->res[q->nres++] = ns;
+		return;
+	}
+	j = rng_below(t->rng, q->n - q->zeros);
+	if (j < TI_RESERVOIR)
+		q->res[j] = ns;
+}
+
+double
+ti_q_quantile(const struct ti_q *q, double p)
+{
+	if (q->given) {
+		if (p == 0.05)
+			return q->g_p5;
+		if (p == 0.5)
+			return q->g_p50;
+		if (p == 0.95)
+			return q->g_p95;
+		return NAN;
+	}
+	if (q->h == NULL || q->n == 0)
+		return NAN;
+	return hist_quantile(q->h, p);
+}
+
+static struct ti_exitq *
+exq(struct ti_vcpu *v, int reason)
+{
+	if ((size_t)reason >= v->nex) {
+		size_t cap = v->nex;
+
+		VS_GROW(v->ex, cap, (size_t)reason);
+		memset(v->ex + v->nex, 0, (cap - v->nex) * sizeof *v->ex);
+		v->nex = cap;
+	}
+	return &v->ex[reason];
+}
+
+static void
+note_pcpu(struct ti_vcpu *v, int pcpu)
+{
+	if (pcpu < 0)
+		return;
+	if (v->last_pcpu >= 0 && v->last_pcpu != pcpu)
+		v->migrations++;
+	v->last_pcpu = pcpu;
+	if (pcpu < 1024)
+		v->pcpus[pcpu / 8] |= (unsigned char)(1u << (pcpu % 8));
+}
+
+void
+ti_exit(struct ti_trace *t, struct ti_vcpu *v, int reason, int64_t ns, int pcpu)
+{
+	int kind = t->reasons[reason].kind;
+
+	t->reasons[reason].count++;
+	t->all.exits++;
+	exq(&t->all, reason)->count++;
+	if (kind == TI_RK_PLE)
+		t->all.ple_exits++;
+	if (kind == TI_RK_HLT)
+		t->all.hlt_exits++;
+	if (v == NULL) {
+		t->unattributed_exits++;
+		return;
+	}
+	ti_mark_vcpu(v);
+	v->exits++;
+	exq(v, reason)->count++;
+	if (kind == TI_RK_PLE)
+		v->ple_exits++;
+	if (kind == TI_RK_HLT)
+		v->hlt_exits++;
+	note_pcpu(v, pcpu);
+	/* An exit with no entry since the last one (an exit-only trace) is dropped. */
+	v->exit_at = ns;
+	v->exit_reason = reason;
+}
+
+void
+ti_entry(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+{
+	ti_mark_vcpu(v);
+	if (v->exit_at < 0)
+		return;
+	ti_q_add(t, &exq(v, v->exit_reason)->lat, (double)(ns - v->exit_at));
+	ti_q_add(t, &exq(&t->all, v->exit_reason)->lat, (double)(ns - v->exit_at));
+	v->exit_at = -1;
+}
+
+/* ---- runstates ----------------------------------------------------------- */
+
+static void
+state_one(struct ti_trace *t, struct ti_vcpu *v, struct ti_vcpu *all, enum ti_state to,
+    int64_t ns)
+{
+	int64_t d = ns - v->since;
+
+	if (v->state != TI_UNKNOWN) {
+		if (d > 0) {
+			v->st_ns[v->state] += (double)d;
+			all->st_ns[v->state] += (double)d;
+		}
+		v->trans[v->state][to]++;
+		all->trans[v->state][to]++;
+		if (v->state == TI_BLOCKED && to == TI_RUNNABLE) {
+			ti_q_add(t, &v->blocked, (double)d);
+			ti_q_add(t, &all->blocked, (double)d);
+			if (t->halt_is_blocked) {
+				ti_q_add(t, &v->halt, (double)d);
+				ti_q_add(t, &all->halt, (double)d);
+			}
+		}
+		/* xenalyze splits runnable time into "wake" and "preempt" the same way. */
+		if (v->state == TI_RUNNABLE && to == TI_RUNNING) {
+			if (v->from == TI_BLOCKED && v->wake_at >= 0) {
+				ti_q_add(t, &v->wake_to_run, (double)(ns - v->wake_at));
+				ti_q_add(t, &all->wake_to_run, (double)(ns - v->wake_at));
+			} else if (v->from == TI_RUNNING) {
+				ti_q_add(t, &v->preempt_wait, (double)d);
+				ti_q_add(t, &all->preempt_wait, (double)d);
+			}
+		}
+	}
+	if (to == TI_RUNNABLE) {
+		v->from = v->state == TI_UNKNOWN ? TI_UNKNOWN : v->state;
+		v->wake_at = ns;
+	} else {
+		v->wake_at = -1;
+	}
+	v->state = to;
+	v->since = ns;
+}
+
+void
+ti_state(struct ti_trace *t, struct ti_vcpu *v, enum ti_state to, int64_t ns)
+{
+	if (v->state == (int)to)
+		return;
+	state_one(t, v, &t->all, to, ns);
+}
+
+void
+ti_on_cpu(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+{
+	if (v->state == TI_UNKNOWN) {
+		v->state = TI_RUNNING;	/* first sighting: it runs from here on */
+		v->since = ns;
+		return;
+	}
+	if (v->state != TI_RUNNABLE && v->state != TI_BLOCKED)
+		return;
+	/* Its switch-in was not recorded: restart the bookkeeping here rather
+	 * than count the gap as runnable (or blocked) time. */
+	v->state = TI_RUNNING;
+	v->since = ns;
+	v->wake_at = -1;
+	t->resyncs++;
+}
+
+void
+ti_state_first(struct ti_trace *t, struct ti_vcpu *v, enum ti_state from, enum ti_state to,
+    int64_t ns)
+{
+	v->trans[from][to]++;
+	t->all.trans[from][to]++;
+	v->state = to;
+	v->since = ns;
+	v->from = from;
+	v->wake_at = to == TI_RUNNABLE ? ns : -1;
+}
+
+void
+ti_wake(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+{
+	if (v->state == TI_RUNNABLE || v->state == TI_RUNNING)
+		return;		/* sched_wakeup after sched_waking, or a spurious wake */
+	if (v->state == TI_UNKNOWN) {
+		/* A wakeup implies it slept, since before the trace began. */
+		v->state = TI_RUNNABLE;
+		v->from = TI_BLOCKED;
+		v->since = v->wake_at = ns;
+		return;
+	}
+	state_one(t, v, &t->all, TI_RUNNABLE, ns);
+}
+
+static void
+finish(struct ti_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nv; i++) {
+		struct ti_vcpu *v = t->v[i];
+
+		if (v->state != TI_UNKNOWN && t->t_last > v->since) {
+			v->st_ns[v->state] += (double)(t->t_last - v->since);
+			t->all.st_ns[v->state] += (double)(t->t_last - v->since);
+			v->since = t->t_last;
+		}
+	}
+}
+
+void
+ti_skip(struct ti_trace *t, long line, int col, const char *why)
+{
+	if (t->nskipped++ == 0)
+		snprintf(t->first_bad, sizeof t->first_bad, "%s:%ld:%d: %s", t->path, line,
+		    col, why);
+}
+
+/* ---- formats --------------------------------------------------------------- */
+
+static const char *const ti_fmt_names[] = { "auto", "trace-cmd", "ftrace", "xentrace",
+	"xenalyze", NULL };
+
+const char *
+ti_format_name(enum ti_format f)
+{
+	return ti_fmt_names[f];
+}
+
+int
+ti_format_parse(const char *s, enum ti_format *out)
+{
+	int i;
+
+	for (i = 0; ti_fmt_names[i] != NULL; i++)
+		if (strcmp(s, ti_fmt_names[i]) == 0) {
+			*out = (enum ti_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Detect from the first bytes: xentrace starts with a TRC_TRACE_CPU_CHANGE
+ * record (xentrace.c write_buffer()); xenalyze prints "Total time:" or its
+ * pcpu activation lines first; raw tracefs starts with "# tracer:";
+ * anything else that is text is taken as trace-cmd report.
+ */
+static int
+has_str(const unsigned char *h, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(h + i, needle, k) == 0)
+			return 1;
+	return 0;
+}
+
+enum ti_format
+ti_detect(const unsigned char *h, size_t n)
+{
+	size_t i;
+
+	if (n >= 4 && ((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+	    (uint32_t)h[3] << 24) % (1u << 28) == 0x0001f003u)
+		return TI_FMT_XENTRACE;
+	for (i = 0; i < n; i++)
+		if (h[i] == 0)
+			return TI_FMT_AUTO;	/* some other binary */
+	if (has_str(h, n, "Total time:") || has_str(h, n, "|-- Domain") ||
+	    has_str(h, n, " runstate_change ") || has_str(h, n, "scan_for_new_pcpu"))
+		return TI_FMT_XENALYZE;
+	if (n >= 9 && memcmp(h, "# tracer:", 9) == 0)
+		return TI_FMT_FTRACE;
+	return TI_FMT_TRACECMD;
+}
+
+int
+ti_import(struct ti_trace *t, const char *path, enum ti_format fmt, struct vs_err *err)
+{
+	unsigned char head[4096];
+	size_t n;
+	FILE *f;
+	int rc;
+
+	t->path = path;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", path, strerror(errno));
+	n = fread(head, 1, sizeof head, f);
+	if (ferror(f)) {
+		fclose(f);
+		return vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", path, strerror(errno));
+	}
+	if (fmt == TI_FMT_AUTO) {
+		fmt = ti_detect(head, n);
+		if (fmt == TI_FMT_AUTO) {
+			fclose(f);
+			if (n >= 10 && memcmp(head, "\x17\x08\x44tracing", 10) == 0)
+				return vs_errf(err, path, 1, 1, "a trace-cmd trace.dat; convert it "
+				    "first: trace-cmd report -t > trace.txt");
+			return vs_errf(err, path, 1, 1, "unknown binary format (give --format)");
+		}
+	}
+	t->fmt = fmt;
+	rewind(f);
+	switch (fmt) {
+	case TI_FMT_TRACECMD:
+	case TI_FMT_FTRACE:
+		rc = ti_read_ftrace(t, f, err);
+		break;
+	case TI_FMT_XENALYZE:
+		rc = ti_read_xenalyze(t, f, err);
+		break;
+	case TI_FMT_XENTRACE:
+		rc = ti_read_xentrace(t, path, err);
+		break;
+	default:
+		vs_fatal("ti_import: bad format %d", (int)fmt);
+	}
+	fclose(f);
+	if (rc == 0)
+		finish(t);
+	return rc;
+}
+
+/* ---- look-ups ------------------------------------------------------------ */
+
+static int
+vcpu_id_unique(const struct ti_trace *t, const struct ti_vcpu *v)
+{
+	size_t i;
+
+	for (i = 0; i < t->nv; i++)
+		if (t->v[i] != v && t->v[i]->is_vcpu && t->v[i]->tid >= 0 &&
+		    t->v[i]->vcpu == v->vcpu)
+			return 0;
+	return 1;
+}
+
+const char *
+ti_vcpu_name(const struct ti_trace *t, const struct ti_vcpu *v, char *buf, size_t n)
+{
+	if (v == &t->all)
+		snprintf(buf, n, "overall");
+	else if (v->dom >= 0)
+		snprintf(buf, n, "d%dv%d", v->dom, v->vcpu);
+	else if (v->vcpu >= 0 && vcpu_id_unique(t, v))
+		snprintf(buf, n, "vcpu%d", v->vcpu);
+	else if (v->vcpu >= 0)
+		snprintf(buf, n, "vcpu%d.tid%d", v->vcpu, v->tid);
+	else
+		snprintf(buf, n, "tid%d", v->tid);
+	return buf;
+}
+
+const struct ti_vcpu *
+ti_find_vcpu(const struct ti_trace *t, const char *name)
+{
+	char buf[64];
+	size_t i;
+
+	if (name == NULL || strcmp(name, "overall") == 0)
+		return &t->all;
+	for (i = 0; i < t->nv; i++)
+		if (t->v[i]->is_vcpu &&
+		    strcmp(ti_vcpu_name(t, t->v[i], buf, sizeof buf), name) == 0)
+			return t->v[i];
+	return NULL;
+}
+
+uint64_t
+ti_exit_count(const struct ti_vcpu *v, const struct ti_trace *t, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < t->nreasons && i < v->nex; i++)
+		if (strcmp(t->reasons[i].name, reason) == 0)
+			return v->ex[i].count;
+	return 0;
+}
+
+uint64_t
+ti_event_count(const struct ti_trace *t, const char *event)
+{
+	size_t i;
+
+	for (i = 0; i < t->nevents; i++)
+		if (strcmp(t->events[i].name, event) == 0)
+			return t->events[i].count;
+	return 0;
+}
+
+/* ---- reports --------------------------------------------------------------- */
+
+static int
+cmp_vcpu(const void *a, const void *b)
+{
+	const struct ti_vcpu *x = *(const struct ti_vcpu *const *)a;
+	const struct ti_vcpu *y = *(const struct ti_vcpu *const *)b;
+
+	if (x->dom != y->dom)
+		return x->dom < y->dom ? -1 : 1;
+	if ((x->vcpu < 0) != (y->vcpu < 0))
+		return x->vcpu < 0 ? 1 : -1;
+	if (x->vcpu != y->vcpu)
+		return x->vcpu < y->vcpu ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The vCPUs in report order (a NULL-terminated array the caller frees). */
+static struct ti_vcpu **
+sorted_vcpus(const struct ti_trace *t, size_t *n)
+{
+	struct ti_vcpu **a = xcalloc(t->nv + 1, sizeof *a);
+	size_t i, k = 0;
+
+	for (i = 0; i < t->nv; i++)
+		if (t->v[i]->is_vcpu)
+			a[k++] = t->v[i];
+	qsort(a, k, sizeof *a, cmp_vcpu);
+	*n = k;
+	return a;
+}
+
+struct rsort {
+	const struct ti_trace *t;
+	const struct ti_vcpu *v;
+};
+
+/* Reason ids of v sorted by count (desc), then name; returns how many. */
+static size_t
+sorted_reasons(const struct ti_trace *t, const struct ti_vcpu *v, int *ids)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < v->nex; i++)
+		if (v->ex[i].count > 0)
+			ids[k++] = (int)i;
+	for (i = 1; i < k; i++)		/* insertion sort: a few dozen reasons */
+		for (j = i; j > 0; j--) {
+			const struct ti_exitq *a = &v->ex[ids[j - 1]], *b = &v->ex[ids[j]];
+			int swap = a->count < b->count || (a->count == b->count &&
+			    strcmp(t->reasons[ids[j - 1]].name, t->reasons[ids[j]].name) > 0);
+
+			if (!swap)
+				break;
+			int tmp = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = tmp;
+		}
+	return k;
+}
+
+/* A time with a unit picked so the number stays in [1, 1000): 93.1us. */
+static const char *
+fmt_ns(double ns, char *buf, size_t n)
+{
+	static const char *const u[] = { "ns", "us", "ms", "s" };
+	int i = 0;
+
+	if (!isfinite(ns)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	while (i < 3 && fabs(ns) >= 1000) {
+		ns /= 1000;
+		i++;
+	}
+	snprintf(buf, n, "%.5g%s", ns, u[i]);
+	return buf;
+}
+
+static double
+span_s(const struct ti_trace *t)
+{
+	if (t->summary_seconds > 0)
+		return t->summary_seconds;
+	if (t->t_last <= t->t_first)
+		return 0;
+	return (double)(t->t_last - t->t_first) / 1e9;
+}
+
+static double
+rate(const struct ti_trace *t, uint64_t count)
+{
+	double s = span_s(t);
+
+	return s > 0 ? (double)count / s : 0;
+}
+
+struct qfit {
+	int kind;		/* -1: const; FIT_* otherwise; 100: mean+median */
+	double mean, sd, shape;
+	struct fit_all fa;
+};
+
+/* Fit a quantity; 0 when it has no samples at all. */
+static int
+q_fit(const struct ti_q *q, struct qfit *f)
+{
+	memset(f, 0, sizeof *f);
+	f->kind = -1;
+	if (q->n == 0)
+		return 0;
+	f->mean = q->sum / (double)q->n;
+	if (q->given) {
+		/* Lognormal through the median and the 95th percentile:
+		 * mu = ln p50, sigma = ln(p95 / p50) / z(0.95). */
+		if (q->g_p50 > 0 && q->g_p95 > q->g_p50) {
+			double sg = log(q->g_p95 / q->g_p50) / 1.6448536269514722;
+
+			f->kind = 100;
+			f->mean = q->g_p50 * exp(sg * sg / 2);
+			f->sd = f->mean * sqrt(expm1(sg * sg));
+		}
+		return 1;
+	}
+	if (q->nres >= 3 && fit_all(q->res, q->nres, &f->fa) >= 0) {
+		const struct fit_result *r = &f->fa.r[f->fa.best];
+
+		f->kind = f->fa.best;
+		f->mean = r->mean;
+		f->sd = r->sd;
+		f->shape = r->p1;
+		if (f->kind == FIT_LOGNORMAL && !(r->p2 > 1e-9))
+			f->kind = -1;
+	}
+	return 1;
+}
+
+static void
+put_dist(FILE *o, const struct qfit *f)
+{
+	char a[32], b[32];
+
+	switch (f->kind) {
+	case FIT_EXPONENTIAL:
+		fprintf(o, "{dist: exponential, mean: %s}", fmt_ns(f->mean, a, sizeof a));
+		break;
+	case FIT_LOGNORMAL:
+	case 100:
+		fprintf(o, "{dist: lognormal, mean: %s, sd: %s}", fmt_ns(f->mean, a, sizeof a),
+		    fmt_ns(f->sd, b, sizeof b));
+		break;
+	case FIT_GAMMA:
+		fprintf(o, "{dist: gamma, shape: %.5g, mean: %s}", f->shape,
+		    fmt_ns(f->mean, a, sizeof a));
+		break;
+	default:
+		fprintf(o, "{dist: const, value: %s}", fmt_ns(f->mean, a, sizeof a));
+	}
+}
+
+static void
+put_fit(FILE *o, const struct ti_q *q, const struct qfit *f)
+{
+	char a[32], b[32], c[32];
+	int k;
+
+	fprintf(o, "{n: %llu", (unsigned long long)q->n);
+	if (q->given) {
+		fprintf(o, ", fit: %s, p5: %s, p50: %s, p95: %s}",
+		    f->kind == 100 ? "p50+p95" : "none",
+		    fmt_ns(q->g_p5, a, sizeof a), fmt_ns(q->g_p50, b, sizeof b),
+		    fmt_ns(q->g_p95, c, sizeof c));
+		return;
+	}
+	fprintf(o, ", zeros: %llu, fitted: %zu", (unsigned long long)q->zeros, q->nres);
+	if (f->kind >= 0) {
+		const struct fit_result *r = &f->fa.r[f->kind];
+
+		fprintf(o, ", ks_d: %.4g, loglik: %.6g, aic: %.6g", r->ks_d, r->loglik, r->aic);
+		for (k = 0; k < FIT_NKINDS; k++)
+			if (f->fa.r[k].ok)
+				fprintf(o, ", %s_aic: %.6g, %s_ks_d: %.4g", fit_name((enum fit_kind)k),
+				    f->fa.r[k].aic, fit_name((enum fit_kind)k), f->fa.r[k].ks_d);
+	}
+	fprintf(o, ", p50: %s, p90: %s, p99: %s}", fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+	    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b), fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+}
+
+static void
+put_qdist(FILE *o, const char *ind, const char *key, const struct ti_q *q)
+{
+	struct qfit f;
+
+	if (!q_fit(q, &f))
+		return;
+	fprintf(o, "%s%s: ", ind, key);
+	put_dist(o, &f);
+	fprintf(o, "\n%s%s_fit: ", ind, key);
+	put_fit(o, q, &f);
+	fputc('\n', o);
+}
+
+static void
+put_pcts(FILE *o, const char *ind, const char *key, const struct ti_q *q)
+{
+	char a[32], b[32], c[32];
+
+	if (q->n == 0)
+		return;
+	if (q->given)
+		fprintf(o, "%s%s: {n: %llu, p5: %s, p50: %s, p95: %s}\n", ind, key,
+		    (unsigned long long)q->n, fmt_ns(q->g_p5, a, sizeof a),
+		    fmt_ns(q->g_p50, b, sizeof b), fmt_ns(q->g_p95, c, sizeof c));
+	else
+		fprintf(o, "%s%s: {n: %llu, p50: %s, p90: %s, p99: %s}\n", ind, key,
+		    (unsigned long long)q->n, fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+		    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
+		    fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+}
+
+static double
+st_total(const struct ti_vcpu *v)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < TI_NSTATES; i++)
+		s += v->st_ns[i];
+	return s;
+}
+
+static void
+yaml_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v, const char *ind)
+{
+	int *ids = xcalloc(v->nex + 1, sizeof *ids);
+	size_t n = sorted_reasons(t, v, ids), i;
+	char ind2[32], key[160];
+	double tot = st_total(v);
+
+	snprintf(ind2, sizeof ind2, "%s  ", ind);
+	if (t->fmt != TI_FMT_XENALYZE) {
+		fprintf(o, "%sexits: %llu\n", ind, (unsigned long long)v->exits);
+		fprintf(o, "%sexit_rate:%s\n", ind, n ? "" : " {}");
+		for (i = 0; i < n; i++)
+			fprintf(o, "%s%s: %.6g\n", ind2, t->reasons[ids[i]].name,
+			    rate(t, v->ex[ids[i]].count));
+		fprintf(o, "%sexit_latency:%s\n", ind, n ? "" : " {}");
+		for (i = 0; i < n; i++) {
+			struct qfit f;
+
+			if (!q_fit(&v->ex[ids[i]].lat, &f))
+				continue;
+			fprintf(o, "%s%s: ", ind2, t->reasons[ids[i]].name);
+			put_dist(o, &f);
+			fputc('\n', o);
+		}
+		fprintf(o, "%sexit_latency_fit:%s\n", ind, n ? "" : " {}");
+		for (i = 0; i < n; i++) {
+			struct qfit f;
+
+			if (!q_fit(&v->ex[ids[i]].lat, &f))
+				continue;
+			fprintf(o, "%s%s: ", ind2, t->reasons[ids[i]].name);
+			put_fit(o, &v->ex[ids[i]].lat, &f);
+			fputc('\n', o);
+		}
+		fprintf(o, "%sple_exits: %llu\n%sple_rate: %.6g\n", ind,
+		    (unsigned long long)v->ple_exits, ind, rate(t, v->ple_exits));
+		fprintf(o, "%shlt_exits: %llu\n", ind, (unsigned long long)v->hlt_exits);
+	}
+	if (tot > 0) {
+		fprintf(o, "%srunstate_share: {", ind);
+		for (i = 0; i < TI_NSTATES; i++)
+			fprintf(o, "%s%s: %.4f", i ? ", " : "", ti_state_names[i],
+			    100 * v->st_ns[i] / tot);
+		fprintf(o, "}\n%sobserved: %s\n", ind, fmt_ns(tot, key, sizeof key));
+	}
+	put_pcts(o, ind, "wake_to_run", &v->wake_to_run);
+	put_qdist(o, ind, "wake_to_run_dist", &v->wake_to_run);
+	put_pcts(o, ind, "preempt_wait", &v->preempt_wait);
+	put_qdist(o, ind, "preempt_wait_dist", &v->preempt_wait);
+	put_qdist(o, ind, "halt", &v->halt);
+	if (v->blocked.n > 0 && !t->halt_is_blocked)
+		put_qdist(o, ind, "blocked", &v->blocked);
+	if (v->ple_grow + v->ple_shrink > 0)
+		fprintf(o, "%sple_window: {grow: %llu, shrink: %llu, last: %lld}\n", ind,
+		    (unsigned long long)v->ple_grow, (unsigned long long)v->ple_shrink,
+		    (long long)v->ple_window);
+	if (v->hc_kick + v->hc_yield + v->hc_ipi + v->hc_other > 0)
+		fprintf(o, "%shypercalls: {kick: %llu, sched_yield: %llu, send_ipi: %llu, "
+		    "other: %llu}\n", ind, (unsigned long long)v->hc_kick,
+		    (unsigned long long)v->hc_yield, (unsigned long long)v->hc_ipi,
+		    (unsigned long long)v->hc_other);
+	free(ids);
+}
+
+static void
+yaml_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', o);
+		if ((unsigned char)*s < 0x20)
+			fprintf(o, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, o);
+	}
+	fputc('"', o);
+}
+
+char *
+ti_yaml(const struct ti_trace *t)
+{
+	struct ti_vcpu **vs;
+	char *buf = NULL, name[64], a[32];
+	const char *base = strrchr(t->path, '/');
+	size_t len = 0, n, i;
+	FILE *o = open_memstream(&buf, &len);
+
+	if (o == NULL)
+		vs_fatal("open_memstream: out of memory");
+	fputs("# vlocksim trace import: per-vCPU measurements and fitted distributions.\n"
+	    "# Format: sim/trace_in.h.  Times carry units; rates are per second.\n", o);
+	fputs("source: {file: ", o);
+	yaml_str(o, base ? base + 1 : t->path);
+	fprintf(o, ", format: %s", ti_format_name(t->fmt));
+	if (t->fmt == TI_FMT_XENTRACE || t->fmt == TI_FMT_XENALYZE)
+		fprintf(o, ", cpu_hz: %.6gGHz", t->cpu_hz / 1e9);
+	fprintf(o, ", span: %s, events: %llu, skipped: %llu}\n",
+	    fmt_ns(span_s(t) * 1e9, a, sizeof a), (unsigned long long)t->nevent_lines,
+	    (unsigned long long)t->nskipped);
+	fputs("overall:\n", o);
+	yaml_block(o, t, &t->all, "  ");
+	vs = sorted_vcpus(t, &n);
+	fprintf(o, "vcpus:%s\n", n ? "" : " {}");
+	for (i = 0; i < n; i++) {
+		fprintf(o, "  %s:\n", ti_vcpu_name(t, vs[i], name, sizeof name));
+		if (vs[i]->dom >= 0)
+			fprintf(o, "    domain: %d\n", vs[i]->dom);
+		if (vs[i]->tid >= 0)
+			fprintf(o, "    tid: %d\n", vs[i]->tid);
+		if (vs[i]->vcpu >= 0)
+			fprintf(o, "    vcpu: %d\n", vs[i]->vcpu);
+		yaml_block(o, t, vs[i], "    ");
+	}
+	free(vs);
+	fclose(o);
+	return buf;
+}
+
+static int
+popcount_pcpus(const struct ti_vcpu *v)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 128; i++)
+		n += __builtin_popcount(v->pcpus[i]);
+	return n;
+}
+
+static void
+sum_q(FILE *o, const char *label, const struct ti_q *q)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	struct qfit f;
+
+	if (q->n == 0)
+		return;
+	q_fit(q, &f);
+	if (q->given)
+		fprintf(o, "  %-13s n %-7llu p5 %-9s p50 %-9s p95 %-9s", label,
+		    (unsigned long long)q->n, fmt_ns(q->g_p5, a, sizeof a),
+		    fmt_ns(q->g_p50, b, sizeof b), fmt_ns(q->g_p95, c, sizeof c));
+	else
+		fprintf(o, "  %-13s n %-7llu p50 %-9s p90 %-9s p99 %-9s", label,
+		    (unsigned long long)q->n, fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+		    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
+		    fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+	if (f.kind == -1)
+		fprintf(o, " const %s\n", fmt_ns(f.mean, d, sizeof d));
+	else if (f.kind == FIT_GAMMA)
+		fprintf(o, " gamma(shape %.4g, mean %s) KS D %.3f\n", f.shape,
+		    fmt_ns(f.mean, d, sizeof d), f.fa.r[f.kind].ks_d);
+	else if (f.kind == FIT_EXPONENTIAL)
+		fprintf(o, " exponential(mean %s) KS D %.3f\n", fmt_ns(f.mean, d, sizeof d),
+		    f.fa.r[f.kind].ks_d);
+	else
+		fprintf(o, " lognormal(mean %s, sd %s)%s\n", fmt_ns(f.mean, d, sizeof d),
+		    fmt_ns(f.sd, e, sizeof e), f.kind == 100 ? " from p50+p95" : "");
+}
+
+static void
+sum_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v)
+{
+	int *ids = xcalloc(v->nex + 1, sizeof *ids);
+	size_t n = sorted_reasons(t, v, ids), i;
+	char a[32], b[32], c[32];
+	double tot = st_total(v);
+
+	if (t->fmt != TI_FMT_XENALYZE) {
+		fprintf(o, "  %llu exits (%.1f/s)", (unsigned long long)v->exits, rate(t, v->exits));
+		if (v != &t->all && popcount_pcpus(v) > 0)
+			fprintf(o, ", on %d pCPUs, %llu migrations", popcount_pcpus(v),
+			    (unsigned long long)v->migrations);
+		fputc('\n', o);
+		if (n > 0)
+			fprintf(o, "  %-22s %8s %10s %10s %10s %10s\n", "exit reason", "count",
+			    "rate/s", "lat p50", "p90", "p99");
+		for (i = 0; i < n; i++) {
+			const struct ti_exitq *e = &v->ex[ids[i]];
+
+			fprintf(o, "  %-22s %8llu %10.2f %10s %10s %10s\n", t->reasons[ids[i]].name,
+			    (unsigned long long)e->count, rate(t, e->count),
+			    fmt_ns(ti_q_quantile(&e->lat, 0.5), a, sizeof a),
+			    fmt_ns(ti_q_quantile(&e->lat, 0.9), b, sizeof b),
+			    fmt_ns(ti_q_quantile(&e->lat, 0.99), c, sizeof c));
+		}
+		fprintf(o, "  PLE exits %llu (%.2f/s)", (unsigned long long)v->ple_exits,
+		    rate(t, v->ple_exits));
+		if (v->ple_grow + v->ple_shrink > 0)
+			fprintf(o, "; PLE window: %llu grow, %llu shrink, last %lld",
+			    (unsigned long long)v->ple_grow, (unsigned long long)v->ple_shrink,
+			    (long long)v->ple_window);
+		fputc('\n', o);
+	}
+	if (tot > 0) {
+		fputs("  runstates:", o);
+		for (i = 0; i < TI_NSTATES; i++)
+			fprintf(o, " %s %.2f%%", ti_state_names[i], 100 * v->st_ns[i] / tot);
+		fprintf(o, " (of %.3f s observed)\n", tot / 1e9);
+	}
+	sum_q(o, "halts", &v->halt);
+	if (v->halt_polled + v->halt_waited > 0)
+		fprintf(o, "  %-13s polled %llu, waited %llu\n", "", (unsigned long long)v->halt_polled,
+		    (unsigned long long)v->halt_waited);
+	if (!t->halt_is_blocked)
+		sum_q(o, "blocked", &v->blocked);
+	sum_q(o, "wake-to-run", &v->wake_to_run);
+	sum_q(o, "preempt-wait", &v->preempt_wait);
+	if (v->hc_kick + v->hc_yield + v->hc_ipi + v->hc_other > 0)
+		fprintf(o, "  hypercalls: kick %llu, sched_yield %llu, send_ipi %llu, other %llu\n",
+		    (unsigned long long)v->hc_kick, (unsigned long long)v->hc_yield,
+		    (unsigned long long)v->hc_ipi, (unsigned long long)v->hc_other);
+	if (v->pio_read + v->pio_write > 0)
+		fprintf(o, "  pio: %llu reads, %llu writes\n", (unsigned long long)v->pio_read,
+		    (unsigned long long)v->pio_write);
+	free(ids);
+}
+
+char *
+ti_summary(const struct ti_trace *t)
+{
+	struct ti_vcpu **vs;
+	char *buf = NULL, name[64];
+	size_t len = 0, n, i, j;
+	FILE *o = open_memstream(&buf, &len);
+	size_t *ord;
+
+	if (o == NULL)
+		vs_fatal("open_memstream: out of memory");
+	fprintf(o, "%s: %s, span %.6f s, %llu events", t->path, ti_format_name(t->fmt),
+	    span_s(t), (unsigned long long)t->nevent_lines);
+	if (t->fmt == TI_FMT_XENTRACE || t->fmt == TI_FMT_XENALYZE)
+		fprintf(o, ", TSC %.4g GHz%s", t->cpu_hz / 1e9, t->cpu_hz_given ? "" :
+		    t->fmt == TI_FMT_XENALYZE ? " (as the summary says)" :
+		    " (assumed; give --cpu-hz)");
+	fprintf(o, "\n%llu malformed %s skipped", (unsigned long long)t->nskipped,
+	    t->fmt == TI_FMT_XENTRACE ? "records" : "lines");
+	if (t->nskipped > 0)
+		fprintf(o, " (first: %s)", t->first_bad);
+	fputc('\n', o);
+	if (t->unattributed_exits > 0)
+		fprintf(o, "%llu exits before their pCPU's vCPU was known (overall only)\n",
+		    (unsigned long long)t->unattributed_exits);
+	if (t->resyncs > 0)
+		fprintf(o, "%llu times a vCPU thread ran with no switch-in recorded (lost events; "
+		    "that spell is left out of the runstate shares)\n", (unsigned long long)t->resyncs);
+	if (t->lost_records > 0)
+		fprintf(o, "%llu TRC_LOST_RECORDS markers\n", (unsigned long long)t->lost_records);
+	vs = sorted_vcpus(t, &n);
+	for (i = 0; i < n; i++) {
+		const struct ti_vcpu *v = vs[i];
+
+		fprintf(o, "\n%s", ti_vcpu_name(t, v, name, sizeof name));
+		if (v->tid >= 0)
+			fprintf(o, " (tid %d)", v->tid);
+		fputs(":\n", o);
+		sum_block(o, t, v);
+	}
+	fprintf(o, "\noverall (%zu vCPUs):\n", n);
+	sum_block(o, t, &t->all);
+	/* Event kinds, most frequent first (ties by name). */
+	ord = xcalloc(t->nevents + 1, sizeof *ord);
+	for (i = 0; i < t->nevents; i++) {
+		for (j = i; j > 0; j--) {
+			const struct ti_named *a = &t->events[ord[j - 1]], *b = &t->events[i];
+
+			if (a->count > b->count || (a->count == b->count &&
+			    strcmp(a->name, b->name) < 0))
+				break;
+			ord[j] = ord[j - 1];
+		}
+		ord[j] = i;
+	}
+	if (t->nevents > 0) {
+		fputs("\nevents:", o);
+		for (i = 0; i < t->nevents; i++)
+			fprintf(o, "%s %s %llu", i % 4 ? "," : "\n ", t->events[ord[i]].name,
+			    (unsigned long long)t->events[ord[i]].count);
+		fputc('\n', o);
+	}
+	free(ord);
+	free(vs);
+	fclose(o);
+	return buf;
+}
