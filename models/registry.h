@@ -9,12 +9,16 @@
 
 struct sched_ops;
 struct lock_ops;
+struct hv_kind_ops;
 
 extern const struct sched_ops *const registry_scheds[];
 extern const struct lock_ops *const registry_locks[];
+extern const struct hv_kind_ops *const registry_kinds[];
 
 const struct sched_ops *registry_sched(const char *name);
 const struct lock_ops *registry_lock(const char *name);
+const struct hv_kind_ops *registry_kind(const char *name);
+char *registry_kind_names(void);
 /* "a, b, c" for error messages; static buffer per call site is not used: caller frees. */
 char *registry_sched_names(void);
 char *registry_lock_names(void);

@@ -23,5 +23,10 @@ int cmd_write_out(const char *dir, const char *file, const char *text, struct vs
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
 
 #endif

@@ -15,6 +15,10 @@
 static const struct cmd_entry cmds[] = {
 	{ "run", cmd_run },
 	{ "list", cmd_list },
+	{ "sweep", cmd_sweep },
+	{ "validate", cmd_validate },
+	{ "calibrate", cmd_calibrate },
+	{ "trace", cmd_trace },
 	{ NULL, NULL }
 };
 
@@ -28,6 +32,18 @@ cmd_usage(FILE *f)
 	    "                    [--format table|csv|json] [--out DIR] [--no-wall-clock]\n"
 	    "      run a scenario and print its metrics (mean, sd, 95% CI over reps)\n"
 	    "  list              schedulers, locks, workload primitives and metrics\n"
+	    "  sweep SCENARIO.yaml --vary PATH=V1,V2,...|START:STOP:STEP [--vary ...]\n"
+	    "                    [--set PATH=VALUE]... [--reps N] [--seed N] [-j N]\n"
+	    "                    [--out DIR] [--plot METRIC]...\n"
+	    "      run the grid of overrides (first --vary slowest) x reps, same seed\n"
+	    "      at every point, in N processes; DIR/results.csv and plots; resumable\n"
+	    "  validate [CASE...] [--reps N] [--format F] [--out DIR] [--strict]\n"
+	    "      predicted against measured for validation cases, with plots\n"
+	    "  calibrate CALIB.yaml [--out FILE]\n"
+	    "      fit parameters to a case's calibration rows (GSL nmsimplex2)\n"
+	    "  trace import FILE [--format trace-cmd|ftrace|xentrace|xenalyze]\n"
+	    "                    [--cpu-hz HZ] [--out FILE.yaml]\n"
+	    "      per-vCPU summary of a real KVM/Xen trace; fitted distributions as YAML\n"
 	    "  --help            this text\n"
 	    "  --version         the version\n"
 	    "\n"

@@ -150,6 +150,9 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 			free(nm);
 		}
 	}
+	hv.kind = sc->kind;
+	if (hv.kind->init != NULL)
+		hv.kind->init(&hv, sc->kind_cfg);
 	if (hv_start(&hv, sc->sched_cfg, err))
 		goto out;
 	for (i = 0; i < hv.nvms; i++)
@@ -174,6 +177,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	    o->wall_clock && wall > 0 ? (double)sim.events / wall : 0);
 	metrics_add(out, "ctx_switches", "count", (double)hv.st.ctx_switches);
 	metrics_add(out, "hlt_exits", "count", (double)hv.st.exits_hlt);
+	metrics_add(out, "ple_exits", "count", (double)hv.st.exits_ple);
+	metrics_add(out, "yield_to_ok", "count", (double)hv.st.yield_to_ok);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	for (i = 0; i < sc->nvms; i++)
 		collect_def(&sc->vms[i], &b[i], &hv, out);

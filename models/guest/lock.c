@@ -74,6 +74,33 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	l->ops->acquire(l, v);
 }
 
+double
+lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+{
+	sim_time_t now = l->hv->sim->now;
+	double wait, lines;
+
+	/* Self-check: mutual exclusion is an invariant, never an input error. */
+	if (l->holder != NULL)
+		vs_fatal("lock %s: vCPU %d took it while vCPU %d holds it", l->name, v->id,
+		    l->holder->id);
+	VS_ASSERT(runner->pcpu != NULL);
+	wait = (double)(now - l->wait_since[v->idx]);
+	l->wait_since[v->idx] = -1;
+	l->waiting--;
+	l->holder = v;
+	l->hold_since = now;
+	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
+	l->st.acquisitions++;
+	if (wait > 0)
+		l->st.contended++;
+	l->st.wait_ns += wait;
+	hist_add(l->st.wait, wait);
+	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner);
+	l->data_pcpu = runner->pcpu->id;
+	return lines;
+}
+
 /*
  * v owns the lock.  extra_ns is what the algorithm charges for getting it
  * (an atomic, the lock word's line); the protected data's lines follow from
@@ -82,29 +109,19 @@ lock_acquire(struct glock *l, struct vcpu *v)
 void
 lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
-	sim_time_t now = l->hv->sim->now;
-	double wait;
-
-	/* Self-check: mutual exclusion is an invariant, never an input error. */
-	if (l->holder != NULL)
-		vs_fatal("lock %s: vCPU %d took it while vCPU %d holds it", l->name, v->id,
-		    l->holder->id);
-	VS_ASSERT(v->pcpu != NULL);
-	wait = (double)(now - l->wait_since[v->idx]);
-	l->wait_since[v->idx] = -1;
-	l->waiting--;
-	l->holder = v;
-	l->hold_since = now;
-	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, v->pcpu->id, l, 0);
+	extra_ns += lock_enter(l, v, v);
 	l->last_pcpu = v->pcpu->id;
-	l->st.acquisitions++;
-	if (wait > 0)
-		l->st.contended++;
-	l->st.wait_ns += wait;
-	hist_add(l->st.wait, wait);
-	extra_ns += l->cs_lines * lock_line_ns(l, l->data_pcpu, v);
-	l->data_pcpu = v->pcpu->id;
 	guest_work(v, extra_ns, wl_continue);
+}
+
+void
+lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+{
+	if (l->holder != v)
+		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
+	l->st.hold_ns += (double)(l->hv->sim->now - l->hold_since);
+	l->holder = NULL;
+	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
 }
 
 void
@@ -112,11 +129,7 @@ lock_release(struct glock *l, struct vcpu *v)
 {
 	double cost;
 
-	if (l->holder != v)
-		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
-	l->st.hold_ns += (double)(l->hv->sim->now - l->hold_since);
-	l->holder = NULL;
-	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, v->pcpu->id, l, 0);
+	lock_leave(l, v, v);
 	/* The store to the lock word needs the line here first. */
 	cost = lock_seen_ns(l, v);
 	l->last_pcpu = v->pcpu->id;

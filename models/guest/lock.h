@@ -45,6 +45,10 @@ struct lock_ops {
 	int (*observe)(struct glock *, struct vcpu *);
 	/* A spinner got its pCPU back: would it see a change worth acting on? */
 	int (*ready)(struct glock *, struct vcpu *);
+	/* 1: the algorithm runs critical sections itself (combining), so every
+	 * section of a workload using it must be compute only (see
+	 * wl_check_sections / wl_take_section). */
+	int takes_sections;
 };
 
 struct glock_stats {
@@ -79,6 +83,15 @@ void lock_release(struct glock *, struct vcpu *);
 
 /* Glue for algorithms. */
 void lock_taken(struct glock *, struct vcpu *, double extra_ns);
+/*
+ * Bookkeeping halves of lock_taken/lock_release for algorithms where the
+ * section runs on another vCPU than its owner (combining): owner's section
+ * starts/ends on runner's pCPU.  They keep holder, statistics and probes
+ * (PR_LOCK_TAKEN/RELEASE name the owner, pcpu the runner) and continue no
+ * workload.  lock_enter returns the ns to bring the cs_lines data to runner.
+ */
+double lock_enter(struct glock *, struct vcpu *owner, const struct vcpu *runner);
+void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);

@@ -1,5 +1,6 @@
 #include "guest/workload.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ struct workload {
 	size_t ncounters, capcounters;
 	int threads;
 	int depth;		/* deepest loop nesting */
+	char *sect_err;		/* first section that is not compute only */
 };
 
 struct gvm {
@@ -48,6 +50,7 @@ struct gvm {
 
 struct wl_thread {
 	struct gvm *gvm;
+	struct glock *acq;	/* lock of the last acquire entered */
 	int pc;
 	int64_t *left;		/* per loop depth */
 };
@@ -173,18 +176,52 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 	return yc_check_unused(n, op_keys, err);
 }
 
+/* Ops from `at` (after an acquire of lock) up to its release: compute only? */
+static int
+section_ok(const struct workload *w, size_t at, int lock)
+{
+	for (; at < w->nops && w->ops[at].op == OP_COMPUTE; at++)
+		;
+	return at < w->nops && w->ops[at].op == OP_RELEASE && w->ops[at].arg == lock;
+}
+
 static int
 compile_seq(struct workload *w, const struct yc_node *n, double hz, int depth,
     struct vs_err *err)
 {
-	size_t i;
+	size_t i, *start;
+	int rc = 0;
 
 	if (yc_expect(n, YC_SEQ, "a list of primitives", err))
 		return -1;
-	for (i = 0; i < n->n; i++)
-		if (compile_op(w, n->vals[i], hz, depth, err))
-			return -1;
-	return 0;
+	start = xcalloc(n->n + 1, sizeof *start);
+	for (i = 0; i < n->n && rc == 0; i++) {
+		start[i] = w->nops;
+		rc = compile_op(w, n->vals[i], hz, depth, err);
+	}
+	/* Remember the first section that a combining lock could not run. */
+	for (i = 0; i < n->n && rc == 0 && w->sect_err == NULL; i++) {
+		const struct wl_op *o = &w->ops[start[i]];
+		struct vs_err e;
+
+		if (o->op != OP_ACQUIRE || section_ok(w, start[i] + 1, o->arg))
+			continue;
+		yc_err(n->vals[i], &e, "the section of lock '%s' must be compute "
+		    "primitives up to its release (its lock runs sections itself)",
+		    w->locks[o->arg].name);
+		w->sect_err = xstrdup(e.msg);
+	}
+	free(start);
+	return rc;
+}
+
+int
+wl_check_sections(const struct workload *w, struct vs_err *err)
+{
+	if (w->sect_err == NULL)
+		return 0;
+	snprintf(err->msg, sizeof err->msg, "%s", w->sect_err);
+	return -1;
 }
 
 struct workload *
@@ -247,6 +284,7 @@ wl_free(struct workload *w)
 		free(w->locks[i].name);
 	for (i = 0; i < w->ncounters; i++)
 		free(w->counters[i]);
+	free(w->sect_err);
 	free(w->ops);
 	free(w->locks);
 	free(w->counters);
@@ -358,6 +396,7 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_ACQUIRE:
 			th->pc++;
+			th->acq = g->locks[o->arg];
 			lock_acquire(g->locks[o->arg], v);
 			return;
 		case OP_RELEASE:
@@ -387,4 +426,29 @@ wl_continue(struct vcpu *v)
 			return;
 		}
 	}
+}
+
+double
+wl_take_section(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	const struct workload *w = th->gvm->wl;
+	const struct wl_op *acq = &w->ops[th->pc - 1];
+	double ns = 0;
+
+	VS_ASSERT(th->pc > 0 && acq->op == OP_ACQUIRE);
+	if (!section_ok(w, (size_t)th->pc, acq->arg))
+		vs_fatal("%s", w->sect_err ? w->sect_err : "section is not compute only");
+	for (; w->ops[th->pc].op == OP_COMPUTE; th->pc++)
+		ns += dist_sample(w->ops[th->pc].d, v->rng);
+	th->pc++;		/* past the release */
+	return ns;
+}
+
+struct glock *
+wl_acquiring(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+
+	return th != NULL ? th->acq : NULL;
 }

@@ -27,6 +27,7 @@ struct vcpu;
 struct vm;
 struct hv;
 struct lock_ops;
+struct glock;
 
 struct workload;
 
@@ -59,5 +60,19 @@ int wl_vm_threads(const struct vm *);
 
 /* The guest_fn that runs the next primitives of v's thread. */
 void wl_continue(struct vcpu *);
+
+/*
+ * For locks that run critical sections themselves (combining; lock_ops
+ * takes_sections): a section is the primitives between an acquire and the
+ * matching release.  wl_check_sections fails (FILE:LINE:COL of the acquire)
+ * unless every section of w is compute only.  wl_take_section, called from
+ * the lock's acquire, samples the durations of v's current section (nominal
+ * ns), and moves v's thread past the release: the next wl_continue(v) runs
+ * what follows it.
+ */
+int wl_check_sections(const struct workload *, struct vs_err *);
+double wl_take_section(struct vcpu *);
+/* The lock v's thread last entered acquire() of (NULL before any). */
+struct glock *wl_acquiring(struct vcpu *);
 
 #endif

@@ -1,0 +1,483 @@
+/*
+ * lock_pvqspinlock.c - paravirtual queued spinlock as in Linux 4.5 (KVM).
+ *
+ * LNX-4.5 kernel/locking/qspinlock.c + qspinlock_paravirt.h
+ * (model-reference §4.4-4.5), pv_wait = kvm_wait (HLT), pv_kick =
+ * kvm_kick_cpu (KVM_HC_KICK_CPU):
+ *  - fast path cmpxchg 0 -> locked; else straight to the queue path, whose
+ *    first step is one steal attempt (pv_queued_spin_steal_lock: succeeds
+ *    when neither locked nor pending is set, tail ignored);
+ *  - a queued node (pv_wait_node) spins SPIN_THRESHOLD iterations on its
+ *    node->locked, then sets state halted, re-checks, and halts; it halts
+ *    early when its predecessor is not running (pv_wait_early);
+ *  - the queue head (pv_wait_head_or_lock) sets pending (no stealing),
+ *    spins SPIN_THRESHOLD iterations trying to take the lock, clears
+ *    pending, hashes (lock -> node) once and sets the locked byte to
+ *    _Q_SLOW_VAL (if the lock was free it owns it), then halts;
+ *  - the new owner hands MCS headship on (next->locked = 1) and, if the
+ *    successor is halted, marks it hashed and sets _Q_SLOW_VAL on its
+ *    behalf (pv_kick_node: no kick until unlock);
+ *  - unlock cmpxchg's locked -> 0; on _Q_SLOW_VAL it unhashes, stores 0 and
+ *    kicks the hashed node's vCPU (the releaser pays a hypercall exit).
+ * Invariant (self-checked after every release): the queue head is never
+ * left halted and unkicked while the lock is free.
+ *
+ * Assumes: an iteration is one PAUSE (machine pause_ns, param `iteration`);
+ * the wait-early check (every 256 iterations) sees the predecessor's state
+ * change one line transfer plus 256 iterations after it happens; with
+ * `wait_early_preempted: true` (default) a node also halts early when its
+ * predecessor's vCPU is preempted (what vcpu_is_preempted later added), but
+ * only when it looks: at spin start, on switch-in and when poked.
+ * Leaves out: the hash table's probing cost (one entry per lock here), NMI
+ * and nesting contexts, halt polling in the host.
+ */
+#include <stdlib.h>
+
+#include "guest/lock.h"
+#include "guest/workload.h"
+#include "hv/hv.h"
+#include "yconf.h"
+
+/* qspinlock_paravirt.h: enum vcpu_state */
+enum pvq_state { PVQ_RUNNING, PVQ_HALTED, PVQ_HASHED };
+enum pvq_role { PVQ_NONE, PVQ_NODE, PVQ_HEAD };
+
+/* qspinlock_paravirt.h: _Q_SLOW_VAL; qspinlock_types.h: _Q_LOCKED_VAL */
+#define PVQ_LOCKED 1
+#define PVQ_SLOW 3
+/* qspinlock_paravirt.h: PV_PREV_CHECK_MASK 0xff */
+#define PVQ_PREV_CHECK 256
+
+struct pvq_cfg {
+	double threshold, iter_ns, exit_hlt_ns, hypercall_ns;
+	int wait_early_preempted;
+};
+
+struct pvq {
+	const struct pvq_cfg *cfg;
+	int byte;		/* locked byte: 0, PVQ_LOCKED, PVQ_SLOW */
+	int pending;		/* set by the spinning queue head */
+	struct vcpu **q;	/* MCS queue, ring of n; q[qh] is the head */
+	int qh, qn, n;
+	struct vcpu *hashed;	/* the pv hash entry for this lock */
+	/* per vCPU of the VM */
+	unsigned char *role, *state, *granted, *lp, *kicked;
+	sim_time_t *seen_at;	/* when node->locked = 1 reaches it */
+};
+
+static int
+pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	struct pvq_cfg *c = xcalloc(1, sizeof *c);
+
+	*out = c;
+	c->exit_hlt_ns = m->exit_hlt_ns;
+	c->hypercall_ns = m->exit_hypercall_ns;
+	/* LNX-4.5 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
+	if (yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
+	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
+	    &c->iter_ns, err) ||
+	    yc_get_bool(n, "wait_early_preempted", 1, &c->wait_early_preempted, err))
+		return -1;
+	return n == NULL ? 0 :
+	    yc_check_unused(n, "kind, spin_threshold, iteration, wait_early_preempted", err);
+}
+
+static void
+pvq_free_cfg(void *c)
+{
+	free(c);
+}
+
+static void *
+pvq_create(struct glock *l, const void *cfg)
+{
+	struct pvq *p = xcalloc(1, sizeof *p);
+	size_t n = (size_t)l->vm->nvcpus;
+
+	p->cfg = cfg;
+	p->n = (int)n;
+	p->q = xcalloc(n, sizeof *p->q);
+	p->role = xcalloc(n, 1);
+	p->state = xcalloc(n, 1);
+	p->granted = xcalloc(n, 1);
+	p->lp = xcalloc(n, 1);
+	p->kicked = xcalloc(n, 1);
+	p->seen_at = xcalloc(n, sizeof *p->seen_at);
+	return p;
+}
+
+static void
+pvq_destroy(void *priv)
+{
+	struct pvq *p = priv;
+
+	free(p->q);
+	free(p->role);
+	free(p->state);
+	free(p->granted);
+	free(p->lp);
+	free(p->kicked);
+	free(p->seen_at);
+	free(p);
+}
+
+static double
+budget(const struct pvq *p)
+{
+	return p->cfg->threshold * p->cfg->iter_ns;
+}
+
+static struct vcpu *
+qhead(const struct pvq *p)
+{
+	return p->qn > 0 ? p->q[p->qh] : NULL;
+}
+
+/* Queue position of v (0 = head), -1 if not queued. */
+static int
+qpos(const struct pvq *p, const struct vcpu *v)
+{
+	int i;
+
+	for (i = 0; i < p->qn; i++)
+		if (p->q[(p->qh + i) % p->n] == v)
+			return i;
+	return -1;
+}
+
+static struct vcpu *
+qat(const struct pvq *p, int i)
+{
+	return i >= 0 && i < p->qn ? p->q[(p->qh + i) % p->n] : NULL;
+}
+
+/* pv_wait_early: is the predecessor not running? */
+static int
+wait_early(const struct pvq *p, const struct vcpu *v)
+{
+	struct vcpu *prev = qat(p, qpos(p, v) - 1);
+
+	if (prev == NULL)
+		return 0;
+	return p->state[prev->idx] != PVQ_RUNNING ||
+	    (p->cfg->wait_early_preempted && prev->pcpu == NULL);
+}
+
+/* v's state left running: its successor's wait-early check will see it. */
+static void
+tell_successor(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	struct vcpu *s = qat(p, qpos(p, v) + 1);
+
+	if (s != NULL && p->role[s->idx] == PVQ_NODE && guest_is_running(s) &&
+	    guest_is_spinning(s))
+		guest_poke(s, lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, s) +
+		    PVQ_PREV_CHECK * p->cfg->iter_ns);
+}
+
+static void pvq_halt(struct glock *, struct vcpu *, guest_fn);
+static void node_spin(struct glock *, struct vcpu *);
+static void head_enter(struct glock *, struct vcpu *);
+static void head_round(struct glock *, struct vcpu *);
+
+/*
+ * v owns the lock.  qspinlock.c "locked:": leave the queue, write
+ * next->locked, then pv_kick_node(next): a halted successor becomes hashed
+ * and _Q_SLOW_VAL makes our unlock kick it.
+ */
+static void
+got_lock(struct glock *l, struct vcpu *v, double extra)
+{
+	struct pvq *p = l->priv;
+	sim_time_t now = l->hv->sim->now;
+	struct vcpu *next = NULL;
+
+	if (p->role[v->idx] != PVQ_NONE) {	/* the queue head, not a stealer */
+		VS_ASSERT(qhead(p) == v);
+		p->qh = (p->qh + 1) % p->n;
+		p->qn--;
+		p->role[v->idx] = PVQ_NONE;
+		next = qhead(p);
+	}
+	p->byte = PVQ_LOCKED;
+	if (next != NULL) {
+		double d = lock_line_ns(l, v->pcpu->id, next);
+
+		VS_ASSERT(p->role[next->idx] == PVQ_NODE && !p->granted[next->idx]);
+		/* arch_mcs_spin_unlock_contended(&next->locked) */
+		p->granted[next->idx] = 1;
+		p->seen_at[next->idx] = now + sim_ns(d);
+		if (guest_is_running(next) && guest_is_spinning(next))
+			guest_poke(next, d);
+		/* LNX-4.5 qspinlock_paravirt.h: pv_kick_node */
+		if (p->state[next->idx] == PVQ_HALTED) {
+			p->state[next->idx] = PVQ_HASHED;
+			p->byte = PVQ_SLOW;
+			VS_ASSERT(p->hashed == NULL);
+			p->hashed = next;
+		}
+	}
+	lock_taken(l, v, extra);
+}
+
+/* qspinlock_paravirt.h: trylock_clear_pending */
+static int
+head_try(struct glock *l, struct vcpu *v, double extra)
+{
+	struct pvq *p = l->priv;
+
+	if (p->byte != 0)
+		return 0;
+	p->pending = 0;
+	got_lock(l, v, extra);
+	return 1;
+}
+
+static void
+node_woken(struct vcpu *v)
+{
+	struct glock *l = wl_acquiring(v);
+	struct pvq *p = l->priv;
+
+	p->kicked[v->idx] = 0;
+	/* cmpxchg(&pn->state, vcpu_halted, vcpu_running): hashed stays hashed */
+	if (p->state[v->idx] == PVQ_HALTED)
+		p->state[v->idx] = PVQ_RUNNING;
+	if (p->granted[v->idx])
+		head_enter(l, v);
+	else
+		node_spin(l, v);	/* spurious wakeup: spin again */
+}
+
+/* pv_wait_node after the spin: state = halted, re-check, pv_wait */
+static void
+node_halt(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+
+	p->state[v->idx] = PVQ_HALTED;
+	if (p->granted[v->idx]) {
+		p->state[v->idx] = PVQ_RUNNING;
+		head_enter(l, v);
+		return;
+	}
+	tell_successor(l, v);
+	pvq_halt(l, v, node_woken);
+}
+
+static void
+node_budget(struct vcpu *v)
+{
+	node_halt(wl_acquiring(v), v);
+}
+
+/* LNX-4.5 qspinlock_paravirt.h: pv_wait_node */
+static void
+node_spin(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+
+	if (p->granted[v->idx]) {
+		head_enter(l, v);
+		return;
+	}
+	/* loop starts at SPIN_THRESHOLD, a multiple of 256: checked at once */
+	if (wait_early(p, v)) {
+		node_halt(l, v);
+		return;
+	}
+	lock_wait(l, v, budget(p), node_budget);
+}
+
+static void
+head_woken(struct vcpu *v)
+{
+	struct glock *l = wl_acquiring(v);
+	struct pvq *p = l->priv;
+
+	p->kicked[v->idx] = 0;
+	head_round(l, v);
+}
+
+/* pv_wait_head_or_lock after the spin: clear pending, hash once, halt */
+static void
+head_budget(struct vcpu *v)
+{
+	struct glock *l = wl_acquiring(v);
+	struct pvq *p = l->priv;
+	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	p->pending = 0;
+	l->last_pcpu = v->pcpu->id;
+	if (!p->lp[v->idx]) {
+		p->lp[v->idx] = 1;
+		VS_ASSERT(p->hashed == NULL);
+		p->hashed = v;
+		if (p->byte == 0) {	/* xchg found it free: ours; unhash */
+			p->hashed = NULL;
+			got_lock(l, v, rmw);
+			return;
+		}
+		p->byte = PVQ_SLOW;
+	}
+	p->state[v->idx] = PVQ_HALTED;
+	tell_successor(l, v);
+	/* kvm_wait: return at once unless *ptr == val */
+	if (p->byte != PVQ_SLOW) {
+		head_round(l, v);
+		return;
+	}
+	pvq_halt(l, v, head_woken);
+}
+
+/* one round of pv_wait_head_or_lock: state running, set pending, spin */
+static void
+head_round(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+
+	p->state[v->idx] = PVQ_RUNNING;
+	p->pending = 1;
+	if (head_try(l, v, lock_seen_ns(l, v) + lock_atomic_ns(l)))
+		return;
+	lock_wait(l, v, budget(p), head_budget);
+}
+
+static void
+head_enter(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+
+	p->role[v->idx] = PVQ_HEAD;
+	/* pv_kick_node already hashed us: do not hash again */
+	p->lp[v->idx] = p->state[v->idx] == PVQ_HASHED;
+	head_round(l, v);
+}
+
+/* pv_wait: HLT (KVM kvm_wait -> halt); the lock counts it */
+static void
+pvq_halt(struct glock *l, struct vcpu *v, guest_fn on_wake)
+{
+	struct pvq *p = l->priv;
+
+	p->kicked[v->idx] = 0;
+	l->st.halts++;
+	guest_halt(v, p->cfg->exit_hlt_ns, on_wake);
+}
+
+/* qspinlock.h queued_spin_lock + __pv_queued_spin_lock_slowpath */
+static void
+pvq_acquire(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	l->last_pcpu = v->pcpu->id;
+	if (p->byte == 0 && !p->pending && p->qn == 0) {
+		got_lock(l, v, cmpxchg);	/* fast path */
+		return;
+	}
+	/* LNX-4.5 pv_queued_spin_steal_lock: one try per slow-path entry */
+	if (p->byte == 0 && !p->pending) {
+		got_lock(l, v, cmpxchg + lock_atomic_ns(l));
+		return;
+	}
+	/* xchg_tail */
+	p->q[(p->qh + p->qn) % p->n] = v;
+	p->qn++;
+	VS_ASSERT(p->qn <= p->n);
+	p->state[v->idx] = PVQ_RUNNING;
+	p->granted[v->idx] = 0;
+	p->seen_at[v->idx] = -1;
+	p->kicked[v->idx] = 0;
+	if (p->qn == 1) {
+		head_enter(l, v);
+		return;
+	}
+	p->role[v->idx] = PVQ_NODE;
+	node_spin(l, v);
+}
+
+/* __pv_queued_spin_unlock */
+static double
+pvq_release(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	double cost = lock_atomic_ns(l);	/* cmpxchg locked -> 0 */
+	struct vcpu *h, *k = NULL;
+
+	VS_ASSERT(p->byte == PVQ_LOCKED || p->byte == PVQ_SLOW);
+	if (p->byte == PVQ_SLOW) {
+		/* pv_unhash, release store, pv_kick(node->cpu) */
+		k = p->hashed;
+		VS_ASSERT(k != NULL);
+		p->hashed = NULL;
+		p->byte = 0;
+		p->kicked[k->idx] = 1;
+		l->st.kicks++;
+		l->hv->st.exits_hypercall++;
+		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, k->id);
+		guest_kick(k);
+		cost += p->cfg->hypercall_ns;
+	}
+	p->byte = 0;
+	if ((h = qhead(p)) != NULL && p->role[h->idx] == PVQ_HEAD)
+		lock_poke(l, h);
+	/* Self-check: a free lock never waits on a halted, unkicked head. */
+	if (h != NULL && guest_is_halted(h) && !p->kicked[h->idx])
+		vs_fatal("pv-qspinlock %s: free, but queue head vCPU %d halted and unkicked",
+		    l->name, h->id);
+	return cost;
+}
+
+static int
+pvq_ready(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+
+	switch (p->role[v->idx]) {
+	case PVQ_NODE:
+		return p->granted[v->idx] || wait_early(p, v);
+	case PVQ_HEAD:
+		return p->byte == 0;
+	default:
+		return 0;
+	}
+}
+
+static int
+pvq_observe(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	sim_time_t now = l->hv->sim->now;
+
+	if (!pvq_ready(l, v))
+		return 0;
+	if (p->role[v->idx] == PVQ_HEAD)
+		return head_try(l, v, lock_atomic_ns(l));
+	if (p->granted[v->idx]) {
+		if (p->seen_at[v->idx] > now) {
+			guest_poke(v, (double)(p->seen_at[v->idx] - now));
+			return 0;
+		}
+		head_enter(l, v);
+		return 1;
+	}
+	node_halt(l, v);	/* wait early */
+	return 1;
+}
+
+const struct lock_ops lock_pvqspinlock_ops = {
+	.name = "pv-qspinlock",
+	.desc = "paravirtual queued spinlock: spin, halt, kick at unlock (Linux 4.5, KVM)",
+	.parse = pvq_parse,
+	.free_cfg = pvq_free_cfg,
+	.create = pvq_create,
+	.destroy = pvq_destroy,
+	.acquire = pvq_acquire,
+	.release = pvq_release,
+	.observe = pvq_observe,
+	.ready = pvq_ready,
+};

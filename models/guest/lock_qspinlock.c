@@ -1,0 +1,230 @@
+/*
+ * lock_qspinlock.c - the queued spinlock, native (Linux 4.2+ x86).
+ *
+ * LNX-4.5 kernel/locking/qspinlock.c queued_spin_lock_slowpath
+ * (model-reference §4.1-4.2).  Lock word {locked, pending, tail}:
+ *  - fast path: cmpxchg of the whole word 0 -> locked;
+ *  - only locked set: the caller sets pending and spins on the word; it is
+ *    the one waiter outside the queue, and takes the lock at release;
+ *  - anything else (pending or tail set): join the MCS queue (xchg_tail).
+ *    Each queued waiter spins on its own node (local spinning); the queue
+ *    head spins on the word until locked and pending are clear, takes the
+ *    lock and writes next->locked, which the successor sees one line
+ *    transfer (from the new owner's pCPU) later: it becomes the head.
+ * Strictly FIFO: a newcomer queues whenever pending or tail is set.
+ *
+ * virt_fallback: true models virt_spin_lock (LNX-4.5 asm/qspinlock.h, §4.3):
+ * in a VM without PV spinlocks the slow path is the unfair TAS loop, so the
+ * lock behaves exactly as `tas` with PAUSE (this file forwards to it).
+ *
+ * Leaves out: the nesting levels of MCS nodes (one node per vCPU: a vCPU
+ * waits for one lock at a time here), the short wait for a pending ->
+ * locked hand-over in progress (step 2), the cost of the RMWs of waiters
+ * (they overlap their wait; the word's line moves to them all the same).
+ */
+#include <stdlib.h>
+
+#include "guest/lock.h"
+#include "hv/hv.h"
+#include "yconf.h"
+
+extern const struct lock_ops lock_tas_ops;
+
+struct qs_cfg {
+	int virt_fallback;
+	void *tas_cfg;		/* virt_fallback: tas with PAUSE */
+};
+
+struct qs {
+	const struct qs_cfg *cfg;
+	void *tas;		/* virt_fallback: the tas lock's private data */
+	struct vcpu *pending;	/* the pending-bit spinner, NULL if none */
+	struct vcpu **q;	/* MCS queue, ring of n; q[qh] is the head */
+	int qh, qn, n;
+	sim_time_t *seen_at;	/* per vCPU: when its node->locked write is visible */
+};
+
+static int
+qs_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	struct qs_cfg *c = xcalloc(1, sizeof *c);
+
+	*out = c;
+	if (yc_get_bool(n, "virt_fallback", 0, &c->virt_fallback, err))
+		return -1;
+	if (n != NULL && yc_check_unused(n, "kind, virt_fallback", err))
+		return -1;
+	if (c->virt_fallback)
+		return lock_tas_ops.parse(NULL, m, &c->tas_cfg, err);
+	return 0;
+}
+
+static void
+qs_free_cfg(void *p)
+{
+	struct qs_cfg *c = p;
+
+	if (c != NULL && c->tas_cfg != NULL)
+		lock_tas_ops.free_cfg(c->tas_cfg);
+	free(c);
+}
+
+static void *
+qs_create(struct glock *l, const void *cfg)
+{
+	struct qs *s = xcalloc(1, sizeof *s);
+	int i;
+
+	s->cfg = cfg;
+	s->n = l->vm->nvcpus;
+	s->q = xcalloc((size_t)s->n, sizeof *s->q);
+	s->seen_at = xcalloc((size_t)s->n, sizeof *s->seen_at);
+	for (i = 0; i < s->n; i++)
+		s->seen_at[i] = -1;
+	if (s->cfg->virt_fallback) {
+		/* The tas functions find their data in l->priv: swap it in around calls. */
+		s->tas = lock_tas_ops.create(l, s->cfg->tas_cfg);
+	}
+	return s;
+}
+
+static void
+qs_destroy(void *p)
+{
+	struct qs *s = p;
+
+	if (s->tas != NULL)
+		lock_tas_ops.destroy(s->tas);
+	free(s->q);
+	free(s->seen_at);
+	free(s);
+}
+
+static struct vcpu *
+qhead(const struct qs *s)
+{
+	return s->qn > 0 ? s->q[s->qh] : NULL;
+}
+
+/* virt_spin_lock: run a tas op with the tas data as the lock's private data. */
+#define QS_FALLBACK(l, s, call) do {			\
+	void *qs_self_ = (l)->priv;			\
+	(l)->priv = (s)->tas;				\
+	call;						\
+	(l)->priv = qs_self_;				\
+} while (0)
+
+/* qspinlock.c: queued_spin_lock + queued_spin_lock_slowpath */
+static void
+qs_acquire(struct glock *l, struct vcpu *v)
+{
+	struct qs *s = l->priv;
+	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	if (s->cfg->virt_fallback) {
+		QS_FALLBACK(l, s, lock_tas_ops.acquire(l, v));
+		return;
+	}
+	l->last_pcpu = v->pcpu->id;
+	if (l->holder == NULL && s->pending == NULL && s->qn == 0) {
+		lock_taken(l, v, cmpxchg);	/* fast path: 0 -> locked */
+		return;
+	}
+	if (l->holder != NULL && s->pending == NULL && s->qn == 0) {
+		s->pending = v;			/* trylock-or-pending: set pending */
+		lock_wait(l, v, GUEST_FOREVER, NULL);
+		return;
+	}
+	/* queue: xchg_tail; with no predecessor we are the head at once */
+	s->q[(s->qh + s->qn) % s->n] = v;
+	s->seen_at[v->idx] = -1;
+	s->qn++;
+	VS_ASSERT(s->qn <= s->n);
+	lock_wait(l, v, GUEST_FOREVER, NULL);
+}
+
+/* native_queued_spin_unlock: store 0 to the locked byte */
+static double
+qs_release(struct glock *l, struct vcpu *v)
+{
+	struct qs *s = l->priv;
+	double extra = 0;
+
+	if (s->cfg->virt_fallback) {
+		QS_FALLBACK(l, s, extra = lock_tas_ops.release(l, v));
+		return extra;
+	}
+	/* Who spins on the word: the pending waiter, else the queue head. */
+	if (s->pending != NULL)
+		lock_poke(l, s->pending);
+	else if (qhead(s) != NULL)
+		lock_poke(l, qhead(s));
+	return 0;
+}
+
+static int
+qs_ready(struct glock *l, struct vcpu *v)
+{
+	struct qs *s = l->priv;
+	int r = 0;
+
+	if (s->cfg->virt_fallback) {
+		QS_FALLBACK(l, s, r = lock_tas_ops.ready(l, v));
+		return r;
+	}
+	if (l->holder != NULL)
+		return 0;
+	return s->pending == v || (s->pending == NULL && qhead(s) == v);
+}
+
+static int
+qs_observe(struct glock *l, struct vcpu *v)
+{
+	struct qs *s = l->priv;
+	sim_time_t now = l->hv->sim->now;
+	struct vcpu *next;
+	int r = 0;
+
+	if (s->cfg->virt_fallback) {
+		QS_FALLBACK(l, s, r = lock_tas_ops.observe(l, v));
+		return r;
+	}
+	if (!qs_ready(l, v))
+		return 0;
+	if (s->pending == v) {
+		/* clear_pending_set_locked */
+		s->pending = NULL;
+		lock_taken(l, v, lock_atomic_ns(l));
+		return 1;
+	}
+	/* The head's node->locked write must reach it before it acts as head. */
+	if (s->seen_at[v->idx] > now) {
+		guest_poke(v, (double)(s->seen_at[v->idx] - now));
+		return 0;
+	}
+	s->qh = (s->qh + 1) % s->n;
+	s->qn--;
+	if ((next = qhead(s)) != NULL) {
+		/* arch_mcs_spin_unlock_contended(&next->locked): one line from us */
+		double d = lock_line_ns(l, v->pcpu->id, next);
+
+		s->seen_at[next->idx] = now + sim_ns(d);
+		if (guest_is_running(next) && guest_is_spinning(next))
+			guest_poke(next, d);
+	}
+	lock_taken(l, v, lock_atomic_ns(l));	/* set_locked / cmpxchg */
+	return 1;
+}
+
+const struct lock_ops lock_qspinlock_ops = {
+	.name = "qspinlock",
+	.desc = "queued spinlock: pending bit + MCS queue, FIFO (Linux 4.2+ native)",
+	.parse = qs_parse,
+	.free_cfg = qs_free_cfg,
+	.create = qs_create,
+	.destroy = qs_destroy,
+	.acquire = qs_acquire,
+	.release = qs_release,
+	.observe = qs_observe,
+	.ready = qs_ready,
+};
