@@ -178,6 +178,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "ctx_switches", "count", (double)hv.st.ctx_switches);
 	metrics_add(out, "hlt_exits", "count", (double)hv.st.exits_hlt);
 	metrics_add(out, "ple_exits", "count", (double)hv.st.exits_ple);
+	metrics_add(out, "io_exits", "count", (double)hv.st.exits_io);
+	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
 	metrics_add(out, "yield_to_ok", "count", (double)hv.st.yield_to_ok);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	for (i = 0; i < sc->nvms; i++)

@@ -366,6 +366,37 @@ guest_kick(struct vcpu *v)
 		g->kicked = 1;
 }
 
+/* KVM vmx.c handle_io / handle_ept_misconfig; QEMU kvm_cpu_exec for user exits */
+void
+guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
+{
+	const struct machine *m = v->vm->hv->m;
+	const double cost[] = { m->pio_kernel_ns, m->pio_user_ns, m->mmio_kernel_ns,
+	    m->mmio_user_ns, m->exit_hypercall_ns };
+
+	if (kind == IO_HYPERCALL)
+		v->vm->hv->st.exits_hypercall++;
+	else
+		v->vm->hv->st.exits_io++;
+	guest_work(v, cost[kind], done);
+}
+
+static void
+sleep_over(void *s, void *arg, int64_t data)
+{
+	guest_kick(arg);
+}
+
+/* The I/O completes after ns; its interrupt wakes the halted vCPU. */
+void
+guest_sleep(struct vcpu *v, double ns, guest_fn done)
+{
+	double exit = v->vm->hv->m->exit_hlt_ns;
+
+	sim_after(vsim(v), sim_ns(exit + ns), sleep_over, v, 0);
+	guest_halt(v, exit, done);
+}
+
 void
 guest_finish(struct vcpu *v)
 {

@@ -43,6 +43,12 @@ void guest_spin(struct vcpu *, struct glock *l, double budget_ns, guest_fn on_bu
 void guest_poke(struct vcpu *, double latency_ns);
 /* HLT: exit cost, then block until hv_wake; then call on_wake. */
 void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+/* A device access or hypercall: the exit round trip, handled in the kernel
+ * or forwarded to user space (QEMU); costs from the machine. */
+enum guest_io { IO_PIO_KERNEL, IO_PIO_USER, IO_MMIO_KERNEL, IO_MMIO_USER, IO_HYPERCALL };
+void guest_io(struct vcpu *, enum guest_io, guest_fn done);
+/* Block for ns (waiting on I/O): HLT, then an interrupt wakes the vCPU. */
+void guest_sleep(struct vcpu *, double ns, guest_fn done);
 /* Wake a halted vCPU, or make its next halt return at once. */
 void guest_kick(struct vcpu *);
 /* The workload has finished on this vCPU. */

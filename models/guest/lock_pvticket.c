@@ -167,6 +167,7 @@ pvt_release(struct glock *l, struct vcpu *v)
 	if (t->slowpath && t->registered[next->idx]) {
 		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU */
 		l->st.kicks++;
+		l->hv->st.exits_hypercall++;
 		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, next->id);
 		guest_kick(next);
 		cost += t->cfg->hypercall_ns;

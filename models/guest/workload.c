@@ -12,7 +12,8 @@
 #include "rng.h"
 #include "yconf.h"
 
-enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_END };
+enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
+    OP_SLEEP, OP_END };
 
 struct wl_op {
 	enum wl_opcode op;
@@ -97,10 +98,16 @@ emit(struct workload *w, enum wl_opcode op)
 static int
 is_timed(enum wl_opcode op)
 {
-	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE;
+	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
+	    op == OP_SLEEP;
 }
 
-static const char *const op_keys = "compute, acquire, release, count, loop (with do)";
+static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
+    "loop (with do)";
+
+/* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
+static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
+    "mmio-user", "hypercall", NULL };
 
 static int compile_seq(struct workload *, const struct yc_node *, double, int,
     struct vs_err *);
@@ -137,6 +144,23 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		if (name_arg(v, "release", &s, err))
 			return -1;
 		emit(w, OP_RELEASE)->arg = lock_index(w, s);
+	} else if ((v = yc_find(n, "io")) != NULL) {
+		int k;
+
+		if (v->kind != YC_SCALAR)
+			return yc_err(v, err, "'io' takes one of: pio-kernel, pio-user, mmio-kernel, "
+			    "mmio-user, hypercall");
+		for (k = 0; io_names[k] != NULL && strcmp(io_names[k], v->text) != 0; k++)
+			;
+		if (io_names[k] == NULL)
+			return yc_err(v, err, "unknown io '%s' (expected one of: pio-kernel, "
+			    "pio-user, mmio-kernel, mmio-user, hypercall)", v->text);
+		emit(w, OP_IO)->arg = k;
+	} else if ((v = yc_find(n, "sleep")) != NULL) {
+		struct wl_op *o = emit(w, OP_SLEEP);
+
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
 	} else if ((v = yc_find(n, "count")) != NULL) {
 		if (name_arg(v, "count", &s, err))
 			return -1;
@@ -402,6 +426,14 @@ wl_continue(struct vcpu *v)
 		case OP_RELEASE:
 			th->pc++;
 			lock_release(g->locks[o->arg], v);
+			return;
+		case OP_IO:
+			th->pc++;
+			guest_io(v, (enum guest_io)o->arg, wl_continue);
+			return;
+		case OP_SLEEP:
+			th->pc++;
+			guest_sleep(v, dist_sample(o->d, v->rng), wl_continue);
 			return;
 		case OP_COUNT:
 			g->counts[o->arg]++;
