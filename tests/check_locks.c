@@ -45,7 +45,12 @@ watch_fn(void *ctx, const struct probe_ev *e)
 {
 	struct watch *w = ctx;
 
-	ck_assert_int_lt(e->vcpu, MAXV);
+	/* No ck_assert here: Check logs every passing assertion (a write). */
+	if (e->vcpu < 0 || e->vcpu >= MAXV || (e->kind == PR_KICK &&
+	    (e->aux < 0 || e->aux >= MAXV))) {
+		w->violations++;
+		return;
+	}
 	switch (e->kind) {
 	case PR_LOCK_WAIT:
 		if (w->narr < MAXEV)
@@ -79,7 +84,6 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		break;
 	case PR_KICK:
 		w->kicks++;
-		ck_assert_int_lt(e->aux, MAXV);
 		w->halted[e->aux] = 0;
 		break;
 	case PR_RUNSTATE:
@@ -220,8 +224,12 @@ START_TEST(combining_runs_every_section_once)
 	}
 	ck_assert_int_eq(w->releases, 8 * 2000);
 	ck_assert_double_eq(tu_metric(&m, "g.ops"), 8 * 2000);
-	/* Sections really ran on another vCPU's pCPU (delegation happened). */
-	ck_assert_int_gt(w->delegated, 1000);
+	/* Sections ran on another vCPU's pCPU (delegation), except with
+	 * max_batch 1, where every combiner serves only its own section. */
+	if (_i == 3)
+		ck_assert_int_eq(w->delegated, 0);
+	else
+		ck_assert_int_gt(w->delegated, 1000);
 	metrics_free(&m);
 }
 END_TEST

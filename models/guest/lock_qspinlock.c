@@ -81,10 +81,8 @@ qs_create(struct glock *l, const void *cfg)
 	s->seen_at = xcalloc((size_t)s->n, sizeof *s->seen_at);
 	for (i = 0; i < s->n; i++)
 		s->seen_at[i] = -1;
-	if (s->cfg->virt_fallback) {
-		/* The tas functions find their data in l->priv: swap it in around calls. */
+	if (s->cfg->virt_fallback)
 		s->tas = lock_tas_ops.create(l, s->cfg->tas_cfg);
-	}
 	return s;
 }
 
@@ -106,7 +104,7 @@ qhead(const struct qs *s)
 	return s->qn > 0 ? s->q[s->qh] : NULL;
 }
 
-/* virt_spin_lock: run a tas op with the tas data as the lock's private data. */
+/* virt_spin_lock: the tas ops find their data in l->priv; swap it in around a call. */
 #define QS_FALLBACK(l, s, call) do {			\
 	void *qs_self_ = (l)->priv;			\
 	(l)->priv = (s)->tas;				\
