@@ -12,6 +12,7 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "trace_out.h"
 #include "util.h"
 
 int
@@ -59,6 +60,8 @@ cmd_run(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-wall-clock", no_argument, NULL, 'W' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "trace-window", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -68,9 +71,11 @@ cmd_run(int argc, char **argv)
 	struct vs_err err;
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
-	char **sets = NULL, *out = NULL, *text, *end;
+	char **sets = NULL, *out = NULL, *text, *end, *trace = NULL, *window = NULL;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1;
+	struct trace_out *tr = NULL;
+	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -104,6 +109,12 @@ cmd_run(int argc, char **argv)
 		case 'W':
 			ro.wall_clock = 0;
 			break;
+		case 'T':
+			trace = optarg;
+			break;
+		case 'w':
+			window = optarg;
+			break;
 		case 'h':
 			cmd_usage(stdout);
 			rc = 0;
@@ -117,6 +128,12 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "vlocksim run: name one scenario file\n");
 		goto done;
 	}
+	if (window != NULL && (trace == NULL || trace_out_window(window, &tw_from, &tw_to,
+	    &err))) {
+		fprintf(stderr, "vlocksim run: %s\n", trace == NULL ?
+		    "--trace-window needs --trace FILE.json" : err.msg);
+		goto done;
+	}
 	if (scen_load(&sc, argv[optind], sets, nsets, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		scen_free(&sc);
@@ -127,7 +144,24 @@ cmd_run(int argc, char **argv)
 		seed = (long long)sc.seed;
 	if (reps < 0)
 		reps = sc.reps;
-	if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
+	if (trace != NULL) {
+		/* The timeline is of the first replication; the others run unwatched. */
+		tr = trace_out_new(&sc, tw_from, tw_to);
+		ro.probe = trace_out_probe(tr);
+		c = run_reps(&sc, (uint64_t)seed, 1, &ro, &sum, &err);
+		ro.probe = NULL;
+		for (i = 1; c == 0 && i < reps; i++) {
+			struct metrics m;
+
+			metrics_init(&m);
+			c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
+			if (c == 0)
+				msum_add(&sum, &m);
+			metrics_free(&m);
+		}
+		if (c)
+			goto fail;
+	} else if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
 		goto fail;
 	for (i = 0; i < sc.nmetrics; i++)
 		if (msum_find(&sum, sc.metrics[i]) < 0) {
@@ -156,6 +190,11 @@ cmd_run(int argc, char **argv)
 				goto fail;
 		}
 	}
+	if (tr != NULL) {
+		rc = 1;
+		if (trace_out_write(tr, trace, &err))
+			goto fail;
+	}
 	text = report_render(fmt, &ri, &sum);
 	fputs(text, stdout);
 	free(text);
@@ -164,6 +203,7 @@ cmd_run(int argc, char **argv)
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
+	trace_out_free(tr);
 	msum_free(&sum);
 	scen_free(&sc);
 done:

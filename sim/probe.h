@@ -17,6 +17,14 @@ enum probe_kind {
 	PR_RUNSTATE,		/* vcpu changed runstate to aux on pcpu */
 	PR_HALT,		/* vcpu halted (HLT exit done) */
 	PR_KICK,		/* vcpu kicked aux (a vCPU id) */
+	PR_SPIN_START,		/* vcpu started spinning on lock */
+	PR_SPIN_END,		/* vcpu stopped spinning (took it, halts, gave up) */
+	PR_HLT_EXIT,		/* vcpu exited on HLT (counted in exits_hlt) */
+	PR_PLE_EXIT,		/* vcpu exited on PAUSE-loop exiting */
+	PR_IO_EXIT,		/* vcpu exited for I/O or a hypercall; aux: enum guest_io */
+	PR_YIELD_TO,		/* vcpu's directed yield to aux (a vCPU id) succeeded */
+	PR_WAKE,		/* vcpu was woken (blocked -> runnable) */
+	PR_END,			/* the run ends (vcpu 0, pcpu -1) */
 };
 
 struct probe_ev {

@@ -155,6 +155,9 @@ int ti_format_parse(const char *s, enum ti_format *out);
 /* Reports (malloc'd text). */
 char *ti_summary(const struct ti_trace *);
 char *ti_yaml(const struct ti_trace *);
+/* A measured table (measured.h) per VM: sim/trace_meas.c. */
+char *ti_measured_csv(const struct ti_trace *, const char *setup, const char *command,
+    const char *note);
 
 /* Look-ups for tests and callers. */
 const struct ti_vcpu *ti_find_vcpu(const struct ti_trace *, const char *name);
