@@ -35,7 +35,7 @@ validate_case(const struct vcase *c, int reps, struct vreport *out, int progress
 		r = &out->r[out->n++];
 		r->case_name = xstrdup(c->name);
 		r->row = xstrdup(row->id);
-		r->metric = xstrdup(c->metric);
+		r->metric = xstrdup(vcase_metric(c, row));
 		r->unit = p.unit;
 		r->role = row->role;
 		r->measured = m->mean;
@@ -43,8 +43,7 @@ validate_case(const struct vcase *c, int reps, struct vreport *out, int progress
 		r->predicted = p.mean;
 		r->predicted_ci95 = p.ci95;
 		r->rel_error = (p.mean - m->mean) / m->mean;
-		r->within = fabs(r->rel_error) <= c->tol_rel ||
-		    (c->tol_or_sd && fabs(p.mean - m->mean) <= m->sd);
+		r->within = vcase_within(c, m, p.mean);
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);

@@ -8,6 +8,7 @@
  *   measured: "../measured/seed000_spinlock_thread.csv"
  *   metric: megacycles          # the scenario metric compared with each row
  *   tolerance: {rel: 0.10, or_sd: false}  # within if |rel err| <= rel (or <= sd)
+ *              {abs: 2}     # instead: within if |pred - meas| <= abs (metric units)
  *   reps: 3
  *   seed: 1
  *   setups:   {S1: ["vms[0].workload=s1"], S2: ["vms[0].workload=s2"]}
@@ -15,6 +16,7 @@
  *   rows:
  *     - {row: S1/A, role: calibration}
  *     - {row: S1/C, role: prediction, set: ["..."]}
+ *     - {row: S2/C, role: prediction, metric: guest.running_share}  # the row's own
  *
  * Roles are honest: computing a row's prediction never reads any measured
  * value; calibration reads only calibration rows.
@@ -36,12 +38,14 @@ struct vrow {
 	char **sets;		/* overrides: setup's, variant's, the row's own */
 	int nsets;
 	double weight;		/* in the calibration objective */
+	char *metric;		/* the row's own metric; NULL: the case's */
 };
 
 struct vcase {
 	char *path, *name, *title, *scenario, *metric;
 	double tol_rel;
 	int tol_or_sd;
+	double tol_abs;		/* > 0: an absolute tolerance replaces tol_rel */
 	int reps;
 	uint64_t seed;
 	struct measured measured;
@@ -65,6 +69,11 @@ struct vpred {
 };
 int vcase_predict(const struct vcase *, const struct vrow *, char *const *extra,
     int nextra, int reps, struct vpred *out, struct vs_err *err);
+
+/* The metric compared for a row: its own, else the case's. */
+const char *vcase_metric(const struct vcase *, const struct vrow *);
+/* Is predicted within the case's tolerance of the measured row? */
+int vcase_within(const struct vcase *, const struct mrow *, double predicted);
 
 /* The measured row for a case row (NULL if the table lacks it). */
 const struct mrow *vcase_measured(const struct vcase *, const struct vrow *);

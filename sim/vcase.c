@@ -1,5 +1,6 @@
 #include "validate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,13 @@ parse_row(struct vcase *c, struct vrow *r, const struct yc_node *n,
 	r->role = (enum vrole)role;
 	if (yc_get_num(n, "weight", 1, 0, 1e6, &r->weight, err))
 		return -1;
+	if (yc_find(n, "metric") != NULL) {
+		const char *m;
+
+		if (yc_get_str(n, "metric", NULL, &m, err))
+			return -1;
+		r->metric = xstrdup(m);
+	}
 	if (measured_find(&c->measured, r->setup, r->variant) == NULL)
 		return yc_err(n, err, "row %s is not in %s", id, c->measured.path);
 	if (setups != NULL && (s = yc_find(setups, r->setup)) != NULL &&
@@ -108,7 +116,7 @@ parse_row(struct vcase *c, struct vrow *r, const struct yc_node *n,
 		return -1;
 	if ((s = yc_find(n, "set")) != NULL && add_sets(s, &r->sets, &r->nsets, err))
 		return -1;
-	return yc_check_unused(n, "row, role, weight, set", err);
+	return yc_check_unused(n, "row, role, weight, set, metric", err);
 }
 
 static int
@@ -144,11 +152,14 @@ parse_case(struct vcase *c, const struct yc_node *root, struct vs_err *err)
 	c->metric = xstrdup(s);
 	c->tol_rel = 0.1;
 	if ((tol = yc_find(root, "tolerance")) != NULL) {
-		if (yc_expect(tol, YC_MAP, "{rel: 0.1, or_sd: false}", err) ||
+		if (yc_expect(tol, YC_MAP, "{rel: 0.1, or_sd: false} or {abs: 2}", err) ||
 		    yc_get_num(tol, "rel", 0.1, 0, 100, &c->tol_rel, err) ||
 		    yc_get_bool(tol, "or_sd", 0, &c->tol_or_sd, err) ||
-		    yc_check_unused(tol, "rel, or_sd", err))
+		    yc_get_num(tol, "abs", 0, 0, 1e300, &c->tol_abs, err) ||
+		    yc_check_unused(tol, "rel, or_sd, abs", err))
 			return -1;
+		if (c->tol_abs > 0 && yc_find(tol, "rel") != NULL)
+			return yc_err(tol, err, "a tolerance is either 'rel' or 'abs', not both");
 	}
 	if (yc_get_int(root, "reps", 3, 1, 10000, &v, err))
 		return -1;
@@ -208,6 +219,7 @@ vcase_free(struct vcase *c)
 		free(r->id);
 		free(r->setup);
 		free(r->variant);
+		free(r->metric);
 	}
 	free(c->rows);
 	measured_free(&c->measured);
@@ -217,6 +229,22 @@ vcase_free(struct vcase *c)
 	free(c->scenario);
 	free(c->metric);
 	memset(c, 0, sizeof *c);
+}
+
+const char *
+vcase_metric(const struct vcase *c, const struct vrow *r)
+{
+	return r->metric != NULL ? r->metric : c->metric;
+}
+
+int
+vcase_within(const struct vcase *c, const struct mrow *m, double predicted)
+{
+	double d = fabs(predicted - m->mean);
+
+	if (c->tol_abs > 0)
+		return d <= c->tol_abs || (c->tol_or_sd && d <= m->sd);
+	return d <= c->tol_rel * fabs(m->mean) || (c->tol_or_sd && d <= m->sd);
 }
 
 const struct mrow *
@@ -250,9 +278,9 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 	}
 	if (run_reps(&sc, c->seed, reps > 0 ? reps : c->reps, &o, &sum, err))
 		goto out;
-	if ((k = msum_find(&sum, c->metric)) < 0) {
+	if ((k = msum_find(&sum, vcase_metric(c, r))) < 0) {
 		vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'", c->path,
-		    c->name, c->metric);
+		    c->name, vcase_metric(c, r));
 		goto out;
 	}
 	out->mean = rep_mean(&sum.reps[k]);

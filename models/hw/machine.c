@@ -11,13 +11,16 @@
  * ~2000 cycles (SplitX, WIOV 2011); vmcall 3898, PIO in-kernel 7237, PIO to
  * QEMU 20574 cycles (kvm-unit-tests 00bfecaa); line transfers ~80 cycles in a
  * socket, ~300 across (Molka PACT'09, unverified); PAUSE ~10 cycles.
+ * Memory bandwidth (written as a size, meaning per second): a Nehalem-EP
+ * socket's three DDR3-1333 channels give ~17 GB/s of STREAM, one core alone
+ * ~10 GB/s (Molka PACT'09 and Intel's X5570 STREAM figures, unverified).
  */
 static const char *const machine_keys = "name, sockets, cores_per_socket, "
     "threads_per_core, clock, costs";
 static const char *const cost_keys = "line_same_core, line_sibling, line_socket, "
     "line_remote, atomic, ctx_switch, wake_ipi, smt_busy_slowdown, "
     "smt_spin_slowdown, exit_hlt, exit_hypercall, exit_ple, pio_kernel, pio_user, "
-    "mmio_kernel, mmio_user, pause";
+    "mmio_kernel, mmio_user, pause, mem_bw_core, mem_bw_socket";
 
 static const struct yc_node no_costs = { .kind = YC_MAP };
 
@@ -84,6 +87,13 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	if (yc_get_num(c, "smt_busy_slowdown", 1.3, 1, 10, &m->smt_busy_slowdown, err) ||
 	    yc_get_num(c, "smt_spin_slowdown", 1.15, 1, 10, &m->smt_spin_slowdown, err))
 		return -1;
+	/* A size per second: `mem_bw_socket: 16GiB` is 16 GiB/s; stored per ns. */
+	if (yc_get_qty(c, "mem_bw_core", UNIT_SIZE, 0, 10e9, 1, 1e15, &m->mem_bw_core, err) ||
+	    yc_get_qty(c, "mem_bw_socket", UNIT_SIZE, 0, 17e9, 1, 1e15, &m->mem_bw_socket,
+	    err))
+		return -1;
+	m->mem_bw_core *= 1e-9;
+	m->mem_bw_socket *= 1e-9;
 	if (yc_check_unused(c, cost_keys, err))
 		return -1;
 	return yc_check_unused(n, machine_keys, err);

@@ -29,6 +29,9 @@ struct machine {
 	double exit_hlt_ns, exit_hypercall_ns, exit_ple_ns;
 	double pio_kernel_ns, pio_user_ns, mmio_kernel_ns, mmio_user_ns;
 	double pause_ns;		/* one PAUSE-loop iteration */
+	/* Memory bandwidth, bytes per ns (= GB/s): what one core can draw alone,
+	 * and what a socket's memory controller shares among its streamers. */
+	double mem_bw_core, mem_bw_socket;
 };
 
 int machine_from_yaml(struct machine *, const struct yc_node *n, struct vs_err *err);

@@ -1,0 +1,187 @@
+/*
+ * check_seed004.c - what seed 004 added: the memory bandwidth model, per-VM
+ * metrics, per-row metrics and absolute tolerances in validation cases, and
+ * the seed 004 case files themselves (they must keep loading).
+ */
+#include "testutil.h"
+
+#include <glob.h>
+#include <math.h>
+
+#include "validate.h"
+
+static const char *
+srcdir(void)
+{
+	const char *s = getenv("top_srcdir");
+
+	return s ? s : ".";
+}
+
+/* 2 sockets x 2 cores x 2 threads; 8 GiB/s per socket, 6 GiB/s per core. */
+#define MEM_MACHINE \
+	"machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 2, " \
+	"clock: 2GHz, costs: {mem_bw_socket: 8GiB, mem_bw_core: 6GiB, ctx_switch: 0ns}}\n"
+
+/* VM x streams X, VM y streams Y; one vCPU each, pinned to px and py. */
+static void
+stream2(const char *px, const char *x, const char *py, const char *y, struct metrics *m)
+{
+	char *text = xasprintf("name: bw\nuntil: done\n" MEM_MACHINE
+	    "hypervisor: {kind: none, scheduler: pinned}\n"
+	    "vms:\n"
+	    "  - {name: x, vcpus: 1, affinity: \"%s\", workload: wx}\n"
+	    "  - {name: y, vcpus: 1, affinity: \"%s\", workload: wy}\n"
+	    "workloads:\n"
+	    "  wx: {program: [{memory: %s}]}\n"
+	    "  wy: {program: [{memory: %s}]}\n", px, py, x, y);
+
+	tu_run(text, 1, NULL, m);
+	free(text);
+}
+
+START_TEST(one_alone_gets_min_of_core_and_socket)
+{
+	struct metrics m;
+
+	/* y streams nothing: x alone draws min(6, 8) = 6 GiB/s. */
+	stream2("0", "1GiB", "2", "0B", &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "x.vm_seconds"), 1.0 / 6, 1e-6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(two_on_one_socket_share_it)
+{
+	struct metrics m;
+
+	/* Different cores of socket 0: 8 / 2 = 4 GiB/s each. */
+	stream2("0", "1GiB", "2", "1GiB", &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "x.vm_seconds"), 0.25, 1e-6);
+	ck_assert_double_eq_tol(tu_metric(&m, "y.vm_seconds"), 0.25, 1e-6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(other_socket_does_not_share)
+{
+	struct metrics m;
+
+	/* pCPU 4 is on socket 1: both draw 6 GiB/s. */
+	stream2("0", "1GiB", "4", "1GiB", &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "x.vm_seconds"), 1.0 / 6, 1e-6);
+	ck_assert_double_eq_tol(tu_metric(&m, "y.vm_seconds"), 1.0 / 6, 1e-6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(rerated_when_one_stops)
+{
+	struct metrics m;
+
+	/*
+	 * Both at 4 GiB/s until y's 0.5 GiB are done at 0.125 s; then x's
+	 * remaining 0.5 GiB go at 6 GiB/s: 0.125 + 1/12 s.
+	 */
+	stream2("0", "1GiB", "2", "512MiB", &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "y.vm_seconds"), 0.125, 1e-6);
+	ck_assert_double_eq_tol(tu_metric(&m, "x.vm_seconds"), 0.125 + 1.0 / 12, 1e-6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(compute_is_not_bandwidth)
+{
+	struct metrics m;
+	char *text = xasprintf("name: bw\nuntil: done\n" MEM_MACHINE
+	    "hypervisor: {kind: none, scheduler: pinned}\n"
+	    "vms:\n"
+	    "  - {name: x, vcpus: 1, affinity: \"0\", workload: wx}\n"
+	    "  - {name: y, vcpus: 1, affinity: \"2\", workload: wy}\n"
+	    "workloads:\n"
+	    "  wx: {program: [{memory: 1GiB}]}\n"
+	    "  wy: {program: [{compute: 100ms}, {count: n}]}\n");
+
+	/* A computing vCPU of the socket takes no bandwidth. */
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "x.vm_seconds"), 1.0 / 6, 1e-6);
+	ck_assert_double_eq_tol(tu_metric(&m, "y.vm_seconds"), 0.1, 1e-6);
+	ck_assert_double_eq_tol(tu_metric(&m, "y.n_per_vm_sec"), 1 / (1.0 / 6), 1e-3);
+	metrics_free(&m);
+	free(text);
+}
+END_TEST
+
+START_TEST(tolerance_abs_and_rel)
+{
+	struct vcase c;
+	struct mrow r;
+
+	memset(&c, 0, sizeof c);
+	memset(&r, 0, sizeof r);
+	r.mean = 73.67;
+	c.tol_rel = 0.05;
+	ck_assert(vcase_within(&c, &r, 73.67 * 1.049));
+	ck_assert(!vcase_within(&c, &r, 73.67 * 1.051));
+	c.tol_abs = 2;		/* percentage points */
+	ck_assert(vcase_within(&c, &r, 75.6));
+	ck_assert(!vcase_within(&c, &r, 75.7));
+	ck_assert(!vcase_within(&c, &r, 71.6));
+	r.sd = 3;
+	c.tol_or_sd = 1;
+	ck_assert(vcase_within(&c, &r, 76.6));
+}
+END_TEST
+
+/* Every seed 004 case loads, and each row's metric is the table's. */
+START_TEST(seed004_cases_load)
+{
+	char *pat = xasprintf("%s/validation/cases/seed004*.yaml", srcdir());
+	glob_t g;
+	size_t i;
+	int j, runstate = 0;
+
+	ck_assert_int_eq(glob(pat, 0, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 4);
+	for (i = 0; i < g.gl_pathc; i++) {
+		struct vcase c;
+		struct vs_err err;
+
+		if (vcase_load(&c, g.gl_pathv[i], &err))
+			ck_abort_msg("%s", err.msg);
+		for (j = 0; j < c.nrows; j++) {
+			const struct mrow *m = vcase_measured(&c, &c.rows[j]);
+
+			ck_assert_ptr_nonnull(m);
+			ck_assert_str_eq(vcase_metric(&c, &c.rows[j]), m->metric);
+		}
+		if (strcmp(c.name, "seed004-runstate") == 0) {
+			runstate = 1;
+			ck_assert_double_eq(c.tol_abs, 2);
+			ck_assert_str_eq(vcase_metric(&c, &c.rows[2]), "a.runnable_share");
+		}
+		vcase_free(&c);
+	}
+	ck_assert(runstate);
+	globfree(&g);
+	free(pat);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("seed004");
+	TCase *bw = tcase_create("membw"), *vc = tcase_create("vcase");
+
+	tcase_add_test(bw, one_alone_gets_min_of_core_and_socket);
+	tcase_add_test(bw, two_on_one_socket_share_it);
+	tcase_add_test(bw, other_socket_does_not_share);
+	tcase_add_test(bw, rerated_when_one_stops);
+	tcase_add_test(bw, compute_is_not_bandwidth);
+	tcase_add_test(vc, tolerance_abs_and_rel);
+	tcase_add_test(vc, seed004_cases_load);
+	suite_add_tcase(s, bw);
+	suite_add_tcase(s, vc);
+	return tu_main(s);
+}
