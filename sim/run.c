@@ -72,6 +72,22 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		metrics_add(out, name, "count", c);
 		snprintf(name, sizeof name, "%s.%s_per_sec", d->name, wl_counter_name(d->wl, k));
 		metrics_add(out, name, "1/s", secs > 0 ? c / secs : 0);
+		/* The mean VM's rate, as a benchmark run in every VM reports it. */
+		snprintf(name, sizeof name, "%s.%s_per_vm_sec", d->name, wl_counter_name(d->wl, k));
+		metrics_add(out, name, "1/s", secs > 0 && b->n > 0 ? c / secs / b->n : 0);
+	}
+	{
+		/* Each VM's elapsed time to its last thread's end (the run's length if
+		 * it has not ended), averaged over the entry's VMs. */
+		double t = 0;
+
+		for (i = 0; i < b->n; i++) {
+			sim_time_t at = wl_vm_done_at(b->vms[i]);
+
+			t += (double)(at >= 0 ? at : hv->sim->now) * 1e-9;
+		}
+		snprintf(name, sizeof name, "%s.vm_seconds", d->name);
+		metrics_add(out, name, "s", b->n > 0 ? t / b->n : 0);
 	}
 	nl = wl_nlocks(d->wl);
 	for (k = 0; k < nl && b->n > 0; k++) {
@@ -157,6 +173,11 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		goto out;
 	for (i = 0; i < hv.nvms; i++)
 		wl_vm_start(hv.vms[i]);
+	if (sc->until_done && grun.live == 0 && sc->duration == SIM_NEVER) {
+		vs_errf(err, NULL, 0, 0, "%s: 'until: done' but no thread ever ends "
+		    "(no finite workload has a thread): give a 'duration'", sc->path);
+		goto out;
+	}
 	t0 = now_wall();
 	sim_run(&sim);
 	wall = now_wall() - t0;

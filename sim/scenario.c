@@ -135,6 +135,9 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 	}
 	if (d->wl == NULL)
 		return -1;
+	/* A lock that runs the caller's section itself needs compute-only sections. */
+	if (d->lock->takes_sections && wl_check_sections(d->wl, err))
+		return -1;
 	v = wl_threads(d->wl) < 0 ? d->vcpus : wl_threads(d->wl);
 	if (yc_get_int(n, "threads", v, 0, d->vcpus, &v, err))
 		return -1;

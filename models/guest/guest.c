@@ -5,14 +5,15 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 
-enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE };
+enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM };
 
 struct guest {
 	struct vcpu *v;
 	enum gact act;
 	double pre;		/* switch-in overhead still to pay (ns) */
-	double rem;		/* work: nominal ns left; spin: budget ns left */
-	double rate;		/* work progress per ns, while running */
+	double rem;		/* work: nominal ns left; spin: budget ns left; mem: bytes */
+	double rate;		/* work progress (mem: bytes) per ns, while running */
+	int streaming;		/* mem: counted among its socket's streamers */
 	sim_time_t t0;		/* progress is settled up to here */
 	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
 	evq_id ev;
@@ -79,7 +80,7 @@ settle(struct guest *g)
 		g->pre -= d;
 		el -= d;
 	}
-	if (g->act == GA_WORK) {
+	if (g->act == GA_WORK || g->act == GA_MEM) {
 		g->rem -= el * g->rate;
 		if (g->rem < 0)
 			g->rem = 0;
@@ -104,6 +105,55 @@ ple_window(struct guest *g)
 
 static void arm(struct guest *);
 
+/*
+ * Memory bandwidth (models/README.md): the vCPUs streaming on one socket
+ * share its controller equally, none faster than one core can draw alone
+ * (STREAM-style saturation, cf. the roofline model, Williams et al. CACM
+ * 2009).  The count is read from the pCPUs, so there is no state to keep.
+ */
+static int
+mem_streamers(const struct hv *hv, int socket)
+{
+	const struct machine *m = hv->m;
+	int per = m->cores_per_socket * m->threads_per_core, i, n = 0;
+
+	for (i = socket * per; i < (socket + 1) * per; i++)
+		n += hv->pcpus[i].curr != NULL && hv->pcpus[i].curr->g->streaming;
+	return n;
+}
+
+static double
+mem_rate(const struct guest *g)
+{
+	const struct hv *hv = g->v->vm->hv;
+	int n = mem_streamers(hv, machine_socket_of(hv->m, g->v->pcpu->id));
+	double share = hv->m->mem_bw_socket / (n > 0 ? n : 1);
+
+	return share < hv->m->mem_bw_core ? share : hv->m->mem_bw_core;
+}
+
+/* g starts or stops streaming: re-rate the other streamers of its socket. */
+static void
+mem_set(struct guest *g, int on)
+{
+	struct hv *hv = g->v->vm->hv;
+	const struct machine *m = hv->m;
+	int per = m->cores_per_socket * m->threads_per_core, i, sock;
+
+	if (g->streaming == on)
+		return;
+	g->streaming = on;
+	sock = machine_socket_of(m, g->v->pcpu->id);
+	for (i = sock * per; i < (sock + 1) * per; i++) {
+		struct vcpu *o = hv->pcpus[i].curr;
+
+		if (o != NULL && o != g->v && o->g->streaming) {
+			settle(o->g);
+			arm(o->g);
+		}
+	}
+}
+
 /* Intel SDM "PAUSE-loop exiting": the spin outlasted the window; exit. */
 static void
 ple_exit(struct guest *g)
@@ -111,6 +161,7 @@ ple_exit(struct guest *g)
 	struct hv *hv = g->v->vm->hv;
 
 	hv->st.exits_ple++;
+	hv_probe(hv, PR_PLE_EXIT, g->v->id, g->v->pcpu->id, g->lock, 0);
 	g->in_ple = 1;
 	g->pre += hv->m->exit_ple_ns;
 	hv->kind->ple_exit(hv, g->v);
@@ -160,6 +211,12 @@ arm(struct guest *g)
 		g->rate = hv_rate(g->v);
 		g->ev = sim_after(s, sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
 		break;
+	case GA_MEM:
+		hv_set_load(g->v, LOAD_BUSY);
+		mem_set(g, 1);
+		g->rate = mem_rate(g);
+		g->ev = sim_after(s, sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		break;
 	case GA_SPIN:
 		hv_set_load(g->v, LOAD_SPIN);
 		t = g->rem == GUEST_FOREVER ? SIM_NEVER : s->now + sim_ns(g->rem);
@@ -196,6 +253,9 @@ guest_ev(void *s, void *arg, int64_t data)
 		return;
 	}
 	switch (g->act) {
+	case GA_MEM:
+		mem_set(g, 0);
+		/* FALLTHROUGH */
 	case GA_WORK:
 		f = g->cont;
 		g->act = GA_NONE;
@@ -214,6 +274,7 @@ guest_ev(void *s, void *arg, int64_t data)
 			ple_exit(g);
 			break;
 		}
+		hv_probe(g->v->vm->hv, PR_SPIN_END, g->v->id, g->v->pcpu->id, g->lock, 0);
 		f = g->cont;
 		g->act = GA_NONE;
 		g->cont = NULL;
@@ -246,6 +307,8 @@ guest_stop(struct vcpu *v)
 	settle(g);
 	sim_cancel(vsim(v), &g->ev);
 	g->obs_at = -1;
+	if (g->streaming)
+		mem_set(g, 0);
 }
 
 void
@@ -278,10 +341,31 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
+	if (g->act == GA_SPIN) hv_probe(v->vm->hv, PR_SPIN_END, v->id, v->pcpu->id, g->lock, 0);
 	g->act = GA_WORK;
 	g->rem = ns > 0 ? ns : 0;
 	g->cont = done;
 	arm(g);
+}
+
+/* A memory transfer: bytes at the socket's shared bandwidth (mem_rate). */
+void
+guest_memory(struct vcpu *v, double bytes, guest_fn done)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_MEM;
+	g->rem = bytes > 0 ? bytes : 0;
+	g->cont = done;
+	arm(g);
+}
+
+double
+guest_mem_rate(const struct vcpu *v)
+{
+	return v->pcpu != NULL && v->g->streaming ? v->g->rate : 0;
 }
 
 void
@@ -302,6 +386,7 @@ guest_spin(struct vcpu *v, struct glock *l, double budget_ns, guest_fn on_budget
 
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
+	hv_probe(v->vm->hv, PR_SPIN_START, v->id, v->pcpu->id, l, 0);
 	g->act = GA_SPIN;
 	g->lock = l;
 	g->rem = budget_ns;
@@ -350,6 +435,7 @@ void
 guest_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
 {
 	v->vm->hv->st.exits_hlt++;
+	hv_probe(v->vm->hv, PR_HLT_EXIT, v->id, v->pcpu->id, NULL, 0);
 	v->g->after_halt = on_wake;
 	guest_work(v, exit_ns, halt_now);
 }
@@ -374,6 +460,7 @@ guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
 	const double cost[] = { m->pio_kernel_ns, m->pio_user_ns, m->mmio_kernel_ns,
 	    m->mmio_user_ns, m->exit_hypercall_ns };
 
+	hv_probe(v->vm->hv, PR_IO_EXIT, v->id, v->pcpu->id, NULL, (int)kind);
 	if (kind == IO_HYPERCALL)
 		v->vm->hv->st.exits_hypercall++;
 	else

@@ -9,6 +9,9 @@
  *   spin  - waiting for a lock word to change; consumes the pCPU, makes no
  *           progress; one event at most (the spin budget, or the moment the
  *           change is seen), never one per iteration;
+ *   mem   - streaming bytes to or from memory; advances at min(the core's
+ *           bandwidth, the socket's bandwidth / the vCPUs of that socket
+ *           streaming now), re-rated whenever one starts or stops;
  *   halt  - blocked in the hypervisor until woken.
  * Lock-holder and lock-waiter preemption follow from this one rule; nothing
  * special-cases them.
@@ -41,6 +44,10 @@ void guest_work(struct vcpu *, double ns, guest_fn done);
 void guest_spin(struct vcpu *, struct glock *l, double budget_ns, guest_fn on_budget);
 /* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
 void guest_poke(struct vcpu *, double latency_ns);
+/* Stream bytes through the socket's shared memory bandwidth. */
+void guest_memory(struct vcpu *, double bytes, guest_fn done);
+/* Bytes per ns v streams at now (0 unless it is streaming on a pCPU). */
+double guest_mem_rate(const struct vcpu *);
 /* HLT: exit cost, then block until hv_wake; then call on_wake. */
 void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
 /* A device access or hypercall: the exit round trip, handled in the kernel

@@ -13,11 +13,11 @@
 #include "yconf.h"
 
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
-    OP_SLEEP, OP_END };
+    OP_SLEEP, OP_MEMORY, OP_END };
 
 struct wl_op {
 	enum wl_opcode op;
-	struct dist *d;		/* compute */
+	struct dist *d;		/* compute, sleep: ns; memory: bytes */
 	int arg;		/* lock or counter index; loop depth */
 	int64_t n;		/* loop: iterations, -1 forever */
 	int jump;		/* loop: index after its ENDLOOP; endloop: body start */
@@ -46,6 +46,8 @@ struct gvm {
 	struct glock **locks;
 	uint64_t *counts;
 	int threads;
+	int live;		/* threads of this VM still running */
+	sim_time_t done_at;	/* when its last thread ended; -1 before */
 	struct grun *run;
 };
 
@@ -99,11 +101,11 @@ static int
 is_timed(enum wl_opcode op)
 {
 	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
-	    op == OP_SLEEP;
+	    op == OP_SLEEP || op == OP_MEMORY;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
-    "loop (with do)";
+    "memory, loop (with do)";
 
 /* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
 static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
@@ -161,6 +163,12 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 
 		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
 			return -1;
+	} else if ((v = yc_find(n, "memory")) != NULL) {
+		/* `memory: 1MiB` - bytes streamed at the socket's shared bandwidth */
+		struct wl_op *o = emit(w, OP_MEMORY);
+
+		if ((o->d = dist_from_yaml(v, UNIT_SIZE, hz, err)) == NULL)
+			return -1;
 	} else if ((v = yc_find(n, "count")) != NULL) {
 		if (name_arg(v, "count", &s, err))
 			return -1;
@@ -188,7 +196,7 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 			timed |= is_timed(w->ops[i].op);
 		if (!timed)
 			return yc_err(body, err, "this loop body takes no time "
-			    "(it needs a compute, acquire or release)");
+			    "(it needs a compute, memory, acquire or release)");
 		o = emit(w, OP_ENDLOOP);
 		o->arg = depth;
 		o->jump = (int)at + 1;
@@ -317,6 +325,17 @@ wl_free(struct workload *w)
 }
 
 int wl_threads(const struct workload *w) { return w->threads; }
+
+int
+wl_endless(const struct workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nops; i++)
+		if (w->ops[i].op == OP_LOOP && w->ops[i].n < 0)
+			return 1;
+	return 0;
+}
 int wl_nlocks(const struct workload *w) { return (int)w->nlocks; }
 int wl_ncounters(const struct workload *w) { return (int)w->ncounters; }
 const char *wl_counter_name(const struct workload *w, int i) { return w->counters[i]; }
@@ -333,6 +352,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	g->wl = w;
 	g->run = run;
 	g->threads = threads;
+	g->done_at = -1;
 	g->locks = xcalloc(w->nlocks, sizeof *g->locks);
 	for (i = 0; i < w->nlocks; i++)
 		g->locks[i] = lock_new(ops, lock_cfg, w->locks[i].name, vm,
@@ -379,7 +399,10 @@ wl_vm_start(struct vm *vm)
 	struct gvm *g = vm->guest;
 	int i;
 
-	g->run->live += g->threads;
+	/* `until: done` waits for threads that end; a `loop: forever` one never does. */
+	if (!wl_endless(g->wl))
+		g->run->live += g->threads;
+	g->live = g->threads;
 	for (i = 0; i < g->threads; i++)
 		guest_begin(vm->vcpus[i], wl_continue);
 	for (i = g->threads; i < vm->nvcpus; i++)
@@ -390,6 +413,7 @@ uint64_t wl_vm_count(const struct vm *vm, int c) { return ((struct gvm *)vm->gue
 struct glock *wl_vm_lock(const struct vm *vm, int i) { return ((struct gvm *)vm->guest)->locks[i]; }
 int wl_vm_nlocks(const struct vm *vm) { return (int)((struct gvm *)vm->guest)->wl->nlocks; }
 int wl_vm_threads(const struct vm *vm) { return ((struct gvm *)vm->guest)->threads; }
+sim_time_t wl_vm_done_at(const struct vm *vm) { return ((struct gvm *)vm->guest)->done_at; }
 
 static void
 thread_done(struct vcpu *v, struct wl_thread *th)
@@ -398,6 +422,8 @@ thread_done(struct vcpu *v, struct wl_thread *th)
 	struct sim *s = v->vm->hv->sim;
 
 	guest_finish(v);
+	if (--th->gvm->live == 0)
+		th->gvm->done_at = s->now;
 	run->live--;
 	run->last_done = s->now;
 	if (run->live == 0 && run->stop_when_done)
@@ -434,6 +460,10 @@ wl_continue(struct vcpu *v)
 		case OP_SLEEP:
 			th->pc++;
 			guest_sleep(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_MEMORY:
+			th->pc++;
+			guest_memory(v, dist_sample(o->d, v->rng), wl_continue);
 			return;
 		case OP_COUNT:
 			g->counts[o->arg]++;

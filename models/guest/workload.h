@@ -10,6 +10,7 @@
  *         - release: counter
  *         - count: iterations  # bump a per-VM counter (a metric)
  *     - compute: {dist: exponential, mean: 5us}
+ *     - memory: 1MiB           # bytes streamed (machine mem_bw_core/_socket)
  *
  * A workload may also say `threads: N` (how many of the VM's vCPUs run it;
  * default all) and describe its locks: `locks: {counter: {cs_lines: 1}}`.
@@ -35,6 +36,7 @@ struct workload *wl_from_yaml(const char *name, const struct yc_node *n, double 
     struct vs_err *err);
 void wl_free(struct workload *);
 int wl_threads(const struct workload *);	/* -1: one per vCPU */
+int wl_endless(const struct workload *);	/* has a loop: forever */
 int wl_nlocks(const struct workload *);
 int wl_ncounters(const struct workload *);
 const char *wl_counter_name(const struct workload *, int i);
@@ -57,6 +59,8 @@ uint64_t wl_vm_count(const struct vm *, int counter);
 struct glock *wl_vm_lock(const struct vm *, int i);
 int wl_vm_nlocks(const struct vm *);
 int wl_vm_threads(const struct vm *);
+/* When the VM's last thread ended (its benchmark's elapsed time); -1: not yet. */
+sim_time_t wl_vm_done_at(const struct vm *);
 
 /* The guest_fn that runs the next primitives of v's thread. */
 void wl_continue(struct vcpu *);

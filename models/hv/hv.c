@@ -126,6 +126,7 @@ hv_finish(struct hv *hv)
 {
 	int i;
 
+	hv_probe(hv, PR_END, 0, -1, NULL, 0);
 	for (i = 0; i < hv->nvcpus; i++)
 		vcpu_account(hv->vcpus[i], hv->sim->now);
 	for (i = 0; i < hv->npcpus; i++) {
@@ -288,6 +289,7 @@ hv_wake(struct vcpu *v)
 		return;
 	v->blocked = 0;
 	hv->st.wakes++;
+	hv_probe(hv, PR_WAKE, v->id, v->pcpu != NULL ? v->pcpu->id : -1, NULL, 0);
 	/* Still on its pCPU (the switch-out softirq has not run yet): keeps running. */
 	if (v->pcpu == NULL)
 		set_rs(hv, v, RS_RUNNABLE);
@@ -315,6 +317,8 @@ hv_yield_to(struct vcpu *from, struct vcpu *to)
 
 	if (hv->sched->yield_to != NULL)
 		r = hv->sched->yield_to(hv, from, to);
+	if (r > 0)
+		hv_probe(hv, PR_YIELD_TO, from->id, from->pcpu != NULL ? from->pcpu->id : -1, NULL, to->id);
 	if (r > 0)
 		hv->st.yield_to_ok++;
 	else

@@ -30,6 +30,7 @@
 #include "hv/hv.h"
 #include "hv/sched.h"
 #include "hv/sched_cfs.h"
+#include "rng.h"
 #include "yconf.h"
 
 /* LNX-3.6 sched.h NICE_0_LOAD: the weight of a nice-0 task */
@@ -87,6 +88,7 @@ struct cfs {
 	int nr_latency;
 	int yield_to_esrch;
 	uint64_t seq;
+	struct rng *rng;	/* ties in fork placement */
 };
 
 #define CFS(hv)		((struct cfs *)(hv)->sched_priv)
@@ -626,13 +628,23 @@ cfs_factor(int scaling, int ncpus)
 }
 
 static int
+allowed(const struct hv *hv, const struct vcpu *v)
+{
+	int p, n = 0;
+
+	for (p = 0; p < hv->npcpus; p++)
+		n += v->affinity[p];
+	return n;
+}
+
+static int
 cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
 	static const struct cfs_cfg defaults = { 1000, 6e6, 0.75e6, 1e6, 0.5e6, 4e6,
 	    CFS_SCALE_LOG, 0, 0, NULL, NULL, NULL };
 	const struct cfs_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
 	struct cfs *c = xcalloc(1, sizeof *c);
-	int f = cfs_factor(cfg->scaling, hv->npcpus), i, k;
+	int f = cfs_factor(cfg->scaling, hv->npcpus), i, k, *order;
 
 	hv->sched_priv = c;
 	c->latency = (int64_t)(cfg->latency * f);
@@ -661,10 +673,36 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 			return vs_errf(err, NULL, 0, 0, "%s: no VM named '%s'", cfg->wwhere[k],
 			    cfg->wname[k]);
 	}
+	c->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));
+	/*
+	 * Threads are placed in a random order across VMs: the scenario starts
+	 * every VM at t = 0, but real vCPU threads were created at different
+	 * times and have wandered since (their guests booted, idled and woke).
+	 * Placing VM after VM would always give each VM's vCPUs pCPUs of their
+	 * own and hide lock-holder preemption between a VM's own vCPUs.
+	 */
+	order = xmalloc((size_t)hv->nvcpus * sizeof *order);
 	for (i = 0; i < hv->nvcpus; i++) {
-		struct vcpu *v = hv->vcpus[i];
+		int j = (int)rng_below(c->rng, (uint64_t)i + 1);
+
+		order[i] = order[j];
+		order[j] = i;
+	}
+	/* ...except that vCPUs with fewer allowed pCPUs go first (stable), so
+	 * affinity never forces a pCPU past its share. */
+	for (i = 1; i < hv->nvcpus; i++) {
+		int x = order[i], j = i;
+
+		while (j > 0 && allowed(hv, hv->vcpus[order[j - 1]]) > allowed(hv, hv->vcpus[x])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct vcpu *v = hv->vcpus[order[i]];
 		struct cfs_se *se = &c->se[v->id];
-		int best = -1, p;
+		int best = -1, p, ties = 0;
 
 		se->v = v;
 		se->weight = CFS_NICE0;
@@ -672,19 +710,31 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 			if (cfs_name_matches(cfg->wname[k], v->vm->name))
 				se->weight = cfg->weight[k];
 		v->sched_priv = se;
-		/* LNX-3.6 fair.c select_task_rq_fair (SD_BALANCE_FORK): the idlest allowed pCPU */
-		for (p = 0; p < hv->npcpus; p++)
-			if (v->affinity[p] && (best < 0 || c->rq[p].nr_running < c->rq[best].nr_running))
+		/* LNX-3.6 fair.c select_task_rq_fair (SD_BALANCE_FORK): the idlest
+		 * allowed pCPU; ties drawn at random. */
+		for (p = 0; p < hv->npcpus; p++) {
+			if (!v->affinity[p])
+				continue;
+			if (best < 0 || c->rq[p].nr_running < c->rq[best].nr_running) {
 				best = p;
-		if (best < 0)
+				ties = 1;
+			} else if (c->rq[p].nr_running == c->rq[best].nr_running &&
+			    rng_below(c->rng, (uint64_t)++ties) == 0) {
+				best = p;
+			}
+		}
+		if (best < 0) {
+			free(order);
 			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' vCPU %d may run on no pCPU",
 			    v->vm->where, v->vm->name, v->idx);
+		}
 		/* LNX-3.6 fair.c task_fork_fair: place_entity(initial) */
 		place_entity(c, &c->rq[best], se, 1);
 		if (!v->blocked)
 			enqueue_entity(hv, &c->rq[best], se, 0);
 		v->processor = best;
 	}
+	free(order);
 	return 0;
 }
 
@@ -696,6 +746,7 @@ cfs_deinit(struct hv *hv)
 
 	for (i = 0; i < hv->npcpus; i++)
 		free(c->rq[i].q);
+	rng_free(c->rng);
 	for (i = 0; i < hv->nvcpus; i++)
 		hv->vcpus[i]->sched_priv = NULL;
 	free(c->rq);
