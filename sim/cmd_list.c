@@ -3,6 +3,7 @@
 
 #include "cmd.h"
 #include "guest/lock.h"
+#include "hv/kind.h"
 #include "hv/sched.h"
 #include "registry.h"
 
@@ -11,6 +12,9 @@ cmd_list(int argc, char **argv)
 {
 	int i;
 
+	puts("hypervisor kinds (hypervisor.kind):");
+	for (i = 0; registry_kinds[i] != NULL; i++)
+		printf("  %-14s %s\n", registry_kinds[i]->name, registry_kinds[i]->desc);
 	puts("schedulers (hypervisor.scheduler):");
 	for (i = 0; registry_scheds[i] != NULL; i++)
 		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
@@ -22,6 +26,9 @@ cmd_list(int argc, char **argv)
 	    "  acquire: LOCK      take a lock of the VM (its algorithm is vms[].lock)\n"
 	    "  release: LOCK      release it\n"
 	    "  count: NAME        bump a per-VM counter (metric VM.NAME, VM.NAME_per_sec)\n"
+	    "  io: KIND           an exit: pio-kernel, pio-user, mmio-kernel, mmio-user, hypercall\n"
+	    "  sleep: DIST        block (HLT) for a time, then an interrupt wakes the vCPU\n"
+	    "  memory: SIZE       stream bytes through the socket's shared memory bandwidth\n"
 	    "  loop: N|forever    with do: [...]\n"
 	    "distributions: const, exponential, uniform, normal, lognormal, gamma, empirical");
 	puts("metrics:\n"

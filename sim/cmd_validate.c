@@ -101,8 +101,29 @@ cmd_validate(int argc, char **argv)
 	if (dir == NULL)
 		dir = vcase_dir();
 	if (optind < argc) {
-		names = argv + optind;
-		nnames = argc - optind;
+		/* NAME, or every case whose name starts with NAME (seed001 -> seed001-*). */
+		char **all = all_cases(dir, &c);
+
+		own_names = 1;
+		for (; optind < argc; optind++) {
+			char *p = vcase_path(dir, argv[optind]);
+			int found = access(p, R_OK) == 0 || strchr(argv[optind], '/') != NULL;
+			int before = nnames;
+
+			free(p);
+			for (i = 0; !found && i < c; i++)
+				if (strncmp(all[i], argv[optind], strlen(argv[optind])) == 0) {
+					names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
+					names[nnames++] = xstrdup(all[i]);
+				}
+			if (found || nnames == before) {	/* unknown: vcase_load says so */
+				names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
+				names[nnames++] = xstrdup(argv[optind]);
+			}
+		}
+		for (i = 0; i < c; i++)
+			free(all[i]);
+		free(all);
 	} else {
 		names = all_cases(dir, &nnames);
 		own_names = 1;

@@ -465,6 +465,7 @@ guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
 		v->vm->hv->st.exits_hypercall++;
 	else
 		v->vm->hv->st.exits_io++;
+	v->vm->hv->st.io_ns += cost[kind];
 	guest_work(v, cost[kind], done);
 }
 

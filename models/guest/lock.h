@@ -54,6 +54,7 @@ struct lock_ops {
 struct glock_stats {
 	uint64_t acquisitions, contended, kicks, halts;
 	double wait_ns, hold_ns;
+	double path_ns;		/* acquire() to the continuation past the release (workload.c) */
 	struct hist *wait;		/* ns from acquire() to owning */
 };
 

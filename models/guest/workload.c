@@ -26,6 +26,7 @@ struct wl_op {
 struct wl_lockdef {
 	char *name;
 	int cs_lines;
+	double calls;		/* the measured run's sections, for extrapolated totals */
 };
 
 struct workload {
@@ -55,6 +56,8 @@ struct wl_thread {
 	struct gvm *gvm;
 	struct glock *acq;	/* lock of the last acquire entered */
 	int pc;
+	sim_time_t *path_since;	/* per lock: when its acquire was entered */
+	int closing;		/* lock whose release is done; -1 none */
 	int64_t *left;		/* per loop depth */
 };
 
@@ -283,15 +286,18 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 		for (i = 0; i < locks->n; i++) {
 			const struct yc_node *ld = locks->vals[i];
 			int64_t lines;
+			double calls;
 			int li;
 
 			locks->used[i] = 1;
 			li = lock_index(w, locks->keys[i]);
 			if (yc_expect(ld, YC_MAP, "a mapping of lock settings", err) ||
 			    yc_get_int(ld, "cs_lines", 0, 0, 4096, &lines, err) ||
-			    yc_check_unused(ld, "cs_lines", err))
+			    yc_get_num(ld, "calls", 0, 0, 1e18, &calls, err) ||
+			    yc_check_unused(ld, "cs_lines, calls", err))
 				goto fail;
 			w->locks[li].cs_lines = (int)lines;
+			w->locks[li].calls = calls;
 		}
 	}
 	(void)yc_find(n, "description");
@@ -340,6 +346,7 @@ int wl_nlocks(const struct workload *w) { return (int)w->nlocks; }
 int wl_ncounters(const struct workload *w) { return (int)w->ncounters; }
 const char *wl_counter_name(const struct workload *w, int i) { return w->counters[i]; }
 const char *wl_name(const struct workload *w) { return w->name; }
+double wl_lock_calls(const struct workload *w, int i) { return w->locks[i].calls; }
 
 void
 wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
@@ -364,6 +371,8 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 
 		th->gvm = g;
 		th->left = xcalloc((size_t)w->depth + 1, sizeof *th->left);
+		th->path_since = xcalloc(w->nlocks + 1, sizeof *th->path_since);
+		th->closing = -1;
 		guest_set_wl(vm->vcpus[t], th);
 	}
 }
@@ -381,6 +390,7 @@ wl_vm_teardown(struct vm *vm)
 		struct wl_thread *th = guest_wl(vm->vcpus[t]);
 
 		free(th->left);
+		free(th->path_since);
 		free(th);
 		guest_set_wl(vm->vcpus[t], NULL);
 	}
@@ -437,6 +447,12 @@ wl_continue(struct vcpu *v)
 	struct gvm *g = th->gvm;
 	const struct wl_op *o;
 
+	if (th->closing >= 0) {
+		/* Past a release: the call's critical path (acquire to here) ends. */
+		g->locks[th->closing]->st.path_ns +=
+		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
+		th->closing = -1;
+	}
 	for (;;) {
 		o = &g->wl->ops[th->pc];
 		switch (o->op) {
@@ -447,10 +463,12 @@ wl_continue(struct vcpu *v)
 		case OP_ACQUIRE:
 			th->pc++;
 			th->acq = g->locks[o->arg];
+			th->path_since[o->arg] = v->vm->hv->sim->now;
 			lock_acquire(g->locks[o->arg], v);
 			return;
 		case OP_RELEASE:
 			th->pc++;
+			th->closing = o->arg;
 			lock_release(g->locks[o->arg], v);
 			return;
 		case OP_IO:
@@ -504,6 +522,7 @@ wl_take_section(struct vcpu *v)
 	for (; w->ops[th->pc].op == OP_COMPUTE; th->pc++)
 		ns += dist_sample(w->ops[th->pc].d, v->rng);
 	th->pc++;		/* past the release */
+	th->closing = acq->arg;
 	return ns;
 }
 

@@ -41,6 +41,8 @@ int wl_nlocks(const struct workload *);
 int wl_ncounters(const struct workload *);
 const char *wl_counter_name(const struct workload *, int i);
 const char *wl_name(const struct workload *);
+/* Lock i's `calls:` (the measured run's number of sections; 0: not given). */
+double wl_lock_calls(const struct workload *, int i);
 
 /* Per-run guest bookkeeping: how many threads are still running. */
 struct grun {

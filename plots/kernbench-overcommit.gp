@@ -1,0 +1,33 @@
+# kernbench-overcommit.gp - the quick start's plot: kernbench elapsed time
+# against overcommit, ticket (BASE) and pv-ticket (BASE+patch), without and
+# with PLE; predicted lines from two sweeps, measured points (seed 001) on top.
+# Variables: nople, ple (sweep results.csv files), measured (seed001 CSV),
+# scale (work simulated = 1/scale of the compile; times are multiplied back), out.
+# The sweeps vary vms[1].count first and vms[0].lock = ticket,pv-ticket second,
+# so ticket rows are the even ones (every 2::0) and pv-ticket the odd ones.
+set datafile separator ","
+set title "kernbench elapsed time under overcommit: predicted (lines) and measured (points, seed 001)" noenhanced
+set xlabel "overcommit (kernbench guest + N cpuhog guests of 8 vCPUs, on 8 pCPUs)"
+set ylabel "kernbench elapsed time (s, log scale)"
+set logscale y
+set xrange [0.8:4.2]
+set xtics ("1x" 1, "2x" 2, "3x" 3, "4x" 4)
+set key outside right top vertical noenhanced
+set grid
+set label 1 sprintf("predicted: 1/%g of the compile simulated, times x%g; calibrated on the 1x BASE rows only", scale, scale) at screen 0.01, screen 0.02 font ",8" noenhanced
+set bmargin 5
+ox(s) = real(substr(s, strstrt(s, "-") + 1, strstrt(s, "x") - 1))
+isnople(s) = strstrt(s, "nople") == 1
+do for [fmt in "png svg"] {
+    if (fmt eq "png") { set terminal pngcairo size 1150,620 enhanced font ",10" } \
+    else { set terminal svg size 1150,620 enhanced font ",10" }
+    set output out.".".fmt
+    plot nople skip 1 every 2::0 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
+         nople skip 1 every 2::1 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
+         ple skip 1 every 2::0 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
+         ple skip 1 every 2::1 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
+         measured skip 1 using (ox(strcol(1))-0.04):(isnople(strcol(1)) && strcol(2) eq "base" ? $5 : 1/0):6 with yerrorbars pt 9 ps 1.6 lc rgb "#d62728" title "X5570 BASE: measured (± sd)", \
+         measured skip 1 using (ox(strcol(1))-0.02):(isnople(strcol(1)) && strcol(2) eq "patched" ? $5 : 1/0):6 with yerrorbars pt 11 ps 1.6 lc rgb "#1f77b4" title "X5570 pv-ticket: measured (± sd)", \
+         measured skip 1 using (ox(strcol(1))+0.02):(!isnople(strcol(1)) && strcol(2) eq "base" ? $5 : 1/0):6 with yerrorbars pt 8 ps 1.6 lc rgb "#ff7f0e" title "X7560 PLE BASE: measured (± sd)", \
+         measured skip 1 using (ox(strcol(1))+0.04):(!isnople(strcol(1)) && strcol(2) eq "patched" ? $5 : 1/0):6 with yerrorbars pt 10 ps 1.6 lc rgb "#2ca02c" title "X7560 PLE pv-ticket: measured (± sd)"
+}
