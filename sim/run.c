@@ -226,6 +226,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
 	metrics_add(out, "yield_to_ok", "count", (double)hv.st.yield_to_ok);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
+	metrics_add(out, "halt_polls_ok", "count", (double)hv.st.halt_polls_ok);
 	for (i = 0; i < sc->nvms; i++)
 		collect_def(&sc->vms[i], &b[i], &hv, out);
 	rc = 0;

@@ -24,6 +24,8 @@ struct guest {
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
 	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
 	int in_ple;		/* pre is a PLE exit being handled */
+	int polling;		/* halted, but polling before it blocks */
+	evq_id poll_ev;
 	void *wl;
 };
 
@@ -93,6 +95,8 @@ settle(struct guest *g)
 }
 
 static void guest_ev(void *s, void *arg, int64_t data);
+static double halt_poll(struct guest *);
+static void poll_over(void *s, void *arg, int64_t data);
 
 static double
 ple_window(struct guest *g)
@@ -294,6 +298,8 @@ guest_run(struct vcpu *v, double overhead_ns)
 	g->pre += overhead_ns;
 	if (g->act == GA_SPIN)
 		g->ple_left = ple_window(g);
+	if (g->act == GA_HALT && g->polling && !g->woken)
+		g->poll_ev = sim_after(vsim(v), sim_ns(g->pre + halt_poll(g)), poll_over, g, 0);
 	if (g->act == GA_SPIN && lock_ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
 	arm(g);
@@ -306,6 +312,7 @@ guest_stop(struct vcpu *v)
 
 	settle(g);
 	sim_cancel(vsim(v), &g->ev);
+	sim_cancel(vsim(v), &g->poll_ev);	/* a preempted poll starts over on return */
 	g->obs_at = -1;
 	if (g->streaming)
 		mem_set(g, 0);
@@ -412,6 +419,35 @@ guest_poke(struct vcpu *v, double latency_ns)
 }
 
 static void
+block_now(struct guest *g)
+{
+	struct vcpu *v = g->v;
+
+	hv_probe(v->vm->hv, PR_HALT, v->id, v->pcpu->id, g->lock, 0);
+	hv_set_load(v, LOAD_IDLE);
+	hv_block(v);
+}
+
+static double
+halt_poll(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+
+	return hv->kind->halt_poll != NULL ? hv->kind->halt_poll(hv, g->v) : 0;
+}
+
+/* LNX-4.5 kvm_main.c kvm_vcpu_block: the poll window ran out; sleep */
+static void
+poll_over(void *s, void *arg, int64_t data)
+{
+	struct guest *g = arg;
+
+	g->poll_ev = EVQ_NONE;
+	g->polling = 0;
+	block_now(g);
+}
+
+static void
 halt_now(struct vcpu *v)
 {
 	struct guest *g = v->g;
@@ -425,9 +461,13 @@ halt_now(struct vcpu *v)
 		finish_halt(g);
 		return;
 	}
-	hv_probe(v->vm->hv, PR_HALT, v->id, v->pcpu->id, g->lock, 0);
-	hv_set_load(v, LOAD_IDLE);
-	hv_block(v);
+	if (halt_poll(g) > 0) {
+		g->polling = 1;
+		hv_set_load(v, LOAD_SPIN);
+		g->poll_ev = sim_after(vsim(v), sim_ns(halt_poll(g)), poll_over, g, 0);
+		return;
+	}
+	block_now(g);
 }
 
 /* KVM x86.c kvm_emulate_halt -> kvm_vcpu_block: HLT exit, then sleep */
@@ -446,7 +486,16 @@ guest_kick(struct vcpu *v)
 {
 	struct guest *g = v->g;
 
-	if (g->act == GA_HALT && v->blocked)
+	if (g->act == GA_HALT && g->polling) {
+		/* LNX-4.5 kvm_vcpu_block: the poll saw the event; no sleep (halt_successful_poll) */
+		sim_cancel(vsim(v), &g->poll_ev);
+		g->polling = 0;
+		v->vm->hv->st.halt_polls_ok++;
+		if (v->pcpu != NULL)
+			finish_halt(g);
+		else
+			g->woken = 1;
+	} else if (g->act == GA_HALT && v->blocked)
 		hv_wake(v);
 	else if (g->act != GA_HALT)
 		g->kicked = 1;

@@ -33,6 +33,8 @@ struct hv_kind_ops {
 	void (*ple_exit)(struct hv *, struct vcpu *);
 	/* The exit handling is over; the vCPU is back in the guest. */
 	void (*ple_done)(struct hv *, struct vcpu *);
+	/* How long a halting vCPU polls before it blocks (0: it blocks at once). */
+	double (*halt_poll)(struct hv *, struct vcpu *);
 	void (*sched_in)(struct hv *, struct vcpu *);
 	void (*sched_out)(struct hv *, struct vcpu *);
 };

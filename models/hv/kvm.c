@@ -30,6 +30,7 @@ struct kvm_cfg {
 	double grow, shrink;
 	int dynamic;
 	int handler;		/* SPIN_32 / SPIN_310 */
+	double halt_poll_ns;	/* fixed halt-polling window; 0 = off (3.2) */
 };
 
 struct kvm_vcpu {
@@ -55,6 +56,10 @@ kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	if (n != NULL && yc_get_enum(n, "spin_handler", handlers, SPIN_32, &h, err))
 		return -1;
 	c->handler = n != NULL ? h : SPIN_32;
+	/* LNX-4.5 kvm_main.c halt_poll_ns (x86 default 500000); absent in 3.2 */
+	if (n != NULL && yc_get_qty(n, "halt_poll", UNIT_TIME, m->hz, 0, 0, 1e9,
+	    &c->halt_poll_ns, err))
+		return -1;
 	if (ple == NULL)
 		return 0;
 	if (yc_expect(ple, YC_MAP, "PLE settings {window, gap, dynamic, ...}", err) ||
@@ -203,6 +208,12 @@ kvm_ple_exit(struct hv *hv, struct vcpu *me)
 	}
 }
 
+static double
+kvm_halt_poll(struct hv *hv, struct vcpu *v)
+{
+	return ((struct kvm *)hv->kind_priv)->cfg->halt_poll_ns;
+}
+
 static void
 kvm_ple_done(struct hv *hv, struct vcpu *v)
 {
@@ -242,6 +253,7 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.ple_window = kvm_ple_window,
 	.ple_exit = kvm_ple_exit,
 	.ple_done = kvm_ple_done,
+	.halt_poll = kvm_halt_poll,
 	.sched_in = kvm_sched_in,
 	.sched_out = kvm_sched_out,
 };
