@@ -1,5 +1,6 @@
 /* check_cfs.c - the KVM host scheduler `cfs` (models/hv/sched_cfs.c). */
 #include "testutil.h"
+#include "rig.h"
 
 #include "engine.h"
 #include "hv/hv.h"
@@ -13,36 +14,9 @@
 
 /* ---- a host built by hand: vCPUs with no guest work are always runnable ---- */
 
-struct th {
-	struct sim sim;
-	struct machine m;
-	struct hv hv;
-	void *cfg;
-	struct yc_doc *mdoc, *pdoc;
-};
-
-static void
-th_init(struct th *t, const char *machine, const char *params, sim_time_t end)
-{
-	struct vs_err err = { "" };
-
-	memset(t, 0, sizeof *t);
-	t->mdoc = yc_load_string("machine", machine, &err);
-	ck_assert_msg(t->mdoc != NULL, "%s", err.msg);
-	ck_assert_msg(machine_from_yaml(&t->m, yc_root(t->mdoc), &err) == 0, "%s", err.msg);
-	if (params != NULL) {
-		t->pdoc = yc_load_string("params", params, &err);
-		ck_assert_msg(t->pdoc != NULL, "%s", err.msg);
-	}
-	ck_assert_msg(sched_cfs_ops.parse(t->pdoc != NULL ? yc_root(t->pdoc) : NULL, t->m.hz,
-	    &t->cfg, &err) == 0, "%s", err.msg);
-	sim_init(&t->sim, 1, end);
-	hv_init(&t->hv, &t->sim, &t->m, &sched_cfs_ops);
-}
-
 /* A VM of n vCPUs allowed on the pCPUs of mask (0: all). */
 static struct vm *
-th_vm(struct th *t, const char *name, int n, unsigned mask)
+th_vm(struct rig *t, const char *name, int n, unsigned mask)
 {
 	unsigned char aff[64];
 	int i;
@@ -53,30 +27,10 @@ th_vm(struct th *t, const char *name, int n, unsigned mask)
 }
 
 static void
-th_start(struct th *t)
-{
-	struct vs_err err = { "" };
-
-	ck_assert_msg(hv_start(&t->hv, t->cfg, &err) == 0, "%s", err.msg);
-}
-
-static void
-th_run(struct th *t)
+th_run(struct rig *t)
 {
 	sim_run(&t->sim);
 	hv_finish(&t->hv);
-}
-
-static void
-th_free(struct th *t)
-{
-	hv_destroy(&t->hv);
-	sim_destroy(&t->sim);
-	sched_cfs_ops.free_cfg(t->cfg);
-	machine_free(&t->m);
-	yc_free(t->mdoc);
-	if (t->pdoc != NULL)
-		yc_free(t->pdoc);
 }
 
 static double
@@ -95,46 +49,46 @@ ran_s(const struct vcpu *v)
 
 START_TEST(three_busy_vcpus_share_one_pcpu_equally)
 {
-	struct th t;
+	struct rig t;
 	int i;
 
-	th_init(&t, M1, NULL, 2000 * MS);
+	rig_init(&t, &sched_cfs_ops, M1, NULL, 2000 * MS);
 	th_vm(&t, "a", 1, 0);
 	th_vm(&t, "b", 1, 0);
 	th_vm(&t, "c", 1, 0);
-	th_start(&t);
+	rig_start(&t);
 	th_run(&t);
 	for (i = 0; i < 3; i++)
 		ck_assert_double_eq_tol(ran_s(t.hv.vcpus[i]), 2.0 / 3, 0.02 * 2.0 / 3);
 	/* Time slices, not a switch per tick: 3 tasks, period 6 ms -> ~2 ms each. */
 	ck_assert_uint_gt(t.hv.st.ctx_switches, 600);
 	ck_assert_uint_lt(t.hv.st.ctx_switches, 2000);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
 START_TEST(weights_1024_2048_share_1_to_2)
 {
-	struct th t;
+	struct rig t;
 	double a, b;
 
-	th_init(&t, M1, "{weights: {b: 2048}}", 2000 * MS);
+	rig_init(&t, &sched_cfs_ops, M1, "{weights: {b: 2048}}", 2000 * MS);
 	th_vm(&t, "a", 1, 0);
 	th_vm(&t, "b", 1, 0);
-	th_start(&t);
+	rig_start(&t);
 	th_run(&t);
 	a = ran_s(t.hv.vcpus[0]);
 	b = ran_s(t.hv.vcpus[1]);
 	ck_assert_double_eq_tol(b / a, 2.0, 0.04);
 	ck_assert_double_eq_tol(a + b, 2.0, 1e-9);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
 /* ---- wakeup preemption ---- */
 
 struct wk {
-	struct th *t;
+	struct rig *t;
 	struct vcpu *s;		/* the sleeper */
 	int ran_at_once, ran_after_tick;
 };
@@ -170,20 +124,20 @@ wk_look(void *s, void *arg, int64_t data)
 static void
 wake_after_sleep(const char *params, struct wk *w)
 {
-	struct th t;
+	struct rig t;
 
 	memset(w, 0, sizeof *w);
 	w->t = &t;
-	th_init(&t, M1, params, 200 * MS);
+	rig_init(&t, &sched_cfs_ops, M1, params, 200 * MS);
 	th_vm(&t, "a", 1, 0);
 	th_vm(&t, "b", 1, 0);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 1 * MS + 300 * US, wk_block, w, 0);
 	sim_at(&t.sim, 101 * MS + 300 * US, wk_wake, w, 0);
 	sim_at(&t.sim, 101 * MS + 320 * US, wk_look, w, 0);
 	sim_at(&t.sim, 102 * MS + 100 * US, wk_look, w, 1);
 	th_run(&t);
-	th_free(&t);
+	rig_free(&t);
 }
 
 START_TEST(woken_vcpu_far_left_preempts)
@@ -211,7 +165,7 @@ END_TEST
 enum yt_mode { YT_WITHIN, YT_BEYOND, YT_CONTROL };
 
 struct yt {
-	struct th *t;
+	struct rig *t;
 	enum yt_mode mode;
 	struct vcpu *f, *r, *tgt;
 	int done, ret, tgt_ran, r_ran;
@@ -257,18 +211,18 @@ yt_probe(void *s, void *arg, int64_t data)
 static void
 yield_to_run(enum yt_mode mode, struct yt *y)
 {
-	struct th t;
+	struct rig t;
 
 	memset(y, 0, sizeof *y);
 	y->t = &t;
 	y->mode = mode;
-	th_init(&t, M2, NULL, 300 * MS);
+	rig_init(&t, &sched_cfs_ops, M2, NULL, 300 * MS);
 	y->f = th_vm(&t, "f", 1, 0x1)->vcpus[0];
 	th_vm(&t, "g", 2, 0x2);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 20 * MS + 10 * US, yt_probe, y, 0);
 	th_run(&t);
-	th_free(&t);
+	rig_free(&t);
 	ck_assert_int_eq(y->done, 1);
 }
 
@@ -298,7 +252,7 @@ START_TEST(yield_to_a_target_too_far_right_changes_nothing)
 END_TEST
 
 struct ytf {
-	struct th *t;
+	struct rig *t;
 	int to_running, to_blocked, to_self, to_lone;
 };
 
@@ -319,13 +273,13 @@ ytf_try(void *s, void *arg, int64_t data)
 
 START_TEST(yield_to_never_targets_a_running_or_blocked_vcpu)
 {
-	struct th t;
+	struct rig t;
 	struct ytf x = { &t, 9, 9, 9, 9 };
 
-	th_init(&t, M2, NULL, 60 * MS);
+	rig_init(&t, &sched_cfs_ops, M2, NULL, 60 * MS);
 	th_vm(&t, "f", 1, 0x1);
 	th_vm(&t, "g", 2, 0x2);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 30 * MS + 7 * US, ytf_try, &x, 0);
 	th_run(&t);
 	ck_assert_int_eq(x.to_running, 0);
@@ -333,7 +287,7 @@ START_TEST(yield_to_never_targets_a_running_or_blocked_vcpu)
 	ck_assert_int_eq(x.to_blocked, 0);
 	ck_assert_uint_eq(t.hv.st.yield_to_fail, 3);
 	ck_assert_uint_eq(t.hv.st.yield_to_ok, 0);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
@@ -349,16 +303,16 @@ ytf_lone(void *s, void *arg, int64_t data)
 static int
 yield_to_lone(const char *params)
 {
-	struct th t;
+	struct rig t;
 	struct ytf x = { &t, 9, 9, 9, 9 };
 
-	th_init(&t, M2, params, 20 * MS);
+	rig_init(&t, &sched_cfs_ops, M2, params, 20 * MS);
 	th_vm(&t, "f", 1, 0x1);
 	th_vm(&t, "g", 1, 0x2);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 10 * MS + 7 * US, ytf_lone, &x, 0);
 	th_run(&t);
-	th_free(&t);
+	rig_free(&t);
 	return x.to_lone;
 }
 
@@ -407,19 +361,19 @@ aff_churn(void *s, void *arg, int64_t data)
 
 START_TEST(affinity_is_never_broken_under_churn)
 {
-	struct th t;
+	struct rig t;
 	struct aff a = { NULL, 42, 0, 0 };
 	struct probe pr = { aff_probe, &a };
 	int i, moved = 0;
 
-	th_init(&t, M8, NULL, 300 * MS);
+	rig_init(&t, &sched_cfs_ops, M8, NULL, 300 * MS);
 	a.hv = &t.hv;
 	t.hv.probe = &pr;
 	th_vm(&t, "a", 4, 0x03);
 	th_vm(&t, "b", 4, 0x3c);
 	th_vm(&t, "c", 6, 0);
 	th_vm(&t, "d", 2, 0x80);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 1 * MS, aff_churn, &a, 0);
 	th_run(&t);
 	ck_assert_int_gt(a.runs, 2000);
@@ -428,7 +382,7 @@ START_TEST(affinity_is_never_broken_under_churn)
 	for (i = 0; i < 6; i++)
 		moved += t.hv.vms[2]->vcpus[i]->ctx_in > 1;
 	ck_assert_int_gt(moved, 0);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
@@ -445,13 +399,13 @@ widen(void *s, void *arg, int64_t data)
 
 START_TEST(idle_pcpu_pulls_work_within_affinity)
 {
-	struct th t;
+	struct rig t;
 	int i;
 
 	/* 4 busy vCPUs all on pCPU 0 of 4; at 10 ms they may use pCPUs 0-1. */
-	th_init(&t, M4, NULL, 1000 * MS);
+	rig_init(&t, &sched_cfs_ops, M4, NULL, 1000 * MS);
 	th_vm(&t, "a", 4, 0x1);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 10 * MS, widen, &t.hv, 0x3);
 	th_run(&t);
 	ck_assert_double_ge((double)t.hv.pcpus[1].busy_time, 0.98e9);
@@ -459,18 +413,18 @@ START_TEST(idle_pcpu_pulls_work_within_affinity)
 	ck_assert_int_eq(t.hv.pcpus[3].busy_time, 0);
 	for (i = 0; i < 4; i++)
 		ck_assert_double_eq_tol(ran_s(t.hv.vcpus[i]), 0.5, 0.05);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
 START_TEST(unpinned_vcpus_spread_one_per_pcpu)
 {
-	struct th t;
+	struct rig t;
 	int i, j;
 
-	th_init(&t, M2x2, NULL, 1000 * MS);
+	rig_init(&t, &sched_cfs_ops, M2x2, NULL, 1000 * MS);
 	th_vm(&t, "a", 4, 0x1);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 1 * MS, widen, &t.hv, 0);
 	th_run(&t);
 	for (i = 0; i < 4; i++) {
@@ -481,12 +435,12 @@ START_TEST(unpinned_vcpus_spread_one_per_pcpu)
 	}
 	for (i = 0; i < 4; i++)	/* once spread, nobody moves again */
 		ck_assert_uint_le(t.hv.vcpus[i]->ctx_in, 30);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 
 struct ni {
-	struct th *t;
+	struct rig *t;
 	int filled;
 };
 
@@ -508,18 +462,18 @@ ni_look(void *s, void *arg, int64_t data)
 
 START_TEST(pcpu_going_idle_pulls_at_once)
 {
-	struct th t;
+	struct rig t;
 	struct ni n = { &t, 0 };
 
 	/* Three vCPUs on two pCPUs: 2 + 1.  The lone one blocks; its pCPU pulls. */
-	th_init(&t, M2, NULL, 30 * MS);
+	rig_init(&t, &sched_cfs_ops, M2, NULL, 30 * MS);
 	th_vm(&t, "a", 3, 0);
-	th_start(&t);
+	rig_start(&t);
 	sim_at(&t.sim, 20 * MS + 300 * US, ni_block, &n, 0);
 	sim_at(&t.sim, 20 * MS + 320 * US, ni_look, &n, 0);
 	th_run(&t);
 	ck_assert_int_eq(n.filled, 1);
-	th_free(&t);
+	rig_free(&t);
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 /* check_credit.c - the Xen credit scheduler `credit` (models/hv/sched_credit.c). */
 #include "testutil.h"
+#include "rig.h"
 
 #include "engine.h"
 #include "hv/hv.h"
@@ -15,33 +16,6 @@ extern const struct sched_ops sched_credit_ops;
 
 /* ---- a host built by hand: vCPUs without guest work just run ---- */
 
-struct rig {
-	struct sim sim;
-	struct machine m;
-	struct hv hv;
-	void *cfg;
-	struct yc_doc *mdoc, *pdoc;
-};
-
-static void
-rig_init(struct rig *r, const char *machine, const char *params)
-{
-	struct vs_err err = { "" };
-
-	memset(r, 0, sizeof *r);
-	r->mdoc = yc_load_string("machine", machine, &err);
-	ck_assert_msg(r->mdoc != NULL, "%s", err.msg);
-	ck_assert_msg(machine_from_yaml(&r->m, yc_root(r->mdoc), &err) == 0, "%s", err.msg);
-	if (params != NULL) {
-		r->pdoc = yc_load_string("params", params, &err);
-		ck_assert_msg(r->pdoc != NULL, "%s", err.msg);
-	}
-	ck_assert_msg(sched_credit_ops.parse(r->pdoc ? yc_root(r->pdoc) : NULL, r->m.hz,
-	    &r->cfg, &err) == 0, "%s", err.msg);
-	sim_init(&r->sim, 1, 0);
-	hv_init(&r->hv, &r->sim, &r->m, &sched_credit_ops);
-}
-
 /* Give vCPU v the pCPUs of mask (bit i = pCPU i). */
 static void
 rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
@@ -53,30 +27,10 @@ rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
 }
 
 static void
-rig_start(struct rig *r)
-{
-	struct vs_err err = { "" };
-
-	ck_assert_msg(hv_start(&r->hv, r->cfg, &err) == 0, "%s", err.msg);
-}
-
-static void
 rig_until(struct rig *r, sim_time_t t)
 {
 	r->sim.end = t;
 	sim_run(&r->sim);
-}
-
-static void
-rig_free(struct rig *r)
-{
-	hv_destroy(&r->hv);
-	sim_destroy(&r->sim);
-	sched_credit_ops.free_cfg(r->cfg);
-	machine_free(&r->m);
-	yc_free(r->mdoc);
-	if (r->pdoc != NULL)
-		yc_free(r->pdoc);
 }
 
 static int
@@ -266,7 +220,7 @@ START_TEST(woken_under_vcpu_is_boosted_until_a_tick_sees_it)
 	struct rig r;
 	struct vcpu *a, *b;
 
-	rig_init(&r, M1, NULL);
+	rig_init(&r, &sched_credit_ops, M1, NULL, 0);
 	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
 	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
 	rig_start(&r);
@@ -302,7 +256,7 @@ START_TEST(woken_over_vcpu_is_not_boosted_and_waits)
 	struct rig r;
 	struct vcpu *a, *b;
 
-	rig_init(&r, M1, NULL);
+	rig_init(&r, &sched_credit_ops, M1, NULL, 0);
 	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
 	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
 	rig_start(&r);
@@ -323,7 +277,7 @@ START_TEST(rate_limit_keeps_current_for_1ms)
 	struct rig r;
 	struct vcpu *a, *b;
 
-	rig_init(&r, M1, NULL);
+	rig_init(&r, &sched_credit_ops, M1, NULL, 0);
 	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
 	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
 	rig_start(&r);
@@ -357,7 +311,7 @@ START_TEST(yield_goes_behind_one_lower_priority_vcpu)
 	struct rig r;
 	struct vcpu *a, *b;
 
-	rig_init(&r, M1, NULL);
+	rig_init(&r, &sched_credit_ops, M1, NULL, 0);
 	a = hv_add_vm(&r.hv, "a", 1, NULL, "test")->vcpus[0];
 	b = hv_add_vm(&r.hv, "b", 1, NULL, "test")->vcpus[0];
 	rig_start(&r);
@@ -393,7 +347,7 @@ START_TEST(tick_resorts_the_run_queue_after_accounting)
 	struct rig r;
 	struct vm *vm;
 
-	rig_init(&r, M1, NULL);
+	rig_init(&r, &sched_credit_ops, M1, NULL, 0);
 	vm = hv_add_vm(&r.hv, "g", 3, NULL, "test");
 	rig_start(&r);
 	rig_until(&r, 15 * MS);
@@ -417,8 +371,8 @@ START_TEST(tick_moves_running_vcpu_to_an_idle_core)
 	int busy2;
 
 	for (busy2 = 0; busy2 < 2; busy2++) {
-		rig_init(&r, "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}",
-		    NULL);
+		rig_init(&r, &sched_credit_ops, "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}",
+		    NULL, 0);
 		vm = hv_add_vm(&r.hv, "g", busy2 ? 3 : 2, NULL, "test");
 		rig_aff(&r, vm->vcpus[1], 0x2);
 		if (busy2)
@@ -454,7 +408,7 @@ tk_setup(struct tk *t, const char *tickle, int busy3)
 	struct vm *vm;
 
 	snprintf(params, sizeof params, "{tickle: %s}", tickle);
-	rig_init(&t->r, M4, params);
+	rig_init(&t->r, &sched_credit_ops, M4, params, 0);
 	vm = hv_add_vm(&t->r.hv, "g", busy3 ? 5 : 4, NULL, "test");
 	t->a = vm->vcpus[0];
 	t->b = vm->vcpus[1];
@@ -599,7 +553,7 @@ START_TEST(tickle_all_idlers)
 	struct rig *r = &t.r;
 
 	memset(&t, 0, sizeof t);
-	rig_init(r, M4, "{tickle_one_idle: false}");
+	rig_init(r, &sched_credit_ops, M4, "{tickle_one_idle: false}", 0);
 	t.a = hv_add_vm(&r->hv, "g", 2, NULL, "test")->vcpus[0];
 	t.b = r->hv.vcpus[1];
 	rig_aff(r, t.b, 0x1);

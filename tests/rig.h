@@ -1,0 +1,65 @@
+/* rig.h - a bare hypervisor for scheduler unit tests: a machine, a scheduler
+ * with its parameters, VMs added by the test (header-only, static). */
+#ifndef VS_RIG_H
+#define VS_RIG_H
+
+#include <check.h>
+#include <string.h>
+
+#include "engine.h"
+#include "hv/hv.h"
+#include "hw/machine.h"
+#include "yconf.h"
+
+struct rig {
+	struct sim sim;
+	struct machine m;
+	struct hv hv;
+	const struct sched_ops *ops;
+	void *cfg;
+	struct yc_doc *mdoc, *pdoc;
+};
+
+/* machine and params are YAML flow text; params may be NULL. */
+static inline void
+rig_init(struct rig *r, const struct sched_ops *ops, const char *machine,
+    const char *params, sim_time_t end)
+{
+	struct vs_err err = { "" };
+
+	memset(r, 0, sizeof *r);
+	r->ops = ops;
+	r->mdoc = yc_load_string("machine", machine, &err);
+	ck_assert_msg(r->mdoc != NULL, "%s", err.msg);
+	ck_assert_msg(machine_from_yaml(&r->m, yc_root(r->mdoc), &err) == 0, "%s", err.msg);
+	if (params != NULL) {
+		r->pdoc = yc_load_string("params", params, &err);
+		ck_assert_msg(r->pdoc != NULL, "%s", err.msg);
+	}
+	ck_assert_msg(ops->parse(r->pdoc != NULL ? yc_root(r->pdoc) : NULL, r->m.hz, &r->cfg,
+	    &err) == 0, "%s", err.msg);
+	sim_init(&r->sim, 1, end);
+	hv_init(&r->hv, &r->sim, &r->m, ops);
+}
+
+static inline void
+rig_start(struct rig *r)
+{
+	struct vs_err err = { "" };
+
+	ck_assert_msg(hv_start(&r->hv, r->cfg, &err) == 0, "%s", err.msg);
+}
+
+static inline void
+rig_free(struct rig *r)
+{
+	hv_destroy(&r->hv);
+	sim_destroy(&r->sim);
+	r->ops->free_cfg(r->cfg);
+	machine_free(&r->m);
+	yc_free(r->mdoc);
+	if (r->pdoc != NULL)
+		yc_free(r->pdoc);
+}
+
+#endif
