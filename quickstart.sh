@@ -4,7 +4,7 @@
 set -e
 cd "$(dirname "$0")"
 
-need="gcc make autoconf automake pkg-config libgsl-dev libyaml-dev check gnuplot-nox python3"
+need=$(cat .ci/packages)	# the Debian packages the build, tests and plots use
 missing=""
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
