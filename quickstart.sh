@@ -51,9 +51,9 @@ echo
 echo "kernbench elapsed seconds (predicted x$scale; measured in validation/measured/seed001_kernbench.csv)"
 printf '%-12s %-10s %-10s %12s\n' machine hogs lock predicted
 for m in x5570 x7560-ple; do
-	tail -n +2 "out/default/$m/results.csv" | while IFS=, read -r count lock mean rest; do
-		printf '%-12s %-10s %-10s %12.1f\n' "$m" "${count} VMs" "$lock" \
-		    "$(echo "$mean * $scale" | awk '{print $1 * $3}')"
-	done
+	awk -F, -v m="$m" -v s="$scale" 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == "completion_seconds_mean") c = i; next }
+		{ printf "%-12s %-10s %-10s %12.1f\n", m, $1 " VMs", $2, $c * s }' \
+	    "out/default/$m/results.csv"
 done
 echo "quickstart: plot in out/default/kernbench-overcommit.png (and .svg)"
