@@ -6,6 +6,7 @@
 # The sweeps vary vms[1].count first and vms[0].lock = ticket,pv-ticket second,
 # so ticket rows are the even ones (every 2::0) and pv-ticket the odd ones.
 set datafile separator ","
+set datafile columnheaders	# columns are found by name in each file's header
 set title "kernbench elapsed time under overcommit: predicted (lines) and measured (points, seed 001)" noenhanced
 set xlabel "overcommit (kernbench guest + N cpuhog guests of 8 vCPUs, on 8 pCPUs)"
 set ylabel "kernbench elapsed time (s, log scale)"
@@ -22,12 +23,12 @@ do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1150,620 enhanced font ",10" } \
     else { set terminal svg size 1150,620 enhanced font ",10" }
     set output out.".".fmt
-    plot nople skip 1 every 2::0 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
-         nople skip 1 every 2::1 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
-         ple skip 1 every 2::0 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
-         ple skip 1 every 2::1 using ($1+1):($3*scale):($5*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
-         measured skip 1 using (ox(strcol(1))-0.04):(isnople(strcol(1)) && strcol(2) eq "base" ? $5 : 1/0):6 with yerrorbars pt 9 ps 1.6 lc rgb "#d62728" title "X5570 BASE: measured (± sd)", \
-         measured skip 1 using (ox(strcol(1))-0.02):(isnople(strcol(1)) && strcol(2) eq "patched" ? $5 : 1/0):6 with yerrorbars pt 11 ps 1.6 lc rgb "#1f77b4" title "X5570 pv-ticket: measured (± sd)", \
-         measured skip 1 using (ox(strcol(1))+0.02):(!isnople(strcol(1)) && strcol(2) eq "base" ? $5 : 1/0):6 with yerrorbars pt 8 ps 1.6 lc rgb "#ff7f0e" title "X7560 PLE BASE: measured (± sd)", \
-         measured skip 1 using (ox(strcol(1))+0.04):(!isnople(strcol(1)) && strcol(2) eq "patched" ? $5 : 1/0):6 with yerrorbars pt 10 ps 1.6 lc rgb "#2ca02c" title "X7560 PLE pv-ticket: measured (± sd)"
+    plot nople every 2::0 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
+         nople every 2::1 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
+         ple every 2::0 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
+         ple every 2::1 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
+         measured using (ox(strcol(1))-0.04):(isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 9 ps 1.6 lc rgb "#d62728" title "X5570 BASE: measured (± sd)", \
+         measured using (ox(strcol(1))-0.02):(isnople(strcol(1)) && strcol(2) eq "patched" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 11 ps 1.6 lc rgb "#1f77b4" title "X5570 pv-ticket: measured (± sd)", \
+         measured using (ox(strcol(1))+0.02):(!isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 8 ps 1.6 lc rgb "#ff7f0e" title "X7560 PLE BASE: measured (± sd)", \
+         measured using (ox(strcol(1))+0.04):(!isnople(strcol(1)) && strcol(2) eq "patched" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 10 ps 1.6 lc rgb "#2ca02c" title "X7560 PLE pv-ticket: measured (± sd)"
 }
