@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
+#include "guest/ticket_word.h"
 #include "hv/hv.h"
 #include "yconf.h"
 
@@ -24,12 +25,9 @@ struct pvt_cfg {
 
 struct pvt {
 	const struct pvt_cfg *cfg;
-	uint64_t head, tail;
+	struct ticket_word w;
 	int slowpath;		/* TICKET_SLOWPATH_FLAG in tail */
-	uint64_t *my;		/* per vCPU: its ticket while waiting */
 	unsigned char *registered; /* per vCPU: in waiting_cpus with want = my */
-	struct vcpu **by_ticket;
-	int n;
 };
 
 static int
@@ -59,10 +57,8 @@ pvt_create(struct glock *l, const void *cfg)
 	struct pvt *t = xcalloc(1, sizeof *t);
 
 	t->cfg = cfg;
-	t->n = l->vm->nvcpus;
-	t->my = xcalloc((size_t)t->n, sizeof *t->my);
-	t->registered = xcalloc((size_t)t->n, 1);
-	t->by_ticket = xcalloc((size_t)t->n, sizeof *t->by_ticket);
+	tkt_init(&t->w, l->vm->nvcpus);
+	t->registered = xcalloc((size_t)l->vm->nvcpus, 1);
 	return t;
 }
 
@@ -71,9 +67,8 @@ pvt_destroy(void *p)
 {
 	struct pvt *t = p;
 
-	free(t->my);
+	tkt_free(&t->w);
 	free(t->registered);
-	free(t->by_ticket);
 	free(t);
 }
 
@@ -82,7 +77,7 @@ pvt_ready(struct glock *l, struct vcpu *v)
 {
 	struct pvt *t = l->priv;
 
-	return l->holder == NULL && t->head == t->my[v->idx];
+	return l->holder == NULL && tkt_turn(&t->w, v);
 }
 
 static void pvt_slowpath(struct vcpu *v);
@@ -98,14 +93,10 @@ static void
 pvt_acquire(struct glock *l, struct vcpu *v)
 {
 	struct pvt *t = l->priv;
-	uint64_t my = t->tail++;
 	double xadd = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
-	t->my[v->idx] = my;
-	t->by_ticket[my % (uint64_t)t->n] = v;
 	l->last_pcpu = v->pcpu->id;
-	if (t->head == my) {
+	if (tkt_take(&t->w, v)) {
 		lock_taken(l, v, xadd);
 		return;
 	}
@@ -155,15 +146,14 @@ pvt_release(struct glock *l, struct vcpu *v)
 	double cost = t->cfg->unlock_ns;
 	struct vcpu *next;
 
-	t->head++;
-	if (t->tail == t->head) {
+	next = tkt_advance(&t->w);
+	if (next == NULL) {
 		if (t->slowpath) {	/* nobody queued: clear the flag with cmpxchg */
 			t->slowpath = 0;
 			cost += lock_atomic_ns(l);
 		}
 		return cost;
 	}
-	next = t->by_ticket[t->head % (uint64_t)t->n];
 	if (t->slowpath && t->registered[next->idx]) {
 		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU */
 		l->st.kicks++;

@@ -11,49 +11,33 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
+#include "guest/ticket_word.h"
 #include "hv/hv.h"
-
-struct ticket {
-	uint64_t head, tail;
-	uint64_t *my;		/* per vCPU of the VM: its ticket while waiting */
-	struct vcpu **by_ticket; /* ring: who holds ticket t (t % nvcpus) */
-	int n;
-};
 
 static void *
 ticket_create(struct glock *l, const void *cfg)
 {
-	struct ticket *t = xcalloc(1, sizeof *t);
+	struct ticket_word *t = xcalloc(1, sizeof *t);
 
-	t->n = l->vm->nvcpus;
-	t->my = xcalloc((size_t)t->n, sizeof *t->my);
-	t->by_ticket = xcalloc((size_t)t->n, sizeof *t->by_ticket);
+	tkt_init(t, l->vm->nvcpus);
 	return t;
 }
 
 static void
 ticket_destroy(void *p)
 {
-	struct ticket *t = p;
-
-	free(t->my);
-	free(t->by_ticket);
-	free(t);
+	tkt_free(p);
+	free(p);
 }
 
 /* LNX-3.6 spinlock.h: __ticket_spin_lock - xadd, then spin on head */
 static void
 ticket_acquire(struct glock *l, struct vcpu *v)
 {
-	struct ticket *t = l->priv;
-	uint64_t my = t->tail++;
 	double xadd = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
-	t->my[v->idx] = my;
-	t->by_ticket[my % (uint64_t)t->n] = v;
 	l->last_pcpu = v->pcpu->id;
-	if (t->head == my) {
+	if (tkt_take(l->priv, v)) {
 		lock_taken(l, v, xadd);
 		return;
 	}
@@ -64,20 +48,17 @@ ticket_acquire(struct glock *l, struct vcpu *v)
 static double
 ticket_release(struct glock *l, struct vcpu *v)
 {
-	struct ticket *t = l->priv;
+	struct vcpu *next = tkt_advance(l->priv);
 
-	t->head++;
-	if (t->tail != t->head)
-		lock_poke(l, t->by_ticket[t->head % (uint64_t)t->n]);
+	if (next != NULL)
+		lock_poke(l, next);
 	return 0;
 }
 
 static int
 ticket_ready(struct glock *l, struct vcpu *v)
 {
-	struct ticket *t = l->priv;
-
-	return l->holder == NULL && t->head == t->my[v->idx];
+	return l->holder == NULL && tkt_turn(l->priv, v);
 }
 
 static int

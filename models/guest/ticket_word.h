@@ -1,0 +1,65 @@
+/*
+ * ticket_word.h - the {head, tail} word of x86 ticket locks and who holds
+ * which ticket; shared by lock_ticket.c and lock_pvticket.c (header-only).
+ * Tickets count up without wrapping; a ring of one slot per vCPU maps a
+ * ticket to its owner, which is enough because a vCPU holds one ticket.
+ */
+#ifndef VS_TICKET_WORD_H
+#define VS_TICKET_WORD_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "hv/hv.h"
+#include "util.h"
+
+struct ticket_word {
+	uint64_t head, tail;
+	uint64_t *my;		/* per vCPU of the VM: its ticket while waiting */
+	struct vcpu **owner;	/* ring: who holds ticket t (t % n) */
+	int n;
+};
+
+static inline void
+tkt_init(struct ticket_word *t, int nvcpus)
+{
+	t->head = t->tail = 0;
+	t->n = nvcpus;
+	t->my = xcalloc((size_t)nvcpus, sizeof *t->my);
+	t->owner = xcalloc((size_t)nvcpus, sizeof *t->owner);
+}
+
+static inline void
+tkt_free(struct ticket_word *t)
+{
+	free(t->my);
+	free(t->owner);
+}
+
+/* xadd on tail: v takes the next ticket; 1 if it is already its turn. */
+static inline int
+tkt_take(struct ticket_word *t, struct vcpu *v)
+{
+	uint64_t my = t->tail++;
+
+	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
+	t->my[v->idx] = my;
+	t->owner[my % (uint64_t)t->n] = v;
+	return t->head == my;
+}
+
+static inline int
+tkt_turn(const struct ticket_word *t, const struct vcpu *v)
+{
+	return t->head == t->my[v->idx];
+}
+
+/* head++; the vCPU whose turn it now is, or NULL if nobody waits. */
+static inline struct vcpu *
+tkt_advance(struct ticket_word *t)
+{
+	t->head++;
+	return t->tail == t->head ? NULL : t->owner[t->head % (uint64_t)t->n];
+}
+
+#endif
