@@ -131,7 +131,6 @@ START_TEST(prediction_rows_feed_nothing)
 	char *p = xasprintf("%s/calib.yaml", dir), *cases = xasprintf("%s/cases", dir);
 	char *path = xasprintf("%s/measured.csv", dir);
 	double before[3], fit_before, fit_after;
-	FILE *f;
 	int i;
 
 	synthesise(150);
@@ -145,8 +144,6 @@ START_TEST(prediction_rows_feed_nothing)
 	calib_free(&cal);
 
 	/* Change both prediction rows' measured values wildly. */
-	f = fopen(path, "a");
-	fclose(f);
 	{
 		char *cmd = xasprintf("sed -i -e 's/^loops400,two,\\([^,]*\\),\\([^,]*\\),[^,]*,/"
 		    "loops400,two,\\1,\\2,42,/' -e 's/^loops400,one,\\([^,]*\\),\\([^,]*\\),[^,]*,/"

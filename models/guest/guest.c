@@ -568,8 +568,3 @@ guest_lock(const struct vcpu *v)
 	return v->g->lock;
 }
 
-double
-guest_spin_budget_left(const struct vcpu *v)
-{
-	return v->g->rem;
-}

@@ -63,7 +63,6 @@ void guest_finish(struct vcpu *);
 int guest_is_spinning(const struct vcpu *);
 int guest_is_running(const struct vcpu *);
 int guest_is_halted(const struct vcpu *);
-double guest_spin_budget_left(const struct vcpu *);
 /* The lock v last spun on (and may now be halted for). */
 struct glock *guest_lock(const struct vcpu *);
 

@@ -421,7 +421,6 @@ wl_vm_start(struct vm *vm)
 
 uint64_t wl_vm_count(const struct vm *vm, int c) { return ((struct gvm *)vm->guest)->counts[c]; }
 struct glock *wl_vm_lock(const struct vm *vm, int i) { return ((struct gvm *)vm->guest)->locks[i]; }
-int wl_vm_nlocks(const struct vm *vm) { return (int)((struct gvm *)vm->guest)->wl->nlocks; }
 int wl_vm_threads(const struct vm *vm) { return ((struct gvm *)vm->guest)->threads; }
 sim_time_t wl_vm_done_at(const struct vm *vm) { return ((struct gvm *)vm->guest)->done_at; }
 

@@ -59,7 +59,6 @@ void wl_vm_teardown(struct vm *);
 void wl_vm_start(struct vm *);
 uint64_t wl_vm_count(const struct vm *, int counter);
 struct glock *wl_vm_lock(const struct vm *, int i);
-int wl_vm_nlocks(const struct vm *);
 int wl_vm_threads(const struct vm *);
 /* When the VM's last thread ended (its benchmark's elapsed time); -1: not yet. */
 sim_time_t wl_vm_done_at(const struct vm *);
