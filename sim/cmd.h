@@ -19,6 +19,9 @@ struct cmd_entry {
 
 void cmd_usage(FILE *);
 int cmd_mkdir_p(const char *dir, struct vs_err *err);
+/* An integer option in [min, max]; prints "vlocksim: OPT takes ..." and returns -1 if not. */
+int cmd_int_opt(const char *opt, const char *arg, long long min, long long max,
+    long long *out);
 int cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err);
 
 int cmd_run(int argc, char **argv);

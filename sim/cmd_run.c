@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,20 @@
 #include "scenario.h"
 #include "trace_out.h"
 #include "util.h"
+
+int
+cmd_int_opt(const char *opt, const char *arg, long long min, long long max, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || *out < min || *out > max) {
+		fprintf(stderr, "vlocksim: %s takes an integer in [%lld, %lld]\n", opt, min, max);
+		return -1;
+	}
+	return 0;
+}
 
 int
 cmd_mkdir_p(const char *dir, struct vs_err *err)
@@ -71,27 +86,22 @@ cmd_run(int argc, char **argv)
 	struct vs_err err;
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
-	char **sets = NULL, *out = NULL, *text, *end, *trace = NULL, *window = NULL;
+	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
-	long long seed = -1;
+	long long seed = -1, v;
 	struct trace_out *tr = NULL;
 	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			seed = strtoll(optarg, &end, 10);
-			if (*end != '\0' || seed < 0) {
-				fprintf(stderr, "vlocksim: --seed takes a non-negative integer\n");
+			if (cmd_int_opt("--seed", optarg, 0, LLONG_MAX, &seed))
 				goto done;
-			}
 			break;
 		case 'r':
-			reps = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || reps < 1 || reps > 100000) {
-				fprintf(stderr, "vlocksim: --reps takes an integer in [1, 100000]\n");
+			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
 				goto done;
-			}
+			reps = (int)v;
 			break;
 		case 'S':
 			sets = xrealloc(sets, (size_t)(nsets + 1) * sizeof *sets);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +46,9 @@ cmd_sweep(int argc, char **argv)
 	struct sweep sw;
 	struct vs_err err;
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
-	char *end;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
 	int warned = 0;
-	long long seed = -1;
+	long long seed = -1, v;
 	size_t ran = 0;
 
 	memset(&sw, 0, sizeof sw);
@@ -63,26 +63,18 @@ cmd_sweep(int argc, char **argv)
 			sets[nsets++] = optarg;
 			break;
 		case 'r':
-			reps = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || reps < 1 || reps > 100000) {
-				fprintf(stderr, "vlocksim: --reps takes an integer in [1, 100000]\n");
+			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
 				goto done;
-			}
+			reps = (int)v;
 			break;
 		case 's':
-			seed = strtoll(optarg, &end, 10);
-			if (*end != '\0' || seed < 0) {
-				fprintf(stderr, "vlocksim: --seed takes a non-negative integer\n");
+			if (cmd_int_opt("--seed", optarg, 0, LLONG_MAX, &seed))
 				goto done;
-			}
 			break;
 		case 'j':
-			jobs = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || jobs < 1 || jobs > SWEEP_MAX_JOBS) {
-				fprintf(stderr, "vlocksim: -j takes an integer in [1, %d]\n",
-				    SWEEP_MAX_JOBS);
+			if (cmd_int_opt("-j", optarg, 1, SWEEP_MAX_JOBS, &v))
 				goto done;
-			}
+			jobs = (int)v;
 			break;
 		case 'o':
 			outarg = optarg;

@@ -59,18 +59,17 @@ cmd_validate(int argc, char **argv)
 	struct vcase **cases = NULL;
 	struct vreport rep = { 0 };
 	struct vs_err err;
-	char **names = NULL, *end, *text;
+	char **names = NULL, *text;
+	long long v;
 	int ncases = 0, nnames = 0, reps = 0, strict = 0, c, i, rc = CMD_EXIT_INPUT;
 	int own_names = 0, missed = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			reps = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || reps < 1) {
-				fprintf(stderr, "vlocksim: --reps takes a positive integer\n");
+			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
 				return CMD_EXIT_INPUT;
-			}
+			reps = (int)v;
 			break;
 		case 'f':
 			if (report_fmt_parse(optarg, &fmt)) {
