@@ -115,6 +115,21 @@ summary_lines(FILE *f, const struct vreport *v, const char *prefix)
 	    "%.1f%%\n", prefix, w, n, 100 * med);
 }
 
+/* The numeric columns of a result row, in the order of the CSV header. */
+enum { NNUM = 5 };
+static const char *const num_names[NNUM] = { "measured", "measured_sd", "predicted",
+    "predicted_ci95", "rel_error" };
+
+static void
+numbers(const struct vresult *r, double out[NNUM])
+{
+	out[0] = r->measured;
+	out[1] = r->measured_sd;
+	out[2] = r->predicted;
+	out[3] = r->predicted_ci95;
+	out[4] = r->rel_error;
+}
+
 char *
 vreport_render(const struct vreport *v, int fmt)
 {
@@ -132,17 +147,16 @@ vreport_render(const struct vreport *v, int fmt)
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
 
-			fprintf(f, "%s,%s,%s,%s,%s,", r->case_name, r->row, vrole_name(r->role),
+			double num[NNUM];
+			int k;
+
+			fprintf(f, "%s,%s,%s,%s,%s", r->case_name, r->row, vrole_name(r->role),
 			    r->metric, r->unit);
-			report_num(f, r->measured, 0);
-			fputc(',', f);
-			report_num(f, r->measured_sd, 0);
-			fputc(',', f);
-			report_num(f, r->predicted, 0);
-			fputc(',', f);
-			report_num(f, r->predicted_ci95, 0);
-			fputc(',', f);
-			report_num(f, r->rel_error, 0);
+			numbers(r, num);
+			for (k = 0; k < NNUM; k++) {
+				fputc(',', f);
+				report_num(f, num[k], 0);
+			}
 			fprintf(f, ",%s\n", r->within ? "yes" : "no");
 		}
 		summary_lines(f, v, "# ");
@@ -151,18 +165,24 @@ vreport_render(const struct vreport *v, int fmt)
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
 
-			fprintf(f, "%s\n    {\"case\": \"%s\", \"row\": \"%s\", \"role\": \"%s\", "
-			    "\"metric\": \"%s\", \"unit\": \"%s\", \"measured\": ", i ? "," : "",
-			    r->case_name, r->row, vrole_name(r->role), r->metric, r->unit);
-			report_num(f, r->measured, 1);
-			fputs(", \"measured_sd\": ", f);
-			report_num(f, r->measured_sd, 1);
-			fputs(", \"predicted\": ", f);
-			report_num(f, r->predicted, 1);
-			fputs(", \"predicted_ci95\": ", f);
-			report_num(f, r->predicted_ci95, 1);
-			fputs(", \"rel_error\": ", f);
-			report_num(f, r->rel_error, 1);
+			const char *sk[] = { "case", "row", "role", "metric", "unit" };
+			const char *sv[] = { r->case_name, r->row, vrole_name(r->role), r->metric,
+			    r->unit };
+			double num[NNUM];
+			int k;
+
+			fputs(i ? ",\n    {" : "\n    {", f);
+			for (k = 0; k < 5; k++) {
+				char *q = report_json_str(sv[k]);
+
+				fprintf(f, "%s\"%s\": %s", k ? ", " : "", sk[k], q);
+				free(q);
+			}
+			numbers(r, num);
+			for (k = 0; k < NNUM; k++) {
+				fprintf(f, ", \"%s\": ", num_names[k]);
+				report_num(f, num[k], 1);
+			}
 			fprintf(f, ", \"within_tolerance\": %s}", r->within ? "true" : "false");
 		}
 		summarise(v, NULL, &w, &n, &med);
