@@ -225,6 +225,9 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	    sim.now > 0 ? 100 * hv.st.io_ns / (double)sim.now : 0);
 	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
 	metrics_add(out, "yield_to_ok", "count", (double)hv.st.yield_to_ok);
+	metrics_add(out, "yield_to_fail", "count", (double)hv.st.yield_to_fail);
+	metrics_add(out, "yields", "count", (double)hv.st.yields);
+	metrics_add(out, "blocks", "count", (double)hv.st.blocks);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	metrics_add(out, "halt_polls_ok", "count", (double)hv.st.halt_polls_ok);
 	for (i = 0; i < sc->nvms; i++)

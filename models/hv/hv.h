@@ -48,7 +48,6 @@ struct vm {
 struct hv_stats {
 	uint64_t ctx_switches, wakes, blocks, yields, yield_to_ok, yield_to_fail;
 	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io;
-	uint64_t ple_yields;		/* PLE exits whose handler yielded */
 	double io_ns;			/* vCPU time spent in I/O exits */
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
 };
