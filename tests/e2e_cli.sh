@@ -6,55 +6,7 @@
 # One line per check ("ok - ..." / "not ok - ..."), then "N passed, M failed".
 # Exit 0 when every check passed, 1 otherwise, 77 (skip) without a binary.
 
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$here/..}"
-: "${top_builddir:=$here/..}"
-VS=$top_builddir/vlocksim
-DATA=$top_srcdir/tests/data
-
-if [ ! -x "$VS" ]; then
-	echo "skip: $VS not built"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-npass=0
-nfail=0
-
-ok() {
-	npass=$((npass + 1))
-	echo "ok - $*"
-}
-
-notok() {
-	nfail=$((nfail + 1))
-	echo "not ok - $*"
-}
-
-skip() {
-	echo "ok - $* # SKIP"
-}
-
-# check DESC COMMAND...: passes when COMMAND succeeds.
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
-
-# Show why a check failed (stderr of the last run), indented, on stdout.
-show() {
-	sed 's/^/#   /' "$1"
-}
-
-# run [ARGS...]: run vlocksim; status in $rc, output in $tmp/out, $tmp/err.
-run() {
-	"$VS" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
+. "$(dirname "$0")/e2e_lib.sh"
 
 # csv_mean FILE METRIC: the mean column of METRIC in a CSV report.
 csv_mean() {
@@ -297,5 +249,4 @@ shares_sum "3 of 4 vCPUs idle" "$tmp/c5"
     --set duration=20us >"$tmp/c6" 2>"$tmp/err"
 shares_sum "until: duration (20us)" "$tmp/c6"
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+e2e_finish

@@ -7,49 +7,7 @@
 # One line per check ("ok - ..." / "not ok - ..."), then "N passed, M failed".
 # Exit 0 when every check passed, 1 otherwise, 77 (skip) without a binary.
 
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$here/..}"
-: "${top_builddir:=$here/..}"
-VS=$top_builddir/vlocksim
-DATA=$top_srcdir/tests/data
-
-if [ ! -x "$VS" ]; then
-	echo "skip: $VS not built"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e-sweep.XXXXXX") || exit 1
-bgpid=
-trap '[ -n "$bgpid" ] && kill -9 "$bgpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-npass=0
-nfail=0
-
-ok() {
-	npass=$((npass + 1))
-	echo "ok - $*"
-}
-
-notok() {
-	nfail=$((nfail + 1))
-	echo "not ok - $*"
-}
-
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else notok "$desc"; fi
-}
-
-show() {
-	sed 's/^/#   /' "$1"
-}
-
-run() {
-	"$VS" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
+. "$(dirname "$0")/e2e_lib.sh"
 
 # npoints DIR: finished point files (temp files end in .tmp.PID, not .csv).
 npoints() {
@@ -172,5 +130,4 @@ run sweep "$base" --vary 'vms[0].vcpus=1,x' --out "$tmp/empty"
 check "bad value with an existing DIR: exit 2, DIR stays empty" \
     [ "$rc" -eq 2 -a -z "$(ls -A "$tmp/empty")" ]
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+e2e_finish

@@ -5,40 +5,9 @@
 # Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_trace.sh
 # One line per check, then "N passed, M failed"; exit 0 / 1, 77 without a binary.
 
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$here/..}"
-: "${top_builddir:=$here/..}"
-VS=$top_builddir/vlocksim
+. "$(dirname "$0")/e2e_lib.sh"
 SC=$top_srcdir/configs/examples/ticket-4threads.yaml
 X1=$top_srcdir/../shared/traces/xen/xentrace-vmx-credit2-8pcpu.bin
-
-if [ ! -x "$VS" ]; then
-	echo "skip: $VS not built"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-npass=0
-nfail=0
-check() {
-	desc=$1
-	shift
-	if "$@"; then
-		npass=$((npass + 1))
-		echo "ok - $desc"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok - $desc"
-		sed 's/^/#   /' "$tmp/err" 2>/dev/null
-	fi
-}
-run() {
-	"$VS" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
 
 # A trace of the first replication, windowed.
 run run "$SC" --reps 2 --set workloads.spin.program[0].loop=2000 \
@@ -83,5 +52,4 @@ else
 	echo "ok - X1 sample not present # SKIP"
 fi
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+e2e_finish

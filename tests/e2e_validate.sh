@@ -1,15 +1,9 @@
 #!/bin/sh
 # e2e_validate.sh - `vlocksim validate` and `calibrate` from the command line.
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-VS=$(cd "$top_builddir" && pwd)/vlocksim
-[ -x "$VS" ] || { echo "no $VS"; exit 77; }
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-no() { fail=$((fail + 1)); echo "not ok - $1"; }
-check() { if eval "$2"; then ok "$1"; else no "$1"; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
+T=$tmp
+# checks here are shell conditions, written as strings
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 
 cp -r "$top_srcdir/tests/data/valid" "$T/v"
 chmod -R u+w "$T/v"
@@ -62,5 +56,4 @@ printf 'name: x\nscenario: "../scenario.yaml"\nmeasured: "../measured.csv"\nmetr
 "$VS" validate x --cases "$T/v/cases" --out "$T/o4" > /dev/null 2> "$T/err4"
 check "bad case exits 2 with file:line:col" "[ $? -eq 2 ] && grep -q 'x.yaml:5:7:' '$T/err4'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

@@ -1,0 +1,62 @@
+# e2e_lib.sh - what every end-to-end script shares; sourced, not run.
+#
+# Sets VS (the binary), DATA (tests/data), tmp (a scratch folder removed at
+# exit, with any background job in $bgpid), and the check helpers.  Skips the
+# script (exit 77) when the binary is not built.  Scripts end with e2e_finish:
+# "N passed, M failed", exit 0 when nothing failed.
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$here/..}"
+: "${top_builddir:=$here/..}"
+VS=$(cd "$top_builddir" && pwd)/vlocksim	# absolute: scripts may cd
+DATA=$top_srcdir/tests/data
+
+if [ ! -x "$VS" ]; then
+	echo "skip: $VS not built"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e.XXXXXX") || exit 1
+bgpid=
+trap '[ -n "$bgpid" ] && kill -9 "$bgpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+npass=0
+nfail=0
+
+ok() {
+	npass=$((npass + 1))
+	echo "ok - $*"
+}
+
+notok() {
+	nfail=$((nfail + 1))
+	echo "not ok - $*"
+}
+
+skip() {
+	echo "ok - $* # SKIP"
+}
+
+# Show why a check failed (a file, usually the last stderr), indented.
+show() {
+	sed 's/^/#   /' "$1" 2>/dev/null
+}
+
+# check DESC COMMAND...: passes when COMMAND succeeds; on failure shows $tmp/err.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; show "$tmp/err"; fi
+}
+
+# run [ARGS...]: run vlocksim; status in $rc, output in $tmp/out, $tmp/err.
+run() {
+	"$VS" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+e2e_finish() {
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+}
