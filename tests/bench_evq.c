@@ -2,8 +2,8 @@
  * bench_evq.c - binary vs 4-ary indexed heap on a hold-model workload.
  *
  * Not part of make check (timings are not tests).  Build and run by hand:
- *   gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isim \
- *       sim/util.c sim/evq.c tests/bench_evq.c -lm -o /tmp/bench_evq && /tmp/bench_evq
+ *   gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isim/engine \
+ *       sim/engine/util.c sim/engine/evq.c tests/bench_evq.c -lm -o /tmp/bench_evq && /tmp/bench_evq
  *
  * Hold model: N events pending; each operation either pops the earliest
  * event and pushes a successor at time + Exp(mean), or (20% of operations)
@@ -45,7 +45,7 @@ struct bheap {
 	uint64_t seq;
 };
 
-/* Branch-free compare for the 4-way tournament (as in sim/evq.c); the
+/* Branch-free compare for the 4-way tournament (as in sim/engine/evq.c); the
  * binary heap is faster with the branchy one, so each arity gets its best. */
 static inline int
 hless_bl(const struct hent *a, const struct hent *b)

@@ -1,4 +1,4 @@
-/* check_trace_out.c - the Chrome trace-event export (sim/trace_out.c). */
+/* check_trace_out.c - the Chrome trace-event export (sim/trace/trace_out.c). */
 #include "testutil.h"
 
 #include "trace_out.h"

@@ -1,7 +1,7 @@
 /*
  * cmd_trace.c - `vlocksim trace import FILE [--format F] [--cpu-hz HZ] [--out FILE.yaml]`:
  * read a real KVM or Xen trace, print a per-vCPU summary, write fitted
- * distributions (format: sim/trace_in.h).
+ * distributions (format: sim/trace/trace_in.h).
  */
 #include "config.h"
 

@@ -155,7 +155,7 @@ int ti_format_parse(const char *s, enum ti_format *out);
 /* Reports (malloc'd text). */
 char *ti_summary(const struct ti_trace *);
 char *ti_yaml(const struct ti_trace *);
-/* A measured table (measured.h) per VM: sim/trace_meas.c. */
+/* A measured table (measured.h) per VM: sim/trace/trace_meas.c. */
 char *ti_measured_csv(const struct ti_trace *, const char *setup, const char *command,
     const char *note);
 
