@@ -9,7 +9,7 @@
  * vCPU state; plugin kvm_exit lines carry no vCPU id, so the id comes from
  * kvm_entry or a `CPU N/KVM` thread name (FORMATS.md §6.4).
  */
-#include "trace_in.h"
+#include "trace_acc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -514,8 +514,8 @@ is_header(const char *s)
 	    (strncmp(s, "CPU ", 4) == 0 && strstr(s, " is empty") != NULL);
 }
 
-int
-ti_read_ftrace(struct ti_trace *t, FILE *f, struct vs_err *err)
+static int
+ftrace_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -561,3 +561,5 @@ ti_read_ftrace(struct ti_trace *t, FILE *f, struct vs_err *err)
 	}
 	return 0;
 }
+
+const struct ti_reader ti_reader_ftrace = { .read = ftrace_read };

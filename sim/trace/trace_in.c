@@ -2,7 +2,8 @@
  * trace_in.c - what every trace format shares: per-vCPU accumulation
  * (exits, runstates, halts, wakeups), format detection, the summary and the
  * YAML of fitted distributions.  The parsers are trace_ftrace.c and
- * trace_xen.c; they only call the ti_* helpers below.
+ * trace_xen.c; they call the acc_* helpers below only through the hook table
+ * acc_ops (trace_acc.h), and are picked by format from ti_readers[].
  */
 #include "trace_in.h"
 
@@ -105,8 +106,8 @@ rehash(struct ti_trace *t)
 	}
 }
 
-struct ti_vcpu *
-ti_vcpu_lookup(struct ti_trace *t, uint64_t key)
+static struct ti_vcpu *
+acc_vcpu_lookup(struct ti_trace *t, uint64_t key)
 {
 	size_t j;
 
@@ -118,8 +119,8 @@ ti_vcpu_lookup(struct ti_trace *t, uint64_t key)
 	return NULL;
 }
 
-struct ti_vcpu *
-ti_vcpu_get(struct ti_trace *t, uint64_t key)
+static struct ti_vcpu *
+acc_vcpu_get(struct ti_trace *t, uint64_t key)
 {
 	struct ti_vcpu *v;
 	size_t j;
@@ -143,14 +144,8 @@ ti_vcpu_get(struct ti_trace *t, uint64_t key)
 	return v;
 }
 
-void
-ti_mark_vcpu(struct ti_vcpu *v)
-{
-	v->is_vcpu = 1;
-}
-
-void
-ti_time(struct ti_trace *t, int64_t ns)
+static void
+acc_time(struct ti_trace *t, int64_t ns)
 {
 	if (ns < t->t_first)
 		t->t_first = ns;
@@ -173,22 +168,16 @@ named_find(struct ti_named **arr, size_t *n, size_t *cap, const char *name)
 	return (*n)++;
 }
 
-void
-ti_count_events(struct ti_trace *t, const char *name, uint64_t n)
+static void
+acc_count_events(struct ti_trace *t, const char *name, uint64_t n)
 {
 	size_t i = named_find(&t->events, &t->nevents, &t->capevents, name);
 
 	t->events[i].count += n;
 }
 
-void
-ti_count_event(struct ti_trace *t, const char *name)
-{
-	ti_count_events(t, name, 1);
-}
-
-int
-ti_reason_id(struct ti_trace *t, const char *name)
+static int
+acc_reason_id(struct ti_trace *t, const char *name)
 {
 	size_t i = named_find(&t->reasons, &t->nreasons, &t->capreasons, name);
 
@@ -202,8 +191,8 @@ ti_reason_id(struct ti_trace *t, const char *name)
 
 /* ---- quantities: histogram + reservoir ---------------------------------- */
 
-void
-ti_q_add(struct ti_trace *t, struct ti_q *q, double ns)
+static void
+acc_q_add(struct ti_trace *t, struct ti_q *q, double ns)
 {
 	uint64_t j;
 
@@ -272,8 +261,8 @@ note_pcpu(struct ti_vcpu *v, int pcpu)
 		v->pcpus[pcpu / 8] |= (unsigned char)(1u << (pcpu % 8));
 }
 
-void
-ti_exit(struct ti_trace *t, struct ti_vcpu *v, int reason, int64_t ns, int pcpu)
+static void
+acc_exit(struct ti_trace *t, struct ti_vcpu *v, int reason, int64_t ns, int pcpu)
 {
 	int kind = t->reasons[reason].kind;
 
@@ -301,14 +290,14 @@ ti_exit(struct ti_trace *t, struct ti_vcpu *v, int reason, int64_t ns, int pcpu)
 	v->exit_reason = reason;
 }
 
-void
-ti_entry(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+static void
+acc_entry(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
 {
 	ti_mark_vcpu(v);
 	if (v->exit_at < 0)
 		return;
-	ti_q_add(t, &exq(v, v->exit_reason)->lat, (double)(ns - v->exit_at));
-	ti_q_add(t, &exq(&t->all, v->exit_reason)->lat, (double)(ns - v->exit_at));
+	acc_q_add(t, &exq(v, v->exit_reason)->lat, (double)(ns - v->exit_at));
+	acc_q_add(t, &exq(&t->all, v->exit_reason)->lat, (double)(ns - v->exit_at));
 	v->exit_at = -1;
 }
 
@@ -328,21 +317,21 @@ state_one(struct ti_trace *t, struct ti_vcpu *v, struct ti_vcpu *all, enum ti_st
 		v->trans[v->state][to]++;
 		all->trans[v->state][to]++;
 		if (v->state == TI_BLOCKED && to == TI_RUNNABLE) {
-			ti_q_add(t, &v->blocked, (double)d);
-			ti_q_add(t, &all->blocked, (double)d);
+			acc_q_add(t, &v->blocked, (double)d);
+			acc_q_add(t, &all->blocked, (double)d);
 			if (t->halt_is_blocked) {
-				ti_q_add(t, &v->halt, (double)d);
-				ti_q_add(t, &all->halt, (double)d);
+				acc_q_add(t, &v->halt, (double)d);
+				acc_q_add(t, &all->halt, (double)d);
 			}
 		}
 		/* xenalyze splits runnable time into "wake" and "preempt" the same way. */
 		if (v->state == TI_RUNNABLE && to == TI_RUNNING) {
 			if (v->from == TI_BLOCKED && v->wake_at >= 0) {
-				ti_q_add(t, &v->wake_to_run, (double)(ns - v->wake_at));
-				ti_q_add(t, &all->wake_to_run, (double)(ns - v->wake_at));
+				acc_q_add(t, &v->wake_to_run, (double)(ns - v->wake_at));
+				acc_q_add(t, &all->wake_to_run, (double)(ns - v->wake_at));
 			} else if (v->from == TI_RUNNING) {
-				ti_q_add(t, &v->preempt_wait, (double)d);
-				ti_q_add(t, &all->preempt_wait, (double)d);
+				acc_q_add(t, &v->preempt_wait, (double)d);
+				acc_q_add(t, &all->preempt_wait, (double)d);
 			}
 		}
 	}
@@ -356,16 +345,16 @@ state_one(struct ti_trace *t, struct ti_vcpu *v, struct ti_vcpu *all, enum ti_st
 	v->since = ns;
 }
 
-void
-ti_state(struct ti_trace *t, struct ti_vcpu *v, enum ti_state to, int64_t ns)
+static void
+acc_state(struct ti_trace *t, struct ti_vcpu *v, enum ti_state to, int64_t ns)
 {
 	if (v->state == (int)to)
 		return;
 	state_one(t, v, &t->all, to, ns);
 }
 
-void
-ti_on_cpu(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+static void
+acc_on_cpu(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
 {
 	if (v->state == TI_UNKNOWN) {
 		v->state = TI_RUNNING;	/* first sighting: it runs from here on */
@@ -382,8 +371,8 @@ ti_on_cpu(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
 	t->resyncs++;
 }
 
-void
-ti_state_first(struct ti_trace *t, struct ti_vcpu *v, enum ti_state from, enum ti_state to,
+static void
+acc_state_first(struct ti_trace *t, struct ti_vcpu *v, enum ti_state from, enum ti_state to,
     int64_t ns)
 {
 	v->trans[from][to]++;
@@ -394,8 +383,8 @@ ti_state_first(struct ti_trace *t, struct ti_vcpu *v, enum ti_state from, enum t
 	v->wake_at = to == TI_RUNNABLE ? ns : -1;
 }
 
-void
-ti_wake(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
+static void
+acc_wake(struct ti_trace *t, struct ti_vcpu *v, int64_t ns)
 {
 	if (v->state == TI_RUNNABLE || v->state == TI_RUNNING)
 		return;		/* sched_wakeup after sched_waking, or a spurious wake */
@@ -425,18 +414,43 @@ finish(struct ti_trace *t)
 	}
 }
 
-void
-ti_skip(struct ti_trace *t, long line, int col, const char *why)
+static void
+acc_skip(struct ti_trace *t, long line, int col, const char *why)
 {
 	if (t->nskipped++ == 0)
 		snprintf(t->first_bad, sizeof t->first_bad, "%s:%ld:%d: %s", t->path, line,
 		    col, why);
 }
 
+/* The hooks the readers call (trace_acc.h), filled in here. */
+static const struct ti_acc acc_ops = {
+	.vcpu_get = acc_vcpu_get,
+	.vcpu_lookup = acc_vcpu_lookup,
+	.time = acc_time,
+	.count_events = acc_count_events,
+	.reason_id = acc_reason_id,
+	.exit = acc_exit,
+	.entry = acc_entry,
+	.state = acc_state,
+	.state_first = acc_state_first,
+	.on_cpu = acc_on_cpu,
+	.wake = acc_wake,
+	.q_add = acc_q_add,
+	.skip = acc_skip,
+};
+
 /* ---- formats --------------------------------------------------------------- */
 
 static const char *const ti_fmt_names[] = { "auto", "trace-cmd", "ftrace", "xentrace",
 	"xenalyze", NULL };
+
+/* The reader of each format (trace-cmd and raw ftrace share one parser). */
+static const struct ti_reader *const ti_readers[] = {
+	[TI_FMT_TRACECMD] = &ti_reader_ftrace,
+	[TI_FMT_FTRACE] = &ti_reader_ftrace,
+	[TI_FMT_XENTRACE] = &ti_reader_xentrace,
+	[TI_FMT_XENALYZE] = &ti_reader_xenalyze,
+};
 
 const char *
 ti_format_name(enum ti_format f)
@@ -522,20 +536,10 @@ ti_import(struct ti_trace *t, const char *path, enum ti_format fmt, struct vs_er
 	}
 	t->fmt = fmt;
 	rewind(f);
-	switch (fmt) {
-	case TI_FMT_TRACECMD:
-	case TI_FMT_FTRACE:
-		rc = ti_read_ftrace(t, f, err);
-		break;
-	case TI_FMT_XENALYZE:
-		rc = ti_read_xenalyze(t, f, err);
-		break;
-	case TI_FMT_XENTRACE:
-		rc = ti_read_xentrace(t, path, err);
-		break;
-	default:
+	if ((size_t)fmt >= sizeof ti_readers / sizeof ti_readers[0] || ti_readers[fmt] == NULL)
 		vs_fatal("ti_import: bad format %d", (int)fmt);
-	}
+	t->acc = &acc_ops;
+	rc = ti_readers[fmt]->read(t, f, path, err);
 	fclose(f);
 	if (rc == 0)
 		finish(t);

@@ -11,7 +11,7 @@
  * however long the file.  The vCPU a pCPU runs comes from ->running runstate
  * changes, which Xen records on that pCPU (sched/core.c vcpu_runstate_change()).
  */
-#include "trace_in.h"
+#include "trace_acc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -335,8 +335,8 @@ cmp_cnt(const void *a, const void *b)
 	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
-int
-ti_read_xentrace(struct ti_trace *t, const char *path, struct vs_err *err)
+static int
+xentrace_read(struct ti_trace *t, FILE *in, const char *path, struct vs_err *err)
 {
 	struct xst s = { t, path, 0, 0, 0, NULL, 0, 0, 0 };
 	struct xcur *cs = NULL;
@@ -448,8 +448,8 @@ out:
  * xenalyze.c).  runnable = wake (woken) + preempt; we keep wake as
  * wake_to_run, preempt as preempt_wait and blocked as the halt durations.
  */
-int
-ti_read_xenalyze(struct ti_trace *t, FILE *f, struct vs_err *err)
+static int
+xenalyze_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 {
 	static const char *const labels[] = { "running", "runnable", "blocked", "offline",
 		"wake", "preempt", NULL };
@@ -546,3 +546,6 @@ ti_read_xenalyze(struct ti_trace *t, FILE *f, struct vs_err *err)
 	}
 	return 0;
 }
+
+const struct ti_reader ti_reader_xentrace = { .read = xentrace_read };
+const struct ti_reader ti_reader_xenalyze = { .read = xenalyze_read };
