@@ -1,0 +1,69 @@
+#!/bin/sh
+# e2e_layers.sh - the include layering (tests/check_layers.sh): the tree
+# passes, and a copy with one upward include injected fails, naming it.
+#
+# Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_layers.sh
+# One line per check, then "N passed, M failed"; exit 0 / 1, 77 without a binary.
+
+. "$(dirname "$0")/e2e_lib.sh"
+CL=$top_srcdir/tests/check_layers.sh
+
+sh "$CL" "$top_srcdir" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "the tree passes" [ "$rc" -eq 0 ]
+check "only the allow-listed upward includes remain (hv.c, kvm.c -> guest.h)" \
+    [ "$(grep -c 'allowed for now' "$tmp/out")" -eq 2 ]
+
+# inject FILE LINE: a copy of sim/ and models/ with LINE added to FILE.
+inject() {
+	rm -rf "$tmp/t"
+	mkdir "$tmp/t"
+	cp -R "$top_srcdir/sim" "$top_srcdir/models" "$tmp/t/"
+	chmod -R u+w "$tmp/t"
+	printf '%s\n' "$2" >>"$tmp/t/$1"
+	sh "$CL" "$tmp/t" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+inject sim/engine/evq.c '#include "scenario.h"'
+check "engine including scenario.h fails" [ "$rc" -eq 1 ]
+check "  and names the file, the header and both layers" \
+    grep -q '^sim/engine/evq.c:[0-9]*: includes sim/scenario/scenario.h (layer 6 above 0)$' "$tmp/out"
+
+inject models/hw/machine.c '#include "hv/hv.h"'
+check "models/hw including hv/hv.h fails" [ "$rc" -eq 1 ]
+
+inject models/guest/lock.c '#include "run.h"'
+check "a model including a scenario header fails" [ "$rc" -eq 1 ]
+
+inject sim/scenario/run.c '#include "cmd.h"'
+check "scenario including a cli header fails" [ "$rc" -eq 1 ]
+
+inject sim/trace/trace_xen.c '#include "trace_in.h"'
+check "a trace reader including trace_in.h (the old circle) fails" [ "$rc" -eq 1 ]
+
+inject models/hv/sched_credit.c '#include "guest/lock.h"'
+check "an upward include not on the allow-list fails" [ "$rc" -eq 1 ]
+
+inject sim/cli/main.c '#include "trace_in.h"'
+check "a downward include passes" [ "$rc" -eq 0 ]
+
+mkdir -p "$tmp/t/sim/newlayer" && echo 'int x;' >"$tmp/t/sim/newlayer/x.c"
+sh "$CL" "$tmp/t" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a file in a folder with no layer fails" [ "$rc" -eq 1 ]
+
+# The readers define only their reader tables and call nothing of trace_in.o.
+ob=$top_builddir/sim/trace
+if command -v nm >/dev/null 2>&1 && [ -f "$ob/trace_in.o" ] && [ -f "$ob/trace_xen.o" ]; then
+	nm -g --defined-only "$ob/trace_in.o" | awk '{print $3}' | sort >"$tmp/in"
+	nm -u "$ob/trace_ftrace.o" "$ob/trace_xen.o" | awk 'NF {print $NF}' | sort -u >"$tmp/need"
+	check "the trace readers use no symbol of trace_in.o" \
+	    [ -z "$(comm -12 "$tmp/in" "$tmp/need")" ]
+	nm -u "$ob/trace_in.o" | awk '{print $NF}' | grep -q '^ti_reader_ftrace$'
+	check "  and trace_in.o does use the readers' tables" [ $? -eq 0 ]
+else
+	skip "the trace readers use no symbol of trace_in.o (no objects or nm)"
+fi
+
+e2e_finish
