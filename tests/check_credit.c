@@ -334,10 +334,7 @@ END_TEST
 static struct vcpu *
 runq_head(struct rig *r, int cpu)
 {
-	struct csched_link *l = csched_priv(&r->hv)->pcpus[cpu].runq.next;
-
-	return ((struct csched_vcpu *)(void *)((char *)l -
-	    offsetof(struct csched_vcpu, runq_elem)))->v;
+	return TAILQ_FIRST(&csched_priv(&r->hv)->pcpus[cpu].runq)->v;
 }
 
 /* csched_runq_sort: after accounting changed priorities, the next tick puts

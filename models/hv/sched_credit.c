@@ -29,44 +29,6 @@
 
 #define MS	1000000LL
 
-/* ---- lists (Xen list.h semantics: list_add = at the head) ---- */
-
-#define CS_CONTAINER(p, type, member) \
-	((type *)(void *)((char *)(p) - offsetof(type, member)))
-
-static void
-link_init(struct csched_link *l)
-{
-	l->prev = l->next = l;
-}
-
-static int
-link_empty(const struct csched_link *l)
-{
-	return l->next == l;
-}
-
-static void
-link_insert_before(struct csched_link *l, struct csched_link *pos)
-{
-	l->prev = pos->prev;
-	l->next = pos;
-	pos->prev->next = l;
-	pos->prev = l;
-}
-
-static void
-link_del(struct csched_link *l)
-{
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-	link_init(l);
-}
-
-#define RQ_SVC(l)	CS_CONTAINER(l, struct csched_vcpu, runq_elem)
-#define ACT_SVC(l)	CS_CONTAINER(l, struct csched_vcpu, active_elem)
-#define ACT_DOM(l)	CS_CONTAINER(l, struct csched_dom, active_sdom_elem)
-
 /* ---- masks: one byte per pCPU ---- */
 
 /* Xen cpumask_cycle: the next set pCPU after n, wrapping; -1 if none. */
@@ -126,7 +88,7 @@ cur_pri(struct csched_priv *pr, int cpu)
 static int
 on_runq(const struct csched_vcpu *svc)
 {
-	return !link_empty(&svc->runq_elem);
+	return svc->rq != NULL;
 }
 
 /* ---- run queue ---- */
@@ -135,24 +97,30 @@ on_runq(const struct csched_vcpu *svc)
 static void
 runq_insert(struct csched_priv *pr, struct csched_vcpu *svc)
 {
-	struct csched_link *rq = &spc_of(pr, svc->v->processor)->runq, *it;
+	struct csched_runq *rq = &spc_of(pr, svc->v->processor)->runq;
+	struct csched_vcpu *it;
 
 	VS_ASSERT(!on_runq(svc));
-	for (it = rq->next; it != rq; it = it->next)
-		if (svc->pri > RQ_SVC(it)->pri)
+	TAILQ_FOREACH(it, rq, runq_elem)
+		if (svc->pri > it->pri)
 			break;
 	/* A yielder goes behind one lower-priority vCPU, if there is one (the
 	 * idle vCPU, Xen's queue tail, does not count). */
-	if ((svc->flags & CSCHED_FLAG_YIELD) && it != rq)
-		it = it->next;
-	link_insert_before(&svc->runq_elem, it);
+	if ((svc->flags & CSCHED_FLAG_YIELD) && it != NULL)
+		it = TAILQ_NEXT(it, runq_elem);
+	if (it != NULL)
+		TAILQ_INSERT_BEFORE(it, svc, runq_elem);
+	else
+		TAILQ_INSERT_TAIL(rq, svc, runq_elem);
+	svc->rq = rq;
 }
 
 static void
 runq_remove(struct csched_vcpu *svc)
 {
 	VS_ASSERT(on_runq(svc));
-	link_del(&svc->runq_elem);
+	TAILQ_REMOVE(svc->rq, svc, runq_elem);
+	svc->rq = NULL;
 }
 
 /* Xen 4.2 sched_credit.c: csched_runq_sort - UNDER/BOOST ahead of OVER, stable */
@@ -160,17 +128,21 @@ static void
 runq_sort(struct csched_priv *pr, int cpu)
 {
 	struct csched_pcpu *spc = spc_of(pr, cpu);
-	struct csched_link *rq = &spc->runq, *elem, *next, *last_under = rq;
+	struct csched_runq *rq = &spc->runq;
+	struct csched_vcpu *elem, *next, *last_under = NULL;	/* NULL: the head */
 
 	if (spc->runq_sort_last == pr->runq_sort)
 		return;
 	spc->runq_sort_last = pr->runq_sort;
-	for (elem = rq->next; elem != rq; elem = next) {
-		next = elem->next;
-		if (RQ_SVC(elem)->pri >= CSCHED_PRI_TS_UNDER) {
-			if (elem->prev != last_under) {
-				link_del(elem);
-				link_insert_before(elem, last_under->next);
+	for (elem = TAILQ_FIRST(rq); elem != NULL; elem = next) {
+		next = TAILQ_NEXT(elem, runq_elem);
+		if (elem->pri >= CSCHED_PRI_TS_UNDER) {
+			if (TAILQ_PREV(elem, csched_runq, runq_elem) != last_under) {
+				TAILQ_REMOVE(rq, elem, runq_elem);
+				if (last_under == NULL)
+					TAILQ_INSERT_HEAD(rq, elem, runq_elem);
+				else
+					TAILQ_INSERT_AFTER(rq, last_under, elem, runq_elem);
 			}
 			last_under = elem;
 		}
@@ -201,13 +173,16 @@ acct_start(struct csched_priv *pr, struct csched_vcpu *svc)
 {
 	struct csched_dom *sdom = svc->sdom;
 
-	if (!link_empty(&svc->active_elem))
+	if (svc->active)
 		return;
 	sdom->active_vcpu_count++;
-	link_insert_before(&svc->active_elem, sdom->active_vcpu.next);
+	TAILQ_INSERT_HEAD(&sdom->active_vcpu, svc, active_elem);
+	svc->active = 1;
 	pr->weight += sdom->weight;
-	if (link_empty(&sdom->active_sdom_elem))
-		link_insert_before(&sdom->active_sdom_elem, pr->active_sdom.next);
+	if (!sdom->active) {
+		TAILQ_INSERT_HEAD(&pr->active_sdom, sdom, active_sdom_elem);
+		sdom->active = 1;
+	}
 }
 
 /* Xen 4.2 sched_credit.c: __csched_vcpu_acct_stop_locked */
@@ -216,13 +191,16 @@ acct_stop(struct csched_priv *pr, struct csched_vcpu *svc)
 {
 	struct csched_dom *sdom = svc->sdom;
 
-	VS_ASSERT(!link_empty(&svc->active_elem));
+	VS_ASSERT(svc->active);
 	VS_ASSERT(pr->weight >= sdom->weight);
 	sdom->active_vcpu_count--;
-	link_del(&svc->active_elem);
+	TAILQ_REMOVE(&sdom->active_vcpu, svc, active_elem);
+	svc->active = 0;
 	pr->weight -= sdom->weight;
-	if (link_empty(&sdom->active_vcpu))
-		link_del(&sdom->active_sdom_elem);
+	if (TAILQ_EMPTY(&sdom->active_vcpu)) {
+		TAILQ_REMOVE(&pr->active_sdom, sdom, active_sdom_elem);
+		sdom->active = 0;
+	}
 }
 
 /* Xen 4.2 sched_credit.c: csched_acct, the per-domain share (ceil divisions) */
@@ -271,7 +249,8 @@ static void
 csched_acct(struct csched_priv *pr)
 {
 	struct csched_acct_ctx c;
-	struct csched_link *is, *ns, *iv, *nv;
+	struct csched_dom *sdom, *ns;
+	struct csched_vcpu *svc, *nv;
 	int64_t balance = 0;
 	int cpt = pr->credits_per_tslice;
 
@@ -289,22 +268,19 @@ csched_acct(struct csched_priv *pr)
 		return;
 	}
 	pr->st.accts++;
-	for (is = pr->active_sdom.next; is != &pr->active_sdom; is = ns) {
-		struct csched_dom *sdom = ACT_DOM(is);
+	for (sdom = TAILQ_FIRST(&pr->active_sdom); sdom != NULL; sdom = ns) {
 		int vcap, to_head, incr;
 
-		ns = is->next;
+		ns = TAILQ_NEXT(sdom, active_sdom_elem);
 		incr = csched_acct_share(&c, sdom->weight, sdom->cap, sdom->active_vcpu_count,
 		    &vcap, &to_head);
 		if (to_head) {
 			/* Lazily keep domains with extra credit at the head. */
-			link_del(&sdom->active_sdom_elem);
-			link_insert_before(&sdom->active_sdom_elem, pr->active_sdom.next);
+			TAILQ_REMOVE(&pr->active_sdom, sdom, active_sdom_elem);
+			TAILQ_INSERT_HEAD(&pr->active_sdom, sdom, active_sdom_elem);
 		}
-		for (iv = sdom->active_vcpu.next; iv != &sdom->active_vcpu; iv = nv) {
-			struct csched_vcpu *svc = ACT_SVC(iv);
-
-			nv = iv->next;
+		for (svc = TAILQ_FIRST(&sdom->active_vcpu); svc != NULL; svc = nv) {
+			nv = TAILQ_NEXT(svc, active_elem);
 			svc->credit += incr;
 			if (svc->credit < 0) {
 				svc->pri = CSCHED_PRI_TS_OVER;
@@ -379,7 +355,7 @@ cpu_pick(struct csched_priv *pr, struct vcpu *v, int commit)
 	memcpy(idl, pr->idlers, (size_t)np);
 	if (pr->cfg.tickle != CSCHED_TICKLE_XEN_43)
 		idl[cpu] = 1;	/* XEN-4.2: the start pCPU always counts as idle */
-	else if (v->processor == cpu && link_empty(&spc_of(pr, cpu)->runq))
+	else if (v->processor == cpu && TAILQ_EMPTY(&spc_of(pr, cpu)->runq))
 		idl[cpu] = 1;	/* Xen 4.3 (750ec2271d): only if IS_RUNQ_IDLE */
 	for (i = 0; i < np; i++)
 		cpus[i] = cpus[i] && idl[i];
@@ -605,7 +581,7 @@ csched_tick(struct hv *hv, struct pcpu *p)
 		if (svc->pri == CSCHED_PRI_TS_BOOST)
 			svc->pri = CSCHED_PRI_TS_UNDER;
 		csched_burn_credits(svc, hv->sim->now);
-		if (link_empty(&svc->active_elem)) {
+		if (!svc->active) {
 			acct_start(pr, svc);
 		} else if (!svc->migrating && cpu_pick(pr, spc->curr, 0) != p->id) {
 			/* A more idle core exists: migrate the running vCPU. */
@@ -623,13 +599,12 @@ csched_tick(struct hv *hv, struct pcpu *p)
 static struct csched_vcpu *
 runq_steal(struct csched_priv *pr, int peer, int cpu, int pri)
 {
-	struct csched_link *rq = &spc_of(pr, peer)->runq, *it;
+	struct csched_vcpu *speer;
 
 	/* An idle peer is about to take its own queued work. */
 	if (spc_of(pr, peer)->curr == NULL)
 		return NULL;
-	for (it = rq->next; it != rq; it = it->next) {
-		struct csched_vcpu *speer = RQ_SVC(it);
+	TAILQ_FOREACH(speer, &spc_of(pr, peer)->runq, runq_elem) {
 		struct vcpu *v = speer->v;
 
 		if (speer->pri <= pri)
@@ -708,7 +683,7 @@ csched_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 	}
 	if (runnable)
 		runq_insert(pr, scurr);
-	snext = link_empty(&spc->runq) ? NULL : RQ_SVC(spc->runq.next);
+	snext = TAILQ_FIRST(&spc->runq);
 	if (scurr != NULL)
 		scurr->flags &= ~CSCHED_FLAG_YIELD;
 	/* OVER or nothing: look for better work queued on busy peers. */
@@ -800,11 +775,11 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 	pr->last_tickled = xcalloc((size_t)np, 1);
 	for (i = 0; i < 3; i++)
 		pr->pick[i] = xcalloc((size_t)np, 1);
-	link_init(&pr->active_sdom);
+	TAILQ_INIT(&pr->active_sdom);
 	/* csched_alloc_pdata: each pCPU adds a tslice of credit and starts idle */
 	pr->credit = (int64_t)pr->credits_per_tslice * np;
 	for (i = 0; i < np; i++) {
-		link_init(&pr->pcpus[i].runq);
+		TAILQ_INIT(&pr->pcpus[i].runq);
 		pr->pcpus[i].idle_bias = np - 1;
 		pr->pcpus[i].last_tickle_cpu = i;
 		pr->idlers[i] = 1;
@@ -812,8 +787,7 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 	for (i = 0; i < hv->nvms; i++) {
 		pr->doms[i].vm = hv->vms[i];
 		pr->doms[i].weight = CSCHED_DEFAULT_WEIGHT;
-		link_init(&pr->doms[i].active_vcpu);
-		link_init(&pr->doms[i].active_sdom_elem);
+		TAILQ_INIT(&pr->doms[i].active_vcpu);
 	}
 	if (apply_named(hv, pr, cfg->weights, cfg->nweights, 0, err) ||
 	    apply_named(hv, pr, cfg->caps, cfg->ncaps, 1, err))
@@ -831,8 +805,6 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		svc->v = v;
 		svc->sdom = &pr->doms[v->vm->id];
 		svc->pri = CSCHED_PRI_TS_UNDER;	/* new vCPUs: UNDER, credit 0 */
-		link_init(&svc->runq_elem);
-		link_init(&svc->active_elem);
 		v->sched_priv = svc;
 		if (mask_empty(v->affinity, np)) {
 			free(load);

@@ -10,6 +10,7 @@
 #define VS_SCHED_CREDIT_H
 
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "engine.h"
 #include "hv/hv.h"
@@ -50,18 +51,20 @@ struct csched_cfg {
 	int nweights, ncaps;
 };
 
-/* Intrusive doubly linked, circular list with a head node (Xen list_head). */
-struct csched_link {
-	struct csched_link *prev, *next;
-};
-
 struct csched_dom;
+
+/* Xen's list_heads as <sys/queue.h> tail queues (list_add = INSERT_HEAD). */
+TAILQ_HEAD(csched_runq, csched_vcpu);
+TAILQ_HEAD(csched_vcpu_list, csched_vcpu);
+TAILQ_HEAD(csched_dom_list, csched_dom);
 
 struct csched_vcpu {
 	struct vcpu *v;
 	struct csched_dom *sdom;
-	struct csched_link runq_elem;	/* self-linked: not queued */
-	struct csched_link active_elem;	/* self-linked: not on sdom's active list */
+	TAILQ_ENTRY(csched_vcpu) runq_elem;
+	TAILQ_ENTRY(csched_vcpu) active_elem;
+	struct csched_runq *rq;		/* the runq it is on; NULL: not queued */
+	int active;			/* on sdom's active list (Xen active_vcpu_elem) */
 	int credit;
 	int pri;
 	unsigned flags;
@@ -73,12 +76,13 @@ struct csched_dom {
 	struct vm *vm;
 	int weight, cap;		/* cap: % of one pCPU, 0 = none */
 	int active_vcpu_count;
-	struct csched_link active_vcpu;	/* head */
-	struct csched_link active_sdom_elem;
+	struct csched_vcpu_list active_vcpu;
+	TAILQ_ENTRY(csched_dom) active_sdom_elem;
+	int active;			/* on prv's active_sdom list */
 };
 
 struct csched_pcpu {
-	struct csched_link runq;	/* head; FIFO within priority */
+	struct csched_runq runq;	/* FIFO within priority */
 	struct vcpu *curr;		/* what do_schedule last chose (NULL: idle) */
 	unsigned runq_sort_last;
 	int idle_bias;
@@ -106,7 +110,7 @@ struct csched_priv {
 	unsigned char *mask, *scratch;	/* work masks, npcpus bytes each */
 	unsigned char *last_tickled;	/* the pCPUs the last tickle raised */
 	unsigned char *pick[3];		/* _csched_cpu_pick's masks */
-	struct csched_link active_sdom;	/* head */
+	struct csched_dom_list active_sdom;
 	int64_t weight;			/* prv->weight: sum over active vCPUs */
 	int64_t credit;			/* prv->credit: credits_per_tslice * pCPUs */
 	int64_t credit_balance;
