@@ -28,9 +28,16 @@ struct hist;
 struct yc_node;
 struct machine;
 
+/* A parameter of an algorithm, as `vlocksim list` shows it (NULL-terminated
+ * arrays); def parses as the key's value unless it is in parentheses. */
+struct lock_param {
+	const char *name, *def, *what;
+};
+
 struct lock_ops {
 	const char *name;
 	const char *desc;
+	const struct lock_param *params;	/* optional */
 	/* Read algorithm parameters (NULL node: defaults). Optional. */
 	int (*parse)(const struct yc_node *params, const struct machine *, void **cfg,
 	    struct vs_err *);

@@ -209,9 +209,16 @@ comb_observe(struct glock *l, struct vcpu *v)
 	return 0;
 }
 
+static const struct lock_param comb_params[] = {
+	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
+	  "unbounded)" },
+	{ NULL, NULL, NULL }
+};
+
 const struct lock_ops lock_combining_ops = {
 	.name = "combining",
 	.desc = "Ling Ma's delegation lock: the combiner runs queued sections (bounded batch)",
+	.params = comb_params,
 	.parse = comb_parse,
 	.free_cfg = comb_free_cfg,
 	.create = comb_create,

@@ -182,9 +182,17 @@ pvt_free_cfg(void *c)
 	free(c);
 }
 
+static const struct lock_param pvt_params[] = {
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)" },
+	{ "unlock_extra", "(machine atomic)", "extra unlock cost with PV on (locked add + flag test)" },
+	{ NULL, NULL, NULL }
+};
+
 const struct lock_ops lock_pvticket_ops = {
 	.name = "pv-ticket",
 	.desc = "paravirtual ticket lock: spin, then halt; unlock kicks (KVM, Linux 3.12-4.x)",
+	.params = pvt_params,
 	.parse = pvt_parse,
 	.free_cfg = pvt_free_cfg,
 	.create = pvt_create,

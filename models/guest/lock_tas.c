@@ -158,9 +158,15 @@ tas_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+static const struct lock_param tas_params[] = {
+	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop" },
+	{ NULL, NULL, NULL }
+};
+
 const struct lock_ops lock_tas_ops = {
 	.name = "tas",
 	.desc = "unfair test-and-set byte lock (virt_spin_lock); pause: false = cmpxchg storm",
+	.params = tas_params,
 	.parse = tas_parse,
 	.free_cfg = tas_free_cfg,
 	.create = tas_create,

@@ -18,9 +18,14 @@ cmd_list(int argc, char **argv)
 	puts("schedulers (hypervisor.scheduler):");
 	for (i = 0; registry_scheds[i] != NULL; i++)
 		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
-	puts("locks (vms[].lock):");
-	for (i = 0; registry_locks[i] != NULL; i++)
+	puts("locks (vms[].lock: NAME, or {kind: NAME, PARAM: VALUE, ...}; parameters with defaults):");
+	for (i = 0; registry_locks[i] != NULL; i++) {
+		const struct lock_param *lp = registry_locks[i]->params;
+
 		printf("  %-14s %s\n", registry_locks[i]->name, registry_locks[i]->desc);
+		for (; lp != NULL && lp->name != NULL; lp++)
+			printf("      %s: %s\n          %s\n", lp->name, lp->def, lp->what);
+	}
 	puts("workload primitives (workloads.NAME.program):\n"
 	    "  compute: DIST      run guest code for a time drawn from DIST\n"
 	    "  acquire: LOCK      take a lock of the VM (its algorithm is vms[].lock)\n"
