@@ -22,12 +22,35 @@
  * Invariant (self-checked after every release): the queue head is never
  * left halted and unkicked while the lock is free.
  *
+ * Switches for the file's history (defaults: the behaviour above):
+ *  - steal: none | once | hybrid.  none: Linux 4.2-4.4, the slow path's
+ *    queued_spin_trylock needs the whole word 0 (no overtaking of a queue);
+ *    once (default): 4.5 "locking/pvqspinlock: Allow limited lock
+ *    stealing" (pv_queued_spin_steal_lock); hybrid: "locking/pvqspinlock:
+ *    Implement hybrid PV queued/unfair locks" (4.14 trees,
+ *    pv_hybrid_queued_unfair_trylock): while the queue is not empty and
+ *    pending is clear the newcomer spins on the lock word unfairly, taking
+ *    it whenever locked and pending are clear; it queues once pending is set
+ *    (the head spins) or the queue empties;
+ *  - wait_early: true (default): 4.5 "locking/pvqspinlock: Queue node
+ *    adaptive spinning" (pv_wait_early: halt when the predecessor's node
+ *    state is not running); false: 4.2-4.4, always spin SPIN_THRESHOLD;
+ *  - wait_early_preempted: true (default): also halt early when the
+ *    predecessor's vCPU is preempted: 75437bb304b2 "locking/pvqspinlock:
+ *    Don't wait if vCPU is preempted" (vcpu_is_preempted(prev->cpu), 2019),
+ *    reverted in Sept 2019 for ebizzy regressions under overcommit; only
+ *    with wait_early.  The node looks at spin start, on switch-in and when
+ *    poked;
+ *  - kick: unlock (default) | head.  unlock: 4.3 "locking/pvqspinlock: Only
+ *    kick CPU at unlock time" (pv_kick_node hashes for the halted successor);
+ *    head: Linux 4.2 pv_kick_node, the new owner kicks a halted successor at
+ *    once so that it is running when it becomes head (it may be kicked
+ *    again at unlock); the owner pays the hypercall;
+ *  - spin_threshold: SPIN_THRESHOLD (1 << 15, asm/spinlock.h).
+ *
  * Assumes: an iteration is one PAUSE (machine pause_ns, param `iteration`);
  * the wait-early check (every 256 iterations) sees the predecessor's state
- * change one line transfer plus 256 iterations after it happens; with
- * `wait_early_preempted: true` (default) a node also halts early when its
- * predecessor's vCPU is preempted (what vcpu_is_preempted later added), but
- * only when it looks: at spin start, on switch-in and when poked.
+ * change one line transfer plus 256 iterations after it happens.
  * Leaves out: the hash table's probing cost (one entry per lock here), NMI
  * and nesting contexts, halt polling in the host.
  */
@@ -40,7 +63,8 @@
 
 /* qspinlock_paravirt.h: enum vcpu_state */
 enum pvq_state { PVQ_RUNNING, PVQ_HALTED, PVQ_HASHED };
-enum pvq_role { PVQ_NONE, PVQ_NODE, PVQ_HEAD };
+/* PVQ_UNFAIR: spinning in pv_hybrid_queued_unfair_trylock, not queued */
+enum pvq_role { PVQ_NONE, PVQ_NODE, PVQ_HEAD, PVQ_UNFAIR };
 
 /* qspinlock_paravirt.h: _Q_SLOW_VAL; qspinlock_types.h: _Q_LOCKED_VAL */
 #define PVQ_LOCKED 1
@@ -48,9 +72,14 @@ enum pvq_role { PVQ_NONE, PVQ_NODE, PVQ_HEAD };
 /* qspinlock_paravirt.h: PV_PREV_CHECK_MASK 0xff */
 #define PVQ_PREV_CHECK 256
 
+enum pvq_steal { PVQ_STEAL_NONE, PVQ_STEAL_ONCE, PVQ_STEAL_HYBRID };
+static const char *const pvq_steal_names[] = { "none", "once", "hybrid", NULL };
+enum pvq_kick { PVQ_KICK_UNLOCK, PVQ_KICK_HEAD };
+static const char *const pvq_kick_names[] = { "unlock", "head", NULL };
+
 struct pvq_cfg {
 	double threshold, iter_ns, exit_hlt_ns, hypercall_ns;
-	int wait_early_preempted;
+	int wait_early, wait_early_preempted, steal, kick;
 };
 
 struct pvq {
@@ -60,6 +89,7 @@ struct pvq {
 	struct vcpu **q;	/* MCS queue, ring of n; q[qh] is the head */
 	int qh, qn, n;
 	struct vcpu *hashed;	/* the pv hash entry for this lock */
+	int nunfair;		/* vCPUs with role PVQ_UNFAIR (steal: hybrid) */
 	/* per vCPU of the VM */
 	unsigned char *role, *state, *granted, *lp, *kicked;
 	sim_time_t *seen_at;	/* when node->locked = 1 reaches it */
@@ -77,10 +107,13 @@ pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	if (yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
 	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
 	    &c->iter_ns, err) ||
-	    yc_get_bool(n, "wait_early_preempted", 1, &c->wait_early_preempted, err))
+	    yc_get_bool(n, "wait_early", 1, &c->wait_early, err) ||
+	    yc_get_bool(n, "wait_early_preempted", 1, &c->wait_early_preempted, err) ||
+	    yc_get_enum(n, "steal", pvq_steal_names, PVQ_STEAL_ONCE, &c->steal, err) ||
+	    yc_get_enum(n, "kick", pvq_kick_names, PVQ_KICK_UNLOCK, &c->kick, err))
 		return -1;
-	return n == NULL ? 0 :
-	    yc_check_unused(n, "kind, spin_threshold, iteration, wait_early_preempted", err);
+	return n == NULL ? 0 : yc_check_unused(n, "kind, spin_threshold, iteration, "
+	    "wait_early, wait_early_preempted, steal, kick", err);
 }
 
 static void
@@ -158,7 +191,7 @@ wait_early(const struct pvq *p, const struct vcpu *v)
 {
 	struct vcpu *prev = qat(p, qpos(p, v) - 1);
 
-	if (prev == NULL)
+	if (prev == NULL || !p->cfg->wait_early)
 		return 0;
 	return p->state[prev->idx] != PVQ_RUNNING ||
 	    (p->cfg->wait_early_preempted && prev->pcpu == NULL);
@@ -171,10 +204,45 @@ tell_successor(struct glock *l, struct vcpu *v)
 	struct pvq *p = l->priv;
 	struct vcpu *s = qat(p, qpos(p, v) + 1);
 
-	if (s != NULL && p->role[s->idx] == PVQ_NODE && guest_is_running(s) &&
+	if (p->cfg->wait_early && s != NULL && p->role[s->idx] == PVQ_NODE &&
+	    guest_is_running(s) &&
 	    guest_is_spinning(s))
 		guest_poke(s, lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, s) +
 		    PVQ_PREV_CHECK * p->cfg->iter_ns);
+}
+
+/* pv_kick (kvm_kick_cpu): KVM_HC_KICK_CPU from v to k; the caller pays it */
+static void
+pvq_kick(struct glock *l, struct vcpu *v, struct vcpu *k)
+{
+	struct pvq *p = l->priv;
+
+	p->kicked[k->idx] = 1;
+	l->st.kicks++;
+	l->hv->st.exits_hypercall++;
+	hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, k->id);
+	guest_kick(k);
+}
+
+/*
+ * steal: hybrid.  The unfair spinners re-read the word when it changes in a
+ * way that ends their loop: locked or pending cleared, pending set, queue
+ * emptied.  They see it one line transfer from v's pCPU later.
+ */
+static void
+poke_unfair(struct glock *l, const struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	int i;
+
+	if (p->nunfair == 0)
+		return;
+	for (i = 0; i < p->n; i++) {
+		struct vcpu *w = l->vm->vcpus[i];
+
+		if (p->role[i] == PVQ_UNFAIR && guest_is_running(w) && guest_is_spinning(w))
+			guest_poke(w, lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, w));
+	}
 }
 
 static void pvq_halt(struct glock *, struct vcpu *, guest_fn);
@@ -211,13 +279,20 @@ got_lock(struct glock *l, struct vcpu *v, double extra)
 		p->seen_at[next->idx] = now + sim_ns(d);
 		if (guest_is_running(next) && guest_is_spinning(next))
 			guest_poke(next, d);
-		/* LNX-4.5 qspinlock_paravirt.h: pv_kick_node */
-		if (p->state[next->idx] == PVQ_HALTED) {
+		if (p->state[next->idx] == PVQ_HALTED && p->cfg->kick == PVQ_KICK_HEAD) {
+			/* LNX-4.2 pv_kick_node: xchg state running; kick if it was halted */
+			p->state[next->idx] = PVQ_RUNNING;
+			pvq_kick(l, v, next);
+			extra += p->cfg->hypercall_ns;
+		} else if (p->state[next->idx] == PVQ_HALTED) {
+			/* LNX-4.5 qspinlock_paravirt.h: pv_kick_node */
 			p->state[next->idx] = PVQ_HASHED;
 			p->byte = PVQ_SLOW;
 			VS_ASSERT(p->hashed == NULL);
 			p->hashed = next;
 		}
+	} else if (p->qn == 0) {
+		poke_unfair(l, v);	/* tail cleared: unfair spinners queue */
 	}
 	lock_taken(l, v, extra);
 }
@@ -342,6 +417,7 @@ head_round(struct glock *l, struct vcpu *v)
 	p->pending = 1;
 	if (head_try(l, v, lock_seen_ns(l, v) + lock_atomic_ns(l)))
 		return;
+	poke_unfair(l, v);	/* set_pending: no more stealing */
 	lock_wait(l, v, budget(p), head_budget);
 }
 
@@ -367,24 +443,12 @@ pvq_halt(struct glock *l, struct vcpu *v, guest_fn on_wake)
 	guest_halt(v, p->cfg->exit_hlt_ns, on_wake);
 }
 
-/* qspinlock.h queued_spin_lock + __pv_queued_spin_lock_slowpath */
+/* qspinlock.c: xchg_tail; with no predecessor v is the head at once */
 static void
-pvq_acquire(struct glock *l, struct vcpu *v)
+enqueue(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
-	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	l->last_pcpu = v->pcpu->id;
-	if (p->byte == 0 && !p->pending && p->qn == 0) {
-		got_lock(l, v, cmpxchg);	/* fast path */
-		return;
-	}
-	/* LNX-4.5 pv_queued_spin_steal_lock: one try per slow-path entry */
-	if (p->byte == 0 && !p->pending) {
-		got_lock(l, v, cmpxchg + lock_atomic_ns(l));
-		return;
-	}
-	/* xchg_tail */
 	p->q[(p->qh + p->qn) % p->n] = v;
 	p->qn++;
 	VS_ASSERT(p->qn <= p->n);
@@ -398,6 +462,34 @@ pvq_acquire(struct glock *l, struct vcpu *v)
 	}
 	p->role[v->idx] = PVQ_NODE;
 	node_spin(l, v);
+}
+
+/* qspinlock.h queued_spin_lock + __pv_queued_spin_lock_slowpath */
+static void
+pvq_acquire(struct glock *l, struct vcpu *v)
+{
+	struct pvq *p = l->priv;
+	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	l->last_pcpu = v->pcpu->id;
+	if (p->byte == 0 && !p->pending && p->qn == 0) {
+		got_lock(l, v, cmpxchg);	/* fast path */
+		return;
+	}
+	/* LNX-4.5 pv_queued_spin_steal_lock: one try per slow-path entry
+	 * (steal: none is 4.2's queued_spin_trylock: the word was not 0) */
+	if (p->cfg->steal != PVQ_STEAL_NONE && p->byte == 0 && !p->pending) {
+		got_lock(l, v, cmpxchg + lock_atomic_ns(l));
+		return;
+	}
+	/* pv_hybrid_queued_unfair_trylock: spin while tail set, pending clear */
+	if (p->cfg->steal == PVQ_STEAL_HYBRID && p->qn > 0 && !p->pending) {
+		p->role[v->idx] = PVQ_UNFAIR;
+		p->nunfair++;
+		lock_wait(l, v, GUEST_FOREVER, NULL);
+		return;
+	}
+	enqueue(l, v);
 }
 
 /* __pv_queued_spin_unlock */
@@ -415,16 +507,13 @@ pvq_release(struct glock *l, struct vcpu *v)
 		VS_ASSERT(k != NULL);
 		p->hashed = NULL;
 		p->byte = 0;
-		p->kicked[k->idx] = 1;
-		l->st.kicks++;
-		l->hv->st.exits_hypercall++;
-		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, k->id);
-		guest_kick(k);
+		pvq_kick(l, v, k);
 		cost += p->cfg->hypercall_ns;
 	}
 	p->byte = 0;
 	if ((h = qhead(p)) != NULL && p->role[h->idx] == PVQ_HEAD)
 		lock_poke(l, h);
+	poke_unfair(l, v);
 	/* Self-check: a free lock never waits on a halted, unkicked head. */
 	if (h != NULL && guest_is_halted(h) && !p->kicked[h->idx])
 		vs_fatal("pv-qspinlock %s: free, but queue head vCPU %d halted and unkicked",
@@ -442,6 +531,8 @@ pvq_ready(struct glock *l, struct vcpu *v)
 		return p->granted[v->idx] || wait_early(p, v);
 	case PVQ_HEAD:
 		return p->byte == 0;
+	case PVQ_UNFAIR:	/* the hybrid loop ends: steal, or queue */
+		return (p->byte == 0 && !p->pending) || p->pending || p->qn == 0;
 	default:
 		return 0;
 	}
@@ -455,6 +546,16 @@ pvq_observe(struct glock *l, struct vcpu *v)
 
 	if (!pvq_ready(l, v))
 		return 0;
+	if (p->role[v->idx] == PVQ_UNFAIR) {
+		p->role[v->idx] = PVQ_NONE;
+		p->nunfair--;
+		l->last_pcpu = v->pcpu->id;
+		if (p->byte == 0 && !p->pending)
+			got_lock(l, v, lock_atomic_ns(l));	/* cmpxchg locked 0 -> 1 */
+		else
+			enqueue(l, v);
+		return 1;
+	}
 	if (p->role[v->idx] == PVQ_HEAD)
 		return head_try(l, v, lock_atomic_ns(l));
 	if (p->granted[v->idx]) {
@@ -469,9 +570,24 @@ pvq_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+static const struct lock_param pvq_params[] = {
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h 1 << 15)" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)" },
+	{ "steal", "once", "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
+	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)" },
+	{ "wait_early", "true", "halt when the predecessor's node is not running (4.5 \"Queue node "
+	  "adaptive spinning\"); false: 4.2-4.4" },
+	{ "wait_early_preempted", "true", "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
+	  "if vCPU is preempted\", 2019, reverted)" },
+	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
+	  "a halted successor when it becomes head" },
+	{ NULL, NULL, NULL }
+};
+
 const struct lock_ops lock_pvqspinlock_ops = {
 	.name = "pv-qspinlock",
 	.desc = "paravirtual queued spinlock: spin, halt, kick at unlock (Linux 4.5, KVM)",
+	.params = pvq_params,
 	.parse = pvq_parse,
 	.free_cfg = pvq_free_cfg,
 	.create = pvq_create,
