@@ -13,9 +13,15 @@
  *    transfer (from the new owner's pCPU) later: it becomes the head.
  * Strictly FIFO: a newcomer queues whenever pending or tail is set.
  *
- * virt_fallback: true models virt_spin_lock (LNX-4.5 asm/qspinlock.h, §4.3):
- * in a VM without PV spinlocks the slow path is the unfair TAS loop, so the
- * lock behaves exactly as `tas` with PAUSE (this file forwards to it).
+ * hypervisor: true models virt_spin_lock (LNX-4.5 asm/qspinlock.h, §4.3):
+ * the guest sees X86_FEATURE_HYPERVISOR and has no PV spinlocks, so after a
+ * failed fast path the slow path is the unfair test-and-set loop (spin with
+ * cpu_relax until the whole word is 0, cmpxchg 0 -> locked), and the lock
+ * behaves exactly as `tas` with PAUSE (this file forwards to it).  Since 4.15
+ * the check is the static key virt_spin_lock_key, on by default in a guest;
+ * KVM turns it off (native qspinlock) for KVM_HINTS_REALTIME and nopvspin
+ * [unverified]: that is hypervisor: false here.  virt_fallback is the older
+ * name of the same switch.
  *
  * Leaves out: the nesting levels of MCS nodes (one node per vCPU: a vCPU
  * waits for one lock at a time here), the short wait for a pending ->
@@ -31,7 +37,7 @@
 extern const struct lock_ops lock_tas_ops;
 
 struct qs_cfg {
-	int virt_fallback;
+	int virt_fallback;	/* hypervisor (or virt_fallback) */
 	void *tas_cfg;		/* virt_fallback: tas with PAUSE */
 };
 
@@ -48,12 +54,15 @@ static int
 qs_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
 	struct qs_cfg *c = xcalloc(1, sizeof *c);
+	int hv, old;
 
 	*out = c;
-	if (yc_get_bool(n, "virt_fallback", 0, &c->virt_fallback, err))
+	if (yc_get_bool(n, "hypervisor", 0, &hv, err) ||
+	    yc_get_bool(n, "virt_fallback", 0, &old, err))
 		return -1;
-	if (n != NULL && yc_check_unused(n, "kind, virt_fallback", err))
+	if (n != NULL && yc_check_unused(n, "kind, hypervisor, virt_fallback", err))
 		return -1;
+	c->virt_fallback = hv || old;
 	if (c->virt_fallback)
 		return lock_tas_ops.parse(NULL, m, &c->tas_cfg, err);
 	return 0;
@@ -214,9 +223,17 @@ qs_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+static const struct lock_param qs_params[] = {
+	{ "hypervisor", "false", "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
+	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas" },
+	{ "virt_fallback", "false", "older name of hypervisor" },
+	{ NULL, NULL, NULL }
+};
+
 const struct lock_ops lock_qspinlock_ops = {
 	.name = "qspinlock",
 	.desc = "queued spinlock: pending bit + MCS queue, FIFO (Linux 4.2+ native)",
+	.params = qs_params,
 	.parse = qs_parse,
 	.free_cfg = qs_free_cfg,
 	.create = qs_create,
