@@ -19,6 +19,7 @@ extern const struct lock_ops lock_tas_ops;
 extern const struct lock_ops lock_qspinlock_ops;
 extern const struct lock_ops lock_pvqspinlock_ops;
 extern const struct lock_ops lock_combining_ops;
+extern const struct lock_ops lock_spinpark_ops;
 
 const struct sched_ops *const registry_scheds[] = {
 	&sched_pinned_ops,
@@ -34,6 +35,7 @@ const struct lock_ops *const registry_locks[] = {
 	&lock_qspinlock_ops,
 	&lock_pvqspinlock_ops,
 	&lock_combining_ops,
+	&lock_spinpark_ops,
 	NULL
 };
 

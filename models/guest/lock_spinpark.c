@@ -1,0 +1,287 @@
+/*
+ * lock_spinpark.c - an unfair spin-then-park mutex: spin a budget, then
+ * sleep until the releaser wakes one sleeper, who must then win the word
+ * again against whoever is running.
+ *
+ * Follows glibc nptl/pthread_mutex_lock.c, PTHREAD_MUTEX_ADAPTIVE_NP, on the
+ * futex lock word of nptl/lowlevellock.c (0 free, 1 locked, 2 locked with
+ * sleepers):
+ *  - trylock (cmpxchg 0 -> 1); on failure spin: up to max_cnt = MIN(
+ *    max_adaptive_count (spin_count, default 100: the tunable
+ *    glibc.pthread.mutex_spin_count), __spins * 2 + 10) iterations of one
+ *    atomic_spin_nop (PAUSE) and a trylock; after the loop, __spins +=
+ *    (cnt - __spins) / 8 (adaptive: false spins spin_count, no estimate);
+ *  - out of budget, lll_lock: cmpxchg 0 -> 1, else __lll_lock_wait: xchg
+ *    the word to 2 until it was 0, sleeping in futex_wait(word, 2) between
+ *    tries (futex_wait returns at once if the word is no longer 2);
+ *  - unlock (lll_unlock): xchg the word to 0; if it was 2, futex_wake one
+ *    sleeper (the kernel's futex queue is FIFO among equal priorities).
+ * A woken sleeper only retries: a spinner that sees the 0 first takes the
+ * lock with 1, and the sleeper finds it taken and sleeps again (unfair).
+ * That is also the shape of the PV hybrid locks: spinning newcomers beat
+ * the parked.
+ *
+ * In the guest: the sleep is the vCPU going idle (HLT, exit_hlt: the KVM
+ * guest's idle loop with nothing else to run), the wake is the guest
+ * kernel's reschedule IPI to the sleeper's vCPU, which the releaser pays as
+ * one exit (`wake`, default the machine's hypercall exit: an x2APIC ICR
+ * write exits like a hypercall), and the host wakes the halted vCPU.
+ * The spin is one event per change of the word (as `tas` with PAUSE): a
+ * spinner sees a release one line transfer later and tries.
+ *
+ * Assumes: cnt (for __spins) is the time since the spin began over the
+ * iteration cost, capped at max_cnt (a preempted spinner did fewer).
+ * Leaves out: the futex syscalls' own cost (the empty futex_wake after a
+ * sleeper took the lock with 2, the futex_wait entry), other guest tasks
+ * that would run instead of HLT, and glibc 2.37's read-only spin with
+ * exponential backoff.
+ */
+#include <stdlib.h>
+
+#include "guest/lock.h"
+#include "guest/workload.h"
+#include "hv/hv.h"
+#include "yconf.h"
+
+enum sp_state { SP_NONE, SP_SPIN, SP_PARKED };
+
+struct sp_cfg {
+	int64_t spin_count;
+	int adaptive;
+	double iter_ns, exit_hlt_ns, wake_ns;
+};
+
+struct sp {
+	const struct sp_cfg *cfg;
+	int word;		/* 0 free, 1 locked, 2 locked and maybe sleepers */
+	int spins;		/* mutex->__data.__spins */
+	int n;
+	unsigned char *state;	/* per vCPU of the VM */
+	int *max_cnt;		/* per vCPU: this spin's budget in iterations */
+	sim_time_t *spin_since;
+	struct vcpu **fq;	/* futex wait queue, FIFO ring of n */
+	int fqh, fqn;
+};
+
+static int
+sp_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	struct sp_cfg *c = xcalloc(1, sizeof *c);
+
+	*out = c;
+	c->exit_hlt_ns = m->exit_hlt_ns;
+	/* glibc elf/dl-tunables.list: glibc.pthread.mutex_spin_count default 100 */
+	if (yc_get_int(n, "spin_count", 100, 0, 1000000000, &c->spin_count, err) ||
+	    yc_get_bool(n, "adaptive", 1, &c->adaptive, err) ||
+	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
+	    &c->iter_ns, err) ||
+	    yc_get_qty(n, "wake", UNIT_TIME, m->hz, m->exit_hypercall_ns, 0, 1e9,
+	    &c->wake_ns, err))
+		return -1;
+	return n == NULL ? 0 :
+	    yc_check_unused(n, "kind, spin_count, adaptive, iteration, wake", err);
+}
+
+static void
+sp_free_cfg(void *c)
+{
+	free(c);
+}
+
+static void *
+sp_create(struct glock *l, const void *cfg)
+{
+	struct sp *s = xcalloc(1, sizeof *s);
+
+	s->cfg = cfg;
+	s->n = l->vm->nvcpus;
+	s->state = xcalloc((size_t)s->n, 1);
+	s->max_cnt = xcalloc((size_t)s->n, sizeof *s->max_cnt);
+	s->spin_since = xcalloc((size_t)s->n, sizeof *s->spin_since);
+	s->fq = xcalloc((size_t)s->n, sizeof *s->fq);
+	return s;
+}
+
+static void
+sp_destroy(void *p)
+{
+	struct sp *s = p;
+
+	free(s->state);
+	free(s->max_cnt);
+	free(s->spin_since);
+	free(s->fq);
+	free(s);
+}
+
+/* v owns the lock, the word holds val; extra is what its RMW cost. */
+static void
+take(struct glock *l, struct vcpu *v, int val, double extra)
+{
+	struct sp *s = l->priv;
+
+	s->word = val;
+	s->state[v->idx] = SP_NONE;
+	l->last_pcpu = v->pcpu->id;
+	lock_taken(l, v, extra);
+}
+
+/* pthread_mutex_lock: __spins += (cnt - __spins) / 8 (int arithmetic) */
+static void
+learn(struct sp *s, int cnt)
+{
+	if (s->cfg->adaptive)
+		s->spins += (cnt - s->spins) / 8;
+}
+
+static void sp_sleep(struct glock *, struct vcpu *, double pre_ns);
+
+/* futex_wait woke (a kick) or never slept: __lll_lock_wait's xchg(word, 2) */
+static void
+sp_woken(struct vcpu *v)
+{
+	struct glock *l = wl_acquiring(v);
+	struct sp *s = l->priv;
+	double xchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	l->last_pcpu = v->pcpu->id;
+	if (s->word == 0) {
+		take(l, v, 2, xchg);
+		return;
+	}
+	s->word = 2;
+	sp_sleep(l, v, xchg);
+}
+
+/* futex_wait(word, 2): the word is 2 here; join the futex queue and HLT
+ * (pre_ns: the failed RMW before it) */
+static void
+sp_sleep(struct glock *l, struct vcpu *v, double pre_ns)
+{
+	struct sp *s = l->priv;
+
+	VS_ASSERT(s->word == 2 && s->fqn < s->n);
+	s->fq[(s->fqh + s->fqn) % s->n] = v;
+	s->fqn++;
+	s->state[v->idx] = SP_PARKED;
+	l->st.halts++;
+	guest_halt(v, pre_ns + s->cfg->exit_hlt_ns, sp_woken);
+}
+
+/* Out of spin budget: lll_lock (cmpxchg 0 -> 1), else __lll_lock_wait. */
+static void
+sp_budget(struct vcpu *v)
+{
+	struct glock *l = wl_acquiring(v);
+	struct sp *s = l->priv;
+	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
+
+	learn(s, s->max_cnt[v->idx] + 1);	/* cnt++ >= max_cnt ended the loop */
+	l->last_pcpu = v->pcpu->id;
+	if (s->word == 0) {
+		take(l, v, 1, rmw);
+		return;
+	}
+	if (s->word != 2) {		/* xchg(word, 2) found it held */
+		s->word = 2;
+		rmw += lock_atomic_ns(l);
+	}
+	sp_sleep(l, v, rmw);
+}
+
+static void
+sp_acquire(struct glock *l, struct vcpu *v)
+{
+	struct sp *s = l->priv;
+	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+	int64_t max;
+
+	l->last_pcpu = v->pcpu->id;
+	if (s->word == 0) {		/* lll_trylock */
+		take(l, v, 1, cmpxchg);
+		return;
+	}
+	max = s->cfg->spin_count;
+	if (s->cfg->adaptive && (int64_t)s->spins * 2 + 10 < max)
+		max = (int64_t)s->spins * 2 + 10;
+	s->max_cnt[v->idx] = (int)max;
+	s->spin_since[v->idx] = l->hv->sim->now;
+	s->state[v->idx] = SP_SPIN;
+	lock_wait(l, v, (double)max * s->cfg->iter_ns, sp_budget);
+}
+
+/* lll_unlock: xchg(word, 0); futex_wake(1) if it was 2 */
+static double
+sp_release(struct glock *l, struct vcpu *v)
+{
+	struct sp *s = l->priv;
+	double cost = lock_atomic_ns(l);
+	int old = s->word, i;
+
+	s->word = 0;
+	if (old == 2 && s->fqn > 0) {
+		struct vcpu *w = s->fq[s->fqh];
+
+		s->fqh = (s->fqh + 1) % s->n;
+		s->fqn--;
+		l->st.kicks++;
+		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, w->id);
+		guest_kick(w);
+		cost += s->cfg->wake_ns;
+	}
+	for (i = 0; i < s->n; i++)
+		if (s->state[i] == SP_SPIN)
+			lock_poke(l, l->vm->vcpus[i]);
+	return cost;
+}
+
+static int
+sp_ready(struct glock *l, struct vcpu *v)
+{
+	struct sp *s = l->priv;
+
+	return s->state[v->idx] == SP_SPIN && s->word == 0;
+}
+
+/* A spinner saw 0: its trylock wins unless another's came first. */
+static int
+sp_observe(struct glock *l, struct vcpu *v)
+{
+	struct sp *s = l->priv;
+	double cnt;
+
+	l->last_pcpu = v->pcpu->id;
+	if (!sp_ready(l, v))
+		return 0;
+	/* the loop counts before its trylock: at least 1 */
+	cnt = (double)(l->hv->sim->now - s->spin_since[v->idx]) / s->cfg->iter_ns;
+	learn(s, cnt < 1 ? 1 : cnt < s->max_cnt[v->idx] ? (int)cnt : s->max_cnt[v->idx]);
+	take(l, v, 1, lock_atomic_ns(l));
+	return 1;
+}
+
+static const struct lock_param sp_params[] = {
+	{ "spin_count", "100", "max_adaptive_count: spin iterations before sleeping (glibc "
+	  "tunable glibc.pthread.mutex_spin_count)" },
+	{ "adaptive", "true", "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
+	  "acquisition (glibc); false: always spin_count" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)" },
+	{ "wake", "(machine hypercall exit)", "the releaser's cost to wake a sleeper (the "
+	  "reschedule IPI's exit)" },
+	{ NULL, NULL, NULL }
+};
+
+const struct lock_ops lock_spinpark_ops = {
+	.name = "spinpark",
+	.desc = "unfair spin-then-park mutex: spin, HLT, one sleeper woken, re-taken by the "
+	    "running (glibc PTHREAD_MUTEX_ADAPTIVE_NP)",
+	.params = sp_params,
+	.parse = sp_parse,
+	.free_cfg = sp_free_cfg,
+	.create = sp_create,
+	.destroy = sp_destroy,
+	.acquire = sp_acquire,
+	.release = sp_release,
+	.observe = sp_observe,
+	.ready = sp_ready,
+};
