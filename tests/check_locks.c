@@ -2,13 +2,15 @@
  * check_locks.c - the lock algorithms tas, qspinlock, pv-qspinlock,
  * combining (and ticket, pv-ticket): mutual exclusion under overcommitted
  * host schedulers (preemption), FIFO order, combining runs each section
- * once, pv-qspinlock never strands a halted waiter, the TAS storm.
+ * once, pv-qspinlock never strands a halted waiter, the TAS storm; the
+ * pv-qspinlock history switches, qspinlock on a hypervisor, spinpark.
  */
 #include "testutil.h"
 
 #include "guest/lock.h"
 #include "guest/workload.h"
 #include "hv/vcpu.h"
+#include "registry.h"
 #include "yconf.h"
 
 #define MAXV 64
@@ -22,7 +24,19 @@ struct watch {
 	int waiting[MAXV], halted[MAXV];
 	int check_after, stranded, halts, kicks, delegated;
 	int wait_pcpu[MAXV];
+	/* the situations the switches change */
+	int running[MAXV];		/* runstate is RS_RUNNING */
+	sim_time_t wait_t[MAXV];	/* PR_LOCK_WAIT time, -1 not waiting */
+	int halted_since_wait[MAXV], kicked_since_wait[MAXV];
+	sim_time_t first_halt_min;	/* min over waits of wait -> first halt */
+	int early_halts;		/* first halts sooner than early_ns */
+	sim_time_t early_ns;
+	int overtook_preempted;	/* takes past an earlier, preempted waiter */
+	int just_released;		/* vCPU whose release was the last event */
+	int kicks_ahead;		/* kicks not right after the kicker's release */
+	int reparks;			/* kicked waiters that halted again */
 };
+
 
 /* Lock free, someone waits, and every waiter is halted with no kick: stuck. */
 static void
@@ -44,6 +58,7 @@ static void
 watch_fn(void *ctx, const struct probe_ev *e)
 {
 	struct watch *w = ctx;
+	int i;
 
 	/* No ck_assert here: Check logs every passing assertion (a write). */
 	if (e->vcpu < 0 || e->vcpu >= MAXV || (e->kind == PR_KICK &&
@@ -53,6 +68,9 @@ watch_fn(void *ctx, const struct probe_ev *e)
 	}
 	switch (e->kind) {
 	case PR_LOCK_WAIT:
+		w->wait_t[e->vcpu] = e->t;
+		w->halted_since_wait[e->vcpu] = 0;
+		w->kicked_since_wait[e->vcpu] = 0;
 		if (w->narr < MAXEV)
 			w->arrivals[w->narr++] = e->vcpu;
 		w->waits[e->vcpu]++;
@@ -60,6 +78,13 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		w->wait_pcpu[e->vcpu] = e->pcpu;
 		break;
 	case PR_LOCK_TAKEN:
+		for (i = 0; i < MAXV; i++)
+			if (i != e->vcpu && w->waiting[i] && !w->running[i] &&
+			    w->wait_t[i] < w->wait_t[e->vcpu]) {
+				w->overtook_preempted++;
+				break;
+			}
+		w->wait_t[e->vcpu] = -1;
 		if (w->holder != -1)
 			w->violations++;
 		w->holder = e->vcpu;
@@ -77,20 +102,38 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		w->releases++;
 		/* The release's kick (if any) comes as the next probe event. */
 		w->check_after = 1;
+		w->just_released = e->vcpu;
 		return;
 	case PR_HALT:
 		w->halts++;
 		w->halted[e->vcpu] = 1;
+		if (w->waiting[e->vcpu] && !w->halted_since_wait[e->vcpu]) {
+			sim_time_t d = e->t - w->wait_t[e->vcpu];
+
+			w->halted_since_wait[e->vcpu] = 1;
+			if (w->first_halt_min < 0 || d < w->first_halt_min)
+				w->first_halt_min = d;
+			w->early_halts += d < w->early_ns;
+		}
+		if (w->waiting[e->vcpu] && w->kicked_since_wait[e->vcpu])
+			w->reparks++;
 		break;
 	case PR_KICK:
 		w->kicks++;
 		w->halted[e->aux] = 0;
+		w->kicked_since_wait[e->aux] = 1;
+		if (w->just_released != e->vcpu)
+			w->kicks_ahead++;
 		break;
 	case PR_RUNSTATE:
+		w->running[e->vcpu] = e->aux == RS_RUNNING;
 		if (e->aux == RS_RUNNING)
 			w->halted[e->vcpu] = 0;
 		break;
+	default:
+		break;
 	}
+	w->just_released = -1;
 	if (w->check_after || e->kind == PR_HALT)
 		check_stranded(w);
 	w->check_after = 0;
@@ -103,12 +146,18 @@ watch_new(void)
 
 	memset(&w, 0, sizeof w);
 	w.holder = -1;
+	w.first_halt_min = -1;
+	w.just_released = -1;
 	return &w;
 }
 
 static const char *const locks[] = {
 	"ticket", "pv-ticket", "tas", "{kind: tas, pause: false}", "qspinlock",
-	"pv-qspinlock", "combining",
+	"pv-qspinlock", "combining", "{kind: qspinlock, hypervisor: true}",
+	"{kind: pv-qspinlock, steal: hybrid}",
+	"{kind: pv-qspinlock, steal: none, wait_early: false, kick: head}",
+	"{kind: pv-qspinlock, steal: hybrid, spin_threshold: 64, kick: head}",
+	"spinpark", "{kind: spinpark, spin_count: 0}", "{kind: spinpark, adaptive: false}",
 };
 #define NLOCKS ((int)(sizeof locks / sizeof locks[0]))
 #define NSEEDS 30
@@ -404,6 +453,237 @@ START_TEST(virt_fallback_qspinlock_is_tas)
 	b = tu_metric(&m, "completion_seconds");
 	metrics_free(&m);
 	ck_assert_double_eq(a, b);
+	snprintf(text, sizeof text, fmt, "{kind: qspinlock, hypervisor: true}");
+	tu_run(text, 3, NULL, &m);
+	b = tu_metric(&m, "completion_seconds");
+	metrics_free(&m);
+	ck_assert_double_eq(a, b);
+}
+END_TEST
+
+/* Takes that did not go to the earliest waiting arrival. */
+static int
+out_of_order(const struct watch *w)
+{
+	int i, n = 0;
+
+	for (i = 0; i < w->ntake; i++)
+		n += w->takes[i] != w->arrivals[i];
+	return n;
+}
+
+/*
+ * steal: a vCPU entering the slow path takes a free lock ahead of the
+ * queue (once: one try, 4.5; hybrid: it keeps trying while the head does
+ * not spin); none (4.2-4.4): never, the lock goes in arrival order.
+ */
+START_TEST(pvqspinlock_steal_switch)
+{
+	static const char *const how[] = {
+		"{kind: pv-qspinlock, steal: none}", "{kind: pv-qspinlock, steal: once}",
+		"{kind: pv-qspinlock, steal: hybrid}",
+	};
+	const char *sched = _i ? "credit" : "cfs";
+	int ooo[3], k;
+
+	for (k = 0; k < 3; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		overcommit_run(how[k], 60 + (uint64_t)_i, sched, 100000, w, &m);
+		ck_assert_int_eq(w->violations, 0);
+		ck_assert_int_gt(w->ntake, 500);
+		ooo[k] = out_of_order(w);
+		metrics_free(&m);
+	}
+	ck_assert_msg(ooo[0] == 0, "%s: steal none overtook the queue %d times", sched, ooo[0]);
+	ck_assert_msg(ooo[1] > 0, "%s: steal once never overtook", sched);
+	ck_assert_msg(ooo[2] > ooo[1], "%s: hybrid %d overtakes, once %d", sched, ooo[2], ooo[1]);
+}
+END_TEST
+
+/*
+ * wait_early: a queued node whose predecessor is halted halts before
+ * SPIN_THRESHOLD iterations; without it (4.2-4.4) no waiter halts before
+ * 32768 x 5 ns of spinning.  (wait_early_preempted is not tested here: the
+ * node only looks at spin start, switch-in and pokes, where a predecessor
+ * preempted while spinning is almost never seen; see models/README.md.)
+ */
+START_TEST(pvqspinlock_wait_early_switch)
+{
+	static const char *const how[] = {
+		"{kind: pv-qspinlock, wait_early: false}",
+		"{kind: pv-qspinlock, wait_early: true}",
+	};
+	const char *sched = _i ? "credit" : "cfs";
+	int early[2], halts[2], k;
+	sim_time_t first[2];
+
+	for (k = 0; k < 2; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		w->early_ns = 32768 * 5;
+		overcommit_run(how[k], 80 + (uint64_t)_i, sched, 100000, w, &m);
+		ck_assert_int_eq(w->violations, 0);
+		ck_assert_int_eq(w->stranded, 0);
+		early[k] = w->early_halts;
+		halts[k] = w->halts;
+		first[k] = w->first_halt_min;
+		metrics_free(&m);
+	}
+	ck_assert_int_gt(halts[0], 0);
+	ck_assert_msg(early[0] == 0, "%s: %d halts before the threshold (first after %lld ns)",
+	    sched, early[0], (long long)first[0]);
+	ck_assert_msg(early[1] > 0, "%s: wait-early never halted early", sched);
+	/* wait_early_preempted: behind a preempted (running-state) predecessor */
+}
+END_TEST
+
+/*
+ * kick: unlock (4.3+): kicks come only from a release (the unlocker kicks
+ * the hashed head); head (4.2): the new owner kicks its halted successor
+ * when it passes the MCS headship on, before any release.
+ */
+START_TEST(pvqspinlock_kick_switch)
+{
+	static const char *const how[] = {
+		"{kind: pv-qspinlock, spin_threshold: 64}",
+		"{kind: pv-qspinlock, spin_threshold: 64, kick: head}",
+	};
+	int ahead[2], kicks[2], k;
+
+	for (k = 0; k < 2; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		overcommit_run(how[k], 90 + (uint64_t)_i, _i ? "credit" : "cfs", 1500, w, &m);
+		ck_assert_double_eq(tu_metric(&m, "completed"), 1);
+		ck_assert_int_eq(w->stranded, 0);
+		ahead[k] = w->kicks_ahead;
+		kicks[k] = w->kicks;
+		metrics_free(&m);
+	}
+	ck_assert_int_gt(kicks[0], 10);
+	ck_assert_int_eq(ahead[0], 0);
+	ck_assert_int_gt(ahead[1], 10);
+}
+END_TEST
+
+/*
+ * virt_spin_lock is unfair: a running spinner takes the lock past an
+ * earlier waiter whose vCPU is preempted; native qspinlock never does.
+ */
+START_TEST(qspinlock_on_a_hypervisor_is_unfair)
+{
+	static const char *const how[] = {
+		"qspinlock", "{kind: qspinlock, hypervisor: true}",
+	};
+	int past[2], ooo[2], k;
+
+	for (k = 0; k < 2; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		overcommit_run(how[k], 11 + (uint64_t)_i, _i ? "credit" : "cfs", 100000, w, &m);
+		ck_assert_int_eq(w->violations, 0);
+		past[k] = w->overtook_preempted;
+		ooo[k] = out_of_order(w);
+		metrics_free(&m);
+	}
+	ck_assert_int_eq(past[0], 0);
+	ck_assert_int_eq(ooo[0], 0);
+	ck_assert_int_gt(past[1], 10);
+}
+END_TEST
+
+/* spinpark spins spin_count iterations, then parks (HLT); the release wakes it. */
+START_TEST(spinpark_spins_then_parks)
+{
+	static const char *text =
+	    TEST_MACHINE
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, lock: {kind: spinpark, adaptive: false}, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{acquire: l}, {compute: %s}, {release: l}]}\n";
+	char buf[1024];
+	struct metrics m;
+
+	/* 100 x 5 ns = 500 ns of spinning first. */
+	snprintf(buf, sizeof buf, text, "300ns");
+	tu_run(buf, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 0);
+	metrics_free(&m);
+	snprintf(buf, sizeof buf, text, "1ms");
+	tu_run(buf, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.l.acquisitions"), 2);
+	/* Parked, woken at release: one waits about 1 ms, the other not at all. */
+	ck_assert_double_gt(tu_metric(&m, "g.l.wait_mean_ns"), 0.45e6);
+	ck_assert_double_lt(tu_metric(&m, "g.l.wait_mean_ns"), 0.6e6);
+	metrics_free(&m);
+}
+END_TEST
+
+/*
+ * The woken sleeper is not handed the lock: under contention some find it
+ * re-taken by a running spinner and park again.
+ */
+START_TEST(spinpark_woken_waiter_can_lose)
+{
+	struct watch *w = watch_new();
+	struct metrics m;
+
+	overcommit_run("{kind: spinpark, adaptive: false}", 30 + (uint64_t)_i,
+	    _i ? "credit" : "cfs", 100000, w, &m);
+	ck_assert_int_eq(w->violations, 0);
+	ck_assert_int_eq(w->stranded, 0);
+	ck_assert_int_gt(w->kicks, 10);
+	ck_assert_int_gt(w->reparks, 0);
+	ck_assert_int_gt(out_of_order(w), 10);
+	metrics_free(&m);
+}
+END_TEST
+
+/* What `vlocksim list` gives as a parameter's default is its default. */
+START_TEST(listed_defaults_are_the_defaults)
+{
+	static const char *fmt =
+	    TEST_MACHINE
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 6, lock: %s, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: 300, do: [{compute: {dist: exponential, mean: 300ns}},"
+	    " {acquire: l}, {compute: 100ns}, {release: l}]}]}\n";
+	int i, checked = 0;
+
+	for (i = 0; registry_locks[i] != NULL; i++) {
+		const struct lock_ops *o = registry_locks[i];
+		const struct lock_param *p;
+		char text[1024], lock[256];
+		struct metrics m;
+		double t, ev;
+
+		snprintf(text, sizeof text, fmt, o->name);
+		tu_run(text, 5, NULL, &m);
+		t = tu_metric(&m, "completion_seconds");
+		ev = tu_metric(&m, "events");
+		metrics_free(&m);
+		for (p = o->params; p != NULL && p->name != NULL; p++) {
+			if (p->def[0] == '(')
+				continue;
+			snprintf(lock, sizeof lock, "{kind: %s, %s: %s}", o->name, p->name, p->def);
+			snprintf(text, sizeof text, fmt, lock);
+			tu_run(text, 5, NULL, &m);
+			ck_assert_msg(tu_metric(&m, "completion_seconds") == t &&
+			    tu_metric(&m, "events") == ev, "%s: not the default", lock);
+			metrics_free(&m);
+			checked++;
+		}
+	}
+	ck_assert_int_ge(checked, 10);
 }
 END_TEST
 
@@ -425,6 +705,13 @@ locks_suite(void)
 	tcase_add_test(tc, pvqspinlock_spins_before_halting);
 	tcase_add_test(tc, tas_without_pause_is_slower);
 	tcase_add_test(tc, virt_fallback_qspinlock_is_tas);
+	tcase_add_loop_test(tc, pvqspinlock_steal_switch, 0, 2);
+	tcase_add_loop_test(tc, pvqspinlock_wait_early_switch, 0, 2);
+	tcase_add_loop_test(tc, pvqspinlock_kick_switch, 0, 2);
+	tcase_add_loop_test(tc, qspinlock_on_a_hypervisor_is_unfair, 0, 2);
+	tcase_add_test(tc, spinpark_spins_then_parks);
+	tcase_add_loop_test(tc, spinpark_woken_waiter_can_lose, 0, 2);
+	tcase_add_test(tc, listed_defaults_are_the_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }
