@@ -20,6 +20,7 @@ extern const struct lock_ops lock_qspinlock_ops;
 extern const struct lock_ops lock_pvqspinlock_ops;
 extern const struct lock_ops lock_combining_ops;
 extern const struct lock_ops lock_spinpark_ops;
+extern const struct lock_ops lock_pmtticket_ops;
 
 const struct sched_ops *const registry_scheds[] = {
 	&sched_pinned_ops,
@@ -36,6 +37,7 @@ const struct lock_ops *const registry_locks[] = {
 	&lock_pvqspinlock_ops,
 	&lock_combining_ops,
 	&lock_spinpark_ops,
+	&lock_pmtticket_ops,
 	NULL
 };
 

@@ -158,6 +158,7 @@ static const char *const locks[] = {
 	"{kind: pv-qspinlock, steal: none, wait_early: false, kick: head}",
 	"{kind: pv-qspinlock, steal: hybrid, spin_threshold: 64, kick: head}",
 	"spinpark", "{kind: spinpark, spin_count: 0}", "{kind: spinpark, adaptive: false}",
+	"pmt-ticket", "{kind: pmt-ticket, timeout_shift: 0}",
 };
 #define NLOCKS ((int)(sizeof locks / sizeof locks[0]))
 #define NSEEDS 30
@@ -597,6 +598,35 @@ START_TEST(qspinlock_on_a_hypervisor_is_unfair)
 }
 END_TEST
 
+/*
+ * pmt-ticket: with timeouts out of reach it is the ticket lock (FIFO); with
+ * pmtlock's shift 8 a waiter behind a preempted one times out of its turn
+ * and takes the lock past it.
+ */
+START_TEST(pmt_ticket_times_out_of_turn)
+{
+	static const char *const how[] = {
+		"{kind: pmt-ticket, timeout_shift: 30}", "pmt-ticket",
+	};
+	int past[2], ooo[2], k;
+
+	for (k = 0; k < 2; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		overcommit_run(how[k], 50 + (uint64_t)_i, _i ? "credit" : "cfs", 100000, w, &m);
+		ck_assert_int_eq(w->violations, 0);
+		ck_assert_int_gt(w->ntake, 100);
+		past[k] = w->overtook_preempted;
+		ooo[k] = out_of_order(w);
+		metrics_free(&m);
+	}
+	ck_assert_msg(ooo[0] == 0, "no timeouts, yet %d takes out of order", ooo[0]);
+	ck_assert_int_eq(past[0], 0);
+	ck_assert_int_gt(past[1], 10);
+}
+END_TEST
+
 /* spinpark spins spin_count iterations, then parks (HLT); the release wakes it. */
 START_TEST(spinpark_spins_then_parks)
 {
@@ -709,6 +739,7 @@ locks_suite(void)
 	tcase_add_loop_test(tc, pvqspinlock_wait_early_switch, 0, 2);
 	tcase_add_loop_test(tc, pvqspinlock_kick_switch, 0, 2);
 	tcase_add_loop_test(tc, qspinlock_on_a_hypervisor_is_unfair, 0, 2);
+	tcase_add_loop_test(tc, pmt_ticket_times_out_of_turn, 0, 2);
 	tcase_add_test(tc, spinpark_spins_then_parks);
 	tcase_add_loop_test(tc, spinpark_woken_waiter_can_lose, 0, 2);
 	tcase_add_test(tc, listed_defaults_are_the_defaults);
