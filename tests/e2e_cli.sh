@@ -30,6 +30,8 @@ run list
 check "list exits 0" [ "$rc" -eq 0 ]
 check "list shows the pinned scheduler" grep -q '^  pinned ' "$tmp/out"
 check "list shows the ticket lock" grep -q '^  ticket ' "$tmp/out"
+check "list shows the spinpark lock" grep -q '^  spinpark ' "$tmp/out"
+check "list shows pv-qspinlock's steal switch and its default" grep -q '^      steal: once$' "$tmp/out"
 
 run
 check "no command exits 2" [ "$rc" -eq 2 ]
@@ -101,6 +103,8 @@ bad set-index "--set: vms[3].vcpus: " 'index 3 out of range' "$f" --set 'vms[3].
 bad set-not-a-map "--set: vms.x: " "'vms' is not a mapping" "$f" --set 'vms.x=1'
 bad set-no-equals "--set: " 'expected PATH=VALUE' "$f" --set 'vms[0].vcpus'
 bad set-unknown-key "--set:1:12: " "unknown key 'bogus'" "$f" --set 'hypervisor.bogus=1'
+bad lock-switch "--set:1:41: " "'steal' must be one of: none, once, hybrid" "$f" \
+    --set 'vms[0].lock={kind: pv-qspinlock, steal: sometimes}'
 bad set-bad-value "--set:1:14: " "'vcpus' must be an integer, got 'four'" "$f" \
     --set 'vms[0].vcpus=four'
 f=$DATA/bad-overcommit.yaml
