@@ -399,12 +399,12 @@ struct tk {
 };
 
 static void
-tk_setup(struct tk *t, const char *tickle, int busy3)
+tk_setup_extra(struct tk *t, const char *tickle, const char *extra, int busy3)
 {
 	char params[128];
 	struct vm *vm;
 
-	snprintf(params, sizeof params, "{tickle: %s}", tickle);
+	snprintf(params, sizeof params, "{tickle: %s%s}", tickle, extra);
 	rig_init(&t->r, &sched_credit_ops, M4, params, 0);
 	vm = hv_add_vm(&t->r.hv, "g", busy3 ? 5 : 4, NULL, "test");
 	t->a = vm->vcpus[0];
@@ -425,6 +425,12 @@ tk_setup(struct tk *t, const char *tickle, int busy3)
 	ck_assert_int_eq(pcpu_of(t->d), 2);
 	ck_assert_int_eq(pcpu_of(busy3 ? t->e : t->b), busy3 ? 3 : -1);
 	ck_assert_int_eq(csched_vcpu(t->a)->pri, CSCHED_PRI_TS_UNDER);
+}
+
+static void
+tk_setup(struct tk *t, const char *tickle, int busy3)
+{
+	tk_setup_extra(t, tickle, "", busy3);
 }
 
 /* Wake b with affinity mask on processor cpu; return the tickled pCPUs as bits. */
@@ -484,6 +490,28 @@ START_TEST(tickle_new_free_busy_cpu)
 		ck_assert_int_eq(pcpu_of(t.b), 0);
 		ck_assert_int_eq(pcpu_of(t.a), 3);
 	}
+	rig_free(&t.r);
+}
+END_TEST
+
+/*
+ * Case B again with vcpu_migration_delay (XEN-4.2 __csched_vcpu_is_cache_hot):
+ * a, switched out on p0 a moment ago, is cache-hot, so the tickled idler p3
+ * does not steal it; with the default 0 it does (the case above).
+ */
+START_TEST(migration_delay_keeps_a_hot_vcpu_home)
+{
+	struct tk t;
+	uint64_t steals;
+
+	tk_setup_extra(&t, "upstream-4.2", ", vcpu_migration_delay: 1ms", 0);
+	steals = csched_priv(&t.r.hv)->st.steals;
+	ck_assert_uint_eq(tk_wake(&t, 0xf, 0), 0x9);
+	rig_until(&t.r, 15 * MS + 500 * US);
+	ck_assert_int_eq(pcpu_of(t.b), 0);
+	ck_assert_int_eq(pcpu_of(t.a), -1);	/* queued on p0, hot */
+	ck_assert_uint_eq(csched_priv(&t.r.hv)->st.steals, steals);
+	ck_assert_int_eq(csched_vcpu(t.a)->last_run_time, 15 * MS);
 	rig_free(&t.r);
 }
 END_TEST
@@ -661,6 +689,7 @@ START_TEST(bad_params_are_located)
 	load_err("{tickle: xen-4.4}", "xen-4.4");
 	load_err("{ratelimit: 50us}", "ratelimit");
 	load_err("{tslice: 1500us}", "tslice");
+	load_err("{vcpu_migration_delay: -1us}", "vcpu_migration_delay");
 	load_err("{weights: {a: 0}}", "");
 }
 END_TEST
@@ -709,6 +738,7 @@ credit_suite(void)
 	tcase_add_test(tc, tick_resorts_the_run_queue_after_accounting);
 	tcase_add_loop_test(tc, tickle_new_pinned_busy_cpu, 0, 3);
 	tcase_add_loop_test(tc, tickle_new_free_busy_cpu, 0, 3);
+	tcase_add_test(tc, migration_delay_keeps_a_hot_vcpu_home);
 	tcase_add_loop_test(tc, tickle_lower_priority, 0, 3);
 	tcase_add_loop_test(tc, tickle_cur_pinned, 0, 3);
 	tcase_add_loop_test(tc, tickle_no_idlers, 0, 3);

@@ -595,6 +595,16 @@ csched_tick(struct hv *hv, struct pcpu *p)
 
 /* ---- schedule ---- */
 
+/* Xen 4.2 sched_credit.c: __csched_vcpu_is_cache_hot - switched out less than
+ * vcpu_migration_delay ago (schedule.c sets last_run_time at switch-out).
+ * Never run counts as cold: Xen's NOW() at domain creation is far past 0. */
+static int
+cache_hot(const struct csched_priv *pr, const struct csched_vcpu *svc)
+{
+	return svc->last_run_time >= 0 &&
+	    pr->hv->sim->now - svc->last_run_time < pr->cfg.migration_delay_ns;
+}
+
 /* Xen 4.2 sched_credit.c: csched_runq_steal */
 static struct csched_vcpu *
 runq_steal(struct csched_priv *pr, int peer, int cpu, int pri)
@@ -609,8 +619,8 @@ runq_steal(struct csched_priv *pr, int peer, int cpu, int pri)
 
 		if (speer->pri <= pri)
 			break;
-		/* __csched_vcpu_is_migrateable; vcpu_migration_delay = 0: never hot */
-		if (v->pcpu == NULL && v->affinity[cpu]) {
+		/* Xen 4.2 sched_credit.c: __csched_vcpu_is_migrateable */
+		if (v->pcpu == NULL && !cache_hot(pr, speer) && v->affinity[cpu]) {
 			runq_remove(speer);
 			v->processor = cpu;
 			pr->st.steals++;
@@ -697,6 +707,9 @@ csched_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 		snext->start_time += now;
 		snext->v->processor = p->id;
 	}
+	/* Xen 4.2 schedule.c: schedule - prev->last_run_time = now on a switch */
+	if (scurr != NULL && snext != scurr)
+		scurr->last_run_time = now;
 	if (scurr != NULL && scurr->migrating)
 		migrate(pr, scurr);
 	*slice = snext ? pr->cfg.tslice_ns : 0;
@@ -805,6 +818,7 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		svc->v = v;
 		svc->sdom = &pr->doms[v->vm->id];
 		svc->pri = CSCHED_PRI_TS_UNDER;	/* new vCPUs: UNDER, credit 0 */
+		svc->last_run_time = -1;	/* never ran */
 		v->sched_priv = svc;
 		if (mask_empty(v->affinity, np)) {
 			free(load);
@@ -919,7 +933,7 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 {
 	static const char *const tickles[] = { "upstream-4.2", "patched-2012", "xen-4.3", NULL };
 	struct csched_cfg *cfg = xcalloc(1, sizeof *cfg);
-	double tslice, tick, rl;
+	double tslice, tick, rl, md;
 	int t;
 
 	*cfgp = cfg;
@@ -950,6 +964,10 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 		    "ratelimit must be 0 (off) or between 100us and tslice");
 	if (yc_get_bool(params, "tickle_one_idle", 1, &cfg->tickle_one_idle, err))
 		return -1;
+	/* XEN-4.2 vcpu_migration_delay (boot parameter, us): default 0, never hot */
+	if (yc_get_qty(params, "vcpu_migration_delay", UNIT_TIME, hz, 0, 0, 1e9, &md, err))
+		return -1;
+	cfg->migration_delay_ns = (sim_time_t)md;
 	if (params != NULL &&
 	    (parse_named(yc_find(params, "weights"), "a mapping of VM name to weight",
 	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
@@ -957,7 +975,8 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
 	return yc_check_unused(params,
-	    "tickle, tslice, tick, ratelimit, tickle_one_idle, weights, caps", err);
+	    "tickle, tslice, tick, ratelimit, tickle_one_idle, vcpu_migration_delay, weights, "
+	    "caps", err);
 }
 
 const struct sched_ops sched_credit_ops = {

@@ -49,6 +49,7 @@ struct csched_cfg {
 	int tickle_one_idle;
 	struct csched_named *weights, *caps;
 	int nweights, ncaps;
+	sim_time_t migration_delay_ns;	/* vcpu_migration_delay; 0: never cache-hot */
 };
 
 struct csched_dom;
@@ -70,6 +71,7 @@ struct csched_vcpu {
 	unsigned flags;
 	int migrating;			/* Xen _VPF_migrating: move at next schedule */
 	sim_time_t start_time;		/* credit burnt up to here (relative when off-CPU) */
+	sim_time_t last_run_time;	/* Xen v->last_run_time: last switch-out, -1 never */
 };
 
 struct csched_dom {
