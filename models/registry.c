@@ -11,6 +11,7 @@
 extern const struct sched_ops sched_pinned_ops;
 extern const struct sched_ops sched_cfs_ops;
 extern const struct sched_ops sched_credit_ops;
+extern const struct sched_ops sched_credit2_ops;
 extern const struct hv_kind_ops kind_kvm_ops;
 extern const struct hv_kind_ops kind_xen_ops;
 extern const struct lock_ops lock_ticket_ops;
@@ -26,6 +27,7 @@ const struct sched_ops *const registry_scheds[] = {
 	&sched_pinned_ops,
 	&sched_cfs_ops,
 	&sched_credit_ops,
+	&sched_credit2_ops,
 	NULL
 };
 

@@ -20,6 +20,9 @@ struct yc_node;
 struct sched_ops {
 	const char *name;
 	const char *desc;
+	/* Its parameters with defaults and where they come from, for
+	 * `vlocksim list` (NULL: none). */
+	const char *params;
 	/* Read the scheduler's parameters (NULL node: defaults) into *cfg. */
 	int (*parse)(const struct yc_node *params, double hz, void **cfg, struct vs_err *);
 	void (*free_cfg)(void *cfg);

@@ -902,6 +902,9 @@ cfs_tick(struct hv *hv, struct pcpu *p)
 const struct sched_ops sched_cfs_ops = {
 	.name = "cfs",
 	.desc = "KVM host: vCPU threads under Linux 3.2 CFS (vruntime, buddies, yield_to)",
+	.params = "hz=1000, latency=6ms, min_granularity=750us, wakeup_granularity=1ms, "
+	    "migration_cost=500us, balance_interval=4ms, scaling=log, yield_to_esrch=false, "
+	    "weights={VM: 1024}",
 	.parse = cfs_parse,
 	.free_cfg = cfs_free_cfg,
 	.init = cfs_init,

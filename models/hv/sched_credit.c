@@ -25,6 +25,7 @@
 #include "hv/hv.h"
 #include "hv/sched.h"
 #include "hv/sched_credit.h"
+#include "hv/sched_named.h"
 #include "yconf.h"
 
 #define MS	1000000LL
@@ -718,57 +719,23 @@ csched_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 
 /* ---- set-up ---- */
 
-/* A VM matches a name written in weights/caps exactly, or, when no VM has
- * that exact name, as one of the instances name0, name1, ... of count > 1. */
-static int
-name_matches(const struct hv *hv, const char *key, const char *vm)
+static void
+set_weight(void *ctx, int vm, int val)
 {
-	size_t kl = strlen(key);
-	const char *p;
-	int i;
-
-	if (strcmp(key, vm) == 0)
-		return 1;
-	for (i = 0; i < hv->nvms; i++)
-		if (strcmp(hv->vms[i]->name, key) == 0)
-			return 0;
-	if (strncmp(key, vm, kl) != 0 || vm[kl] == '\0')
-		return 0;
-	for (p = vm + kl; *p; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	return 1;
+	((struct csched_priv *)ctx)->doms[vm].weight = val;
 }
 
-static int
-apply_named(struct hv *hv, struct csched_priv *pr, const struct csched_named *nm, int n,
-    int is_cap, struct vs_err *err)
+static void
+set_cap(void *ctx, int vm, int val)
 {
-	int k, i;
-
-	for (k = 0; k < n; k++) {
-		int hit = 0;
-
-		for (i = 0; i < hv->nvms; i++)
-			if (name_matches(hv, nm[k].name, hv->vms[i]->name)) {
-				if (is_cap)
-					pr->doms[i].cap = nm[k].val;
-				else
-					pr->doms[i].weight = nm[k].val;
-				hit = 1;
-			}
-		if (!hit)
-			return vs_errf(err, nm[k].file, nm[k].line, nm[k].col,
-			    "%s: no VM named '%s'", is_cap ? "caps" : "weights", nm[k].name);
-	}
-	return 0;
+	((struct csched_priv *)ctx)->doms[vm].cap = val;
 }
 
 static int
 csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 {
 	static const struct csched_cfg defaults = {
-		CSCHED_TICKLE_UPSTREAM_42, 30 * MS, 10 * MS, MS, 1, NULL, NULL, 0, 0
+		CSCHED_TICKLE_UPSTREAM_42, 30 * MS, 10 * MS, MS, 1, NULL, NULL, 0, 0, 0
 	};
 	const struct csched_cfg *cfg = cfgp != NULL ? cfgp : &defaults;
 	struct csched_priv *pr = xcalloc(1, sizeof *pr);
@@ -802,8 +769,8 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->doms[i].weight = CSCHED_DEFAULT_WEIGHT;
 		TAILQ_INIT(&pr->doms[i].active_vcpu);
 	}
-	if (apply_named(hv, pr, cfg->weights, cfg->nweights, 0, err) ||
-	    apply_named(hv, pr, cfg->caps, cfg->ncaps, 1, err))
+	if (sched_named_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
+	    sched_named_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
 		return -1;
 	/* Placement at creation (domctl max_vcpus): vCPU 0 on the least used
 	 * pCPU, the next ones cycling on; then into the affinity as
@@ -877,55 +844,15 @@ csched_deinit(struct hv *hv)
 /* ---- parameters ---- */
 
 static void
-free_named(struct csched_named *nm, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		free(nm[i].name);
-		free(nm[i].file);
-	}
-	free(nm);
-}
-
-static void
 csched_free_cfg(void *p)
 {
 	struct csched_cfg *cfg = p;
 
 	if (cfg == NULL)
 		return;
-	free_named(cfg->weights, cfg->nweights);
-	free_named(cfg->caps, cfg->ncaps);
+	sched_named_free(cfg->weights, cfg->nweights);
+	sched_named_free(cfg->caps, cfg->ncaps);
 	free(cfg);
-}
-
-/* weights: {vm: 512, ...} or caps: {vm: 50, ...} */
-static int
-parse_named(const struct yc_node *n, const char *what, int64_t min, int64_t max,
-    struct csched_named **out, int *nout, struct vs_err *err)
-{
-	size_t i;
-
-	if (n == NULL)
-		return 0;
-	if (yc_expect(n, YC_MAP, what, err))
-		return -1;
-	*out = xcalloc(n->n + 1, sizeof **out);
-	for (i = 0; i < n->n; i++) {
-		struct csched_named *e = &(*out)[i];
-		int64_t v;
-
-		e->name = xstrdup(n->keys[i]);
-		e->file = xstrdup(n->key_file[i] ? n->key_file[i] : n->file);
-		e->line = n->key_line[i];
-		e->col = n->key_col[i];
-		*nout = (int)i + 1;
-		if (yc_node_int(n->vals[i], min, max, &v, err))
-			return -1;
-		e->val = (int)v;
-	}
-	return 0;
 }
 
 static int
@@ -969,9 +896,9 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 		return -1;
 	cfg->migration_delay_ns = (sim_time_t)md;
 	if (params != NULL &&
-	    (parse_named(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    (sched_named_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
 	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
-	    parse_named(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    sched_named_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
 	return yc_check_unused(params,
@@ -982,6 +909,10 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 const struct sched_ops sched_credit_ops = {
 	.name = "credit",
 	.desc = "Xen 4.1/4.2 credit scheduler (tickle: upstream-4.2, patched-2012, xen-4.3)",
+	.params = "tickle=upstream-4.2 (upstream-4.2|patched-2012|xen-4.3), "
+	    "tslice=30ms (sched_credit_tslice_ms), tick=tslice/3, ratelimit=1ms "
+	    "(sched_ratelimit_us, 4.2), tickle_one_idle=true, vcpu_migration_delay=0 "
+	    "(Xen 4.2 boot parameter), weights={VM: 256}, caps={VM: 0}",
 	.parse = csched_parse,
 	.free_cfg = csched_free_cfg,
 	.init = csched_init,

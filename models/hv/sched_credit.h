@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "hv/hv.h"
+#include "hv/sched_named.h"
 
 /* Xen 4.2 sched_credit.c: CSCHED_PRI_* (higher is better) */
 #define CSCHED_PRI_TS_BOOST	0	/* time-share, just woken */
@@ -35,19 +36,11 @@ enum csched_tickle {
 	CSCHED_TICKLE_XEN_43,		/* ebce2d836c + 750ec2271d (§1.9) */
 };
 
-/* A weight or cap written for a VM name, with where it was written. */
-struct csched_named {
-	char *name;
-	int val;
-	char *file;
-	int line, col;
-};
-
 struct csched_cfg {
 	enum csched_tickle tickle;
 	sim_time_t tslice_ns, tick_ns, ratelimit_ns;	/* ratelimit 0: off (Xen 4.1) */
 	int tickle_one_idle;
-	struct csched_named *weights, *caps;
+	struct sched_named *weights, *caps;
 	int nweights, ncaps;
 	sim_time_t migration_delay_ns;	/* vcpu_migration_delay; 0: never cache-hot */
 };

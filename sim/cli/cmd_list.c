@@ -16,8 +16,11 @@ cmd_list(int argc, char **argv)
 	for (i = 0; registry_kinds[i] != NULL; i++)
 		printf("  %-14s %s\n", registry_kinds[i]->name, registry_kinds[i]->desc);
 	puts("schedulers (hypervisor.scheduler):");
-	for (i = 0; registry_scheds[i] != NULL; i++)
+	for (i = 0; registry_scheds[i] != NULL; i++) {
 		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
+		if (registry_scheds[i]->params != NULL)
+			printf("  %-14s params: %s\n", "", registry_scheds[i]->params);
+	}
 	puts("locks (vms[].lock: NAME, or {kind: NAME, PARAM: VALUE, ...}; parameters with defaults):");
 	for (i = 0; registry_locks[i] != NULL; i++) {
 		const struct lock_param *lp = registry_locks[i]->params;
