@@ -32,6 +32,15 @@ check "list shows the pinned scheduler" grep -q '^  pinned ' "$tmp/out"
 check "list shows the ticket lock" grep -q '^  ticket ' "$tmp/out"
 check "list shows the spinpark lock" grep -q '^  spinpark ' "$tmp/out"
 check "list shows pv-qspinlock's steal switch and its default" grep -q '^      steal: once$' "$tmp/out"
+check "list shows the credit2 scheduler" grep -q '^  credit2 ' "$tmp/out"
+check "list shows credit2's parameters and defaults" \
+	grep -q 'params: runqueue=socket .*ratelimit=1ms .*migrate_resist=500us' "$tmp/out"
+check "list shows credit's vcpu_migration_delay" grep -q 'vcpu_migration_delay=0' "$tmp/out"
+run run "$top_srcdir/configs/examples/credit2-overcommit.yaml" --reps 1 \
+	--set duration=50ms --format csv
+check "the credit2 example runs" [ "$rc" -eq 0 ]
+check "the credit2 example switches vCPUs" sh -c \
+	"awk -F, '\$1 == \"ctx_switches\" && \$3 > 100 { f = 1 } END { exit !f }' '$tmp/out'"
 
 run
 check "no command exits 2" [ "$rc" -eq 2 ]
