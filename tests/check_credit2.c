@@ -228,6 +228,67 @@ START_TEST(weights_256_512_share_one_pcpu_1_to_2)
 }
 END_TEST
 
+/* ---- caps ---- */
+
+static void
+cap_run(const char *machine, int nvcpus, int cap, struct metrics *m)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+	    "machine: %s\n"
+	    "duration: 2s\n"
+	    "hypervisor: {kind: xen, scheduler: credit2, params: {caps: {a: %d}}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: %d, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: forever, do: [{compute: 100us}]}]}\n",
+	    machine, cap, nvcpus);
+	tu_run(text, 1, NULL, m);
+}
+
+/* A capped domain gets cap% of one pCPU per cap period, however many
+ * vCPUs share it (budget pool, parking, replenishment). */
+START_TEST(cap_limits_a_domain)
+{
+	struct metrics m;
+
+	cap_run(M1, 1, 50, &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"), 50, 1.5);
+	metrics_free(&m);
+	cap_run(M4, 4, 100, &m);	/* 100% over 4 vCPUs: 25% each */
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"), 25, 1.5);
+	metrics_free(&m);
+	cap_run(M4, 4, 0, &m);		/* no cap: each has its pCPU */
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"), 100, 1e-6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(cap_above_100_per_vcpu_is_an_error)
+{
+	static const char *text =
+	    "machine: " M1 "\n"
+	    "duration: 10ms\n"
+	    "hypervisor: {kind: xen, scheduler: credit2, params: {caps: {a: 201}}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 2, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{compute: 1ms}]}\n";
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	struct run_opts o = { 0, 1, NULL };
+
+	ck_assert_int_eq(tu_load(&sc, text, &err), 0);
+	metrics_init(&m);
+	ck_assert_int_ne(run_once(&sc, 1, &o, &m, &err), 0);
+	ck_assert_msg(strstr(err.msg, "caps") && strstr(err.msg, "201"), "%s", err.msg);
+	metrics_free(&m);
+	scen_free(&sc);
+}
+END_TEST
+
 /* ---- tickling ---- */
 
 /*
@@ -652,6 +713,7 @@ START_TEST(bad_params_are_located)
 	load_err("{ratelimit: 50us}", "ratelimit");
 	load_err("{migrate_resist: -1us}", "migrate_resist");
 	load_err("{load_precision_shift: 2}", "load_precision_shift");
+	load_err("{cap_period: 1500us}", "cap_period");
 	load_err("{weights: {a: 0}}", "");
 }
 END_TEST
@@ -668,6 +730,8 @@ credit2_suite(void)
 	tcase_add_test(tc, no_reset_while_the_best_has_credit);
 	tcase_add_test(tc, epochs_over_a_run);
 	tcase_add_test(tc, weights_256_512_share_one_pcpu_1_to_2);
+	tcase_add_test(tc, cap_limits_a_domain);
+	tcase_add_test(tc, cap_above_100_per_vcpu_is_an_error);
 	tcase_add_test(tc, tickle_prefers_an_idle_pcpu);
 	tcase_add_test(tc, tickle_prefers_a_fully_idle_core);
 	tcase_add_test(tc, tickle_preempts_the_lowest_credit_beyond_resist);

@@ -18,9 +18,12 @@
  *    "is some pcpus[].curr" outside do_schedule (no context-switch window);
  *  - rqd->load counts the runnable and running vCPUs of the runqueue.
  *
- * Not modelled: caps (budget pools, parking), soft affinity (every vCPU has
- * Xen's default, all pCPUs, so the soft-affinity balancing steps are the
- * ones Xen skips when has_soft_affinity() is false), tasklets, cpupools,
+ * Caps: a per-domain budget pool replenished every cap_period, vCPUs grab
+ * quotas from it and are parked without (a parked vCPU shows as runnable).
+ *
+ * Not modelled: soft affinity (every vCPU has Xen's default, all pCPUs, so
+ * the soft-affinity balancing steps are the ones Xen skips when
+ * has_soft_affinity() is false), tasklets, cpupools,
  * SMT power savings (sched_smt_power_savings off), lock trylock failures
  * (no concurrency in a simulation).  NUMA nodes are sockets here (the
  * machine model has no separate node level), so `node` equals `socket`.
@@ -89,11 +92,18 @@ is_current(const struct csched2_priv *pr, const struct vcpu *v)
 	return v->processor >= 0 && pr->pcpus[v->processor].curr == v;
 }
 
-/* schedule.c unit_runnable: not blocked, not paused for a migration */
+/* schedule.c unit_runnable: not blocked, not paused (migration, parked) */
 static int
 runnable(const struct csched2_unit *svc)
 {
-	return !svc->v->blocked && !svc->migrating;
+	return !svc->v->blocked && !svc->migrating && !svc->parked;
+}
+
+/* Xen 4.19 credit2.c: has_cap */
+static int
+has_cap(const struct csched2_unit *svc)
+{
+	return svc->budget != INT64_MAX;
 }
 
 static int
@@ -308,8 +318,12 @@ burn_credits(struct csched2_unit *svc, sim_time_t now)
 	if (delta <= 0)
 		return;
 	csched2_t2c_update(svc->rqd, delta, svc);
+	if (has_cap(svc))
+		svc->budget -= delta;
 	svc->start_time = now;
 }
+
+static void tickle_cpu(struct csched2_priv *, int cpu, struct csched2_rqd *);
 
 /* Xen 4.19 credit2.c: reset_credit - a new epoch for the whole runqueue */
 static void
@@ -324,9 +338,13 @@ reset_credit(struct csched2_priv *pr, int cpu, sim_time_t now, struct csched2_un
 	if (snext->credit == CSCHED2_CREDIT_MIN)
 		reset += CSCHED2_CREDIT_INIT;
 	TAILQ_FOREACH(svc, &rqd->svc, rqd_elem) {
-		/* A running vCPU pays for what it ran so far first. */
-		if (is_current(pr, svc->v))
+		/* A running vCPU pays for what it ran so far first (and is
+		 * told to park if that used up its budget). */
+		if (is_current(pr, svc->v)) {
 			burn_credits(svc, now);
+			if (svc->budget <= 0)
+				tickle_cpu(pr, svc->v->processor, rqd);
+		}
 		svc->credit += reset;
 		if (svc->credit > CSCHED2_CREDIT_INIT + CSCHED2_CARRYOVER_MAX)
 			svc->credit = CSCHED2_CREDIT_INIT + CSCHED2_CARRYOVER_MAX;
@@ -445,6 +463,99 @@ tickle_idle:
 	pr->st.tickle_idle++;
 	tickle_cpu(pr, ipid, rqd);
 	new->tickled_cpu = ipid;
+}
+
+/* ---- caps: budget pools ---- */
+
+/* Xen 4.19 credit2.c: park_unit - no budget: not runnable until replenished */
+static void
+park_unit(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now)
+{
+	svc->parked = 1;
+	pr->st.parks++;
+	if (svc->on_runq) {
+		runq_remove(svc);
+		update_load(pr, svc->rqd, svc, -1, now);
+	}
+	TAILQ_INSERT_HEAD(&svc->sdom->parked, svc, parked_elem);
+}
+
+/* Xen 4.19 credit2.c: unit_grab_budget - a quota from the domain's pool
+ * (an overrun paid back first), else park */
+static int
+unit_grab_budget(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now)
+{
+	struct csched2_dom *sdom = svc->sdom;
+
+	if (svc->budget > 0)
+		return 1;
+	sdom->budget += svc->budget;
+	if (sdom->budget > 0) {
+		svc->budget = sdom->budget >= svc->budget_quota ? svc->budget_quota :
+		    sdom->budget;
+		sdom->budget -= svc->budget;
+	} else {
+		svc->budget = 0;
+		park_unit(pr, svc, now);
+	}
+	return svc->budget > 0;
+}
+
+/* Xen 4.19 credit2.c: unit_return_budget - what it did not use goes back;
+ * with budget in the pool, the parked vCPUs move to *parked */
+static void
+unit_return_budget(struct csched2_unit *svc, struct csched2_unit_list *parked)
+{
+	struct csched2_dom *sdom = svc->sdom;
+
+	sdom->budget += svc->budget;
+	svc->budget = 0;
+	if (sdom->budget > 0)
+		TAILQ_CONCAT(parked, &sdom->parked, parked_elem);
+}
+
+/* Xen 4.19 credit2.c: unpark_parked_units */
+static void
+unpark_parked_units(struct csched2_priv *pr, struct csched2_unit_list *units, sim_time_t now)
+{
+	struct csched2_unit *svc;
+
+	while ((svc = TAILQ_FIRST(units)) != NULL) {
+		TAILQ_REMOVE(units, svc, parked_elem);
+		svc->parked = 0;
+		if (svc->scheduled) {
+			svc->delayed_runq_add = 1;
+		} else if (runnable(svc) && !is_current(pr, svc->v)) {
+			update_load(pr, svc->rqd, svc, 1, now);
+			runq_insert(svc);
+			runq_tickle(pr, svc, now);
+		}
+	}
+}
+
+/* Xen 4.19 credit2.c: replenish_domain_budget - every cap period */
+static void
+replenish_ev(void *s, void *arg, int64_t data)
+{
+	struct csched2_dom *sdom = arg;
+	struct csched2_priv *pr = sdom->pr;
+	sim_time_t now = pr->hv->sim->now;
+	struct csched2_unit_list parked = TAILQ_HEAD_INITIALIZER(parked);
+
+	(void)s;
+	(void)data;
+	pr->st.replenishments++;
+	do {	/* do_replenish, again if a whole period was missed */
+		sdom->next_repl += pr->cfg.cap_period_ns;
+		sdom->budget += sdom->tot_budget;
+	} while (sdom->next_repl <= now);
+	if (sdom->budget > 0) {
+		if (sdom->budget > sdom->tot_budget)
+			sdom->budget = sdom->tot_budget;
+		TAILQ_CONCAT(&parked, &sdom->parked, parked_elem);
+		unpark_parked_units(pr, &parked, now);
+	}
+	sdom->repl_ev = sim_at(pr->hv->sim, sdom->next_repl, replenish_ev, sdom, 0);
 }
 
 /* ---- pCPU choice and migration ---- */
@@ -654,7 +765,7 @@ csched2_wake(struct hv *hv, struct vcpu *v)
 	struct csched2_priv *pr = hv->sched_priv;
 	struct csched2_unit *svc = csched2_unit(v);
 
-	if (is_current(pr, v) || svc->on_runq || svc->migrating)
+	if (is_current(pr, v) || svc->on_runq || svc->migrating || svc->parked)
 		return;
 	wake_svc(pr, svc, hv->sim->now);
 }
@@ -689,7 +800,7 @@ static struct csched2_unit *
 runq_candidate(struct csched2_priv *pr, struct csched2_rqd *rqd, struct csched2_unit *scurr,
     int cpu, sim_time_t now)
 {
-	struct csched2_unit *snext = NULL, *svc;
+	struct csched2_unit *snext = NULL, *svc, *next;
 	int yield = 0;
 
 	if (scurr != NULL) {
@@ -705,9 +816,10 @@ runq_candidate(struct csched2_priv *pr, struct csched2_rqd *rqd, struct csched2_
 		if (runnable(scurr))
 			snext = scurr;
 	}
-	TAILQ_FOREACH(svc, &rqd->runq, runq_elem) {
+	for (svc = TAILQ_FIRST(&rqd->runq); svc != NULL; svc = next) {
 		int snext_credit = snext != NULL ? snext->credit : (int)CSCHED2_IDLE_CREDIT;
 
+		next = TAILQ_NEXT(svc, runq_elem);	/* grabbing budget may park svc */
 		/* Sorted by credit: nothing better further on (unless yielding). */
 		if (!yield && svc->credit <= snext_credit)
 			break;
@@ -720,6 +832,9 @@ runq_candidate(struct csched2_priv *pr, struct csched2_rqd *rqd, struct csched2_
 		/* From another pCPU only with CSCHED2_MIGRATE_RESIST more credit. */
 		if (svc->v->processor != cpu &&
 		    (int64_t)snext_credit + pr->cfg.migrate_resist_ns > svc->credit)
+			continue;
+		/* Capped: only with budget (the last check: grabbing has effects). */
+		if (has_cap(svc) && !unit_grab_budget(pr, svc, now))
 			continue;
 		snext = svc;
 		break;
@@ -752,6 +867,8 @@ csched2_runtime(struct csched2_priv *pr, struct csched2_rqd *rqd, struct csched2
 	if (swait != NULL && swait->credit > 0)
 		rt_credit = (int64_t)snext->credit - swait->credit;
 	time = rt_credit > 0 ? c2t(rqd, rt_credit, snext) : 0;
+	if (has_cap(snext) && snext->budget < time)
+		time = snext->budget;	/* never beyond the budget */
 	if (time < min_time)
 		time = min_time;
 	else if (time > CSCHED2_MAX_TIMER)
@@ -772,7 +889,7 @@ migrate_finish(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now
 	else
 		svc->v->processor = cpu;
 	svc->migrating = 0;
-	if (!svc->v->blocked)
+	if (runnable(svc))
 		wake_svc(pr, svc, now);
 }
 
@@ -781,9 +898,13 @@ migrate_finish(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now
 static void
 context_saved(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now)
 {
-	int add = svc->delayed_runq_add;
+	struct csched2_unit_list parked = TAILQ_HEAD_INITIALIZER(parked);
+	int add;
 
 	svc->scheduled = 0;
+	if (has_cap(svc) && svc->budget > 0)
+		unit_return_budget(svc, &parked);
+	add = svc->delayed_runq_add;
 	svc->delayed_runq_add = 0;
 	if (add && runnable(svc)) {
 		runq_insert(svc);
@@ -793,6 +914,7 @@ context_saved(struct csched2_priv *pr, struct csched2_unit *svc, sim_time_t now)
 	}
 	if (svc->migrating)
 		migrate_finish(pr, svc, now);
+	unpark_parked_units(pr, &parked, now);
 }
 
 /* Xen 4.19 credit2.c: csched2_schedule */
@@ -811,8 +933,12 @@ csched2_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 		rqd->tickled[cpu] = 0;
 		smt_idle_mask_set(pr, cpu, idle_untickled(pr, rqd), rqd->smt_idle);
 	}
-	if (scurr != NULL)
+	if (scurr != NULL) {
 		burn_credits(scurr, now);
+		/* Capped and overrun: more budget, or parked. */
+		if (scurr->budget <= 0)
+			unit_grab_budget(pr, scurr, now);
+	}
 	snext = runq_candidate(pr, rqd, scurr, cpu, now);
 	if (snext != scurr && scurr != NULL && runnable(scurr))
 		scurr->delayed_runq_add = 1;
@@ -980,12 +1106,18 @@ init_cpu_runqueue(struct csched2_priv *pr, int cpu, struct csched2_rqd *rqd)
 static void
 set_weight(void *ctx, int vm, int val)
 {
-	((struct csched2_priv *)ctx)->dom_weight[vm] = val;
+	((struct csched2_priv *)ctx)->doms[vm].weight = val;
+}
+
+static void
+set_cap(void *ctx, int vm, int val)
+{
+	((struct csched2_priv *)ctx)->doms[vm].cap = val;
 }
 
 static const struct csched2_cfg c2_defaults = {
 	CSCHED2_RQ_SOCKET, 16, 1000 * C2_US, 500 * C2_US, LOADAVG_WINDOW_SHIFT,
-	LOADAVG_PRECISION_SHIFT, 0, -3, NULL, 0
+	LOADAVG_PRECISION_SHIFT, 0, -3, NULL, NULL, 0, 0, 10 * C2_MS
 };
 
 static int
@@ -999,13 +1131,13 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 	hv->sched_priv = pr;
 	pr->hv = hv;
 	pr->cfg = *cfg;
-	pr->cfg.weights = NULL;		/* not owned */
+	pr->cfg.weights = pr->cfg.caps = NULL;	/* not owned */
 	/* csched2_init: the window in units of 2^GRANULARITY ns */
 	pr->window_shift = cfg->load_window_shift - LOADAVG_GRANULARITY_SHIFT;
 	pr->rqds = xcalloc((size_t)np, sizeof *pr->rqds);
 	pr->pcpus = xcalloc((size_t)np, sizeof *pr->pcpus);
 	pr->units = xcalloc((size_t)hv->nvcpus, sizeof *pr->units);
-	pr->dom_weight = xcalloc((size_t)hv->nvms, sizeof *pr->dom_weight);
+	pr->doms = xcalloc((size_t)hv->nvms, sizeof *pr->doms);
 	pr->mask = xcalloc((size_t)np, 1);
 	pr->scratch = xcalloc((size_t)np, 1);
 	/* CPUs come up in order: csched2_alloc_pdata, then csched2_switch_sched */
@@ -1013,10 +1145,31 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->pcpus[c].sibling_mask = xcalloc((size_t)np, 1);
 		init_cpu_runqueue(pr, c, cpu_add_to_runqueue(pr, c));
 	}
-	for (i = 0; i < hv->nvms; i++)
-		pr->dom_weight[i] = CSCHED2_DEFAULT_WEIGHT;
-	if (sched_named_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err))
+	for (i = 0; i < hv->nvms; i++) {
+		pr->doms[i].pr = pr;
+		pr->doms[i].weight = CSCHED2_DEFAULT_WEIGHT;
+		pr->doms[i].nr_units = hv->vms[i]->nvcpus;
+		TAILQ_INIT(&pr->doms[i].parked);
+	}
+	if (sched_named_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
+	    sched_named_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
 		return -1;
+	/* csched2_dom_cntl putinfo before the domain runs: the cap's budget per
+	 * period, the first replenishment one period on. */
+	for (i = 0; i < hv->nvms; i++) {
+		struct csched2_dom *sdom = &pr->doms[i];
+
+		if (sdom->cap == 0)
+			continue;
+		if (sdom->cap > 100 * sdom->nr_units)
+			return vs_errf(err, NULL, 0, 0, "%s: caps: %d%% for vm '%s' is more "
+			    "than 100%% x its %d vCPUs", hv->vms[i]->where, sdom->cap,
+			    hv->vms[i]->name, sdom->nr_units);
+		sdom->tot_budget = cfg->cap_period_ns * sdom->cap / 100;
+		sdom->budget = sdom->tot_budget;
+		sdom->next_repl = now + cfg->cap_period_ns;
+		sdom->repl_ev = sim_at(hv->sim, sdom->next_repl, replenish_ev, sdom, 0);
+	}
 	for (i = 0; i < hv->nvcpus; i++) {
 		struct vcpu *v = hv->vcpus[i];
 		struct csched2_unit *svc = &pr->units[i];
@@ -1030,8 +1183,17 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 			    v->vm->where, v->vm->name);
 		/* csched2_alloc_udata: full credit, a starting load of 50% */
 		svc->v = v;
+		svc->sdom = &pr->doms[v->vm->id];
 		svc->credit = CSCHED2_CREDIT_INIT;
-		svc->weight = pr->dom_weight[v->vm->id];
+		svc->weight = svc->sdom->weight;
+		/* Uncapped: no budget accounting; capped: a quota of 1/N of the
+		 * domain's budget (at least CSCHED2_MIN_TIMER), none in hand yet. */
+		svc->budget = svc->sdom->cap == 0 ? INT64_MAX : 0;
+		if (svc->sdom->cap != 0) {
+			svc->budget_quota = svc->sdom->tot_budget / svc->sdom->nr_units;
+			if (svc->budget_quota < CSCHED2_MIN_TIMER)
+				svc->budget_quota = CSCHED2_MIN_TIMER;
+		}
 		svc->avgload = 1LL << (cfg->load_precision_shift - 1);
 		svc->load_last_update = now >> LOADAVG_GRANULARITY_SHIFT;
 		svc->tickled_cpu = -1;
@@ -1057,6 +1219,9 @@ csched2_deinit(struct hv *hv)
 
 	for (i = 0; i < hv->nvcpus; i++)
 		hv->vcpus[i]->sched_priv = NULL;
+	for (i = 0; i < hv->nvms; i++)
+		if (pr->doms[i].cap != 0)
+			sim_cancel(hv->sim, &pr->doms[i].repl_ev);
 	for (i = 0; i < pr->nrqd; i++) {
 		free(pr->rqds[i].active);
 		free(pr->rqds[i].idle);
@@ -1068,7 +1233,7 @@ csched2_deinit(struct hv *hv)
 	free(pr->rqds);
 	free(pr->pcpus);
 	free(pr->units);
-	free(pr->dom_weight);
+	free(pr->doms);
 	free(pr->mask);
 	free(pr->scratch);
 	free(pr);
@@ -1085,6 +1250,7 @@ csched2_free_cfg(void *p)
 	if (cfg == NULL)
 		return;
 	sched_named_free(cfg->weights, cfg->nweights);
+	sched_named_free(cfg->caps, cfg->ncaps);
 	free(cfg);
 }
 
@@ -1093,7 +1259,7 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 {
 	static const char *const arrs[] = { "cpu", "core", "socket", "node", "all", NULL };
 	struct csched2_cfg *cfg = xcalloc(1, sizeof *cfg);
-	double rl, mr;
+	double rl, mr, cp;
 	int64_t v;
 	int t;
 
@@ -1131,13 +1297,22 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 	if (yc_get_int(params, "balance_over", -3, -4, 16, &v, err))
 		return -1;
 	cfg->balance_over = (int)v;
+	/* credit2_cap_period_ms: whole ms */
+	if (yc_get_qty(params, "cap_period", UNIT_TIME, hz, 1e7, 1e6, 1e9, &cp, err))
+		return -1;
+	cfg->cap_period_ns = (sim_time_t)cp;
+	if (cfg->cap_period_ns % C2_MS != 0)
+		return yc_err(yc_find(params, "cap_period"), err,
+		    "cap_period must be a whole number of ms (credit2_cap_period_ms)");
 	if (params != NULL &&
-	    sched_named_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
-	    1, 65535, &cfg->weights, &cfg->nweights, err))
+	    (sched_named_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
+	    sched_named_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
 	return yc_check_unused(params, "runqueue, max_cpus_runqueue, ratelimit, "
 	    "migrate_resist, load_window_shift, load_precision_shift, balance_under, "
-	    "balance_over, weights", err);
+	    "balance_over, weights, caps, cap_period", err);
 }
 
 const struct sched_ops sched_credit2_ops = {
@@ -1146,7 +1321,8 @@ const struct sched_ops sched_credit2_ops = {
 	.params = "runqueue=socket (cpu|core|socket|node|all; credit2_runqueue), "
 	    "max_cpus_runqueue=16, ratelimit=1ms (sched_ratelimit_us), "
 	    "migrate_resist=500us (sched_credit2_migrate_resist), load_window_shift=30, "
-	    "load_precision_shift=18, balance_under=0, balance_over=-3, weights={VM: 256}",
+	    "load_precision_shift=18, balance_under=0, balance_over=-3, weights={VM: 256}, "
+	    "caps={VM: 0} (% of a pCPU), cap_period=10ms (credit2_cap_period_ms)",
 	.parse = csched2_parse,
 	.free_cfg = csched2_free_cfg,
 	.init = csched2_init,

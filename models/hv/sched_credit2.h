@@ -49,14 +49,17 @@ struct csched2_cfg {
 	int load_window_shift;			/* credit2_load_window_shift, 30 */
 	int load_precision_shift;		/* credit2_load_precision_shift, 18 */
 	int balance_under, balance_over;	/* credit2_balance_under/over, 0 / -3 */
-	struct sched_named *weights;		/* xl sched-credit2 -d VM -w W */
-	int nweights;
+	struct sched_named *weights, *caps;	/* xl sched-credit2 -d VM -w W / -c C */
+	int nweights, ncaps;
+	sim_time_t cap_period_ns;		/* credit2_cap_period_ms, 10 ms */
 };
 
 struct csched2_rqd;
+struct csched2_dom;
 
 struct csched2_unit {
 	struct vcpu *v;
+	struct csched2_dom *sdom;
 	struct csched2_rqd *rqd;		/* assigned runqueue */
 	int credit;
 	int weight;
@@ -67,6 +70,8 @@ struct csched2_unit {
 	int migrate_request;			/* CSFLAG_runq_migrate_request */
 	int migrating;				/* _VPF_migrating: move after switch-out */
 	int pinned;				/* CSFLAG_pinned: hard affinity of one pCPU */
+	int parked;				/* _VPF_parked: no budget left */
+	int64_t budget, budget_quota;		/* INT64_MAX: the domain has no cap */
 	struct csched2_rqd *migrate_rqd;
 	int tickled_cpu;			/* pCPU that will pick it up (-1: none) */
 	sim_time_t start_time;			/* credit burnt up to here */
@@ -76,9 +81,20 @@ struct csched2_unit {
 	int on_runq;
 	TAILQ_ENTRY(csched2_unit) runq_elem;	/* on rqd->runq, by credit */
 	TAILQ_ENTRY(csched2_unit) rqd_elem;	/* on rqd->svc */
+	TAILQ_ENTRY(csched2_unit) parked_elem;	/* on sdom->parked */
 };
 
 TAILQ_HEAD(csched2_unit_list, csched2_unit);
+
+struct csched2_dom {
+	struct csched2_priv *pr;
+	int weight, cap;			/* cap: % of one pCPU, 0 = none */
+	int nr_units;
+	int64_t tot_budget, budget;		/* per cap period; the pool left */
+	sim_time_t next_repl;
+	evq_id repl_ev;
+	struct csched2_unit_list parked;
+};
 
 struct csched2_rqd {
 	int id;
@@ -107,6 +123,7 @@ struct csched2_stats {
 	uint64_t balances;			/* balance_load that moved something */
 	uint64_t migrations;			/* units moved between runqueues */
 	uint64_t pulls;				/* runq_candidate took a unit of another pCPU */
+	uint64_t parks, replenishments;		/* caps */
 };
 
 struct csched2_priv {
@@ -117,7 +134,7 @@ struct csched2_priv {
 	struct csched2_rqd *rqds;		/* in Xen's prv->rql order */
 	struct csched2_pcpu *pcpus;
 	struct csched2_unit *units;		/* by vcpu->id */
-	int *dom_weight;			/* by vm->id */
+	struct csched2_dom *doms;		/* by vm->id */
 	unsigned char *mask, *scratch;		/* work masks */
 	struct csched2_stats st;
 };
