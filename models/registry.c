@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "guest/gsched.h"
 #include "guest/lock.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
@@ -129,5 +130,33 @@ registry_lock_names(void)
 
 	for (; registry_locks[n] != NULL; n++)
 		names[n] = registry_locks[n]->name;
+	return join(names, n);
+}
+
+const struct guest_sched_ops *const registry_gscheds[] = {
+	&gsched_cfs_ops,
+	&gsched_fifo_ops,
+	NULL
+};
+
+const struct guest_sched_ops *
+registry_gsched(const char *name)
+{
+	int i;
+
+	for (i = 0; registry_gscheds[i] != NULL; i++)
+		if (strcmp(registry_gscheds[i]->name, name) == 0)
+			return registry_gscheds[i];
+	return NULL;
+}
+
+char *
+registry_gsched_names(void)
+{
+	const char *names[16];
+	int n = 0;
+
+	for (; registry_gscheds[n] != NULL; n++)
+		names[n] = registry_gscheds[n]->name;
 	return join(names, n);
 }

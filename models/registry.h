@@ -10,6 +10,7 @@
 struct sched_ops;
 struct lock_ops;
 struct hv_kind_ops;
+struct guest_sched_ops;
 
 extern const struct sched_ops *const registry_scheds[];
 extern const struct lock_ops *const registry_locks[];
@@ -22,5 +23,9 @@ char *registry_kind_names(void);
 /* "a, b, c" for error messages; static buffer per call site is not used: caller frees. */
 char *registry_sched_names(void);
 char *registry_lock_names(void);
+
+extern const struct guest_sched_ops *const registry_gscheds[];
+const struct guest_sched_ops *registry_gsched(const char *name);
+char *registry_gsched_names(void);
 
 #endif

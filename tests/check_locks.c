@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "guest/lock.h"
-#include "guest/workload.h"
+#include "workload/workload.h"
 #include "hv/vcpu.h"
 #include "registry.h"
 #include "yconf.h"

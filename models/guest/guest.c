@@ -5,7 +5,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 
-enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM };
+enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
 
 struct guest {
 	struct vcpu *v;
@@ -26,6 +26,9 @@ struct guest {
 	int in_ple;		/* pre is a PLE exit being handled */
 	int polling;		/* halted, but polling before it blocks */
 	evq_id poll_ev;
+	int irq_wakes;		/* halt: an interrupt ends it (the idle loop's HLT) */
+	int irq_pending;	/* an interrupt waits for the vCPU to take it */
+	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
 	void *wl;
 };
 
@@ -86,6 +89,9 @@ settle(struct guest *g)
 		g->rem -= el * g->rate;
 		if (g->rem < 0)
 			g->rem = 0;
+	} else if (g->act == GA_POLL) {
+		if (g->rem != GUEST_FOREVER)
+			g->rem = g->rem > el ? g->rem - el : 0;
 	} else if (g->act == GA_SPIN) {
 		if (g->rem != GUEST_FOREVER)
 			g->rem = g->rem > el ? g->rem - el : 0;
@@ -184,15 +190,32 @@ ple_done(struct guest *g)
 	g->ple_left = ple_window(g);
 }
 
+/* Take a pending interrupt now if the vCPU runs guest code that can. */
+static void
+deliver(struct guest *g)
+{
+	if (!g->irq_pending || g->irq_hook == NULL || g->v->pcpu == NULL ||
+	    g->act == GA_HALT || g->act == GA_DONE || g->irq_wakes)
+		return;
+	g->irq_pending = 0;
+	g->irq_hook(g->v);
+}
+
 static void
 finish_halt(struct guest *g)
 {
 	guest_fn f = g->cont;
+	int idle = g->irq_wakes;
 
 	g->act = GA_NONE;
 	g->woken = 0;
+	g->irq_wakes = 0;
 	g->cont = NULL;
+	if (idle)
+		g->irq_pending = 0;	/* the idle loop's wake is the interrupt's entry */
 	f(g->v);
+	if (!idle)
+		deliver(g);
 }
 
 /* Schedule the one event the current activity needs (if any). */
@@ -231,6 +254,11 @@ arm(struct guest *g)
 		if (t != SIM_NEVER)
 			g->ev = sim_at(s, t, guest_ev, g, EV_ACT);
 		break;
+	case GA_POLL:
+		hv_set_load(g->v, LOAD_SPIN);
+		if (g->rem != GUEST_FOREVER)
+			g->ev = sim_after(s, sim_ns(g->rem), guest_ev, g, EV_ACT);
+		break;
 	case GA_HALT:
 		if (g->woken)
 			finish_halt(g);
@@ -260,6 +288,7 @@ guest_ev(void *s, void *arg, int64_t data)
 	case GA_MEM:
 		mem_set(g, 0);
 		/* FALLTHROUGH */
+	case GA_POLL:
 	case GA_WORK:
 		f = g->cont;
 		g->act = GA_NONE;
@@ -303,6 +332,7 @@ guest_run(struct vcpu *v, double overhead_ns)
 	if (g->act == GA_SPIN && lock_ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
 	arm(g);
+	deliver(g);	/* KVM vcpu_enter_guest: inject what became pending while out */
 }
 
 void
@@ -456,8 +486,13 @@ halt_now(struct vcpu *v)
 	g->woken = 0;
 	g->cont = g->after_halt;
 	/* KVM x86.c kvm_vcpu_has_events: a pending pv_unhalted means no sleep */
-	if (g->kicked) {
+	if (g->kicked && !g->irq_wakes) {
 		g->kicked = 0;
+		finish_halt(g);
+		return;
+	}
+	/* ... and so does a pending interrupt, for the idle loop's HLT */
+	if (g->irq_wakes && g->irq_pending) {
 		finish_halt(g);
 		return;
 	}
@@ -477,7 +512,96 @@ guest_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
 	v->vm->hv->st.exits_hlt++;
 	hv_probe(v->vm->hv, PR_HLT_EXIT, v->id, v->pcpu->id, NULL, 0);
 	v->g->after_halt = on_wake;
+	v->g->irq_wakes = 0;
 	guest_work(v, exit_ns, halt_now);
+}
+
+/* Linux arch/x86 default_idle -> safe_halt (sti; hlt): an interrupt ends it */
+void
+guest_idle_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
+{
+	guest_halt(v, exit_ns, on_wake);
+	v->g->irq_wakes = 1;
+}
+
+/* Linux drivers/cpuidle/poll_state.c poll_idle: spin until need_resched */
+void
+guest_poll(struct vcpu *v, double ns, guest_fn done)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_POLL;
+	g->rem = ns;
+	g->cont = done;
+	arm(g);
+}
+
+/* KVM lapic.c kvm_apic_set_irq -> kvm_vcpu_kick: an interrupt for v */
+void
+guest_interrupt(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	g->irq_pending = 1;
+	if (g->act == GA_HALT && g->irq_wakes) {
+		guest_kick(v);		/* the same wake path as a kick: poll, or wake the thread */
+		return;
+	}
+	if (g->act == GA_POLL && v->pcpu != NULL) {
+		guest_fn f = g->cont;
+
+		/* poll_idle sees need_resched set on its next check */
+		settle(g);
+		sim_cancel(vsim(v), &g->ev);
+		g->act = GA_NONE;
+		g->cont = NULL;
+		g->irq_pending = 0;
+		f(v);
+		return;
+	}
+	if (g->act == GA_POLL)
+		return;		/* taken when the poll resumes on a pCPU */
+	deliver(g);
+}
+
+void
+guest_set_irq_hook(struct vcpu *v, guest_fn hook)
+{
+	v->g->irq_hook = hook;
+}
+
+int
+guest_save(struct vcpu *v, double *rem, guest_fn *cont)
+{
+	struct guest *g = v->g;
+	int mem = g->act == GA_MEM;
+
+	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM);
+	settle(g);
+	sim_cancel(vsim(v), &g->ev);
+	if (g->streaming)
+		mem_set(g, 0);
+	*rem = g->rem;
+	*cont = g->cont;
+	g->act = GA_NONE;
+	g->cont = NULL;
+	return mem;
+}
+
+void
+guest_overhead(struct vcpu *v, double ns)
+{
+	struct guest *g = v->g;
+
+	if (ns <= 0 || v->pcpu == NULL)
+		return;
+	settle(g);
+	g->pre += ns;
+	if (g->act == GA_SPIN && g->obs_at >= 0)
+		g->obs_at += sim_ns(ns);
+	arm(g);
 }
 
 /* KVM lapic.c APIC_DM_REMRD: set pv_unhalted, then kvm_vcpu_kick */

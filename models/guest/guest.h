@@ -56,6 +56,24 @@ enum guest_io { IO_PIO_KERNEL, IO_PIO_USER, IO_MMIO_KERNEL, IO_MMIO_USER, IO_HYP
 void guest_io(struct vcpu *, enum guest_io, guest_fn done);
 /* Block for ns (waiting on I/O): HLT, then an interrupt wakes the vCPU. */
 void guest_sleep(struct vcpu *, double ns, guest_fn done);
+/* The guest idle loop's HLT (safe_halt): a kick or an interrupt ends it. */
+void guest_idle_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+/* The guest idle loop's polling (cpuidle-haltpoll): busy for up to ns, or
+ * until an interrupt; then done. */
+void guest_poll(struct vcpu *, double ns, guest_fn done);
+/*
+ * An interrupt for v.  It wakes an idle halt or poll; on a vCPU running guest
+ * code it enters the hook at once; otherwise (preempted by the host, halted
+ * in a lock's slow path, inside an exit) it waits and enters the hook when the
+ * vCPU next runs guest code.
+ */
+void guest_interrupt(struct vcpu *);
+void guest_set_irq_hook(struct vcpu *, guest_fn hook);
+/* Stop the current work or memory activity; what was left and its
+ * continuation are returned (1 if it was memory, 0 work) to resume later. */
+int guest_save(struct vcpu *, double *rem, guest_fn *cont);
+/* ns of guest time (an interrupt's handler) before the activity goes on. */
+void guest_overhead(struct vcpu *, double ns);
 /* Wake a halted vCPU, or make its next halt return at once. */
 void guest_kick(struct vcpu *);
 /* The workload has finished on this vCPU. */

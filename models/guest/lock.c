@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest/workload.h"
+#include "workload/workload.h"
 #include "hv/hv.h"
 #include "stats.h"
 

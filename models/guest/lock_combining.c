@@ -30,7 +30,7 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
-#include "guest/workload.h"
+#include "workload/workload.h"
 #include "hv/hv.h"
 #include "yconf.h"
 

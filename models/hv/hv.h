@@ -41,13 +41,14 @@ struct vm {
 	char *name;
 	int nvcpus;
 	struct vcpu **vcpus;
-	void *guest;		/* the guest layer's per-VM data (locks) */
+	void *guest;		/* the workload layer's per-VM data (locks, counters) */
+	void *kernel;		/* the guest kernel's (struct gkernel) */
 	const char *where;	/* "file:line:col" of its scenario entry, for errors */
 };
 
 struct hv_stats {
 	uint64_t ctx_switches, wakes, blocks, yields, yield_to_ok, yield_to_fail;
-	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io;
+	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io, exits_ipi, exits_timer;
 	double io_ns;			/* vCPU time spent in I/O exits */
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
 };

@@ -20,7 +20,8 @@ static const char *const machine_keys = "name, sockets, cores_per_socket, "
 static const char *const cost_keys = "line_same_core, line_sibling, line_socket, "
     "line_remote, atomic, ctx_switch, wake_ipi, smt_busy_slowdown, "
     "smt_spin_slowdown, exit_hlt, exit_hypercall, exit_ple, pio_kernel, pio_user, "
-    "mmio_kernel, mmio_user, pause, mem_bw_core, mem_bw_socket";
+    "mmio_kernel, mmio_user, pause, mem_bw_core, mem_bw_socket, guest_ctx_switch, "
+    "exit_ipi, irq, timer_tick";
 
 static const struct yc_node no_costs = { .kind = YC_MAP };
 
@@ -83,6 +84,19 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	    cost(c, "mmio_kernel", hz, 7237, &m->mmio_kernel_ns, err) ||
 	    cost(c, "mmio_user", hz, 24615, &m->mmio_user_ns, err) ||
 	    cost(c, "pause", hz, 10, &m->pause_ns, err))
+		return -1;
+	/*
+	 * The guest kernel's costs (model-reference §7.2, placeholders): a task
+	 * switch as the host's; an IPI's sender exit on the x2APIC ICR write, as a
+	 * vmcall round trip (kvm-unit-tests x86/vmexit.c measures "ipi"); an
+	 * interrupt's injection and EOI exit, one exit round trip (SplitX); a
+	 * LAPIC timer tick, two (the hrtimer's kick and the next deadline's MSR
+	 * write).
+	 */
+	if (cost(c, "guest_ctx_switch", hz, 6000, &m->guest_ctx_switch_ns, err) ||
+	    cost(c, "exit_ipi", hz, 3898, &m->exit_ipi_ns, err) ||
+	    cost(c, "irq", hz, 2000, &m->irq_ns, err) ||
+	    cost(c, "timer_tick", hz, 4000, &m->timer_tick_ns, err))
 		return -1;
 	if (yc_get_num(c, "smt_busy_slowdown", 1.3, 1, 10, &m->smt_busy_slowdown, err) ||
 	    yc_get_num(c, "smt_spin_slowdown", 1.15, 1, 10, &m->smt_spin_slowdown, err))

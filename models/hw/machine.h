@@ -29,6 +29,9 @@ struct machine {
 	double exit_hlt_ns, exit_hypercall_ns, exit_ple_ns;
 	double pio_kernel_ns, pio_user_ns, mmio_kernel_ns, mmio_user_ns;
 	double pause_ns;		/* one PAUSE-loop iteration */
+	/* The guest kernel's: a task switch, an IPI's sender exit, an interrupt's
+	 * delivery (injection + EOI), a timer tick's exits and handler. */
+	double guest_ctx_switch_ns, exit_ipi_ns, irq_ns, timer_tick_ns;
 	/* Memory bandwidth, bytes per ns (= GB/s): what one core can draw alone,
 	 * and what a socket's memory controller shares among its streamers. */
 	double mem_bw_core, mem_bw_socket;

@@ -7,7 +7,7 @@
 
 #include "engine.h"
 #include "guest/lock.h"
-#include "guest/workload.h"
+#include "workload/workload.h"
 #include "hv/hv.h"
 #include "rng.h"
 #include "scenario.h"
@@ -182,7 +182,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 
 			for (k = 0; k < d->vcpus; k++)
 				vm->vcpus[k]->rng = rng_new(seed, vcpu_entity(nm, k));
-			wl_vm_setup(vm, d->wl, d->threads, d->lock, d->lock_cfg, &grun);
+			wl_vm_setup(vm, d->wl, d->threads, d->lock, d->lock_cfg, &d->guest, &grun);
 			b[i].vms[b[i].n++] = vm;
 			free(nm);
 		}
@@ -203,6 +203,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	sim_run(&sim);
 	wall = now_wall() - t0;
 	hv_finish(&hv);
+	for (i = 0; i < hv.nvms; i++)
+		wl_vm_finish(hv.vms[i]);
 	if (o->check)
 		self_check(&hv);
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "guest/lock.h"
-#include "guest/workload.h"
+#include "workload/workload.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "registry.h"
@@ -101,6 +101,49 @@ parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
 	return 0;
 }
 
+/*
+ * The guest kernel's configuration.  Defaults for the task form: Linux's fair
+ * scheduler, HZ 250 (kernel/Kconfig.hz default), NO_HZ idle, no haltpoll
+ * (cpuidle-haltpoll is Linux 5.4+ and off unless loaded), no steal-time
+ * clock (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases.  The
+ * per-vCPU form models no tick and aligned phases unless told, so that its
+ * numbers stay those of the loop form it always was.
+ */
+static int
+parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
+{
+	static const struct yc_node none = { .kind = YC_MAP };
+	static const char *const phases[] = { "aligned", "random", NULL };
+	int tasks = wl_has_tasks(d->wl), ph;
+	const char *sname;
+	int64_t hz;
+
+	if (n == NULL)
+		n = &none;
+	else if (yc_expect(n, YC_MAP, "a mapping of guest kernel settings", err))
+		return -1;
+	if (yc_get_str(n, "scheduler", "cfs", &sname, err))
+		return -1;
+	if ((d->guest.sched = registry_gsched(sname)) == NULL) {
+		char *names = registry_gsched_names();
+
+		yc_err(yc_find(n, "scheduler"), err, "unknown guest scheduler '%s' (expected "
+		    "one of: %s)", sname, names);
+		free(names);
+		return -1;
+	}
+	if (yc_get_int(n, "hz", tasks ? 250 : 0, 0, 10000, &hz, err) ||
+	    yc_get_bool(n, "tickless", 1, &d->guest.tickless, err) ||
+	    yc_get_qty(n, "halt_poll", UNIT_TIME, 0, 0, 0, 1e12, &d->guest.halt_poll_ns, err) ||
+	    yc_get_bool(n, "steal_clock", 0, &d->guest.steal_clock, err) ||
+	    yc_get_enum(n, "start_phase", phases, tasks, &ph, err))
+		return -1;
+	d->guest.hz = (int)hz;
+	d->guest.random_phase = ph;
+	return yc_check_unused(n, "scheduler, hz, tickless, halt_poll, steal_clock, "
+	    "start_phase", err);
+}
+
 static int
 parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
     const struct yc_node *workloads, struct vs_err *err)
@@ -145,10 +188,18 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 		return yc_err(n, err, "workload '%s' wants %lld threads but VM '%s' has %d vCPUs",
 		    wl_name(d->wl), (long long)v, d->name, d->vcpus);
 	d->threads = (int)v;
+	if (wl_has_tasks(d->wl) && yc_find(n, "threads") != NULL)
+		return yc_err(yc_find(n, "threads"), err, "'threads' is the per-vCPU form; "
+		    "workload '%s' declares tasks", wl_name(d->wl));
+	if (wl_check_vcpus(d->wl, d->vcpus, err))
+		return -1;
+	if (parse_guest(d, yc_find(n, "guest"), err))
+		return -1;
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
 		return -1;
-	return yc_check_unused(n, "name, count, vcpus, threads, lock, workload, affinity", err);
+	return yc_check_unused(n, "name, count, vcpus, threads, lock, workload, affinity, "
+	    "guest", err);
 }
 
 static int

@@ -10,7 +10,9 @@
  *   hypervisor: {kind: kvm, scheduler: pinned, params: {...}}
  *   vms:
  *     - {name: guest, count: 1, vcpus: 4, lock: ticket, workload: spin,
- *        threads: 4, affinity: "0-3"}
+ *        threads: 4, affinity: "0-3",
+ *        guest: {scheduler: cfs, hz: 250, tickless: true, halt_poll: 0,
+ *                steal_clock: false, start_phase: random}}
  *   workloads:
  *     spin: ../presets/spinlock-thread.yaml
  *   metrics: [megacycles, guest.counter.wait_mean_ns]
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "guest/kernel.h"
 #include "hw/machine.h"
 #include "util.h"
 
@@ -37,6 +40,7 @@ struct vmdef {
 	struct workload *wl;
 	unsigned char *affinity;	/* NULL: every pCPU */
 	char *where;			/* file:line:col of the entry */
+	struct gk_config guest;		/* its guest kernel (`guest:`) */
 };
 
 struct scenario {

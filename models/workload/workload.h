@@ -14,6 +14,18 @@
  *
  * A workload may also say `threads: N` (how many of the VM's vCPUs run it;
  * default all) and describe its locks: `locks: {counter: {cs_lines: 1}}`.
+ * That is the per-vCPU form: thread i is a task pinned to vCPU i that the
+ * guest kernel never moves.  The task form names programs and the tasks
+ * that run them; the guest kernel (models/guest/kernel.h) schedules them:
+ *
+ *   programs:
+ *     make: [{spawn: {program: cc, count: 2000, parallel: 20}}, {join: children}]
+ *     cc:   [{compute: 50ms}, {block: 2ms}]
+ *   tasks:
+ *     - {program: make, count: 1, nice: 0, cpus: [0, 1, 2, 3]}
+ *
+ * Task primitives: block (sleep for a time), wait / wake (a wait queue with
+ * tokens), spawn / join (children), barrier, mark (timed regions).
  */
 #ifndef VS_WORKLOAD_H
 #define VS_WORKLOAD_H
@@ -51,9 +63,27 @@ struct grun {
 	sim_time_t last_done;
 };
 
-/* Give a VM its workload and locks (one lock_ops for the whole VM). */
+struct gk_config;
+struct gk_stats;
+struct rep;
+
+/* 1 if the workload declares `tasks:` (else one thread per vCPU). */
+int wl_has_tasks(const struct workload *);
+int wl_spawns(const struct workload *);
+/* Every task's `cpus:` exists in a VM of vcpus vCPUs. */
+int wl_check_vcpus(const struct workload *, int vcpus, struct vs_err *);
+int wl_nmarks(const struct workload *);
+const char *wl_mark_name(const struct workload *, int i);
+
+/* Give a VM its guest kernel, workload and locks (one lock_ops for the VM). */
 void wl_vm_setup(struct vm *, const struct workload *, int threads,
-    const struct lock_ops *, const void *lock_cfg, struct grun *);
+    const struct lock_ops *, const void *lock_cfg, const struct gk_config *,
+    struct grun *);
+/* Close the guest kernel's books at the end of a run. */
+void wl_vm_finish(struct vm *);
+const struct gk_stats *wl_vm_kstats(const struct vm *);
+/* Mark i's intervals (seconds) in this run. */
+const struct rep *wl_vm_mark(const struct vm *, int i);
 void wl_vm_teardown(struct vm *);
 /* Start every thread: called once the hv has started. */
 void wl_vm_start(struct vm *);

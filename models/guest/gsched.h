@@ -1,0 +1,60 @@
+/*
+ * gsched.h - guest scheduler policies: the ops table.
+ *
+ * One file per policy fills in a const struct guest_sched_ops, as Linux's
+ * sched_class (fair, rt, idle) and the host's struct sched_ops do.  The
+ * kernel core (kernel.c) owns tasks, switching, idle and IPIs; a policy owns
+ * the order of each run queue and the decisions: which task next, whether a
+ * tick or a wakeup preempts, where a waking or new task goes, what an idle
+ * vCPU pulls.
+ */
+#ifndef VS_GSCHED_H
+#define VS_GSCHED_H
+
+#include "guest/task.h"
+
+struct gkernel;
+
+enum { GS_WAKE = 1, GS_FORK = 2, GS_MIGRATE = 4 };
+
+struct guest_sched_ops {
+	const char *name;
+	const char *desc;
+	/* Put t in c's queue (flags: GS_WAKE, GS_FORK, GS_MIGRATE); t is not curr. */
+	void (*enqueue)(struct gcpu *c, struct task *t, int flags);
+	/* Take t out of c's queue (it migrates away). */
+	void (*dequeue)(struct gcpu *c, struct task *t, int flags);
+	/* Take the next task to run out of the queue (NULL: none). */
+	struct task *(*pick_next)(struct gcpu *c);
+	/* curr ran for ns (guest clock); charge it. */
+	void (*update_curr)(struct gcpu *c, struct task *curr, double ns);
+	/* At a tick: should curr give way? */
+	int (*tick_preempt)(struct gcpu *c, struct task *curr);
+	/* t was just queued on c: should it preempt curr? */
+	int (*wakeup_preempt)(struct gcpu *c, struct task *curr, struct task *t);
+	/* Where t goes: a waking task (GS_WAKE, waker = the waking vCPU or -1
+	 * from an interrupt) or a new one (GS_FORK, waker = the parent's). */
+	int (*select_cpu)(struct gkernel *, struct task *t, int waker, int flags);
+	/* c is about to idle: a queued task of another vCPU to pull, or NULL. */
+	struct task *(*steal)(struct gkernel *, struct gcpu *c);
+};
+
+/* Kernel services for policies. */
+int gk_ncpus(const struct gkernel *);
+struct gcpu *gk_cpu(struct gkernel *, int i);
+int gk_task_allowed(const struct task *, int cpu);
+/* Scheduler tunables of the guest (Linux 3.2 sched_fair.c, scaled by ncpus). */
+struct gk_tunables {
+	double latency_ns, min_gran_ns, wakeup_gran_ns;
+	int nr_latency;
+};
+const struct gk_tunables *gk_tunables(const struct gkernel *);
+
+/* Placement and pulling that Linux's fair class and the FIFO test policy share. */
+int gk_select_cpu(struct gkernel *, struct task *, int waker, int flags);
+struct task *gk_steal_busiest(struct gkernel *, struct gcpu *);
+
+extern const struct guest_sched_ops gsched_cfs_ops;
+extern const struct guest_sched_ops gsched_fifo_ops;
+
+#endif

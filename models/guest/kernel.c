@@ -1,0 +1,831 @@
+/*
+ * kernel.c - the guest kernel's core: switching tasks on a vCPU, the idle
+ * loop, wakeups and the IPIs they send, the timer tick, balancing.
+ *
+ * Everything here runs "on" a vCPU, so it advances only while that vCPU has
+ * a pCPU: a wakeup aimed at a preempted vCPU waits in its pending interrupt
+ * until the host runs it again (guest.c).  Policy is behind guest_sched_ops.
+ */
+#include "guest/kernel.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "hv/hv.h"
+#include "rng.h"
+#include "stats.h"
+
+struct gkernel {
+	struct vm *vm;
+	struct gk_config cfg;
+	struct gk_tunables tun;
+	int ncpu;
+	struct gcpu *cpus;
+	int *allowed_live;	/* per vCPU: live tasks that may run there */
+	int live;
+	int ntasks;
+	size_t captasks;
+	struct task **tasks;	/* every task made, freed at the end */
+	guest_fn first;		/* a new task's first step */
+	double tick_ns;
+	struct gk_stats st;
+};
+
+static struct sim *
+ksim(const struct gkernel *k)
+{
+	return k->vm->hv->sim;
+}
+
+static const struct machine *
+kmach(const struct gkernel *k)
+{
+	return k->vm->hv->m;
+}
+
+int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
+struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
+const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
+const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
+int gk_live(const struct gkernel *k) { return k->live; }
+
+int
+gk_task_allowed(const struct task *t, int cpu)
+{
+	return t->aff == NULL || t->aff[cpu];
+}
+
+static struct gcpu *
+cpu_of(struct vcpu *v)
+{
+	struct gkernel *k = v->vm->kernel;
+
+	return &k->cpus[v->idx];
+}
+
+static void cpu_irq(struct vcpu *);
+
+struct gkernel *
+gk_new(struct vm *vm, const struct gk_config *cfg)
+{
+	struct gkernel *k = xcalloc(1, sizeof *k);
+	int i, n = vm->nvcpus < 8 ? vm->nvcpus : 8, f = 1;
+
+	k->vm = vm;
+	vm->kernel = k;
+	k->cfg = *cfg;
+	k->ncpu = vm->nvcpus;
+	/* Linux 3.2 sched_fair.c: tunables x (1 + ilog2(min(ncpus, 8))), SCHED_TUNABLESCALING_LOG */
+	while (n >>= 1)
+		f++;
+	k->tun.latency_ns = 6e6 * f;
+	k->tun.min_gran_ns = 0.75e6 * f;
+	k->tun.wakeup_gran_ns = 1e6 * f;
+	k->tun.nr_latency = 8;
+	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
+	k->cpus = xcalloc((size_t)k->ncpu, sizeof *k->cpus);
+	k->allowed_live = xcalloc((size_t)k->ncpu, sizeof *k->allowed_live);
+	for (i = 0; i < k->ncpu; i++) {
+		struct gcpu *c = &k->cpus[i];
+
+		c->k = k;
+		c->v = vm->vcpus[i];
+		c->idx = i;
+		TAILQ_INIT(&c->rq);
+		c->tick_ev = EVQ_NONE;
+		c->idle_since = -1;
+		guest_set_irq_hook(c->v, cpu_irq);
+	}
+	k->st.wake_lat = hist_new();
+	return k;
+}
+
+void
+gk_free(struct gkernel *k)
+{
+	int i;
+
+	if (k == NULL)
+		return;
+	for (i = 0; i < k->ncpu; i++)
+		sim_cancel(ksim(k), &k->cpus[i].tick_ev);
+	for (i = 0; i < k->ntasks; i++) {
+		sim_cancel(ksim(k), &k->tasks[i]->timer);
+		if (k->tasks[i]->th != NULL && k->cfg.task_free != NULL)
+			k->cfg.task_free(k->tasks[i]->th);
+		free(k->tasks[i]);
+	}
+	free(k->tasks);
+	hist_free(k->st.wake_lat);
+	free(k->allowed_live);
+	free(k->cpus);
+	free(k);
+}
+
+/* Linux prio_to_weight: 1024 at nice 0, ~1.25x per nice level */
+static unsigned long
+nice_weight(int nice)
+{
+	return (unsigned long)lround(1024.0 * pow(1.25, -nice));
+}
+
+struct task *
+gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
+    struct task *parent)
+{
+	struct task *t = xcalloc(1, sizeof *t);
+	int i;
+
+	t->k = k;
+	t->id = k->ntasks;
+	t->state = T_BLOCKED;	/* not yet queued */
+	t->cpu = t->prev_cpu = -1;
+	t->aff = aff;
+	t->weight = nice_weight(nice);
+	t->th = th;
+	t->parent = parent;
+	t->waiting_children = -1;
+	t->woken_at = -1;
+	t->timer = EVQ_NONE;
+	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
+	k->tasks[k->ntasks++] = t;
+	k->live++;
+	for (i = 0; i < k->ncpu; i++)
+		k->allowed_live[i] += gk_task_allowed(t, i);
+	if (parent != NULL)
+		parent->children++;
+	return t;
+}
+
+/* The scheduler's clock: the guest's time, less steal time if it is told. */
+static double
+cpu_clock(const struct gcpu *c)
+{
+	const struct vcpu *v = c->v;
+	sim_time_t now = ksim(c->k)->now;
+
+	if (!c->k->cfg.steal_clock)
+		return (double)now;
+	return (double)(v->rs_time[RS_RUNNING] + (v->rs == RS_RUNNING ? now - v->rs_since : 0));
+}
+
+static void
+account(struct gcpu *c)
+{
+	struct task *t = c->curr;
+	double now = cpu_clock(c), ns;
+
+	if (t == NULL)
+		return;
+	ns = now - t->exec_clock;
+	t->exec_clock = now;
+	if (ns <= 0)
+		return;
+	t->sum_exec += ns;
+	c->k->cfg.sched->update_curr(c, t, ns);
+}
+
+static int
+cpu_is_idle(const struct gcpu *c)
+{
+	return c->curr == NULL && c->nqueued == 0;
+}
+
+static void
+enqueue(struct gcpu *c, struct task *t, int flags)
+{
+	t->state = T_RUNNABLE;
+	t->cpu = c->idx;
+	c->nqueued++;
+	c->load += t->weight;
+	c->k->cfg.sched->enqueue(c, t, flags);
+}
+
+static void
+dequeue(struct gcpu *c, struct task *t, int flags)
+{
+	c->k->cfg.sched->dequeue(c, t, flags);
+	c->nqueued--;
+	c->load -= t->weight;
+}
+
+/* Next tick boundary after now on c. */
+static void tick_ev(void *s, void *arg, int64_t data);
+
+static void
+tick_arm(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	sim_time_t now = ksim(k)->now, per = sim_ns(k->tick_ns), at;
+
+	if (per <= 0 || c->tick_ev != EVQ_NONE || c->finished)
+		return;
+	at = now < c->tick_phase ? c->tick_phase :
+	    c->tick_phase + ((now - c->tick_phase) / per + 1) * per;
+	c->tick_ev = sim_at(ksim(k), at, tick_ev, c, 0);
+}
+
+/* Linux 3.2 sched/core.c: a CPU gets an IPI only if it is not polling need_resched */
+static void
+send_ipi(struct gkernel *k, int from, struct gcpu *to)
+{
+	if (to->polling) {
+		guest_interrupt(to->v);
+		return;
+	}
+	k->st.ipis++;
+	if (from >= 0) {
+		/* the sender's ICR write exits to the hypervisor (no posted interrupts) */
+		k->vm->hv->st.exits_ipi++;
+		guest_overhead(k->cpus[from].v, kmach(k)->exit_ipi_ns);
+	}
+	guest_interrupt(to->v);
+}
+
+static void go_idle(struct gcpu *);
+static void cpu_schedule(struct gcpu *);
+
+static void
+leave_idle(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	if (!c->idle)
+		return;
+	c->idle = 0;
+	c->polling = 0;
+	k->st.idle_ns += (double)(ksim(k)->now - c->idle_since);
+	c->idle_since = -1;
+	if (k->cfg.tickless)
+		tick_arm(c);
+}
+
+/* context_switch(): the next task resumes where it stopped. */
+static void
+switch_to(struct gcpu *c, struct task *t, struct task *prev)
+{
+	struct gkernel *k = c->k;
+	struct vcpu *v = c->v;
+	double cost = prev != NULL && prev != t ? kmach(k)->guest_ctx_switch_ns : 0;
+	double rem = t->rem;
+	guest_fn cont = t->cont;
+
+	leave_idle(c);
+	c->curr = t;
+	t->state = T_RUNNING;
+	if (t->prev_cpu >= 0 && t->prev_cpu != c->idx)
+		k->st.migrations++;
+	t->cpu = t->prev_cpu = c->idx;
+	t->exec_clock = cpu_clock(c);
+	t->prev_sum_exec = t->sum_exec;
+	if (t->woken_at >= 0) {
+		double lat = (double)(ksim(k)->now - t->woken_at);
+
+		hist_add(k->st.wake_lat, lat > 1 ? lat : 1);
+		t->woken_at = -1;
+	}
+	if (prev != t)
+		k->st.ctx_switches++;
+	guest_set_wl(v, t->th);
+	/* what was preempted mid-computation is plain computation again */
+	t->compute = (rem > 0 || t->mem) && t->cont != NULL && t->preempt_count == 0;
+	t->rem = 0;
+	t->cont = NULL;
+	if (cont == NULL)
+		cont = k->first;
+	if (t->mem) {
+		t->mem = 0;
+		guest_overhead(v, cost);
+		guest_memory(v, rem, cont);
+	} else if (cost + rem > 0)
+		guest_work(v, cost + rem, cont);
+	else
+		cont(v);
+}
+
+/* Linux 3.2 sched_fair.c idle_balance: pull a queued task before idling */
+static struct task *
+pull(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	struct task *t = k->cfg.sched->steal(k, c);
+
+	if (t == NULL)
+		return NULL;
+	dequeue(&k->cpus[t->cpu], t, GS_MIGRATE);
+	enqueue(c, t, GS_MIGRATE);
+	return k->cfg.sched->pick_next(c);
+}
+
+/* __schedule(): curr has left (blocked, exited or was put back); run the next. */
+static void
+cpu_schedule_from(struct gcpu *c, struct task *prev)
+{
+	struct gkernel *k = c->k;
+	struct task *next;
+
+	c->need_resched = 0;
+	next = c->nqueued > 0 ? k->cfg.sched->pick_next(c) : NULL;
+	if (next != NULL)
+		c->nqueued--;
+	else if ((next = pull(c)) != NULL)
+		c->nqueued--;
+	if (next != NULL)
+		switch_to(c, next, prev);	/* curr stays in the load */
+	else
+		go_idle(c);
+}
+
+static void
+cpu_schedule(struct gcpu *c)
+{
+	cpu_schedule_from(c, NULL);
+}
+
+static void idle_woken(struct vcpu *);
+
+static void
+idle_loop(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	if (k->cfg.halt_poll_ns > 0 && !c->polling) {
+		/* drivers/cpuidle/cpuidle-haltpoll.c: poll before halting */
+		c->polling = 1;
+		guest_poll(c->v, k->cfg.halt_poll_ns, idle_woken);
+		return;
+	}
+	c->polling = 0;
+	k->st.idle_halts++;
+	guest_idle_halt(c->v, kmach(k)->exit_hlt_ns, idle_woken);
+}
+
+/* Linux kernel/sched/idle.c do_idle: nothing to run */
+static void
+go_idle(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	c->curr = NULL;
+	guest_set_wl(c->v, NULL);
+	if (!c->idle) {
+		c->idle = 1;
+		c->idle_since = ksim(k)->now;
+	}
+	if (k->allowed_live[c->idx] == 0 && !k->cfg.can_spawn) {
+		/* No task can ever run here again: the vCPU is done (offline). */
+		c->finished = 1;
+		sim_cancel(ksim(k), &c->tick_ev);
+		guest_finish(c->v);
+		return;
+	}
+	if (k->cfg.tickless)
+		sim_cancel(ksim(k), &c->tick_ev);	/* tick_nohz_idle_stop_tick */
+	idle_loop(c);
+}
+
+static void do_tick(struct gcpu *);
+
+/* The idle loop's poll or HLT ended: an interrupt, a wakeup or the poll's end. */
+static void
+idle_woken(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+	int polled = c->polling;
+
+	if (c->tick_pending)
+		do_tick(c);
+	if (c->nqueued > 0 || c->need_resched) {
+		if (polled)
+			c->k->st.polls_ok++;
+		cpu_schedule(c);
+		return;
+	}
+	if (c->finished)
+		return;
+	{
+		struct task *t = pull(c);
+
+		if (t != NULL) {
+			c->nqueued--;
+			switch_to(c, t, NULL);
+			return;
+		}
+	}
+	idle_loop(c);
+}
+
+/* Put curr back in its queue and run whatever the policy picks. */
+static void
+preempt(struct gcpu *c)
+{
+	struct task *t = c->curr;
+
+	account(c);
+	t->compute = 0;
+	t->mem = guest_save(c->v, &t->rem, &t->cont);
+	c->curr = NULL;
+	c->load -= t->weight;
+	enqueue(c, t, 0);
+	cpu_schedule_from(c, t);
+}
+
+/* An interrupt entered on c (a tick, a reschedule IPI, a device's completion). */
+static void
+cpu_irq(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+
+	if (c->curr == NULL || c->finished)
+		return;
+	if (c->tick_pending)
+		do_tick(c);
+	else
+		guest_overhead(v, kmach(c->k)->irq_ns);
+	/* Linux: preempt on return from interrupt if need_resched and preemptible */
+	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
+		preempt(c);
+}
+
+/* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and load_balance */
+static void
+balance_tick(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	int i;
+
+	if (c->nqueued > 0) {
+		/* busy with waiting tasks: kick an idle vCPU that may take one */
+		for (i = 1; i < k->ncpu; i++) {
+			struct gcpu *d = &k->cpus[(c->idx + i) % k->ncpu];
+			struct task *t;
+
+			if (!d->idle || d->finished || d->polling)
+				continue;
+			TAILQ_FOREACH(t, &c->rq, rq_link)
+				if (gk_task_allowed(t, d->idx)) {
+					send_ipi(k, c->idx, d);
+					return;
+				}
+		}
+		return;
+	}
+	/* nothing waiting here: pull from a vCPU with two or more waiting */
+	for (i = 1; i < k->ncpu; i++) {
+		struct gcpu *b = &k->cpus[(c->idx + i) % k->ncpu];
+		struct task *t;
+
+		if (b->nqueued < 2)
+			continue;
+		for (t = TAILQ_LAST(&b->rq, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
+			if (gk_task_allowed(t, c->idx)) {
+				dequeue(b, t, GS_MIGRATE);
+				enqueue(c, t, GS_MIGRATE);
+				c->need_resched = c->curr == NULL ||
+				    c->k->cfg.sched->wakeup_preempt(c, c->curr, t);
+				return;
+			}
+	}
+}
+
+/* Linux kernel/time/tick-sched.c tick_sched_timer -> scheduler_tick */
+static void
+do_tick(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	c->tick_pending = 0;
+	k->st.ticks++;
+	k->vm->hv->st.exits_timer++;
+	guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	if (c->curr != NULL) {
+		account(c);
+		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))
+			c->need_resched = 1;
+	}
+	balance_tick(c);
+}
+
+static void
+tick_ev(void *s, void *arg, int64_t data)
+{
+	struct gcpu *c = arg;
+
+	c->tick_ev = EVQ_NONE;
+	tick_arm(c);
+	c->tick_pending = 1;
+	guest_interrupt(c->v);	/* the LAPIC timer; taken when the vCPU runs guest code */
+}
+
+/* try_to_wake_up(): choose a vCPU, queue t there, make that vCPU look. */
+static void
+wake(struct gkernel *k, struct task *t, int waker, int flags)
+{
+	struct gcpu *c;
+	int cpu = k->cfg.sched->select_cpu(k, t, waker, flags);
+
+	VS_ASSERT(t->state == T_BLOCKED && gk_task_allowed(t, cpu));
+	c = &k->cpus[cpu];
+	k->st.wakeups++;
+	t->woken_at = ksim(k)->now;
+	enqueue(c, t, flags);
+	if (c->idle) {
+		send_ipi(k, waker != cpu ? waker : -1, c);
+	} else if (c->curr != NULL && k->cfg.sched->wakeup_preempt(c, c->curr, t)) {
+		c->need_resched = 1;	/* resched_task */
+		if (waker != cpu)
+			send_ipi(k, waker, c);
+	} else if (waker < 0)
+		guest_interrupt(c->v);	/* the device interrupt itself */
+}
+
+void
+gk_start(struct gkernel *k, guest_fn first)
+{
+	int i;
+
+	k->first = first;
+	for (i = 0; i < k->ntasks; i++) {
+		struct task *t = k->tasks[i];
+		int cpu = k->cfg.sched->select_cpu(k, t, 0, GS_FORK);
+
+		enqueue(&k->cpus[cpu], t, GS_FORK);
+	}
+	for (i = 0; i < k->ncpu; i++) {
+		struct gcpu *c = &k->cpus[i];
+
+		if (k->cfg.random_phase && k->tick_ns > 0)
+			c->tick_phase = (sim_time_t)(rng_uniform(c->v->rng) * k->tick_ns);
+		if (c->nqueued == 0 && k->allowed_live[i] == 0 && !k->cfg.can_spawn) {
+			c->finished = 1;
+			guest_finish(c->v);
+			continue;
+		}
+		tick_arm(c);
+		guest_begin(c->v, idle_woken);
+	}
+}
+
+void
+gk_finish(struct gkernel *k)
+{
+	int i;
+
+	for (i = 0; i < k->ncpu; i++)
+		if (k->cpus[i].idle && !k->cpus[i].finished) {
+			k->st.idle_ns += (double)(ksim(k)->now - k->cpus[i].idle_since);
+			k->cpus[i].idle_since = ksim(k)->now;
+		}
+}
+
+struct task *
+gk_current(struct vcpu *v)
+{
+	return cpu_of(v)->curr;
+}
+
+int
+gk_preempt_point(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	t->compute = 0;
+	if (!c->need_resched || t->preempt_count > 0)
+		return 0;
+	if (c->nqueued == 0) {
+		c->need_resched = 0;
+		return 0;
+	}
+	account(c);
+	t->rem = 0;
+	t->mem = 0;
+	t->cont = resume;
+	c->curr = NULL;
+	c->load -= t->weight;
+	enqueue(c, t, 0);
+	cpu_schedule_from(c, t);
+	return 1;
+}
+
+void
+gk_compute(struct vcpu *v, double ns, guest_fn done)
+{
+	struct task *t = cpu_of(v)->curr;
+
+	t->compute = t->preempt_count == 0;
+	guest_work(v, ns, done);
+}
+
+void
+gk_memory(struct vcpu *v, double bytes, guest_fn done)
+{
+	struct task *t = cpu_of(v)->curr;
+
+	t->compute = t->preempt_count == 0;
+	guest_memory(v, bytes, done);
+}
+
+void gk_preempt_disable(struct vcpu *v) { cpu_of(v)->curr->preempt_count++; }
+
+void
+gk_preempt_enable(struct vcpu *v)
+{
+	struct task *t = cpu_of(v)->curr;
+
+	VS_ASSERT(t->preempt_count > 0);
+	t->preempt_count--;
+}
+
+/* The current task leaves its vCPU (blocked or dead); the vCPU runs the next. */
+static void
+leave_cpu(struct gcpu *c, enum task_state st)
+{
+	struct task *t = c->curr;
+
+	account(c);
+	t->compute = 0;
+	t->state = st;
+	c->curr = NULL;
+	c->load -= t->weight;
+	cpu_schedule_from(c, t);
+}
+
+static void
+timer_wake(void *s, void *arg, int64_t data)
+{
+	struct task *t = arg;
+
+	t->timer = EVQ_NONE;
+	wake(t->k, t, -1, GS_WAKE);
+}
+
+void
+gk_block_for(struct vcpu *v, double ns, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	t->cont = resume;
+	t->timer = sim_after(ksim(c->k), sim_ns(ns), timer_wake, t, 0);
+	leave_cpu(c, T_BLOCKED);
+}
+
+void
+gk_exit(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+	struct gkernel *k = c->k;
+	struct task *t = c->curr, *p = t->parent;
+	int i;
+
+	VS_ASSERT(t->preempt_count == 0 && t->children == 0);
+	k->live--;
+	for (i = 0; i < k->ncpu; i++)
+		k->allowed_live[i] -= gk_task_allowed(t, i);
+	if (k->cfg.task_exit != NULL)
+		k->cfg.task_exit(t);
+	t->th = NULL;
+	if (p != NULL) {
+		p->children--;
+		if (p->state == T_BLOCKED && p->waiting_children >= 0 &&
+		    p->children <= p->waiting_children) {
+			p->waiting_children = -1;
+			wake(k, p, c->idx, GS_WAKE);
+		}
+	}
+	leave_cpu(c, T_DEAD);
+}
+
+struct task *
+gk_spawn(struct vcpu *v, void *th)
+{
+	struct gcpu *c = cpu_of(v);
+	struct gkernel *k = c->k;
+	struct task *t = gk_task_new(k, th, c->curr->aff, 0, c->curr);
+
+	t->weight = c->curr->weight;
+	k->st.spawned++;
+	/* Linux 3.2 wake_up_new_task: select_task_rq(SD_BALANCE_FORK), then check_preempt */
+	wake(k, t, c->idx, GS_FORK);
+	return t;
+}
+
+int
+gk_wait_children(struct vcpu *v, int max, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	if (t->children <= max)
+		return 0;
+	t->waiting_children = max;
+	t->cont = resume;
+	leave_cpu(c, T_BLOCKED);
+	return 1;
+}
+
+void
+gk_waitq_init(struct gk_waitq *q)
+{
+	TAILQ_INIT(&q->q);
+	q->tokens = 0;
+	q->nwait = 0;
+}
+
+int
+gk_wait(struct vcpu *v, struct gk_waitq *q, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	if (q->tokens > 0) {
+		q->tokens--;
+		return 0;
+	}
+	t->cont = resume;
+	TAILQ_INSERT_TAIL(&q->q, t, wait_link);
+	q->nwait++;
+	leave_cpu(c, T_BLOCKED);
+	return 1;
+}
+
+void
+gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast)
+{
+	struct gcpu *c = cpu_of(v);
+
+	while ((broadcast || n > 0) && !TAILQ_EMPTY(&q->q)) {
+		struct task *t = TAILQ_FIRST(&q->q);
+
+		TAILQ_REMOVE(&q->q, t, wait_link);
+		q->nwait--;
+		n--;
+		wake(c->k, t, c->idx, GS_WAKE);
+	}
+	if (!broadcast && n > 0)
+		q->tokens += n;
+}
+
+/* Linux 3.2 sched_fair.c select_task_rq_fair: the idlest vCPU for a new task
+ * (find_idlest_cpu); for a waking one its previous vCPU if idle, else an idle
+ * one of the domain (select_idle_sibling), else the previous. */
+int
+gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
+{
+	int i, best = -1, target;
+
+	if (flags & GS_FORK) {
+		unsigned long bl = 0;
+
+		for (i = 0; i < k->ncpu; i++) {
+			int c = ((waker > 0 ? waker : 0) + i) % k->ncpu;
+
+			if (gk_task_allowed(t, c) && (best < 0 || k->cpus[c].load < bl)) {
+				best = c;
+				bl = k->cpus[c].load;
+			}
+		}
+		return best;
+	}
+	target = t->prev_cpu >= 0 && gk_task_allowed(t, t->prev_cpu) ? t->prev_cpu : -1;
+	for (i = 0; target < 0 && i < k->ncpu; i++)
+		if (gk_task_allowed(t, i))
+			target = i;
+	if (cpu_is_idle(&k->cpus[target]))
+		return target;
+	for (i = 1; i < k->ncpu; i++) {
+		int c = (target + i) % k->ncpu;
+
+		if (gk_task_allowed(t, c) && cpu_is_idle(&k->cpus[c]) && !k->cpus[c].finished)
+			return c;
+	}
+	return target;
+}
+
+/* Linux 3.2 sched_fair.c load_balance (CPU_NEWLY_IDLE): from the vCPU with the
+ * most waiting tasks, one that may run on c (the queue's tail first). */
+struct task *
+gk_steal_busiest(struct gkernel *k, struct gcpu *c)
+{
+	int i, best = -1;
+	struct task *t;
+
+	for (i = 1; i < k->ncpu; i++) {
+		int b = (c->idx + i) % k->ncpu;
+
+		if (k->cpus[b].nqueued > 0 && (best < 0 || k->cpus[b].nqueued > k->cpus[best].nqueued))
+			TAILQ_FOREACH(t, &k->cpus[b].rq, rq_link)
+				if (gk_task_allowed(t, c->idx)) {
+					best = b;
+					break;
+				}
+	}
+	if (best < 0)
+		return NULL;
+	for (t = TAILQ_LAST(&k->cpus[best].rq, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
+		if (gk_task_allowed(t, c->idx))
+			return t;
+	return NULL;
+}

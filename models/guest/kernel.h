@@ -1,0 +1,89 @@
+/*
+ * kernel.h - the guest kernel: tasks on vCPUs, its scheduler, idle, the
+ * timer tick and the interrupts between vCPUs (models/README.md, "The guest
+ * kernel").
+ *
+ * The workload layer (models/workload) creates tasks and drives each task's
+ * program; every call below that takes a vCPU runs in the context of the task
+ * current on it.  A call that blocks the task returns 1 and later calls the
+ * `resume` continuation on whatever vCPU the task then runs on.
+ */
+#ifndef VS_KERNEL_H
+#define VS_KERNEL_H
+
+#include "guest/guest.h"
+#include "guest/gsched.h"
+#include "guest/task.h"
+
+struct vm;
+struct hist;
+
+struct gk_config {
+	const struct guest_sched_ops *sched;
+	int hz;			/* timer ticks per second; 0: no tick modelled */
+	int tickless;		/* NO_HZ idle: no tick while a vCPU idles */
+	double halt_poll_ns;	/* cpuidle-haltpoll window before HLT; 0: off */
+	int steal_clock;	/* the scheduler's clock leaves out steal time */
+	int random_phase;	/* ticks and first instructions at random phases */
+	int can_spawn;		/* a program spawns tasks (so no vCPU is ever done early) */
+	/* The workload's hook: a task has exited (free its program state). */
+	void (*task_exit)(struct task *);
+	/* ... and free the program state of a task still alive at the end. */
+	void (*task_free)(void *th);
+};
+
+struct gk_stats {
+	uint64_t ctx_switches, migrations, wakeups, ipis, ticks, idle_halts, polls_ok;
+	uint64_t spawned;
+	double idle_ns;		/* vCPU time in the idle loop (guest view) */
+	struct hist *wake_lat;	/* ns from a wakeup to running */
+};
+
+struct gkernel;
+
+struct gkernel *gk_new(struct vm *, const struct gk_config *);
+void gk_free(struct gkernel *);
+/* A task of program state th; aff: one byte per vCPU (NULL any); parent: its
+ * spawner or NULL.  Initial tasks are made before gk_start. */
+struct task *gk_task_new(struct gkernel *, void *th, const unsigned char *aff, int nice,
+    struct task *parent);
+/* Place the initial tasks and start every vCPU; first: a new task's first step. */
+void gk_start(struct gkernel *, guest_fn first);
+/* Close the idle books at the end of a run. */
+void gk_finish(struct gkernel *);
+const struct gk_stats *gk_stats(const struct gkernel *);
+int gk_live(const struct gkernel *);
+
+/* From the current task of v. */
+struct task *gk_current(struct vcpu *);
+/* A preemption point (spin_unlock, return to user): if a reschedule is due
+ * and no spinlock is held, switch; 1 if v now runs another task. */
+int gk_preempt_point(struct vcpu *, guest_fn resume);
+/* Plain computation the kernel may preempt at a tick or wakeup. */
+void gk_compute(struct vcpu *, double ns, guest_fn done);
+void gk_memory(struct vcpu *, double bytes, guest_fn done);
+/* Spinlock sections: the task cannot be switched out between these. */
+void gk_preempt_disable(struct vcpu *);
+void gk_preempt_enable(struct vcpu *);
+/* Sleep for ns (I/O); an interrupt wakes the task. */
+void gk_block_for(struct vcpu *, double ns, guest_fn resume);
+/* The task ends. */
+void gk_exit(struct vcpu *);
+/* Start a child task of the current one, running program state th. */
+struct task *gk_spawn(struct vcpu *, void *th);
+/* Block until the current task has at most max live children; 1 if blocked. */
+int gk_wait_children(struct vcpu *, int max, guest_fn resume);
+
+/* Wait queues with a token count (a semaphore, as futex-based ones are). */
+struct gk_waitq {
+	struct taskq q;
+	int64_t tokens;
+	int nwait;
+};
+void gk_waitq_init(struct gk_waitq *);
+/* Take a token or block; 1 if blocked. */
+int gk_wait(struct vcpu *, struct gk_waitq *, guest_fn resume);
+/* Wake up to n waiters; what finds no waiter stays as tokens unless broadcast. */
+void gk_post(struct vcpu *, struct gk_waitq *, int64_t n, int broadcast);
+
+#endif

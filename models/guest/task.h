@@ -1,0 +1,74 @@
+/*
+ * task.h - the guest kernel's tasks and per-vCPU run queues, as the guest
+ * scheduler policies (gsched_*.c) see them.
+ *
+ * A task is a thread of a workload program.  It runs only on a vCPU, and
+ * advances only while that vCPU has a pCPU (guest.h).  The kernel core
+ * (kernel.c) switches tasks; a policy orders the run queues and decides
+ * preemption and placement, as Linux's sched_class does.
+ */
+#ifndef VS_TASK_H
+#define VS_TASK_H
+
+#include <sys/queue.h>
+#include <stdint.h>
+
+#include "evq.h"
+#include "guest/guest.h"
+
+struct vcpu;
+struct gkernel;
+
+enum task_state { T_RUNNABLE, T_RUNNING, T_BLOCKED, T_DEAD };
+
+struct task {
+	TAILQ_ENTRY(task) rq_link;	/* in its gcpu's run queue while queued */
+	TAILQ_ENTRY(task) wait_link;	/* in a wait queue while blocked */
+	struct gkernel *k;
+	int id;
+	enum task_state state;
+	int cpu;		/* vCPU index it is queued or runs on; -1 none */
+	int prev_cpu;		/* where it ran last; -1 never */
+	const unsigned char *aff;	/* one byte per vCPU; NULL: any */
+	unsigned long weight;	/* Linux prio_to_weight[nice + 20] */
+	/* The policy's accounting (CFS: vruntime; all: execution time). */
+	double vruntime, sum_exec, prev_sum_exec;
+	double exec_clock;	/* the guest clock when it last began to run */
+	/* Where it goes on when next run: rem ns of work (or bytes, if mem), then cont. */
+	double rem;
+	int mem;
+	guest_fn cont;
+	int preempt_count;	/* >0: inside a spinlock section, never switched out */
+	int compute;		/* its current activity is plain work the kernel may preempt */
+	sim_time_t woken_at;	/* for the wake-to-run latency; -1 none */
+	evq_id timer;		/* a timed block's end */
+	struct task *parent;	/* who spawned it (NULL for the VM's initial tasks) */
+	int children;		/* spawned and not yet exited */
+	int waiting_children;	/* blocked until children <= this; -1 not */
+	void *th;		/* the workload's program state (opaque here) */
+	void *sched_priv;
+};
+
+TAILQ_HEAD(taskq, task);
+
+/* One vCPU as its guest kernel sees it. */
+struct gcpu {
+	struct gkernel *k;
+	struct vcpu *v;
+	int idx;
+	struct taskq rq;	/* runnable tasks waiting here (not curr) */
+	int nqueued;
+	unsigned long load;	/* sum of weights, queued and curr */
+	struct task *curr;	/* NULL: idle */
+	int idle;		/* in the idle loop (polling or halted) */
+	int polling;		/* idle and polling (TIF_POLLING_NRFLAG): no IPI needed */
+	int need_resched;
+	int tick_pending;
+	evq_id tick_ev;
+	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
+	sim_time_t idle_since;
+	double min_vruntime;	/* the policy's (CFS) */
+	int finished;		/* no task can ever run here again */
+};
+
+#endif

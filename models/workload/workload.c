@@ -1,0 +1,989 @@
+#include "workload/workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+#include "engine.h"
+#include "guest/guest.h"
+#include "guest/kernel.h"
+#include "guest/lock.h"
+#include "hv/hv.h"
+#include "rng.h"
+#include "stats.h"
+#include "yconf.h"
+
+enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
+    OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
+    OP_BARRIER, OP_MARK_START, OP_MARK_STOP };
+
+struct wl_op {
+	enum wl_opcode op;
+	struct dist *d;		/* compute, sleep: ns; memory: bytes */
+	int arg;		/* lock or counter index; loop depth */
+	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
+				 * waitchild: most children left alive; barrier: parties */
+	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
+				 * spawn: the program's first op */
+	char *ref;		/* spawn: the program's name, until resolved */
+	const struct yc_node *src;	/* spawn: where, while compiling */
+};
+
+/* A named program: where its ops start. */
+struct wl_prog {
+	char *name;
+	int start;
+};
+
+/* Tasks the VM starts with (`tasks:`). */
+struct wl_taskdef {
+	int prog;
+	int count, nice;
+	int64_t *cpus;		/* affinity inside the guest: vCPU indices; NULL any */
+	int ncpus;
+	char *where;
+};
+
+struct wl_lockdef {
+	char *name;
+	int cs_lines;
+	double calls;		/* the measured run's sections, for extrapolated totals */
+};
+
+struct workload {
+	char *name;
+	struct wl_op *ops;
+	size_t nops, capops;
+	struct wl_lockdef *locks;
+	size_t nlocks, caplocks;
+	char **counters;
+	size_t ncounters, capcounters;
+	int threads;
+	int depth;		/* deepest loop nesting */
+	char *sect_err;		/* first section that is not compute only */
+	struct wl_prog *progs;
+	size_t nprogs, capprogs;
+	struct wl_taskdef *tasks;	/* NULL: the per-vCPU thread form */
+	size_t ntasks;
+	char **queues;		/* wait queues and barriers, by name */
+	size_t nqueues, capqueues;
+	char **marks;		/* timed regions, by name */
+	size_t nmarks, capmarks;
+	int spawns;		/* some program spawns tasks */
+};
+
+struct gvm {
+	const struct workload *wl;
+	struct glock **locks;
+	uint64_t *counts;
+	int threads;
+	int live;		/* tasks of this VM still running */
+	int counted;		/* its tasks count toward `until: done` */
+	sim_time_t done_at;	/* when its last task ended; -1 before */
+	struct grun *run;
+	struct gkernel *k;
+	struct vm *vm;
+	struct gk_waitq *queues;
+	int64_t *arrived;	/* per barrier queue: parties arrived */
+	sim_time_t *mark_at;	/* per mark: when it was last started; -1 none */
+	struct rep *mark_rep;	/* per mark: the intervals' statistics */
+	unsigned char **aff;	/* per task definition: its vCPU mask, or NULL */
+};
+
+struct wl_thread {
+	struct gvm *gvm;
+	struct glock *acq;	/* lock of the last acquire entered */
+	int pc;
+	sim_time_t *path_since;	/* per lock: when its acquire was entered */
+	int closing;		/* lock whose release is done; -1 none */
+	int64_t *left;		/* per loop depth */
+};
+
+static int
+lock_index(struct workload *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlocks; i++)
+		if (strcmp(w->locks[i].name, name) == 0)
+			return (int)i;
+	VS_GROW(w->locks, w->caplocks, w->nlocks);
+	w->locks[w->nlocks].name = xstrdup(name);
+	w->locks[w->nlocks].cs_lines = 0;
+	return (int)w->nlocks++;
+}
+
+static int
+counter_index(struct workload *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->ncounters; i++)
+		if (strcmp(w->counters[i], name) == 0)
+			return (int)i;
+	VS_GROW(w->counters, w->capcounters, w->ncounters);
+	w->counters[w->ncounters] = xstrdup(name);
+	return (int)w->ncounters++;
+}
+
+static int
+name_index(char ***names, size_t *n, size_t *cap, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return (int)i;
+	VS_GROW(*names, *cap, *n);
+	(*names)[*n] = xstrdup(name);
+	return (int)(*n)++;
+}
+
+static struct wl_op *
+emit(struct workload *w, enum wl_opcode op)
+{
+	struct wl_op *o;
+
+	VS_GROW(w->ops, w->capops, w->nops);
+	o = &w->ops[w->nops++];
+	memset(o, 0, sizeof *o);
+	o->op = op;
+	return o;
+}
+
+static int
+is_timed(enum wl_opcode op)
+{
+	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
+	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
+	    op == OP_WAITCHILD || op == OP_BARRIER;
+}
+
+static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
+    "memory, loop (with do), block, wait, wake, spawn, join, barrier, mark";
+
+/* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
+static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
+    "mmio-user", "hypercall", NULL };
+
+static int compile_seq(struct workload *, const struct yc_node *, double, int,
+    struct vs_err *);
+
+static int
+name_arg(const struct yc_node *v, const char *what, const char **out, struct vs_err *err)
+{
+	if (v->kind != YC_SCALAR || v->text[0] == '\0')
+		return yc_err(v, err, "'%s' takes a name", what);
+	*out = v->text;
+	return 0;
+}
+
+static int
+compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
+    struct vs_err *err)
+{
+	const struct yc_node *v;
+	const char *s = NULL;
+
+	if (yc_expect(n, YC_MAP, "a primitive (one of: compute, acquire, release, count, loop)",
+	    err))
+		return -1;
+	if ((v = yc_find(n, "compute")) != NULL) {
+		struct wl_op *o = emit(w, OP_COMPUTE);
+
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
+	} else if ((v = yc_find(n, "acquire")) != NULL) {
+		if (name_arg(v, "acquire", &s, err))
+			return -1;
+		emit(w, OP_ACQUIRE)->arg = lock_index(w, s);
+	} else if ((v = yc_find(n, "release")) != NULL) {
+		if (name_arg(v, "release", &s, err))
+			return -1;
+		emit(w, OP_RELEASE)->arg = lock_index(w, s);
+	} else if ((v = yc_find(n, "io")) != NULL) {
+		int k;
+
+		if (v->kind != YC_SCALAR)
+			return yc_err(v, err, "'io' takes one of: pio-kernel, pio-user, mmio-kernel, "
+			    "mmio-user, hypercall");
+		for (k = 0; io_names[k] != NULL && strcmp(io_names[k], v->text) != 0; k++)
+			;
+		if (io_names[k] == NULL)
+			return yc_err(v, err, "unknown io '%s' (expected one of: pio-kernel, "
+			    "pio-user, mmio-kernel, mmio-user, hypercall)", v->text);
+		emit(w, OP_IO)->arg = k;
+	} else if ((v = yc_find(n, "sleep")) != NULL) {
+		struct wl_op *o = emit(w, OP_SLEEP);
+
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
+	} else if ((v = yc_find(n, "memory")) != NULL) {
+		/* `memory: 1MiB` - bytes streamed at the socket's shared bandwidth */
+		struct wl_op *o = emit(w, OP_MEMORY);
+
+		if ((o->d = dist_from_yaml(v, UNIT_SIZE, hz, err)) == NULL)
+			return -1;
+	} else if ((v = yc_find(n, "block")) != NULL) {
+		/* `block: 5ms` - the task sleeps (I/O, a timer); its vCPU runs others or idles */
+		struct wl_op *o = emit(w, OP_BLOCK);
+
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
+	} else if ((v = yc_find(n, "wait")) != NULL) {
+		/* `wait: NAME` - take a token of wait queue NAME, or sleep until woken */
+		if (name_arg(v, "wait", &s, err))
+			return -1;
+		emit(w, OP_WAIT)->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
+	} else if ((v = yc_find(n, "wake")) != NULL) {
+		/* `wake: NAME` or `wake: {on: NAME, count: N | all: true}` */
+		struct wl_op *o = emit(w, OP_WAKE);
+		int all = 0;
+
+		o->n = 1;
+		if (v->kind == YC_MAP) {
+			const char *on;
+
+			if (yc_get_str(v, "on", NULL, &on, err) ||
+			    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &o->n, err) ||
+			    yc_get_bool(v, "all", 0, &all, err) ||
+			    yc_check_unused(v, "on, count, all", err))
+				return -1;
+			s = on;
+		} else if (name_arg(v, "wake", &s, err))
+			return -1;
+		if (all)
+			o->n = -1;
+		o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
+	} else if ((v = yc_find(n, "spawn")) != NULL) {
+		/* `spawn: {program: cc, count: 2000, parallel: 20}` - as make -j20
+		 * forks jobs: at most `parallel` children alive, waiting for one to
+		 * exit before the next (do_fork; wait4) */
+		const char *prog;
+		int64_t cnt, par;
+		struct wl_op *o;
+		size_t at;
+
+		if (yc_expect(v, YC_MAP, "a mapping {program, count, parallel}", err) ||
+		    yc_get_str(v, "program", NULL, &prog, err) ||
+		    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &cnt, err) ||
+		    yc_get_int(v, "parallel", 0, 0, 1 << 20, &par, err) ||
+		    yc_check_unused(v, "program, count, parallel", err))
+			return -1;
+		at = w->nops;
+		o = emit(w, OP_LOOP);
+		o->n = cnt;
+		o->arg = depth;
+		if (depth + 1 > w->depth)
+			w->depth = depth + 1;
+		if (par > 0)
+			emit(w, OP_WAITCHILD)->n = par - 1;
+		o = emit(w, OP_SPAWN);
+		o->ref = xstrdup(prog);
+		o->src = v;
+		w->spawns = 1;
+		o = emit(w, OP_ENDLOOP);
+		o->arg = depth;
+		o->jump = (int)at + 1;
+		w->ops[at].jump = (int)w->nops;
+	} else if ((v = yc_find(n, "join")) != NULL) {
+		/* `join: children` - wait4 until every child has exited */
+		emit(w, OP_WAITCHILD)->n = 0;
+	} else if ((v = yc_find(n, "barrier")) != NULL) {
+		/* `barrier: {name: NAME, count: N}` - the N-th arrival releases all */
+		const char *bn;
+		struct wl_op *o;
+		int64_t cnt;
+
+		if (yc_expect(v, YC_MAP, "a mapping {name, count}", err) ||
+		    yc_get_str(v, "name", NULL, &bn, err) ||
+		    yc_get_int(v, "count", 0, 1, 1 << 20, &cnt, err) ||
+		    yc_check_unused(v, "name, count", err))
+			return -1;
+		if (cnt < 1)
+			return yc_err(v, err, "'barrier' needs a 'count' of tasks");
+		o = emit(w, OP_BARRIER);
+		o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, bn);
+		o->n = cnt;
+	} else if ((v = yc_find(n, "mark")) != NULL) {
+		/* `mark: {start: NAME}` ... `mark: {stop: NAME}` - a timed region (like
+		 * kernbench's `time make`); metrics NAME_mean_s, NAME_sd_s, NAME_n */
+		const char *a = NULL, *b = NULL;
+
+		if (yc_expect(v, YC_MAP, "a mapping {start: NAME} or {stop: NAME}", err) ||
+		    yc_get_str(v, "start", "", &a, err) || yc_get_str(v, "stop", "", &b, err) ||
+		    yc_check_unused(v, "start, stop", err))
+			return -1;
+		if ((a[0] == '\0') == (b[0] == '\0'))
+			return yc_err(v, err, "'mark' takes one of 'start' or 'stop'");
+		emit(w, a[0] ? OP_MARK_START : OP_MARK_STOP)->arg =
+		    name_index(&w->marks, &w->nmarks, &w->capmarks, a[0] ? a : b);
+	} else if ((v = yc_find(n, "count")) != NULL) {
+		if (name_arg(v, "count", &s, err))
+			return -1;
+		emit(w, OP_COUNT)->arg = counter_index(w, s);
+	} else if ((v = yc_find(n, "loop")) != NULL) {
+		const struct yc_node *body = yc_find(n, "do");
+		size_t at = w->nops, i;
+		int64_t iters = -1, timed = 0;
+		struct wl_op *o;
+
+		if (v->kind == YC_SCALAR && strcmp(v->text, "forever") == 0)
+			iters = -1;
+		else if (yc_node_int(v, 0, INT64_MAX / 2, &iters, err))
+			return -1;
+		if (body == NULL)
+			return yc_err(n, err, "'loop' needs a 'do' list of primitives");
+		o = emit(w, OP_LOOP);
+		o->n = iters;
+		o->arg = depth;
+		if (depth + 1 > w->depth)
+			w->depth = depth + 1;
+		if (compile_seq(w, body, hz, depth + 1, err))
+			return -1;
+		for (i = at + 1; i < w->nops; i++)
+			timed |= is_timed(w->ops[i].op);
+		if (!timed)
+			return yc_err(body, err, "this loop body takes no time "
+			    "(it needs a compute, memory, acquire or release)");
+		o = emit(w, OP_ENDLOOP);
+		o->arg = depth;
+		o->jump = (int)at + 1;
+		w->ops[at].jump = (int)w->nops;
+	} else {
+		return yc_check_unused(n, op_keys, err) ? -1 :
+		    yc_err(n, err, "empty primitive (expected one of: %s)", op_keys);
+	}
+	return yc_check_unused(n, op_keys, err);
+}
+
+/* Ops from `at` (after an acquire of lock) up to its release: compute only? */
+static int
+section_ok(const struct workload *w, size_t at, int lock)
+{
+	for (; at < w->nops && w->ops[at].op == OP_COMPUTE; at++)
+		;
+	return at < w->nops && w->ops[at].op == OP_RELEASE && w->ops[at].arg == lock;
+}
+
+static int
+compile_seq(struct workload *w, const struct yc_node *n, double hz, int depth,
+    struct vs_err *err)
+{
+	size_t i, *start;
+	int rc = 0;
+
+	if (yc_expect(n, YC_SEQ, "a list of primitives", err))
+		return -1;
+	start = xcalloc(n->n + 1, sizeof *start);
+	for (i = 0; i < n->n && rc == 0; i++) {
+		start[i] = w->nops;
+		rc = compile_op(w, n->vals[i], hz, depth, err);
+	}
+	/* Remember the first section that a combining lock could not run. */
+	for (i = 0; i < n->n && rc == 0 && w->sect_err == NULL; i++) {
+		const struct wl_op *o = &w->ops[start[i]];
+		struct vs_err e;
+
+		if (o->op != OP_ACQUIRE || section_ok(w, start[i] + 1, o->arg))
+			continue;
+		yc_err(n->vals[i], &e, "the section of lock '%s' must be compute "
+		    "primitives up to its release (its lock runs sections itself)",
+		    w->locks[o->arg].name);
+		w->sect_err = xstrdup(e.msg);
+	}
+	free(start);
+	return rc;
+}
+
+int
+wl_check_sections(const struct workload *w, struct vs_err *err)
+{
+	if (w->sect_err == NULL)
+		return 0;
+	snprintf(err->msg, sizeof err->msg, "%s", w->sect_err);
+	return -1;
+}
+
+static int
+add_prog(struct workload *w, const char *name, const struct yc_node *seq, double hz,
+    struct vs_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < w->nprogs; i++)
+		if (strcmp(w->progs[i].name, name) == 0)
+			return yc_err(seq, err, "program '%s' is defined twice", name);
+	VS_GROW(w->progs, w->capprogs, w->nprogs);
+	w->progs[w->nprogs].name = xstrdup(name);
+	w->progs[w->nprogs].start = (int)w->nops;
+	w->nprogs++;
+	if (compile_seq(w, seq, hz, 0, err))
+		return -1;
+	emit(w, OP_END);
+	return 0;
+}
+
+static int
+prog_index(const struct workload *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nprogs; i++)
+		if (strcmp(w->progs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static char *
+prog_names(const struct workload *w)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < w->nprogs; i++)
+		len += strlen(w->progs[i].name) + 2;
+	s = xcalloc(1, len);
+	for (i = 0; i < w->nprogs; i++) {
+		if (i)
+			strcat(s, ", ");
+		strcat(s, w->progs[i].name);
+	}
+	return s;
+}
+
+static int
+unknown_prog(const struct workload *w, const struct yc_node *at, const char *name,
+    struct vs_err *err)
+{
+	char *names = prog_names(w);
+
+	yc_err(at, err, "no program named '%s' (programs: %s)", name,
+	    names[0] ? names : "none");
+	free(names);
+	return -1;
+}
+
+/* `tasks: [{program: cc, count: 20, nice: 0, cpus: [0, 1]}]` */
+static int
+parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
+{
+	size_t i, j;
+
+	if (yc_expect(n, YC_SEQ, "a list of task definitions", err))
+		return -1;
+	if (n->n == 0)
+		return yc_err(n, err, "'tasks' is empty");
+	w->tasks = xcalloc(n->n, sizeof *w->tasks);
+	for (i = 0; i < n->n; i++) {
+		const struct yc_node *d = n->vals[i], *cpus;
+		struct wl_taskdef *td = &w->tasks[i];
+		const char *pn;
+		int64_t v;
+
+		w->ntasks++;
+		if (yc_expect(d, YC_MAP, "a task definition {program, count, nice, cpus}", err) ||
+		    yc_get_str(d, "program", "main", &pn, err))
+			return -1;
+		if ((td->prog = prog_index(w, pn)) < 0)
+			return unknown_prog(w, yc_find(d, "program") ? yc_find(d, "program") : d,
+			    pn, err);
+		if (yc_get_int(d, "count", 1, 0, 1 << 20, &v, err))
+			return -1;
+		td->count = (int)v;
+		if (yc_get_int(d, "nice", 0, -20, 19, &v, err))
+			return -1;
+		td->nice = (int)v;
+		if ((cpus = yc_find(d, "cpus")) != NULL) {
+			if (yc_expect(cpus, YC_SEQ, "a list of vCPU indices", err))
+				return -1;
+			if (cpus->n == 0)
+				return yc_err(cpus, err, "'cpus' is empty");
+			td->cpus = xcalloc(cpus->n, sizeof *td->cpus);
+			for (j = 0; j < cpus->n; j++) {
+				if (yc_node_int(cpus->vals[j], 0, 4095, &td->cpus[j], err))
+					return -1;
+				td->ncpus++;
+			}
+		}
+		td->where = yc_node_path(d);
+		if (yc_check_unused(d, "program, count, nice, cpus", err))
+			return -1;
+	}
+	return 0;
+}
+
+struct workload *
+wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err *err)
+{
+	struct workload *w = xcalloc(1, sizeof *w);
+	const struct yc_node *prog, *progs, *tasks, *locks;
+	int64_t th;
+	size_t i;
+
+	w->name = xstrdup(name);
+	if (yc_expect(n, YC_MAP, "a workload (a mapping with a 'program' or 'tasks')", err))
+		goto fail;
+	if (yc_get_int(n, "threads", -1, -1, 4096, &th, err))
+		goto fail;
+	w->threads = (int)th;
+	prog = yc_find(n, "program");
+	progs = yc_find(n, "programs");
+	tasks = yc_find(n, "tasks");
+	if (prog == NULL && tasks == NULL) {
+		yc_err(n, err, "workload '%s' has no 'program' (or 'programs' and 'tasks')", name);
+		goto fail;
+	}
+	if (prog != NULL && add_prog(w, "main", prog, hz, err))
+		goto fail;
+	if (progs != NULL) {
+		if (yc_expect(progs, YC_MAP, "a mapping of program names to primitives", err))
+			goto fail;
+		for (i = 0; i < progs->n; i++) {
+			progs->used[i] = 1;
+			if (add_prog(w, progs->keys[i], progs->vals[i], hz, err))
+				goto fail;
+		}
+	}
+	for (i = 0; i < w->nops; i++) {
+		struct wl_op *o = &w->ops[i];
+		int pi;
+
+		if (o->op != OP_SPAWN)
+			continue;
+		if ((pi = prog_index(w, o->ref)) < 0) {
+			unknown_prog(w, o->src, o->ref, err);
+			goto fail;
+		}
+		o->jump = w->progs[pi].start;
+		o->src = NULL;
+	}
+	if (tasks != NULL) {
+		if (w->threads >= 0) {
+			yc_err(yc_find(n, "threads"), err, "'threads' is the per-vCPU form; "
+			    "with 'tasks' give each task definition a 'count'");
+			goto fail;
+		}
+		if (parse_tasks(w, tasks, err))
+			goto fail;
+	} else if (progs != NULL) {
+		yc_err(progs, err, "'programs' needs a 'tasks' list that runs them");
+		goto fail;
+	} else if (w->spawns) {
+		/* the per-vCPU form cannot spawn: its threads are its vCPUs */
+		yc_err(prog, err, "'spawn' needs the task form: give a 'tasks' list");
+		goto fail;
+	}
+	if ((locks = yc_find(n, "locks")) != NULL) {
+		if (yc_expect(locks, YC_MAP, "a mapping of lock names to settings", err))
+			goto fail;
+		for (i = 0; i < locks->n; i++) {
+			const struct yc_node *ld = locks->vals[i];
+			int64_t lines;
+			double calls;
+			int li;
+
+			locks->used[i] = 1;
+			li = lock_index(w, locks->keys[i]);
+			if (yc_expect(ld, YC_MAP, "a mapping of lock settings", err) ||
+			    yc_get_int(ld, "cs_lines", 0, 0, 4096, &lines, err) ||
+			    yc_get_num(ld, "calls", 0, 0, 1e18, &calls, err) ||
+			    yc_check_unused(ld, "cs_lines, calls", err))
+				goto fail;
+			w->locks[li].cs_lines = (int)lines;
+			w->locks[li].calls = calls;
+		}
+	}
+	(void)yc_find(n, "description");
+	if (yc_check_unused(n, "threads, program, programs, tasks, locks, description", err))
+		goto fail;
+	return w;
+fail:
+	wl_free(w);
+	return NULL;
+}
+
+void
+wl_free(struct workload *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->nops; i++) {
+		dist_free(w->ops[i].d);
+		free(w->ops[i].ref);
+	}
+	for (i = 0; i < w->nprogs; i++)
+		free(w->progs[i].name);
+	for (i = 0; i < w->ntasks; i++) {
+		free(w->tasks[i].cpus);
+		free(w->tasks[i].where);
+	}
+	for (i = 0; i < w->nqueues; i++)
+		free(w->queues[i]);
+	for (i = 0; i < w->nmarks; i++)
+		free(w->marks[i]);
+	free(w->progs);
+	free(w->tasks);
+	free(w->queues);
+	free(w->marks);
+	for (i = 0; i < w->nlocks; i++)
+		free(w->locks[i].name);
+	for (i = 0; i < w->ncounters; i++)
+		free(w->counters[i]);
+	free(w->sect_err);
+	free(w->ops);
+	free(w->locks);
+	free(w->counters);
+	free(w->name);
+	free(w);
+}
+
+int wl_threads(const struct workload *w) { return w->threads; }
+
+int
+wl_endless(const struct workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nops; i++)
+		if (w->ops[i].op == OP_LOOP && w->ops[i].n < 0)
+			return 1;
+	return 0;
+}
+int wl_nlocks(const struct workload *w) { return (int)w->nlocks; }
+int wl_ncounters(const struct workload *w) { return (int)w->ncounters; }
+const char *wl_counter_name(const struct workload *w, int i) { return w->counters[i]; }
+const char *wl_name(const struct workload *w) { return w->name; }
+double wl_lock_calls(const struct workload *w, int i) { return w->locks[i].calls; }
+
+int wl_has_tasks(const struct workload *w) { return w->tasks != NULL; }
+int wl_spawns(const struct workload *w) { return w->spawns; }
+int wl_nmarks(const struct workload *w) { return (int)w->nmarks; }
+const char *wl_mark_name(const struct workload *w, int i) { return w->marks[i]; }
+
+int
+wl_check_vcpus(const struct workload *w, int vcpus, struct vs_err *err)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < w->ntasks; i++)
+		for (j = 0; j < w->tasks[i].ncpus; j++)
+			if (w->tasks[i].cpus[j] >= vcpus) {
+				vs_errf(err, NULL, 0, 0, "%s: task cpus lists vCPU %lld but the VM "
+				    "has %d vCPUs (0-%d)", w->tasks[i].where,
+				    (long long)w->tasks[i].cpus[j], vcpus, vcpus - 1);
+				return -1;
+			}
+	return 0;
+}
+
+static struct wl_thread *
+thread_new(struct gvm *g, int pc)
+{
+	struct wl_thread *th = xcalloc(1, sizeof *th);
+
+	th->gvm = g;
+	th->pc = pc;
+	th->left = xcalloc((size_t)g->wl->depth + 1, sizeof *th->left);
+	th->path_since = xcalloc(g->wl->nlocks + 1, sizeof *th->path_since);
+	th->closing = -1;
+	return th;
+}
+
+static void
+thread_free(struct wl_thread *th)
+{
+	free(th->left);
+	free(th->path_since);
+	free(th);
+}
+
+static void task_exited(struct task *);
+
+void
+wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
+    const struct lock_ops *ops, const void *lock_cfg, const struct gk_config *kcfg,
+    struct grun *run)
+{
+	struct gvm *g = xcalloc(1, sizeof *g);
+	struct gk_config cfg = *kcfg;
+	size_t i;
+	int t, j;
+
+	g->wl = w;
+	g->vm = vm;
+	g->run = run;
+	g->done_at = -1;
+	g->locks = xcalloc(w->nlocks, sizeof *g->locks);
+	for (i = 0; i < w->nlocks; i++)
+		g->locks[i] = lock_new(ops, lock_cfg, w->locks[i].name, vm,
+		    w->locks[i].cs_lines);
+	g->counts = xcalloc(w->ncounters, sizeof *g->counts);
+	g->queues = xcalloc(w->nqueues + 1, sizeof *g->queues);
+	g->arrived = xcalloc(w->nqueues + 1, sizeof *g->arrived);
+	for (i = 0; i < w->nqueues; i++)
+		gk_waitq_init(&g->queues[i]);
+	g->mark_at = xcalloc(w->nmarks + 1, sizeof *g->mark_at);
+	g->mark_rep = xcalloc(w->nmarks + 1, sizeof *g->mark_rep);
+	for (i = 0; i < w->nmarks; i++) {
+		g->mark_at[i] = -1;
+		rep_init(&g->mark_rep[i]);
+	}
+	vm->guest = g;
+	cfg.can_spawn = w->spawns;
+	cfg.task_exit = task_exited;
+	cfg.task_free = (void (*)(void *))thread_free;
+	g->k = gk_new(vm, &cfg);
+	if (w->tasks == NULL) {
+		/* The per-vCPU form: thread t is one task that may run only on vCPU t. */
+		g->aff = xcalloc((size_t)threads + 1, sizeof *g->aff);
+		g->threads = threads;
+		for (t = 0; t < threads; t++) {
+			g->aff[t] = xcalloc((size_t)vm->nvcpus, 1);
+			g->aff[t][t] = 1;
+			gk_task_new(g->k, thread_new(g, 0), g->aff[t], 0, NULL);
+		}
+		return;
+	}
+	g->aff = xcalloc(w->ntasks + 1, sizeof *g->aff);
+	for (i = 0; i < w->ntasks; i++) {
+		const struct wl_taskdef *td = &w->tasks[i];
+
+		if (td->cpus != NULL) {
+			g->aff[i] = xcalloc((size_t)vm->nvcpus, 1);
+			for (j = 0; j < td->ncpus; j++)
+				g->aff[i][td->cpus[j]] = 1;
+		}
+		for (j = 0; j < td->count; j++)
+			gk_task_new(g->k, thread_new(g, w->progs[td->prog].start), g->aff[i],
+			    td->nice, NULL);
+		g->threads += td->count;
+	}
+}
+
+void
+wl_vm_teardown(struct vm *vm)
+{
+	struct gvm *g = vm->guest;
+	size_t i, naff;
+
+	if (g == NULL)
+		return;
+	naff = g->wl->tasks == NULL ? (size_t)g->threads : g->wl->ntasks;
+	gk_free(g->k);		/* frees the threads of tasks still alive (task_free) */
+	vm->kernel = NULL;
+	for (i = 0; i < naff; i++)
+		free(g->aff[i]);
+	free(g->aff);
+	for (i = 0; i < g->wl->nlocks; i++)
+		lock_free(g->locks[i]);
+	free(g->locks);
+	free(g->counts);
+	free(g->queues);
+	free(g->arrived);
+	free(g->mark_at);
+	free(g->mark_rep);
+	free(g);
+	vm->guest = NULL;
+}
+
+/* Tasks start when their vCPU first runs; vCPUs without a task idle (HLT). */
+void
+wl_vm_start(struct vm *vm)
+{
+	struct gvm *g = vm->guest;
+
+	/* `until: done` waits for tasks that end; a `loop: forever` one never does. */
+	g->counted = !wl_endless(g->wl);
+	if (g->counted)
+		g->run->live += g->threads;
+	g->live = g->threads;
+	gk_start(g->k, wl_continue);
+}
+
+void
+wl_vm_finish(struct vm *vm)
+{
+	gk_finish(((struct gvm *)vm->guest)->k);
+}
+
+uint64_t wl_vm_count(const struct vm *vm, int c) { return ((struct gvm *)vm->guest)->counts[c]; }
+struct glock *wl_vm_lock(const struct vm *vm, int i) { return ((struct gvm *)vm->guest)->locks[i]; }
+int wl_vm_threads(const struct vm *vm) { return ((struct gvm *)vm->guest)->threads; }
+sim_time_t wl_vm_done_at(const struct vm *vm) { return ((struct gvm *)vm->guest)->done_at; }
+const struct gk_stats *wl_vm_kstats(const struct vm *vm) { return gk_stats(((struct gvm *)vm->guest)->k); }
+const struct rep *wl_vm_mark(const struct vm *vm, int i) { return &((struct gvm *)vm->guest)->mark_rep[i]; }
+
+/* The kernel's hook: task t has exited. */
+static void
+task_exited(struct task *t)
+{
+	struct wl_thread *th = t->th;
+	struct gvm *g = th->gvm;
+	struct sim *s = g->vm->hv->sim;
+
+	thread_free(th);
+	if (--g->live == 0)
+		g->done_at = s->now;
+	if (!g->counted)
+		return;
+	g->run->live--;
+	g->run->last_done = s->now;
+	if (g->run->live == 0 && g->run->stop_when_done)
+		sim_stop(s);
+}
+
+void
+wl_continue(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	struct gvm *g = th->gvm;
+	const struct wl_op *o;
+
+	if (th->closing >= 0) {
+		/* Past a release: the call's critical path (acquire to here) ends. */
+		g->locks[th->closing]->st.path_ns +=
+		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
+		th->closing = -1;
+		gk_preempt_enable(v);
+	}
+	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
+	if (gk_preempt_point(v, wl_continue))
+		return;
+	for (;;) {
+		o = &g->wl->ops[th->pc];
+		switch (o->op) {
+		case OP_COMPUTE:
+			th->pc++;
+			gk_compute(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_ACQUIRE:
+			th->pc++;
+			th->acq = g->locks[o->arg];
+			th->path_since[o->arg] = v->vm->hv->sim->now;
+			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
+			lock_acquire(g->locks[o->arg], v);
+			return;
+		case OP_RELEASE:
+			th->pc++;
+			th->closing = o->arg;
+			lock_release(g->locks[o->arg], v);
+			return;
+		case OP_IO:
+			th->pc++;
+			guest_io(v, (enum guest_io)o->arg, wl_continue);
+			return;
+		case OP_SLEEP:
+			th->pc++;
+			guest_sleep(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_MEMORY:
+			th->pc++;
+			gk_memory(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_BLOCK:
+			th->pc++;
+			gk_block_for(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_WAIT:
+			th->pc++;
+			if (gk_wait(v, &g->queues[o->arg], wl_continue))
+				return;
+			break;
+		case OP_WAKE:
+			th->pc++;
+			gk_post(v, &g->queues[o->arg], o->n < 0 ? 0 : o->n, o->n < 0);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_SPAWN:
+			th->pc++;
+			if (g->counted)
+				g->run->live++;
+			g->live++;
+			g->threads++;
+			gk_spawn(v, thread_new(g, o->jump));
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_WAITCHILD:
+			th->pc++;
+			if (gk_wait_children(v, (int)o->n, wl_continue))
+				return;
+			break;
+		case OP_BARRIER:
+			th->pc++;
+			if (++g->arrived[o->arg] < o->n) {
+				gk_wait(v, &g->queues[o->arg], wl_continue);
+				return;
+			}
+			g->arrived[o->arg] = 0;
+			gk_post(v, &g->queues[o->arg], 0, 1);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_MARK_START:
+			th->pc++;
+			g->mark_at[o->arg] = v->vm->hv->sim->now;
+			break;
+		case OP_MARK_STOP:
+			th->pc++;
+			if (g->mark_at[o->arg] >= 0)
+				rep_add(&g->mark_rep[o->arg],
+				    (double)(v->vm->hv->sim->now - g->mark_at[o->arg]) * 1e-9);
+			g->mark_at[o->arg] = -1;
+			break;
+		case OP_COUNT:
+			g->counts[o->arg]++;
+			th->pc++;
+			break;
+		case OP_LOOP:
+			if (o->n == 0) {
+				th->pc = o->jump;
+				break;
+			}
+			th->left[o->arg] = o->n;
+			th->pc++;
+			break;
+		case OP_ENDLOOP:
+			if (g->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+				th->pc = o->jump;
+			else
+				th->pc++;
+			break;
+		case OP_END:
+			gk_exit(v);
+			return;
+		}
+	}
+}
+
+double
+wl_take_section(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	const struct workload *w = th->gvm->wl;
+	const struct wl_op *acq = &w->ops[th->pc - 1];
+	double ns = 0;
+
+	VS_ASSERT(th->pc > 0 && acq->op == OP_ACQUIRE);
+	if (!section_ok(w, (size_t)th->pc, acq->arg))
+		vs_fatal("%s", w->sect_err ? w->sect_err : "section is not compute only");
+	for (; w->ops[th->pc].op == OP_COMPUTE; th->pc++)
+		ns += dist_sample(w->ops[th->pc].d, v->rng);
+	th->pc++;		/* past the release */
+	th->closing = acq->arg;
+	return ns;
+}
+
+struct glock *
+wl_acquiring(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+
+	return th != NULL ? th->acq : NULL;
+}
