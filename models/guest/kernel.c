@@ -261,6 +261,43 @@ leave_idle(struct gcpu *c)
 		tick_arm(c);
 }
 
+/* Self-check (--check): every task is in exactly the place its state says. */
+static void
+check_invariants(const struct gkernel *k)
+{
+	int i, q, running;
+
+	for (i = 0; i < k->ntasks; i++) {
+		const struct task *t = k->tasks[i], *o;
+		int j;
+
+		running = q = 0;
+		for (j = 0; j < k->ncpu; j++) {
+			running += k->cpus[j].curr == t;
+			TAILQ_FOREACH(o, &k->cpus[j].rq, rq_link)
+				q += o == t;
+		}
+		if (running > 1)
+			vs_fatal("guest task %d runs on %d vCPUs at once", t->id, running);
+		if ((t->state == T_RUNNING) != (running == 1) || (t->state == T_RUNNABLE) != (q == 1) ||
+		    q > 1)
+			vs_fatal("guest task %d: state %d, current on %d vCPUs, queued %d times",
+			    t->id, t->state, running, q);
+		if (t->cpu >= 0 && !gk_task_allowed(t, t->cpu) && t->state != T_DEAD)
+			vs_fatal("guest task %d is on vCPU %d outside its affinity", t->id, t->cpu);
+	}
+	for (i = 0; i < k->ncpu; i++) {
+		const struct task *o;
+
+		q = 0;
+		TAILQ_FOREACH(o, &k->cpus[i].rq, rq_link)
+			q++;
+		if (q != k->cpus[i].nqueued)
+			vs_fatal("guest vCPU %d: %d tasks queued, count says %d", i, q,
+			    k->cpus[i].nqueued);
+	}
+}
+
 /* context_switch(): the next task resumes where it stopped. */
 static void
 switch_to(struct gcpu *c, struct task *t, struct task *prev)
@@ -287,6 +324,8 @@ switch_to(struct gcpu *c, struct task *t, struct task *prev)
 	}
 	if (prev != t)
 		k->st.ctx_switches++;
+	if (k->cfg.check)
+		check_invariants(k);
 	guest_set_wl(v, t->th);
 	/* what was preempted mid-computation is plain computation again */
 	t->compute = (rem > 0 || t->mem) && t->cont != NULL && t->preempt_count == 0;
@@ -413,7 +452,7 @@ idle_woken(struct vcpu *v)
 			return;
 		}
 	}
-	idle_loop(c);
+	go_idle(c);
 }
 
 /* Put curr back in its queue and run whatever the policy picks. */
@@ -422,6 +461,8 @@ preempt(struct gcpu *c)
 {
 	struct task *t = c->curr;
 
+	/* Linux: preempt_count > 0 (a spinlock held or awaited) forbids this */
+	VS_ASSERT(t->preempt_count == 0 && t->compute);
 	account(c);
 	t->compute = 0;
 	t->mem = guest_save(c->v, &t->rem, &t->cont);

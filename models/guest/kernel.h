@@ -26,6 +26,7 @@ struct gk_config {
 	int steal_clock;	/* the scheduler's clock leaves out steal time */
 	int random_phase;	/* ticks and first instructions at random phases */
 	int can_spawn;		/* a program spawns tasks (so no vCPU is ever done early) */
+	int check;		/* verify the run queues' invariants at every switch */
 	/* The workload's hook: a task has exited (free its program state). */
 	void (*task_exit)(struct task *);
 	/* ... and free the program state of a task still alive at the end. */

@@ -507,7 +507,7 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 				td->ncpus++;
 			}
 		}
-		td->where = yc_node_path(d);
+		td->where = xasprintf("%s:%d:%d", d->file ? d->file : "?", d->line, d->col);
 		if (yc_check_unused(d, "program, count, nice, cpus", err))
 			return -1;
 	}

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "guest/kernel.h"
 #include "guest/lock.h"
 #include "workload/workload.h"
 #include "hv/hv.h"
@@ -44,6 +45,71 @@ struct built {
 	struct vm **vms;
 	int n;
 };
+
+/* The guest kernel's view of a task-form VM entry, summed over its VMs. */
+static void
+collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
+    struct metrics *out)
+{
+	double secs = (double)hv->sim->now * 1e-9, vcpu_ns = 0;
+	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
+	struct hist *h = hist_new();
+	int i, k, nm = wl_nmarks(d->wl);
+	char name[256], mk[200];
+
+	for (i = 0; i < b->n; i++) {
+		const struct gk_stats *st = wl_vm_kstats(b->vms[i]);
+
+		vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv->sim->now;
+		idle += st->idle_ns;
+		halts += (double)st->idle_halts;
+		ctx += (double)st->ctx_switches;
+		migr += (double)st->migrations;
+		wakes += (double)st->wakeups;
+		ipis += (double)st->ipis;
+		ticks += (double)st->ticks;
+		spawned += (double)st->spawned;
+		hist_merge(h, st->wake_lat);
+	}
+#define KM(suffix, unit, v) do { \
+	snprintf(name, sizeof name, "%s.%s", d->name, suffix); \
+	metrics_add(out, name, unit, v); } while (0)
+	KM("guest_idle_share", "%", vcpu_ns > 0 ? 100 * idle / vcpu_ns : 0);
+	KM("idle_halts_per_sec", "1/s", secs > 0 ? halts / secs / b->n : 0);
+	KM("guest_ctx_switches", "count", ctx);
+	KM("task_migrations", "count", migr);
+	KM("task_wakeups", "count", wakes);
+	KM("resched_ipis", "count", ipis);
+	KM("guest_ticks", "count", ticks);
+	KM("tasks_spawned", "count", spawned);
+	KM("wake_latency_mean_ns", "ns", hist_count(h) ? hist_mean(h) : 0);
+	KM("wake_latency_p99_ns", "ns", hist_count(h) ? hist_quantile(h, 0.99) : 0);
+	hist_free(h);
+	/* Timed regions (`mark:`): the mean and sd of the intervals in the run, as
+	 * kernbench prints its runs' "avg (sdev)". */
+	for (k = 0; k < nm; k++) {
+		struct rep r;
+		int j;
+
+		rep_init(&r);
+		for (i = 0; i < b->n; i++) {
+			const struct rep *m = wl_vm_mark(b->vms[i], k);
+
+			/* pool the VMs' intervals: each VM's mean n times (same-n VMs) */
+			for (j = 0; j < (int)m->n; j++)
+				rep_add(&r, rep_mean(m));
+		}
+		if (b->n == 1)
+			r = *wl_vm_mark(b->vms[0], k);
+		snprintf(mk, sizeof mk, "%s_mean_s", wl_mark_name(d->wl, k));
+		KM(mk, "s", rep_mean(&r));
+		snprintf(mk, sizeof mk, "%s_sd_s", wl_mark_name(d->wl, k));
+		KM(mk, "s", rep_sd(&r));
+		snprintf(mk, sizeof mk, "%s_n", wl_mark_name(d->wl, k));
+		KM(mk, "count", (double)r.n);
+	}
+#undef KM
+}
 
 static void
 collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
@@ -89,6 +155,8 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		snprintf(name, sizeof name, "%s.vm_seconds", d->name);
 		metrics_add(out, name, "s", b->n > 0 ? t / b->n : 0);
 	}
+	if (wl_has_tasks(d->wl) && b->n > 0)
+		collect_kernel(d, b, hv, out);
 	nl = wl_nlocks(d->wl);
 	for (k = 0; k < nl && b->n > 0; k++) {
 		struct hist *h = hist_new();
@@ -182,7 +250,10 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 
 			for (k = 0; k < d->vcpus; k++)
 				vm->vcpus[k]->rng = rng_new(seed, vcpu_entity(nm, k));
-			wl_vm_setup(vm, d->wl, d->threads, d->lock, d->lock_cfg, &d->guest, &grun);
+			struct gk_config kc = d->guest;
+
+			kc.check = o->check >= 2;	/* full: the guest kernel's invariants too */
+			wl_vm_setup(vm, d->wl, d->threads, d->lock, d->lock_cfg, &kc, &grun);
 			b[i].vms[b[i].n++] = vm;
 			free(nm);
 		}
@@ -226,6 +297,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "io_exit_cpu_share", "% of a CPU",
 	    sim.now > 0 ? 100 * hv.st.io_ns / (double)sim.now : 0);
 	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
+	metrics_add(out, "ipi_exits", "count", (double)hv.st.exits_ipi);
+	metrics_add(out, "timer_exits", "count", (double)hv.st.exits_timer);
 	metrics_add(out, "yield_to_ok", "count", (double)hv.st.yield_to_ok);
 	metrics_add(out, "yield_to_fail", "count", (double)hv.st.yield_to_fail);
 	metrics_add(out, "yields", "count", (double)hv.st.yields);

@@ -14,7 +14,8 @@ struct scenario;
 
 struct run_opts {
 	int wall_clock;		/* measure events_per_sec (0: report 0, for golden files) */
-	int check;		/* self-check invariants at the end of each run */
+	int check;		/* 1: self-check conservation at the end of each run; 2: also
+				 * the guest kernel's run queues at every switch */
 	const struct probe *probe;	/* optional observer of model events */
 };
 

@@ -1,0 +1,247 @@
+/* check_guest.c - the guest kernel: tasks, its scheduler, idle, ticks. */
+#include "testutil.h"
+
+#include <math.h>
+
+#define HOST TEST_MACHINE "hypervisor: {kind: kvm, scheduler: cfs}\n"
+
+/* Run with the full self-check (the guest's run queues at every switch). */
+static void
+run_full(const char *text, uint64_t seed, struct metrics *m)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct run_opts o = { 0, 2, NULL };
+
+	if (tu_load(&sc, text, &err) != 0)
+		ck_abort_msg("scenario did not load: %s", err.msg);
+	metrics_init(m);
+	if (run_once(&sc, seed, &o, m, &err) != 0)
+		ck_abort_msg("run failed: %s", err.msg);
+	scen_free(&sc);
+}
+
+START_TEST(block_resumes_after_t_plus_wake_latency)
+{
+	struct metrics m;
+	double done, lat;
+
+	run_full("name: b\nseed: 1\nuntil: done\n" HOST
+	    "vms: [{name: g, vcpus: 1, workload: w, guest: {hz: 0}}]\n"
+	    "workloads:\n  w:\n    programs: {p: [{compute: 1ms}, {block: 10ms}, {compute: 1ms}]}\n"
+	    "    tasks: [{program: p}]\n", 1, &m);
+	done = tu_metric(&m, "completion_seconds") * 1e9;
+	lat = tu_metric(&m, "g.wake_latency_mean_ns");
+	ck_assert_double_gt(lat, 0);
+	ck_assert_double_lt(lat, 50e3);		/* a host wake and a switch, not a tick */
+	/* the host's first switch-in (6000 cycles at 2 GHz), 12 ms of program, and
+	 * the wakeup's latency (histogram: within 2%) */
+	ck_assert_double_lt(fabs(done - 3e3 - 12e6 - lat), 0.02 * lat + 2);
+	ck_assert_double_eq(tu_metric(&m, "g.task_wakeups"), 1);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(fewer_tasks_than_vcpus_halt_the_rest)
+{
+	struct metrics m;
+
+	run_full("name: h\nseed: 1\nduration: 1s\n" HOST
+	    "vms: [{name: g, vcpus: 4, workload: w}]\n"
+	    "workloads:\n  w:\n    programs: {p: [{loop: forever, do: [{compute: 1ms}]}]}\n"
+	    "    tasks: [{program: p, count: 2}]\n", 1, &m);
+	/* two vCPUs compute, two halt in the idle loop: the host sees them blocked */
+	ck_assert_double_lt(fabs(tu_metric(&m, "g.running_share") - 50), 0.5);
+	ck_assert_double_lt(fabs(tu_metric(&m, "g.blocked_share") - 50), 0.5);
+	ck_assert_double_lt(fabs(tu_metric(&m, "g.guest_idle_share") - 50), 0.5);
+	ck_assert_double_eq(tu_metric(&m, "g.runnable_share") + tu_metric(&m, "g.running_share") +
+	    tu_metric(&m, "g.blocked_share") + tu_metric(&m, "g.offline_share"), 100);
+	ck_assert_double_gt(tu_metric(&m, "hlt_exits"), 0);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Many tasks, blocking and waking, over fewer vCPUs under host overcommit:
+ * the full self-check aborts if a task is ever current on two vCPUs, queued
+ * twice, or outside its affinity; a holder switched out aborts in preempt(). */
+static const char churn[] =
+    "name: c\nseed: 3\nuntil: done\n"
+    "machine: {name: t, sockets: 2, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}\n"
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms:\n  - {name: g, vcpus: 4, lock: ticket, workload: w, guest: {hz: 1000}}\n"
+    "  - {name: hog, vcpus: 8, workload: hog}\n"
+    "workloads:\n"
+    "  hog: {program: [{loop: forever, do: [{compute: 3ms}]}]}\n"
+    "  w:\n    locks: {k: {cs_lines: 1}}\n"
+    "    programs:\n"
+    "      make: [{spawn: {program: cc, count: 60, parallel: 12}}, {join: children}]\n"
+    "      cc:\n"
+    "        - loop: 20\n"
+    "          do: [{compute: {dist: exponential, mean: 200us}}, {acquire: k},\n"
+    "               {compute: 3ms}, {release: k}, {block: {dist: exponential, mean: 300us}}]\n"
+    "    tasks: [{program: make}, {program: cc, count: 3, cpus: [1, 2]}]\n";
+
+START_TEST(tasks_never_on_two_vcpus_and_holders_stay)
+{
+	struct metrics m;
+
+	char text[2048];
+	char *hog;
+
+	run_full(churn, 1, &m);
+	ck_assert_double_eq(tu_metric(&m, "completed"), 1);
+	ck_assert_double_gt(tu_metric(&m, "g.task_migrations"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.guest_ctx_switches"), 100);
+	ck_assert_double_eq(tu_metric(&m, "g.k.acquisitions"), (60 + 3) * 20);
+	/* the host preempts holders (lock-holder preemption): holds grow */
+	ck_assert_double_gt(tu_metric(&m, "g.k.hold_mean_ns"), 3.1e6);
+	metrics_free(&m);
+	/* Without the hog the host never preempts; ticks fall inside the 3 ms
+	 * sections at HZ 1000, yet the guest never cuts one: the hold time is the
+	 * section plus its line transfers and the ticks' handlers (2 us each). */
+	snprintf(text, sizeof text, "%s", churn);
+	hog = strstr(text, "  - {name: hog, vcpus: 8, workload: hog}\n");
+	ck_assert_ptr_nonnull(hog);
+	memmove(hog, hog + strlen("  - {name: hog, vcpus: 8, workload: hog}\n"),
+	    strlen(hog + strlen("  - {name: hog, vcpus: 8, workload: hog}\n")) + 1);
+	run_full(text, 1, &m);
+	ck_assert_double_lt(fabs(tu_metric(&m, "g.k.hold_mean_ns") - 3e6), 10e3);
+	ck_assert_double_gt(tu_metric(&m, "g.guest_ticks"), 1000);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(tasks_share_a_vcpu_by_weight)
+{
+	struct metrics m;
+	double a, b, want = 1024.0 / 335.0;	/* nice 0 against nice 5 */
+
+	run_full("name: w\nseed: 1\nduration: 3s\n" HOST
+	    "vms: [{name: g, vcpus: 1, workload: w}]\n"
+	    "workloads:\n  w:\n    programs:\n"
+	    "      a: [{loop: forever, do: [{compute: 100us}, {count: a}]}]\n"
+	    "      b: [{loop: forever, do: [{compute: 100us}, {count: b}]}]\n"
+	    "    tasks: [{program: a, nice: 0}, {program: b, nice: 5}]\n", 1, &m);
+	a = tu_metric(&m, "g.a");
+	b = tu_metric(&m, "g.b");
+	/* within the guest's granularity: a slice is ms, the run 3 s */
+	ck_assert_double_lt(fabs(a / b - want) / want, 0.03);
+	metrics_free(&m);
+}
+END_TEST
+
+static double
+rep_sd_of(const char *text, const char *metric)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct run_opts o = { 0, 1, NULL };
+	struct msum s;
+	double sd;
+
+	if (tu_load(&sc, text, &err) != 0)
+		ck_abort_msg("%s", err.msg);
+	msum_init(&s);
+	ck_assert_int_eq(run_reps(&sc, sc.seed, 4, &o, &s, &err), 0);
+	ck_assert_int_ge(msum_find(&s, metric), 0);
+	sd = rep_sd(&s.reps[msum_find(&s, metric)]);
+	msum_free(&s);
+	scen_free(&sc);
+	return sd;
+}
+
+START_TEST(random_phases_make_replications_differ)
+{
+	static const char fmt[] = "name: p\nseed: 1\nuntil: done\n" TEST_MACHINE
+	    "hypervisor: {kind: kvm, scheduler: pinned}\n"
+	    "vms:\n  - {name: g, vcpus: 2, lock: ticket, workload: w, guest: {start_phase: %s}}\n"
+	    "workloads:\n"
+	    "  w:\n    programs: {p: [{loop: 200, do: [{compute: 1ms}, {acquire: k},"
+	    " {compute: 10us}, {release: k}]}]}\n"
+	    "    tasks: [{program: p, count: 3}]\n";
+	char text[2048];
+
+	snprintf(text, sizeof text, fmt, "aligned");
+	ck_assert_double_eq(rep_sd_of(text, "completion_seconds"), 0);
+	snprintf(text, sizeof text, fmt, "random");
+	ck_assert_double_gt(rep_sd_of(text, "completion_seconds"), 0);
+}
+END_TEST
+
+START_TEST(fifo_runs_a_task_until_it_blocks)
+{
+	struct metrics m;
+
+	/* two cpu-bound tasks on one vCPU: FIFO never preempts, so one finishes
+	 * before the other starts (2 switches: a, then b, none between) */
+	run_full("name: f\nseed: 1\nuntil: done\n" HOST
+	    "vms: [{name: g, vcpus: 1, workload: w, guest: {scheduler: fifo, hz: 1000}}]\n"
+	    "workloads:\n  w:\n    programs: {p: [{loop: 100, do: [{compute: 1ms}]}]}\n"
+	    "    tasks: [{program: p, count: 2}]\n", 1, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.guest_ctx_switches"), 2);
+	metrics_free(&m);
+	run_full("name: f\nseed: 1\nuntil: done\n" HOST
+	    "vms: [{name: g, vcpus: 1, workload: w, guest: {scheduler: cfs, hz: 1000}}]\n"
+	    "workloads:\n  w:\n    programs: {p: [{loop: 100, do: [{compute: 1ms}]}]}\n"
+	    "    tasks: [{program: p, count: 2}]\n", 1, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.guest_ctx_switches"), 10);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(wait_wake_and_barrier)
+{
+	struct metrics m;
+
+	/* a producer wakes a consumer 50 times; a barrier of 3 closes the run */
+	run_full("name: q\nseed: 1\nuntil: done\n" HOST
+	    "vms: [{name: g, vcpus: 2, workload: w}]\n"
+	    "workloads:\n  w:\n    programs:\n"
+	    "      prod: [{loop: 50, do: [{compute: 100us}, {wake: q}]}, {barrier: {name: e, count: 3}}]\n"
+	    "      cons: [{loop: 25, do: [{wait: q}, {count: got}]}, {barrier: {name: e, count: 3}}]\n"
+	    "    tasks: [{program: prod}, {program: cons, count: 2}]\n", 1, &m);
+	ck_assert_double_eq(tu_metric(&m, "completed"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.got"), 50);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(bad_task_input_is_refused)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+
+	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w}]\n"
+	    "workloads:\n  w: {programs: {p: [{spawn: {program: nope}}]}, tasks: [{program: p}]}\n",
+	    &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no program named 'nope'"));
+	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w}]\n"
+	    "workloads:\n  w: {programs: {p: [{compute: 1ms}]}, tasks: [{program: p, cpus: [5]}]}\n",
+	    &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "vCPU 5"));
+	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w,"
+	    " guest: {scheduler: bfs}}]\n"
+	    "workloads:\n  w: {programs: {p: [{compute: 1ms}]}, tasks: [{program: p}]}\n",
+	    &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "unknown guest scheduler 'bfs'"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("guest");
+	TCase *tc = tcase_create("kernel");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, block_resumes_after_t_plus_wake_latency);
+	tcase_add_test(tc, fewer_tasks_than_vcpus_halt_the_rest);
+	tcase_add_test(tc, tasks_never_on_two_vcpus_and_holders_stay);
+	tcase_add_test(tc, tasks_share_a_vcpu_by_weight);
+	tcase_add_test(tc, random_phases_make_replications_differ);
+	tcase_add_test(tc, fifo_runs_a_task_until_it_blocks);
+	tcase_add_test(tc, wait_wake_and_barrier);
+	tcase_add_test(tc, bad_task_input_is_refused);
+	suite_add_tcase(s, tc);
+	return tu_main(s);
+}
