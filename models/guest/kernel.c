@@ -713,6 +713,23 @@ gk_block_for(struct vcpu *v, double ns, guest_fn resume)
 	leave_cpu(c, T_BLOCKED);
 }
 
+struct task *
+gk_block(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	t->cont = resume;
+	leave_cpu(c, T_BLOCKED);
+	return t;
+}
+
+void
+gk_wake_irq(struct task *t)
+{
+	wake(t->k, t, -1, GS_WAKE);
+}
+
 void
 gk_exit(struct vcpu *v)
 {

@@ -68,6 +68,10 @@ void gk_preempt_disable(struct vcpu *);
 void gk_preempt_enable(struct vcpu *);
 /* Sleep for ns (I/O); an interrupt wakes the task. */
 void gk_block_for(struct vcpu *, double ns, guest_fn resume);
+/* Sleep until gk_wake_irq(the returned task); e.g. on a device's request. */
+struct task *gk_block(struct vcpu *, guest_fn resume);
+/* Wake a task from an interrupt (a device's completion). */
+void gk_wake_irq(struct task *);
 /* The task ends. */
 void gk_exit(struct vcpu *);
 /* Start a child task of the current one, running program state th. */

@@ -9,6 +9,7 @@
 #include "guest/guest.h"
 #include "guest/kernel.h"
 #include "guest/lock.h"
+#include "guest/vdisk.h"
 #include "hv/hv.h"
 #include "rng.h"
 #include "stats.h"
@@ -16,7 +17,7 @@
 
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
     OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
-    OP_BARRIER, OP_MARK_START, OP_MARK_STOP };
+    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK };
 
 struct wl_op {
 	enum wl_opcode op;
@@ -83,6 +84,7 @@ struct gvm {
 	sim_time_t done_at;	/* when its last task ended; -1 before */
 	struct grun *run;
 	struct gkernel *k;
+	struct vdisk *disk;
 	struct vm *vm;
 	struct gk_waitq *queues;
 	int64_t *arrived;	/* per barrier queue: parties arrived */
@@ -157,11 +159,11 @@ is_timed(enum wl_opcode op)
 {
 	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
 	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
-	    op == OP_WAITCHILD || op == OP_BARRIER;
+	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
-    "memory, loop (with do), block, wait, wake, spawn, join, barrier, mark";
+    "memory, loop (with do), block, disk, wait, wake, spawn, join, barrier, mark";
 
 /* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
 static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
@@ -228,6 +230,13 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 	} else if ((v = yc_find(n, "block")) != NULL) {
 		/* `block: 5ms` - the task sleeps (I/O, a timer); its vCPU runs others or idles */
 		struct wl_op *o = emit(w, OP_BLOCK);
+
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
+	} else if ((v = yc_find(n, "disk")) != NULL) {
+		/* `disk: 8ms` - a read the VM's disk serves in 8 ms, after the
+		 * requests queued before it (guest/vdisk.h); the task sleeps */
+		struct wl_op *o = emit(w, OP_DISK);
 
 		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
 			return -1;
@@ -738,6 +747,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	cfg.task_exit = task_exited;
 	cfg.task_free = (void (*)(void *))thread_free;
 	g->k = gk_new(vm, &cfg);
+	g->disk = vdisk_new(vm->hv->sim);
 	if (w->tasks == NULL) {
 		/* The per-vCPU form: thread t is one task that may run only on vCPU t. */
 		g->aff = xcalloc((size_t)threads + 1, sizeof *g->aff);
@@ -775,6 +785,7 @@ wl_vm_teardown(struct vm *vm)
 		return;
 	naff = g->wl->tasks == NULL ? (size_t)g->threads : g->wl->ntasks;
 	gk_free(g->k);		/* frees the threads of tasks still alive (task_free) */
+	vdisk_free(g->disk);
 	vm->kernel = NULL;
 	for (i = 0; i < naff; i++)
 		free(g->aff[i]);
@@ -817,6 +828,7 @@ int wl_vm_threads(const struct vm *vm) { return ((struct gvm *)vm->guest)->threa
 sim_time_t wl_vm_done_at(const struct vm *vm) { return ((struct gvm *)vm->guest)->done_at; }
 const struct gk_stats *wl_vm_kstats(const struct vm *vm) { return gk_stats(((struct gvm *)vm->guest)->k); }
 const struct rep *wl_vm_mark(const struct vm *vm, int i) { return &((struct gvm *)vm->guest)->mark_rep[i]; }
+const struct vdisk *wl_vm_disk(const struct vm *vm) { return ((struct gvm *)vm->guest)->disk; }
 
 /* The kernel's hook: task t has exited. */
 static void
@@ -888,6 +900,10 @@ wl_continue(struct vcpu *v)
 		case OP_BLOCK:
 			th->pc++;
 			gk_block_for(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_DISK:
+			th->pc++;
+			vdisk_read(g->disk, v, dist_sample(o->d, v->rng), wl_continue);
 			return;
 		case OP_WAIT:
 			th->pc++;

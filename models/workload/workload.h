@@ -82,6 +82,8 @@ void wl_vm_setup(struct vm *, const struct workload *, int threads,
 /* Close the guest kernel's books at the end of a run. */
 void wl_vm_finish(struct vm *);
 const struct gk_stats *wl_vm_kstats(const struct vm *);
+struct vdisk;
+const struct vdisk *wl_vm_disk(const struct vm *);
 /* Mark i's intervals (seconds) in this run. */
 const struct rep *wl_vm_mark(const struct vm *, int i);
 void wl_vm_teardown(struct vm *);

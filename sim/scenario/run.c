@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "guest/kernel.h"
 #include "guest/lock.h"
+#include "guest/vdisk.h"
 #include "workload/workload.h"
 #include "hv/hv.h"
 #include "rng.h"
@@ -53,6 +54,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 {
 	double secs = (double)hv->sim->now * 1e-9, vcpu_ns = 0;
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
+	double disk = 0, reads = 0;
 	struct hist *h = hist_new();
 	int i, k, nm = wl_nmarks(d->wl);
 	char name[256], mk[200];
@@ -69,6 +71,8 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		ipis += (double)st->ipis;
 		ticks += (double)st->ticks;
 		spawned += (double)st->spawned;
+		disk += vdisk_busy_ns(wl_vm_disk(b->vms[i]));
+		reads += (double)vdisk_requests(wl_vm_disk(b->vms[i]));
 		hist_merge(h, st->wake_lat);
 	}
 #define KM(suffix, unit, v) do { \
@@ -82,6 +86,8 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("resched_ipis", "count", ipis);
 	KM("guest_ticks", "count", ticks);
 	KM("tasks_spawned", "count", spawned);
+	KM("disk_reads", "count", reads);
+	KM("disk_busy_share", "%", secs > 0 ? 100 * disk * 1e-9 / secs / b->n : 0);
 	KM("wake_latency_mean_ns", "ns", hist_count(h) ? hist_mean(h) : 0);
 	KM("wake_latency_p99_ns", "ns", hist_count(h) ? hist_quantile(h, 0.99) : 0);
 	hist_free(h);
