@@ -4,7 +4,7 @@
 # Layers, bottom first (sim/README.md); a file may include headers of its own
 # rank or lower.  Folders of equal rank may include each other.
 #   0 sim/engine   1 sim/conf   2 models/hw   3 models/hv   4 models/guest
-#   5 models/ (registry)   6 sim/scenario, sim/report
+#   4.5 models/workload   5 models/ (registry)   6 sim/scenario, sim/report
 #   7 sim/exec, sim/validate, sim/trace   8 sim/cli
 # Inside sim/trace the format readers and their hook table (trace_acc.h) sit
 # at 6.5, below the accumulator (trace_in.c) that fills the table in: a reader
@@ -20,11 +20,9 @@ top=${1:-.}
 cd "$top" || exit 2
 
 # Upward includes that exist today, as FILE:HEADER (the resolved path).
-# lead removes these with the guest hook table: the hv core and KVM reach
-# guest state (halt/kick targets) through guest.h.
+# None: the hv core reaches the guest through struct hv_guest_ops, locks
+# reach the workload through struct lock_client.
 ALLOW="
-models/hv/hv.c:models/guest/guest.h
-models/hv/kvm.c:models/guest/guest.h
 "
 
 rank() {
@@ -35,6 +33,7 @@ rank() {
 	models/hw/*) echo 2 ;;
 	models/hv/*) echo 3 ;;
 	models/guest/*) echo 4 ;;
+	models/workload/*) echo 4.5 ;;
 	models/*/*) echo - ;;
 	models/*) echo 5 ;;
 	sim/scenario/*|sim/report/*) echo 6 ;;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "guest/guest.h"
 #include "hv/hv.h"
 #include "hw/machine.h"
 #include "yconf.h"
@@ -39,7 +40,7 @@ rig_init(struct rig *r, const struct sched_ops *ops, const char *machine,
 	ck_assert_msg(ops->parse(r->pdoc != NULL ? yc_root(r->pdoc) : NULL, r->m.hz, &r->cfg,
 	    &err) == 0, "%s", err.msg);
 	sim_init(&r->sim, 1, end);
-	hv_init(&r->hv, &r->sim, &r->m, ops);
+	hv_init(&r->hv, &r->sim, &r->m, ops, &guest_hv_ops);
 }
 
 static inline void

@@ -29,6 +29,7 @@ struct guest {
 	int irq_wakes;		/* halt: an interrupt ends it (the idle loop's HLT) */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
+	struct glock *acquiring;	/* lock of the last acquire entered */
 	void *wl;
 };
 
@@ -692,3 +693,26 @@ guest_lock(const struct vcpu *v)
 	return v->g->lock;
 }
 
+
+struct glock *
+guest_acquiring(const struct vcpu *v)
+{
+	return v->g->acquiring;
+}
+
+void
+guest_set_acquiring(struct vcpu *v, struct glock *l)
+{
+	v->g->acquiring = l;
+}
+
+/* The hv core's way up into this layer (hv.h). */
+const struct hv_guest_ops guest_hv_ops = {
+	.attach = guest_attach,
+	.detach = guest_detach,
+	.run = guest_run,
+	.stop = guest_stop,
+	.rerate = guest_rerate,
+	.woken = guest_woken,
+	.is_halted = guest_is_halted,
+};

@@ -28,7 +28,8 @@ typedef void (*guest_fn)(struct vcpu *);
 
 #define GUEST_FOREVER INFINITY
 
-/* Called by the hv core. */
+/* Called by the hv core, through this table (hv.h: struct hv_guest_ops). */
+extern const struct hv_guest_ops guest_hv_ops;
 void guest_attach(struct vcpu *);
 void guest_detach(struct vcpu *);
 void guest_run(struct vcpu *, double overhead_ns);	/* got a pCPU */
@@ -83,6 +84,11 @@ int guest_is_running(const struct vcpu *);
 int guest_is_halted(const struct vcpu *);
 /* The lock v last spun on (and may now be halted for). */
 struct glock *guest_lock(const struct vcpu *);
+
+/* The lock whose acquire v last entered (NULL before any).  Per vCPU: a task
+ * that takes a spinlock keeps its vCPU until it releases it. */
+struct glock *guest_acquiring(const struct vcpu *);
+void guest_set_acquiring(struct vcpu *, struct glock *);
 
 /* Per-vCPU workload state lives beside the activity. */
 void *guest_wl(struct vcpu *);

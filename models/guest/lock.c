@@ -3,18 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/workload.h"
 #include "hv/hv.h"
 #include "stats.h"
 
 struct glock *
 lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
-    int cs_lines)
+    int cs_lines, const struct lock_client *client)
 {
 	struct glock *l = xcalloc(1, sizeof *l);
 	int i;
 
 	l->ops = ops;
+	l->client = client;
 	l->name = xstrdup(name);
 	l->vm = vm;
 	l->hv = vm->hv;
@@ -68,6 +68,7 @@ void
 lock_acquire(struct glock *l, struct vcpu *v)
 {
 	VS_ASSERT(l->holder != v);
+	guest_set_acquiring(v, l);
 	l->wait_since[v->idx] = l->hv->sim->now;
 	l->waiting++;
 	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
@@ -111,7 +112,7 @@ lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
 	extra_ns += lock_enter(l, v, v);
 	l->last_pcpu = v->pcpu->id;
-	guest_work(v, extra_ns, wl_continue);
+	guest_work(v, extra_ns, l->client->cont);
 }
 
 void
@@ -134,7 +135,7 @@ lock_release(struct glock *l, struct vcpu *v)
 	cost = lock_seen_ns(l, v);
 	l->last_pcpu = v->pcpu->id;
 	cost += l->ops->release(l, v);
-	guest_work(v, cost, wl_continue);
+	guest_work(v, cost, l->client->cont);
 }
 
 void

@@ -65,8 +65,17 @@ struct glock_stats {
 	struct hist *wait;		/* ns from acquire() to owning */
 };
 
+/* What the layer above (models/workload) gives its locks: hooks, so that
+ * locks never include it. */
+struct lock_client {
+	guest_fn cont;				/* the caller goes on past acquire / release */
+	double (*take_section)(struct vcpu *);	/* takes_sections: v's section (ns), and
+						 * moves v's program past its release */
+};
+
 struct glock {
 	const struct lock_ops *ops;
+	const struct lock_client *client;
 	void *priv;
 	char *name;
 	struct vm *vm;
@@ -82,7 +91,7 @@ struct glock {
 };
 
 struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,
-    struct vm *, int cs_lines);
+    struct vm *, int cs_lines, const struct lock_client *);
 void lock_free(struct glock *);
 
 /* Entry points used by workloads; both continue the workload when done. */

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
-#include "workload/workload.h"
 #include "hv/hv.h"
 #include "yconf.h"
 
@@ -100,7 +99,7 @@ static void comb_serve(struct vcpu *);
 static void
 comb_section_done(struct vcpu *me)
 {
-	struct glock *l = wl_acquiring(me);
+	struct glock *l = guest_acquiring(me);
 	struct comb *c = l->priv;
 	struct vcpu *w = c->cur;
 
@@ -122,7 +121,7 @@ comb_section_done(struct vcpu *me)
 static void
 comb_serve(struct vcpu *me)
 {
-	struct glock *l = wl_acquiring(me);
+	struct glock *l = guest_acquiring(me);
 	struct comb *c = l->priv;
 	struct vcpu *w;
 	double ns;
@@ -131,7 +130,7 @@ comb_serve(struct vcpu *me)
 		/* cmpxchg(lock_p, tail, NULL) succeeded: the lock is free */
 		c->combiner = NULL;
 		l->last_pcpu = me->pcpu->id;
-		guest_work(me, lock_atomic_ns(l), wl_continue);
+		guest_work(me, lock_atomic_ns(l), l->client->cont);
 		return;
 	}
 	w = c->q[c->qh];
@@ -142,7 +141,7 @@ comb_serve(struct vcpu *me)
 		c->handed[w->idx] = 1;
 		if (guest_is_running(w) && guest_is_spinning(w))
 			guest_poke(w, lock_line_ns(l, me->pcpu->id, w));
-		guest_work(me, 0, wl_continue);
+		guest_work(me, 0, l->client->cont);
 		return;
 	}
 	c->cur = w;
@@ -159,7 +158,7 @@ comb_acquire(struct glock *l, struct vcpu *v)
 	struct comb *c = l->priv;
 	double xchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	c->ns[v->idx] = wl_take_section(v);
+	c->ns[v->idx] = l->client->take_section(v);
 	c->done[v->idx] = 0;
 	c->handed[v->idx] = 0;
 	c->q[(c->qh + c->qn) % c->n] = v;
@@ -198,7 +197,7 @@ comb_observe(struct glock *l, struct vcpu *v)
 
 	if (c->done[v->idx]) {
 		c->done[v->idx] = 0;
-		wl_continue(v);		/* already past its release */
+		l->client->cont(v);		/* already past its release */
 		return 1;
 	}
 	if (c->handed[v->idx]) {

@@ -57,7 +57,6 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
-#include "workload/workload.h"
 #include "hv/hv.h"
 #include "yconf.h"
 
@@ -313,7 +312,7 @@ head_try(struct glock *l, struct vcpu *v, double extra)
 static void
 node_woken(struct vcpu *v)
 {
-	struct glock *l = wl_acquiring(v);
+	struct glock *l = guest_acquiring(v);
 	struct pvq *p = l->priv;
 
 	p->kicked[v->idx] = 0;
@@ -345,7 +344,7 @@ node_halt(struct glock *l, struct vcpu *v)
 static void
 node_budget(struct vcpu *v)
 {
-	node_halt(wl_acquiring(v), v);
+	node_halt(guest_acquiring(v), v);
 }
 
 /* LNX-4.5 qspinlock_paravirt.h: pv_wait_node */
@@ -369,7 +368,7 @@ node_spin(struct glock *l, struct vcpu *v)
 static void
 head_woken(struct vcpu *v)
 {
-	struct glock *l = wl_acquiring(v);
+	struct glock *l = guest_acquiring(v);
 	struct pvq *p = l->priv;
 
 	p->kicked[v->idx] = 0;
@@ -380,7 +379,7 @@ head_woken(struct vcpu *v)
 static void
 head_budget(struct vcpu *v)
 {
-	struct glock *l = wl_acquiring(v);
+	struct glock *l = guest_acquiring(v);
 	struct pvq *p = l->priv;
 	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
 

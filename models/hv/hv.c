@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest/guest.h"
 
 static void
 set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
@@ -14,12 +13,13 @@ set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
 
 void
 hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
-    const struct sched_ops *sched)
+    const struct sched_ops *sched, const struct hv_guest_ops *gops)
 {
 	int i;
 
 	memset(hv, 0, sizeof *hv);
 	hv->sim = sim;
+	hv->gops = gops;
 	hv->m = m;
 	hv->sched = sched;
 	hv->kind = &kind_none_ops;
@@ -41,7 +41,7 @@ hv_destroy(struct hv *hv)
 	if (hv->kind != NULL && hv->kind->deinit != NULL && hv->kind_priv != NULL)
 		hv->kind->deinit(hv);
 	for (i = 0; i < hv->nvcpus; i++) {
-		guest_detach(hv->vcpus[i]);
+		hv->gops->detach(hv->vcpus[i]);
 		free(hv->vcpus[i]->affinity);
 		free(hv->vcpus[i]);
 	}
@@ -88,7 +88,7 @@ hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affi
 			memset(v->affinity, 1, (size_t)hv->npcpus);
 		vm->vcpus[i] = v;
 		hv->vcpus[hv->nvcpus++] = v;
-		guest_attach(v);
+		hv->gops->attach(v);
 	}
 	return vm;
 }
@@ -199,7 +199,7 @@ set_pcpu_load(struct pcpu *p, enum hw_load load)
 	p->load = load;
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id && hv->pcpus[i].curr != NULL)
-			guest_rerate(hv->pcpus[i].curr);
+			hv->gops->rerate(hv->pcpus[i].curr);
 }
 
 void
@@ -229,7 +229,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	if (next == prev)
 		return;
 	if (prev != NULL) {
-		guest_stop(prev);
+		hv->gops->stop(prev);
 		if (hv->kind->sched_out != NULL)
 			hv->kind->sched_out(hv, prev);
 		set_rs(hv, prev, prev->blocked ? RS_BLOCKED : RS_RUNNABLE);
@@ -251,7 +251,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	set_pcpu_load(p, LOAD_BUSY);
 	if (hv->kind->sched_in != NULL)
 		hv->kind->sched_in(hv, next);
-	guest_run(next, hv->m->ctx_switch_ns);
+	hv->gops->run(next, hv->m->ctx_switch_ns);
 }
 
 static void
@@ -294,7 +294,7 @@ hv_wake(struct vcpu *v)
 	if (v->pcpu == NULL)
 		set_rs(hv, v, RS_RUNNABLE);
 	hv->sched->wake(hv, v);
-	guest_woken(v);
+	hv->gops->woken(v);
 }
 
 void

@@ -53,8 +53,23 @@ struct hv_stats {
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
 };
 
+/*
+ * The guest layer's entry points (models/guest/guest.c fills the table in):
+ * the hv core and the hypervisor kinds call up only through it.
+ */
+struct hv_guest_ops {
+	void (*attach)(struct vcpu *);
+	void (*detach)(struct vcpu *);
+	void (*run)(struct vcpu *, double overhead_ns);	/* got a pCPU */
+	void (*stop)(struct vcpu *);			/* lost it */
+	void (*rerate)(struct vcpu *);			/* sibling load changed */
+	void (*woken)(struct vcpu *);			/* hv_wake */
+	int (*is_halted)(const struct vcpu *);		/* blocked in HLT (not done) */
+};
+
 struct hv {
 	struct sim *sim;
+	const struct hv_guest_ops *gops;
 	const struct machine *m;
 	const struct sched_ops *sched;
 	void *sched_priv;
@@ -84,7 +99,8 @@ hv_probe(const struct hv *hv, enum probe_kind k, int vcpu, int pcpu, const void 
 	}
 }
 
-void hv_init(struct hv *, struct sim *, const struct machine *, const struct sched_ops *);
+void hv_init(struct hv *, struct sim *, const struct machine *, const struct sched_ops *,
+    const struct hv_guest_ops *);
 void hv_destroy(struct hv *);
 /* Add a VM of n vCPUs; affinity: NULL = all pCPUs, else npcpus bytes. */
 struct vm *hv_add_vm(struct hv *, const char *name, int nvcpus,

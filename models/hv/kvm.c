@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest/guest.h"
 #include "hv/hv.h"
 #include "hv/kind.h"
 #include "yconf.h"
@@ -186,12 +185,12 @@ kvm_ple_exit(struct hv *hv, struct vcpu *me)
 				if (!kt->preempted)
 					continue;
 				/* halted: its wait queue is active and no kick is pending */
-				if (t->blocked && guest_is_halted(t))
+				if (t->blocked && hv->gops->is_halted(t))
 					continue;
 				if (!eligible(kt))
 					continue;
 			} else {
-				if (t->blocked && guest_is_halted(t))
+				if (t->blocked && hv->gops->is_halted(t))
 					continue;
 				/* LNX-3.6 kvm_vcpu_yield_to: PF_VCPU (in guest mode) refuses */
 				if (t->pcpu != NULL)

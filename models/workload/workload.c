@@ -95,7 +95,6 @@ struct gvm {
 
 struct wl_thread {
 	struct gvm *gvm;
-	struct glock *acq;	/* lock of the last acquire entered */
 	int pc;
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	int closing;		/* lock whose release is done; -1 none */
@@ -713,6 +712,9 @@ thread_free(struct wl_thread *th)
 
 static void task_exited(struct task *);
 
+/* The hooks its locks call up through (guest/lock.h). */
+static const struct lock_client wl_lock_client = { wl_continue, wl_take_section };
+
 void
 wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
     const struct lock_ops *ops, const void *lock_cfg, const struct gk_config *kcfg,
@@ -730,7 +732,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	g->locks = xcalloc(w->nlocks, sizeof *g->locks);
 	for (i = 0; i < w->nlocks; i++)
 		g->locks[i] = lock_new(ops, lock_cfg, w->locks[i].name, vm,
-		    w->locks[i].cs_lines);
+		    w->locks[i].cs_lines, &wl_lock_client);
 	g->counts = xcalloc(w->ncounters, sizeof *g->counts);
 	g->queues = xcalloc(w->nqueues + 1, sizeof *g->queues);
 	g->arrived = xcalloc(w->nqueues + 1, sizeof *g->arrived);
@@ -875,7 +877,6 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_ACQUIRE:
 			th->pc++;
-			th->acq = g->locks[o->arg];
 			th->path_since[o->arg] = v->vm->hv->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
 			lock_acquire(g->locks[o->arg], v);
@@ -996,10 +997,4 @@ wl_take_section(struct vcpu *v)
 	return ns;
 }
 
-struct glock *
-wl_acquiring(struct vcpu *v)
-{
-	struct wl_thread *th = guest_wl(v);
 
-	return th != NULL ? th->acq : NULL;
-}

@@ -109,7 +109,5 @@ void wl_continue(struct vcpu *);
  */
 int wl_check_sections(const struct workload *, struct vs_err *);
 double wl_take_section(struct vcpu *);
-/* The lock v's thread last entered acquire() of (NULL before any). */
-struct glock *wl_acquiring(struct vcpu *);
 
 #endif

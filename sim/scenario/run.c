@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "guest/guest.h"
 #include "guest/kernel.h"
 #include "guest/lock.h"
 #include "guest/vdisk.h"
@@ -242,7 +243,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	int i, j, rc = -1;
 
 	sim_init(&sim, seed, sc->duration);
-	hv_init(&hv, &sim, &sc->machine, sc->sched);
+	hv_init(&hv, &sim, &sc->machine, sc->sched, &guest_hv_ops);
 	hv.guest = &grun;
 	hv.probe = o->probe;
 	for (i = 0; i < sc->nvms; i++) {
