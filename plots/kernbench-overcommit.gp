@@ -9,7 +9,7 @@ set datafile separator ","
 set datafile columnheaders	# columns are found by name in each file's header
 set title "kernbench elapsed time under overcommit: predicted (lines) and measured (points, seed 001)" noenhanced
 set xlabel "overcommit (kernbench guest + N cpuhog guests of 8 vCPUs, on 8 pCPUs)"
-set ylabel "kernbench elapsed time (s, log scale)"
+set ylabel "kernbench Elapsed Time, mean of 3 runs (s, log scale)"
 set logscale y
 set xrange [0.8:4.2]
 set xtics ("1x" 1, "2x" 2, "3x" 3, "4x" 4)
@@ -23,10 +23,10 @@ do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1150,620 enhanced font ",10" } \
     else { set terminal svg size 1150,620 enhanced font ",10" }
     set output out.".".fmt
-    plot nople every 2::0 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
-         nople every 2::1 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
-         ple every 2::0 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
-         ple every 2::1 using ($1+1):(column("completion_seconds_mean")*scale):(column("completion_seconds_ci95")*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
+    plot nople every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
+         nople every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
+         ple every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
+         ple every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
          measured using (ox(strcol(1))-0.04):(isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 9 ps 1.6 lc rgb "#d62728" title "X5570 BASE: measured (± sd)", \
          measured using (ox(strcol(1))-0.02):(isnople(strcol(1)) && strcol(2) eq "patched" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 11 ps 1.6 lc rgb "#1f77b4" title "X5570 pv-ticket: measured (± sd)", \
          measured using (ox(strcol(1))+0.02):(!isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 8 ps 1.6 lc rgb "#ff7f0e" title "X7560 PLE BASE: measured (± sd)", \
