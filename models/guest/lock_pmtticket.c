@@ -29,7 +29,6 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
-#include "guest/workload.h"
 #include "hv/hv.h"
 #include "yconf.h"
 
@@ -120,7 +119,7 @@ compete(struct glock *l, struct vcpu *v)
 static void
 timed_out(struct vcpu *v)
 {
-	compete(wl_acquiring(v), v);
+	compete(guest_acquiring(v), v);
 }
 
 static void

@@ -39,7 +39,6 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
-#include "guest/workload.h"
 #include "hv/hv.h"
 #include "yconf.h"
 
@@ -140,7 +139,7 @@ static void sp_sleep(struct glock *, struct vcpu *, double pre_ns);
 static void
 sp_woken(struct vcpu *v)
 {
-	struct glock *l = wl_acquiring(v);
+	struct glock *l = guest_acquiring(v);
 	struct sp *s = l->priv;
 	double xchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
@@ -172,7 +171,7 @@ sp_sleep(struct glock *l, struct vcpu *v, double pre_ns)
 static void
 sp_budget(struct vcpu *v)
 {
-	struct glock *l = wl_acquiring(v);
+	struct glock *l = guest_acquiring(v);
 	struct sp *s = l->priv;
 	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
