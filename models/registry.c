@@ -44,6 +44,20 @@ const struct lock_ops *const registry_locks[] = {
 	NULL
 };
 
+const struct hv_kind_ops *const registry_kinds[] = {
+	&kind_kvm_ops,
+	&kind_xen_ops,
+	&kind_none_ops,
+	NULL
+};
+
+const struct guest_sched_ops *const registry_gscheds[] = {
+	&gsched_cfs_ops,
+	&gsched_fifo_ops,
+	NULL
+};
+
+/* "a, b, c" of a table's names (caller frees). */
 static char *
 join(const char *const *names, int n)
 {
@@ -60,103 +74,31 @@ join(const char *const *names, int n)
 	return s;
 }
 
-const struct hv_kind_ops *const registry_kinds[] = {
-	&kind_kvm_ops,
-	&kind_xen_ops,
-	&kind_none_ops,
-	NULL
-};
-
-const struct hv_kind_ops *
-registry_kind(const char *name)
-{
-	int i;
-
-	for (i = 0; registry_kinds[i] != NULL; i++)
-		if (strcmp(registry_kinds[i]->name, name) == 0)
-			return registry_kinds[i];
-	return NULL;
+/* A table's lookup by name and its list of names, for every kind of table. */
+#define REGISTRY_LOOKUP(type, tab, find, list)					\
+const type *									\
+find(const char *name)								\
+{										\
+	int i;									\
+										\
+	for (i = 0; tab[i] != NULL; i++)					\
+		if (strcmp(tab[i]->name, name) == 0)				\
+			return tab[i];						\
+	return NULL;								\
+}										\
+										\
+char *										\
+list(void)									\
+{										\
+	const char *names[64];							\
+	int n = 0;								\
+										\
+	for (; tab[n] != NULL && n < 64; n++)					\
+		names[n] = tab[n]->name;					\
+	return join(names, n);							\
 }
 
-char *
-registry_kind_names(void)
-{
-	const char *names[16];
-	int n = 0;
-
-	for (; registry_kinds[n] != NULL; n++)
-		names[n] = registry_kinds[n]->name;
-	return join(names, n);
-}
-
-const struct sched_ops *
-registry_sched(const char *name)
-{
-	int i;
-
-	for (i = 0; registry_scheds[i] != NULL; i++)
-		if (strcmp(registry_scheds[i]->name, name) == 0)
-			return registry_scheds[i];
-	return NULL;
-}
-
-const struct lock_ops *
-registry_lock(const char *name)
-{
-	int i;
-
-	for (i = 0; registry_locks[i] != NULL; i++)
-		if (strcmp(registry_locks[i]->name, name) == 0)
-			return registry_locks[i];
-	return NULL;
-}
-
-char *
-registry_sched_names(void)
-{
-	const char *names[64];
-	int n = 0;
-
-	for (; registry_scheds[n] != NULL; n++)
-		names[n] = registry_scheds[n]->name;
-	return join(names, n);
-}
-
-char *
-registry_lock_names(void)
-{
-	const char *names[64];
-	int n = 0;
-
-	for (; registry_locks[n] != NULL; n++)
-		names[n] = registry_locks[n]->name;
-	return join(names, n);
-}
-
-const struct guest_sched_ops *const registry_gscheds[] = {
-	&gsched_cfs_ops,
-	&gsched_fifo_ops,
-	NULL
-};
-
-const struct guest_sched_ops *
-registry_gsched(const char *name)
-{
-	int i;
-
-	for (i = 0; registry_gscheds[i] != NULL; i++)
-		if (strcmp(registry_gscheds[i]->name, name) == 0)
-			return registry_gscheds[i];
-	return NULL;
-}
-
-char *
-registry_gsched_names(void)
-{
-	const char *names[16];
-	int n = 0;
-
-	for (; registry_gscheds[n] != NULL; n++)
-		names[n] = registry_gscheds[n]->name;
-	return join(names, n);
-}
+REGISTRY_LOOKUP(struct hv_kind_ops, registry_kinds, registry_kind, registry_kind_names)
+REGISTRY_LOOKUP(struct sched_ops, registry_scheds, registry_sched, registry_sched_names)
+REGISTRY_LOOKUP(struct lock_ops, registry_locks, registry_lock, registry_lock_names)
+REGISTRY_LOOKUP(struct guest_sched_ops, registry_gscheds, registry_gsched, registry_gsched_names)

@@ -9,16 +9,7 @@
 static void
 run_full(const char *text, uint64_t seed, struct metrics *m)
 {
-	struct scenario sc;
-	struct vs_err err = { "" };
-	struct run_opts o = { 0, 2, NULL };
-
-	if (tu_load(&sc, text, &err) != 0)
-		ck_abort_msg("scenario did not load: %s", err.msg);
-	metrics_init(m);
-	if (run_once(&sc, seed, &o, m, &err) != 0)
-		ck_abort_msg("run failed: %s", err.msg);
-	scen_free(&sc);
+	tu_run_check(text, seed, NULL, 2, m);
 }
 
 START_TEST(block_resumes_after_t_plus_wake_latency)

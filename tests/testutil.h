@@ -34,13 +34,14 @@ tu_load(struct scenario *sc, const char *text, struct vs_err *err)
 	return rc;
 }
 
-/* Load and run once; abort the test on any error. */
+/* Load and run once with self-checks at a level (run.h); abort the test on any error. */
 static inline void
-tu_run(const char *text, uint64_t seed, const struct probe *probe, struct metrics *m)
+tu_run_check(const char *text, uint64_t seed, const struct probe *probe, int check,
+    struct metrics *m)
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 1, probe };
+	struct run_opts o = { 0, check, probe };
 
 	if (tu_load(&sc, text, &err) != 0)
 		ck_abort_msg("scenario did not load: %s", err.msg);
@@ -48,6 +49,12 @@ tu_run(const char *text, uint64_t seed, const struct probe *probe, struct metric
 	if (run_once(&sc, seed, &o, m, &err) != 0)
 		ck_abort_msg("run failed: %s", err.msg);
 	scen_free(&sc);
+}
+
+static inline void
+tu_run(const char *text, uint64_t seed, const struct probe *probe, struct metrics *m)
+{
+	tu_run_check(text, seed, probe, 1, m);
 }
 
 static inline double
