@@ -15,7 +15,7 @@ set xrange [0.8:4.2]
 set xtics ("1x" 1, "2x" 2, "3x" 3, "4x" 4)
 set key outside right top vertical noenhanced
 set grid
-set label 1 sprintf("predicted: 1/%g of the compile simulated, times x%g; calibrated on the 1x BASE rows only", scale, scale) at screen 0.01, screen 0.02 font ",8" noenhanced
+set label 1 sprintf("predicted: 1/%g of each build simulated, times x%g; calibrated on the 1x BASE rows (mean, sd) only", scale, scale) at screen 0.01, screen 0.02 font ",8" noenhanced
 set bmargin 5
 ox(s) = real(substr(s, strstrt(s, "-") + 1, strstrt(s, "x") - 1))
 isnople(s) = strstrt(s, "nople") == 1
