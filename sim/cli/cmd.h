@@ -30,6 +30,8 @@ int cmd_sweep(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_trace_scenario(int argc, char **argv);
+int cmd_machine(int argc, char **argv);
 
 
 #endif

@@ -13,8 +13,35 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "trace_lockout.h"
 #include "trace_out.h"
+#include "units.h"
 #include "util.h"
+
+/* A simulated time as --trace-window takes it: "1234.567us". */
+static const char *
+fmt_us(sim_time_t ns, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.3fus", (double)ns / 1e3);
+	return buf;
+}
+
+/* Two probe consumers on one run (--trace and --lock-stat). */
+struct tee_probe {
+	struct probe p;
+	const struct probe *a, *b;
+};
+
+static void
+tee_fn(void *ctx, const struct probe_ev *e)
+{
+	struct tee_probe *t = ctx;
+
+	if (t->a != NULL)
+		t->a->fn(t->a->ctx, e);
+	if (t->b != NULL)
+		t->b->fn(t->b->ctx, e);
+}
 
 int
 cmd_int_opt(const char *opt, const char *arg, long long min, long long max, long long *out)
@@ -77,6 +104,8 @@ cmd_run(int argc, char **argv)
 		{ "no-wall-clock", no_argument, NULL, 'W' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "trace-window", required_argument, NULL, 'w' },
+		{ "trace-limit", required_argument, NULL, 'l' },
+		{ "lock-stat", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -90,6 +119,11 @@ cmd_run(int argc, char **argv)
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
+	struct lock_out *lo = NULL;
+	struct tee_probe tee = { { NULL, NULL }, NULL, NULL };
+	char *lockstat = NULL;
+	double tlimit = 256.0 * 1024 * 1024;	/* bytes: Perfetto UI opens this much easily */
+	const char *why = NULL;
 	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -125,6 +159,19 @@ cmd_run(int argc, char **argv)
 		case 'w':
 			window = optarg;
 			break;
+		case 'l':
+			if (strcmp(optarg, "0") != 0 &&
+			    (units_parse(optarg, UNIT_SIZE, 0, &tlimit, &why) != 0 || !(tlimit > 0))) {
+				fprintf(stderr, "vlocksim run: --trace-limit %s: %s\n", optarg,
+				    why ? why : "a size (256MiB), or 0 for none");
+				goto done;
+			}
+			if (strcmp(optarg, "0") == 0)
+				tlimit = 0;
+			break;
+		case 'L':
+			lockstat = optarg;
+			break;
 		case 'h':
 			cmd_usage(stdout);
 			rc = 0;
@@ -154,10 +201,20 @@ cmd_run(int argc, char **argv)
 		seed = (long long)sc.seed;
 	if (reps < 0)
 		reps = sc.reps;
-	if (trace != NULL) {
+	if (trace != NULL || lockstat != NULL) {
 		/* The timeline is of the first replication; the others run unwatched. */
-		tr = trace_out_new(&sc, tw_from, tw_to);
-		ro.probe = trace_out_probe(tr);
+		if (trace != NULL) {
+			tr = trace_out_new(&sc, tw_from, tw_to);
+			trace_out_set_limit(tr, (size_t)tlimit);
+			tee.a = trace_out_probe(tr);
+		}
+		if (lockstat != NULL) {
+			lo = lock_out_new();
+			tee.b = lock_out_probe(lo);
+		}
+		tee.p.fn = tee_fn;
+		tee.p.ctx = &tee;
+		ro.probe = &tee.p;
 		c = run_reps(&sc, (uint64_t)seed, 1, &ro, &sum, &err);
 		ro.probe = NULL;
 		for (i = 1; c == 0 && i < reps; i++) {
@@ -204,6 +261,20 @@ cmd_run(int argc, char **argv)
 		rc = 1;
 		if (trace_out_write(tr, trace, &err))
 			goto fail;
+		if (trace_out_cut(tr) >= 0) {
+			char a[32], b[32];
+
+			fprintf(stderr, "vlocksim run: the trace of the whole window is larger than "
+			    "--trace-limit (%.0f MiB): %s has its first window that fits, "
+			    "--trace-window %s:%s; choose another with --trace-window FROM:TO, "
+			    "or --trace-limit 0 for all of it\n", tlimit / 1048576, trace,
+			    fmt_us(tw_from, a, sizeof a), fmt_us(trace_out_cut(tr), b, sizeof b));
+		}
+	}
+	if (lo != NULL) {
+		rc = 1;
+		if (lock_out_write(lo, lockstat, &err))
+			goto fail;
 	}
 	text = report_render(fmt, &ri, &sum);
 	fputs(text, stdout);
@@ -214,6 +285,7 @@ fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
 	trace_out_free(tr);
+	lock_out_free(lo);
 	msum_free(&sum);
 	scen_free(&sc);
 done:

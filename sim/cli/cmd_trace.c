@@ -158,6 +158,9 @@ cmd_trace(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "import") == 0)
 		return trace_import(argc - 1, argv + 1);
-	fprintf(stderr, "vlocksim trace: unknown subcommand '%s' (expected import)\n", argv[1]);
+	if (strcmp(argv[1], "scenario") == 0)
+		return cmd_trace_scenario(argc - 1, argv + 1);
+	fprintf(stderr, "vlocksim trace: unknown subcommand '%s' (expected import or "
+	    "scenario)\n", argv[1]);
 	return CMD_EXIT_INPUT;
 }

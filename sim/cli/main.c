@@ -19,6 +19,7 @@ static const struct cmd_entry cmds[] = {
 	{ "validate", cmd_validate },
 	{ "calibrate", cmd_calibrate },
 	{ "trace", cmd_trace },
+	{ "machine", cmd_machine },
 	{ NULL, NULL }
 };
 
@@ -30,7 +31,8 @@ cmd_usage(FILE *f)
 	    "commands:\n"
 	    "  run SCENARIO.yaml [--seed N] [--reps N] [--set PATH=VALUE]...\n"
 	    "                    [--format table|csv|json] [--out DIR] [--no-wall-clock]\n"
-	    "                    [--trace FILE.json [--trace-window FROM:TO]]\n"
+	    "                    [--trace FILE.json[.gz] [--trace-window FROM:TO]\n"
+	    "                    [--trace-limit SIZE]] [--lock-stat FILE]\n"
 	    "      run a scenario and print its metrics (mean, sd, 95% CI over reps)\n"
 	    "  list              schedulers, locks, workload primitives and metrics\n"
 	    "  sweep SCENARIO.yaml --vary PATH=V1,V2,...|START:STOP:STEP [--vary ...]\n"
@@ -46,6 +48,11 @@ cmd_usage(FILE *f)
 	    "                    [--cpu-hz HZ] [--out FILE.yaml]\n"
 	    "                    [--measured FILE.csv --setup NAME [--note TEXT]]\n"
 	    "      per-vCPU summary of a real KVM/Xen trace; fitted distributions as YAML\n"
+	    "  trace scenario GUEST_TRACE [HOST_TRACE] --machine M.yaml --out my.yaml\n"
+	    "                    [--lock-stat FILE] [--seconds S] [--vcpus N]\n"
+	    "                    [--measured FILE.csv --setup NAME]\n"
+	    "      a runnable scenario (tasks, locks) from a guest's own recording\n"
+	    "  machine probe     a machine file of this host (hwloc topology, measured costs)\n"
 	    "  --help            this text\n"
 	    "  --version         the version\n"
 	    "\n"

@@ -18,10 +18,12 @@
 
 #include "util.h"
 
+struct ti_guest;
+
 #define TI_RESERVOIR 10000	/* samples kept per quantity for the fits */
 
 enum ti_format { TI_FMT_AUTO, TI_FMT_TRACECMD, TI_FMT_FTRACE, TI_FMT_XENTRACE,
-	TI_FMT_XENALYZE };
+	TI_FMT_XENALYZE, TI_FMT_LOCKSTAT, TI_FMT_PERFKVM, TI_FMT_DAT };
 
 /* Runstates, numbered as Xen's (public/vcpu.h RUNSTATE_*). */
 enum ti_state { TI_RUNNING, TI_RUNNABLE, TI_BLOCKED, TI_OFFLINE, TI_NSTATES,
@@ -104,6 +106,15 @@ struct ti_trace {
 	double summary_seconds;		/* xenalyze: its "Total time" */
 	int halt_is_blocked;		/* Xen: a halt is a blocked spell */
 	const struct ti_acc *acc;	/* the accumulator's hooks (set by ti_import) */
+	struct ti_guest *guest;		/* guest side: lock classes, tasks (trace_guest.h) */
+	int guest_only;			/* a guest trace: no vCPUs expected */
+	double given_seconds;		/* perf kvm stat: its "Total Samples" span, if any */
+};
+
+/* One lock class row of /proc/lock_stat (times in ns; -1 when not printed). */
+struct ti_lockrow {
+	uint64_t con_bounces, contentions, acq_bounces, acquisitions;
+	double wait_min, wait_max, wait_total, hold_min, hold_max, hold_total;
 };
 
 #define TI_KEY_XEN(d, v) ((1ULL << 40) | ((uint64_t)(d) << 16) | (uint64_t)(v))
@@ -127,6 +138,19 @@ struct ti_acc {
 	/* A wakeup: blocked (or unknown) -> runnable, remembered for wake_to_run. */
 	void (*wake)(struct ti_trace *, struct ti_vcpu *, int64_t ns);
 	void (*q_add)(struct ti_trace *, struct ti_q *, double ns);
+	/* Guest side (issue 19; trace_guest.c): a /proc/lock_stat class row; a
+	 * lock:contention_begin (begin 1) or _end of thread tid on lock addr;
+	 * a guest sched_switch (prev state letter, 'R' = preempted) and wakeup. */
+	void (*lock_row)(struct ti_trace *, const char *cls, const struct ti_lockrow *);
+	void (*contention)(struct ti_trace *, int tid, int cpu, uint64_t addr, int begin,
+	    const char *flags, int64_t ns);
+	void (*task_switch)(struct ti_trace *, int cpu, int prev_pid, const char *prev_comm,
+	    size_t prev_n, char prev_state, int next_pid, const char *next_comm, size_t next_n,
+	    int64_t ns);
+	void (*task_wake)(struct ti_trace *, int pid, int64_t ns);
+	/* A summary's exits (perf kvm stat report): reason, count, mean ns, its time share. */
+	void (*exit_summary)(struct ti_trace *, const char *reason, uint64_t count,
+	    double mean_ns, double min_ns, double max_ns);
 	/* Note a malformed line; keeps the first one's location. */
 	void (*skip)(struct ti_trace *, long line, int col, const char *why);
 };
@@ -164,13 +188,35 @@ static inline void ti_q_add(struct ti_trace *t, struct ti_q *q, double ns)
 static inline void ti_skip(struct ti_trace *t, long line, int col, const char *why)
 { t->acc->skip(t, line, col, why); }
 
+static inline void ti_lock_row(struct ti_trace *t, const char *cls,
+    const struct ti_lockrow *r)
+{ t->acc->lock_row(t, cls, r); }
+static inline void ti_contention(struct ti_trace *t, int tid, int cpu, uint64_t addr,
+    int begin, const char *flags, int64_t ns)
+{ t->acc->contention(t, tid, cpu, addr, begin, flags, ns); }
+static inline void ti_task_switch(struct ti_trace *t, int cpu, int ppid, const char *pc,
+    size_t pn, char pst, int npid, const char *nc, size_t nn, int64_t ns)
+{ t->acc->task_switch(t, cpu, ppid, pc, pn, pst, npid, nc, nn, ns); }
+static inline void ti_task_wake(struct ti_trace *t, int pid, int64_t ns)
+{ t->acc->task_wake(t, pid, ns); }
+static inline void ti_exit_summary(struct ti_trace *t, const char *reason, uint64_t count,
+    double mean_ns, double min_ns, double max_ns)
+{ t->acc->exit_summary(t, reason, count, mean_ns, min_ns, max_ns); }
+
 /* One format reader.  f is the file opened "rb" at its start; a reader that
  * needs the path (xentrace reads records itself) has it too. */
 struct ti_reader {
 	int (*read)(struct ti_trace *, FILE *f, const char *path, struct vs_err *);
 };
+/* The text parser's line entry (trace_ftrace.c), which trace.dat records reuse
+ * once libtraceevent has rendered them; _done: the end-of-input checks. */
+void ti_ftrace_line(struct ti_trace *, const char *line, long lineno);
+int ti_ftrace_done(struct ti_trace *, struct vs_err *);
 extern const struct ti_reader ti_reader_ftrace;		/* trace-cmd and ftrace text */
 extern const struct ti_reader ti_reader_xentrace;	/* xentrace binary */
 extern const struct ti_reader ti_reader_xenalyze;	/* xenalyze summary text */
+extern const struct ti_reader ti_reader_lockstat;	/* /proc/lock_stat */
+extern const struct ti_reader ti_reader_perfkvm;	/* perf kvm stat report text */
+extern const struct ti_reader ti_reader_dat;		/* trace.dat via libtracecmd */
 
 #endif

@@ -25,19 +25,6 @@ struct fline {
 	const char *body;
 };
 
-static int
-all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
 /* "SECS.FRAC" (up to 9 fraction digits, so `report -t` nanoseconds fit) -> ns. */
 static const char *
 parse_ts(const char *s, int64_t *ns)
@@ -110,13 +97,18 @@ parse_prefix(const char *line, struct fline *fl)
 		while (end > s && end[-1] == ' ')
 			end--;
 	}
-	for (e = end; e > s && e[-1] != '-'; e--)
+	/* COMM-TID (trace-cmd, tracefs) or COMM TID (perf script's default fields). */
+	for (e = end; e > s && isdigit((unsigned char)e[-1]); e--)
 		;
-	if (e == s || !all_digits(e, (size_t)(end - e)) || end - e > 9)
+	if (e == s || e == end || end - e > 9 || (e[-1] != '-' && e[-1] != ' ' && e[-1] != '\t'))
 		return (int)(s - line) + 1;
 	fl->tid = atoi(e);
 	fl->comm = s;
 	fl->comm_len = (size_t)(e - 1 - s);
+	while (fl->comm_len > 0 && (s[fl->comm_len - 1] == ' ' || s[fl->comm_len - 1] == '\t'))
+		fl->comm_len--;
+	if (e[-1] != '-' && fl->comm_len == 0)
+		return (int)(s - line) + 1;
 	/* Optional latency flags (d..2, d....), then the timestamp. */
 	for (s = strchr(q, ']') + 1; *s == ' ' || *s == '\t'; s++)
 		;
@@ -136,6 +128,11 @@ parse_prefix(const char *line, struct fline *fl)
 		;
 	for (e = s; isalnum((unsigned char)*e) || *e == '_'; e++)
 		;
+	/* "kvm:kvm_exit:" (perf script, trace-cmd -e kvm:kvm_exit lists): drop the system. */
+	if (*e == ':' && (isalpha((unsigned char)e[1]) || e[1] == '_')) {
+		for (s = e + 1, e = s; isalnum((unsigned char)*e) || *e == '_'; e++)
+			;
+	}
 	n = (size_t)(e - s);
 	if (n == 0 || n >= sizeof fl->event || *e != ':')
 		return (int)(s - line) + 1;
@@ -455,6 +452,8 @@ ev_sched_switch(struct ti_trace *t, const struct fline *fl)
 		if (plugin_task(arrow + 5, &nc, &nn, &npid) == NULL)
 			return -1;
 	}
+	/* Every thread, for the guest side (tasks' run and blocked times). */
+	ti_task_switch(t, fl->pcpu, ppid, pc, pn, st[0], npid, nc, nn, fl->ns);
 	if ((v = sched_thread(t, ppid, pc, pn)) != NULL)
 		ti_state(t, v, out_state(st), fl->ns);
 	if ((v = sched_thread(t, npid, nc, nn)) != NULL)
@@ -480,9 +479,46 @@ ev_sched_wake(struct ti_trace *t, const struct fline *fl)
 	} else if (plugin_task(b, &c, &n, &pid) == NULL) {
 		return -1;	/* plugin: %s:%d [%d] CPU:%03d */
 	}
+	ti_task_wake(t, pid, fl->ns);
 	if ((v = sched_thread(t, pid, c, n)) != NULL)
 		ti_wake(t, v, fl->ns);
 	return 0;
+}
+
+/* include/trace/events/lock.h (Linux 5.19+): contention_begin "%p (flags=%s)",
+ * contention_end "%p (ret=%d)"; %p prints as hex, with or without 0x. */
+static int
+ev_contention(struct ti_trace *t, const struct fline *fl, int begin)
+{
+	const char *b = fl->body;
+	char *e, flags[32];
+	unsigned long long addr = strtoull(b, &e, 16);
+
+	if (e == b || (*e != ' ' && *e != '\0'))
+		return -1;
+	if (begin) {
+		if (sscanf(e, " (flags=%31[^)])", flags) != 1)
+			return -1;
+	} else {
+		int ret;
+
+		if (sscanf(e, " (ret=%d)", &ret) != 1)
+			return -1;
+	}
+	ti_contention(t, fl->tid, fl->pcpu, addr, begin, begin ? flags : NULL, fl->ns);
+	return 0;
+}
+
+static int
+ev_contention_begin(struct ti_trace *t, const struct fline *fl)
+{
+	return ev_contention(t, fl, 1);
+}
+
+static int
+ev_contention_end(struct ti_trace *t, const struct fline *fl)
+{
+	return ev_contention(t, fl, 0);
 }
 
 static const struct {
@@ -500,6 +536,8 @@ static const struct {
 	{ "sched_waking", ev_sched_wake },
 	{ "sched_wakeup", ev_sched_wake },
 	{ "sched_wakeup_new", ev_sched_wake },
+	{ "contention_begin", ev_contention_begin },
+	{ "contention_end", ev_contention_end },
 	{ NULL, NULL }
 };
 
@@ -514,45 +552,39 @@ is_header(const char *s)
 	    (strncmp(s, "CPU ", 4) == 0 && strstr(s, " is empty") != NULL);
 }
 
-static int
-ftrace_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
+/* One text line (no newline) of a trace; also fed by the trace.dat reader. */
+void
+ti_ftrace_line(struct ti_trace *t, const char *line, long lineno)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	long lineno = 0;
 	struct fline fl;
 	int col, i;
 
-	while ((len = getline(&line, &cap, f)) != -1) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (is_header(line))
-			continue;
-		memset(&fl, 0, sizeof fl);
-		if ((col = parse_prefix(line, &fl)) != 0) {
-			ti_skip(t, lineno, col, "not an ftrace event line "
-			    "(COMM-TID [CPU] SECS: EVENT: ...)");
-			continue;
-		}
-		for (i = 0; handlers[i].name != NULL; i++)
-			if (strcmp(handlers[i].name, fl.event) == 0)
-				break;
-		if (handlers[i].name != NULL && handlers[i].fn(t, &fl) != 0) {
-			char why[128];
-
-			snprintf(why, sizeof why, "cannot read the body of %s", fl.event);
-			ti_skip(t, lineno, (int)(fl.body - line) + 1, why);
-			continue;
-		}
-		ti_time(t, fl.ns);
-		ti_count_event(t, fl.event);
-		t->nevent_lines++;
+	if (is_header(line))
+		return;
+	memset(&fl, 0, sizeof fl);
+	if ((col = parse_prefix(line, &fl)) != 0) {
+		ti_skip(t, lineno, col, "not an ftrace event line "
+		    "(COMM-TID [CPU] SECS: EVENT: ...)");
+		return;
 	}
-	free(line);
-	if (ferror(f))
-		return vs_errf(err, NULL, 0, 0, "%s: read error", t->path);
+	for (i = 0; handlers[i].name != NULL; i++)
+		if (strcmp(handlers[i].name, fl.event) == 0)
+			break;
+	if (handlers[i].name != NULL && handlers[i].fn(t, &fl) != 0) {
+		char why[128];
+
+		snprintf(why, sizeof why, "cannot read the body of %s", fl.event);
+		ti_skip(t, lineno, (int)(fl.body - line) + 1, why);
+		return;
+	}
+	ti_time(t, fl.ns);
+	ti_count_event(t, fl.event);
+	t->nevent_lines++;
+}
+
+int
+ti_ftrace_done(struct ti_trace *t, struct vs_err *err)
+{
 	if (t->nevent_lines == 0) {
 		if (t->nskipped > 0)
 			return vs_errf(err, NULL, 0, 0, "%s (no line parsed; %llu malformed)",
@@ -560,6 +592,26 @@ ftrace_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 		return vs_errf(err, t->path, 1, 1, "no trace events found");
 	}
 	return 0;
+}
+
+static int
+ftrace_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+
+	while ((len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		ti_ftrace_line(t, line, lineno);
+	}
+	free(line);
+	if (ferror(f))
+		return vs_errf(err, NULL, 0, 0, "%s: read error", t->path);
+	return ti_ftrace_done(t, err);
 }
 
 const struct ti_reader ti_reader_ftrace = { .read = ftrace_read };

@@ -6,6 +6,7 @@
  * acc_ops (trace_acc.h), and are picked by format from ti_readers[].
  */
 #include "trace_in.h"
+#include "trace_guest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -80,6 +81,7 @@ ti_free(struct ti_trace *t)
 		free(t->events[i].name);
 	free(t->events);
 	rng_free(t->rng);
+	ti_guest_free(t->guest);
 	free(t);
 }
 
@@ -422,6 +424,30 @@ acc_skip(struct ti_trace *t, long line, int col, const char *why)
 		    col, why);
 }
 
+/* A summary row (perf kvm stat): the count and the mean, no samples. */
+static void
+acc_exit_summary(struct ti_trace *t, const char *reason, uint64_t count, double mean_ns,
+    double min_ns, double max_ns)
+{
+	int r = acc_reason_id(t, reason);
+	int kind = t->reasons[r].kind;
+	struct ti_exitq *q = exq(&t->all, r);
+
+	t->reasons[r].count += count;
+	t->all.exits += count;
+	q->count += count;
+	q->lat.n += count;
+	q->lat.sum += mean_ns * (double)count;
+	q->lat.given = 1;
+	q->lat.g_p5 = min_ns;	/* the summary's min and max stand in for the tails */
+	q->lat.g_p50 = NAN;
+	q->lat.g_p95 = max_ns;
+	if (kind == TI_RK_PLE)
+		t->all.ple_exits += count;
+	if (kind == TI_RK_HLT)
+		t->all.hlt_exits += count;
+}
+
 /* The hooks the readers call (trace_acc.h), filled in here. */
 static const struct ti_acc acc_ops = {
 	.vcpu_get = acc_vcpu_get,
@@ -437,12 +463,17 @@ static const struct ti_acc acc_ops = {
 	.wake = acc_wake,
 	.q_add = acc_q_add,
 	.skip = acc_skip,
+	.lock_row = ti_guest_lock_row,
+	.contention = ti_guest_contention,
+	.task_switch = ti_guest_task_switch,
+	.task_wake = ti_guest_task_wake,
+	.exit_summary = acc_exit_summary,
 };
 
 /* ---- formats --------------------------------------------------------------- */
 
 static const char *const ti_fmt_names[] = { "auto", "trace-cmd", "ftrace", "xentrace",
-	"xenalyze", NULL };
+	"xenalyze", "lock_stat", "perf-kvm-stat", "trace.dat", NULL };
 
 /* The reader of each format (trace-cmd and raw ftrace share one parser). */
 static const struct ti_reader *const ti_readers[] = {
@@ -450,6 +481,11 @@ static const struct ti_reader *const ti_readers[] = {
 	[TI_FMT_FTRACE] = &ti_reader_ftrace,
 	[TI_FMT_XENTRACE] = &ti_reader_xentrace,
 	[TI_FMT_XENALYZE] = &ti_reader_xenalyze,
+	[TI_FMT_LOCKSTAT] = &ti_reader_lockstat,
+	[TI_FMT_PERFKVM] = &ti_reader_perfkvm,
+#ifdef HAVE_LIBTRACECMD
+	[TI_FMT_DAT] = &ti_reader_dat,
+#endif
 };
 
 const char *
@@ -502,6 +538,11 @@ ti_detect(const unsigned char *h, size_t n)
 	if (has_str(h, n, "Total time:") || has_str(h, n, "|-- Domain") ||
 	    has_str(h, n, " runstate_change ") || has_str(h, n, "scan_for_new_pcpu"))
 		return TI_FMT_XENALYZE;
+	if (has_str(h, n, "lock_stat version "))
+		return TI_FMT_LOCKSTAT;
+	if (has_str(h, n, "Analyze events for ") || (has_str(h, n, "VM-EXIT") &&
+	    has_str(h, n, "Samples%")))
+		return TI_FMT_PERFKVM;
 	if (n >= 9 && memcmp(h, "# tracer:", 9) == 0)
 		return TI_FMT_FTRACE;
 	return TI_FMT_TRACECMD;
@@ -526,24 +567,49 @@ ti_import(struct ti_trace *t, const char *path, enum ti_format fmt, struct vs_er
 	}
 	if (fmt == TI_FMT_AUTO) {
 		fmt = ti_detect(head, n);
+		if (fmt == TI_FMT_AUTO && n >= 10 &&
+		    memcmp(head, "\x17\x08\x44tracing", 10) == 0) {
+#ifdef HAVE_LIBTRACECMD
+			fmt = TI_FMT_DAT;
+#else
+			fclose(f);
+			return vs_errf(err, path, 1, 1, "a trace-cmd trace.dat, and this vlocksim "
+			    "was built without libtracecmd (configure says so); convert it "
+			    "first: trace-cmd report -t > trace.txt");
+#endif
+		}
 		if (fmt == TI_FMT_AUTO) {
 			fclose(f);
-			if (n >= 10 && memcmp(head, "\x17\x08\x44tracing", 10) == 0)
-				return vs_errf(err, path, 1, 1, "a trace-cmd trace.dat; convert it "
-				    "first: trace-cmd report -t > trace.txt");
 			return vs_errf(err, path, 1, 1, "unknown binary format (give --format)");
 		}
 	}
 	t->fmt = fmt;
 	rewind(f);
-	if ((size_t)fmt >= sizeof ti_readers / sizeof ti_readers[0] || ti_readers[fmt] == NULL)
-		vs_fatal("ti_import: bad format %d", (int)fmt);
+	if ((size_t)fmt >= sizeof ti_readers / sizeof ti_readers[0] || ti_readers[fmt] == NULL) {
+		fclose(f);
+		return vs_errf(err, NULL, 0, 0, "%s: format %s is not built in (configure "
+		    "found no libtracecmd)", path, ti_format_name(fmt));
+	}
 	t->acc = &acc_ops;
 	rc = ti_readers[fmt]->read(t, f, path, err);
 	fclose(f);
-	if (rc == 0)
-		finish(t);
-	return rc;
+	if (rc != 0)
+		return rc;
+	finish(t);
+	ti_guest_finish(t);
+	if (!t->guest_only && fmt != TI_FMT_LOCKSTAT && fmt != TI_FMT_PERFKVM) {
+		size_t i, nv = 0;
+
+		for (i = 0; i < t->nv; i++)
+			nv += t->v[i]->is_vcpu != 0;
+		if (nv == 0)
+			return vs_errf(err, path, 1, 1, "no vCPU in the trace (%llu events read, "
+			    "none of them kvm_exit/kvm_entry/kvm_hypercall/kvm_vcpu_wakeup of a "
+			    "vCPU thread, a 'CPU N/KVM' thread or a Xen domain's vCPU): record "
+			    "the host with -e kvm -e sched; a guest's own trace goes to "
+			    "`vlocksim trace scenario`", (unsigned long long)t->nevent_lines);
+	}
+	return 0;
 }
 
 /* ---- look-ups ------------------------------------------------------------ */
@@ -677,8 +743,8 @@ sorted_reasons(const struct ti_trace *t, const struct ti_vcpu *v, int *ids)
 }
 
 /* A time with a unit picked so the number stays in [1, 1000): 93.1us. */
-static const char *
-fmt_ns(double ns, char *buf, size_t n)
+const char *
+ti_fmt_ns(double ns, char *buf, size_t n)
 {
 	static const char *const u[] = { "ns", "us", "ms", "s" };
 	int i = 0;
@@ -713,15 +779,9 @@ rate(const struct ti_trace *t, uint64_t count)
 	return s > 0 ? (double)count / s : 0;
 }
 
-struct qfit {
-	int kind;		/* -1: const; FIT_* otherwise; 100: mean+median */
-	double mean, sd, shape;
-	struct fit_all fa;
-};
-
 /* Fit a quantity; 0 when it has no samples at all. */
-static int
-q_fit(const struct ti_q *q, struct qfit *f)
+int
+ti_q_fit(const struct ti_q *q, struct ti_qfit *f)
 {
 	memset(f, 0, sizeof *f);
 	f->kind = -1;
@@ -753,31 +813,31 @@ q_fit(const struct ti_q *q, struct qfit *f)
 	return 1;
 }
 
-static void
-put_dist(FILE *o, const struct qfit *f)
+void
+ti_put_dist(FILE *o, const struct ti_qfit *f)
 {
 	char a[32], b[32];
 
 	switch (f->kind) {
 	case FIT_EXPONENTIAL:
-		fprintf(o, "{dist: exponential, mean: %s}", fmt_ns(f->mean, a, sizeof a));
+		fprintf(o, "{dist: exponential, mean: %s}", ti_fmt_ns(f->mean, a, sizeof a));
 		break;
 	case FIT_LOGNORMAL:
 	case 100:
-		fprintf(o, "{dist: lognormal, mean: %s, sd: %s}", fmt_ns(f->mean, a, sizeof a),
-		    fmt_ns(f->sd, b, sizeof b));
+		fprintf(o, "{dist: lognormal, mean: %s, sd: %s}", ti_fmt_ns(f->mean, a, sizeof a),
+		    ti_fmt_ns(f->sd, b, sizeof b));
 		break;
 	case FIT_GAMMA:
 		fprintf(o, "{dist: gamma, shape: %.5g, mean: %s}", f->shape,
-		    fmt_ns(f->mean, a, sizeof a));
+		    ti_fmt_ns(f->mean, a, sizeof a));
 		break;
 	default:
-		fprintf(o, "{dist: const, value: %s}", fmt_ns(f->mean, a, sizeof a));
+		fprintf(o, "{dist: const, value: %s}", ti_fmt_ns(f->mean, a, sizeof a));
 	}
 }
 
-static void
-put_fit(FILE *o, const struct ti_q *q, const struct qfit *f)
+void
+ti_put_fit(FILE *o, const struct ti_q *q, const struct ti_qfit *f)
 {
 	char a[32], b[32], c[32];
 	int k;
@@ -786,8 +846,8 @@ put_fit(FILE *o, const struct ti_q *q, const struct qfit *f)
 	if (q->given) {
 		fprintf(o, ", fit: %s, p5: %s, p50: %s, p95: %s}",
 		    f->kind == 100 ? "p50+p95" : "none",
-		    fmt_ns(q->g_p5, a, sizeof a), fmt_ns(q->g_p50, b, sizeof b),
-		    fmt_ns(q->g_p95, c, sizeof c));
+		    ti_fmt_ns(q->g_p5, a, sizeof a), ti_fmt_ns(q->g_p50, b, sizeof b),
+		    ti_fmt_ns(q->g_p95, c, sizeof c));
 		return;
 	}
 	fprintf(o, ", zeros: %llu, fitted: %zu", (unsigned long long)q->zeros, q->nres);
@@ -800,21 +860,21 @@ put_fit(FILE *o, const struct ti_q *q, const struct qfit *f)
 				fprintf(o, ", %s_aic: %.6g, %s_ks_d: %.4g", fit_name((enum fit_kind)k),
 				    f->fa.r[k].aic, fit_name((enum fit_kind)k), f->fa.r[k].ks_d);
 	}
-	fprintf(o, ", p50: %s, p90: %s, p99: %s}", fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
-	    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b), fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+	fprintf(o, ", p50: %s, p90: %s, p99: %s}", ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+	    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b), ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
 }
 
 static void
 put_qdist(FILE *o, const char *ind, const char *key, const struct ti_q *q)
 {
-	struct qfit f;
+	struct ti_qfit f;
 
-	if (!q_fit(q, &f))
+	if (!ti_q_fit(q, &f))
 		return;
 	fprintf(o, "%s%s: ", ind, key);
-	put_dist(o, &f);
+	ti_put_dist(o, &f);
 	fprintf(o, "\n%s%s_fit: ", ind, key);
-	put_fit(o, q, &f);
+	ti_put_fit(o, q, &f);
 	fputc('\n', o);
 }
 
@@ -827,13 +887,13 @@ put_pcts(FILE *o, const char *ind, const char *key, const struct ti_q *q)
 		return;
 	if (q->given)
 		fprintf(o, "%s%s: {n: %llu, p5: %s, p50: %s, p95: %s}\n", ind, key,
-		    (unsigned long long)q->n, fmt_ns(q->g_p5, a, sizeof a),
-		    fmt_ns(q->g_p50, b, sizeof b), fmt_ns(q->g_p95, c, sizeof c));
+		    (unsigned long long)q->n, ti_fmt_ns(q->g_p5, a, sizeof a),
+		    ti_fmt_ns(q->g_p50, b, sizeof b), ti_fmt_ns(q->g_p95, c, sizeof c));
 	else
 		fprintf(o, "%s%s: {n: %llu, p50: %s, p90: %s, p99: %s}\n", ind, key,
-		    (unsigned long long)q->n, fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
-		    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
-		    fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+		    (unsigned long long)q->n, ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+		    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
+		    ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
 }
 
 static double
@@ -864,22 +924,22 @@ yaml_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v, const cha
 			    rate(t, v->ex[ids[i]].count));
 		fprintf(o, "%sexit_latency:%s\n", ind, n ? "" : " {}");
 		for (i = 0; i < n; i++) {
-			struct qfit f;
+			struct ti_qfit f;
 
-			if (!q_fit(&v->ex[ids[i]].lat, &f))
+			if (!ti_q_fit(&v->ex[ids[i]].lat, &f))
 				continue;
 			fprintf(o, "%s%s: ", ind2, t->reasons[ids[i]].name);
-			put_dist(o, &f);
+			ti_put_dist(o, &f);
 			fputc('\n', o);
 		}
 		fprintf(o, "%sexit_latency_fit:%s\n", ind, n ? "" : " {}");
 		for (i = 0; i < n; i++) {
-			struct qfit f;
+			struct ti_qfit f;
 
-			if (!q_fit(&v->ex[ids[i]].lat, &f))
+			if (!ti_q_fit(&v->ex[ids[i]].lat, &f))
 				continue;
 			fprintf(o, "%s%s: ", ind2, t->reasons[ids[i]].name);
-			put_fit(o, &v->ex[ids[i]].lat, &f);
+			ti_put_fit(o, &v->ex[ids[i]].lat, &f);
 			fputc('\n', o);
 		}
 		fprintf(o, "%sple_exits: %llu\n%sple_rate: %.6g\n", ind,
@@ -891,7 +951,7 @@ yaml_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v, const cha
 		for (i = 0; i < TI_NSTATES; i++)
 			fprintf(o, "%s%s: %.4f", i ? ", " : "", ti_state_names[i],
 			    100 * v->st_ns[i] / tot);
-		fprintf(o, "}\n%sobserved: %s\n", ind, fmt_ns(tot, key, sizeof key));
+		fprintf(o, "}\n%sobserved: %s\n", ind, ti_fmt_ns(tot, key, sizeof key));
 	}
 	put_pcts(o, ind, "wake_to_run", &v->wake_to_run);
 	put_qdist(o, ind, "wake_to_run_dist", &v->wake_to_run);
@@ -946,7 +1006,7 @@ ti_yaml(const struct ti_trace *t)
 	if (t->fmt == TI_FMT_XENTRACE || t->fmt == TI_FMT_XENALYZE)
 		fprintf(o, ", cpu_hz: %.6gGHz", t->cpu_hz / 1e9);
 	fprintf(o, ", span: %s, events: %llu, skipped: %llu}\n",
-	    fmt_ns(span_s(t) * 1e9, a, sizeof a), (unsigned long long)t->nevent_lines,
+	    ti_fmt_ns(span_s(t) * 1e9, a, sizeof a), (unsigned long long)t->nevent_lines,
 	    (unsigned long long)t->nskipped);
 	fputs("overall:\n", o);
 	yaml_block(o, t, &t->all, "  ");
@@ -981,31 +1041,31 @@ static void
 sum_q(FILE *o, const char *label, const struct ti_q *q)
 {
 	char a[32], b[32], c[32], d[32], e[32];
-	struct qfit f;
+	struct ti_qfit f;
 
 	if (q->n == 0)
 		return;
-	q_fit(q, &f);
+	ti_q_fit(q, &f);
 	if (q->given)
 		fprintf(o, "  %-13s n %-7llu p5 %-9s p50 %-9s p95 %-9s", label,
-		    (unsigned long long)q->n, fmt_ns(q->g_p5, a, sizeof a),
-		    fmt_ns(q->g_p50, b, sizeof b), fmt_ns(q->g_p95, c, sizeof c));
+		    (unsigned long long)q->n, ti_fmt_ns(q->g_p5, a, sizeof a),
+		    ti_fmt_ns(q->g_p50, b, sizeof b), ti_fmt_ns(q->g_p95, c, sizeof c));
 	else
 		fprintf(o, "  %-13s n %-7llu p50 %-9s p90 %-9s p99 %-9s", label,
-		    (unsigned long long)q->n, fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
-		    fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
-		    fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+		    (unsigned long long)q->n, ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+		    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
+		    ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
 	if (f.kind == -1)
-		fprintf(o, " const %s\n", fmt_ns(f.mean, d, sizeof d));
+		fprintf(o, " const %s\n", ti_fmt_ns(f.mean, d, sizeof d));
 	else if (f.kind == FIT_GAMMA)
 		fprintf(o, " gamma(shape %.4g, mean %s) KS D %.3f\n", f.shape,
-		    fmt_ns(f.mean, d, sizeof d), f.fa.r[f.kind].ks_d);
+		    ti_fmt_ns(f.mean, d, sizeof d), f.fa.r[f.kind].ks_d);
 	else if (f.kind == FIT_EXPONENTIAL)
-		fprintf(o, " exponential(mean %s) KS D %.3f\n", fmt_ns(f.mean, d, sizeof d),
+		fprintf(o, " exponential(mean %s) KS D %.3f\n", ti_fmt_ns(f.mean, d, sizeof d),
 		    f.fa.r[f.kind].ks_d);
 	else
-		fprintf(o, " lognormal(mean %s, sd %s)%s\n", fmt_ns(f.mean, d, sizeof d),
-		    fmt_ns(f.sd, e, sizeof e), f.kind == 100 ? " from p50+p95" : "");
+		fprintf(o, " lognormal(mean %s, sd %s)%s\n", ti_fmt_ns(f.mean, d, sizeof d),
+		    ti_fmt_ns(f.sd, e, sizeof e), f.kind == 100 ? " from p50+p95" : "");
 }
 
 static void
@@ -1030,9 +1090,9 @@ sum_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v)
 
 			fprintf(o, "  %-22s %8llu %10.2f %10s %10s %10s\n", t->reasons[ids[i]].name,
 			    (unsigned long long)e->count, rate(t, e->count),
-			    fmt_ns(ti_q_quantile(&e->lat, 0.5), a, sizeof a),
-			    fmt_ns(ti_q_quantile(&e->lat, 0.9), b, sizeof b),
-			    fmt_ns(ti_q_quantile(&e->lat, 0.99), c, sizeof c));
+			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.5), a, sizeof a),
+			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.9), b, sizeof b),
+			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.99), c, sizeof c));
 		}
 		fprintf(o, "  PLE exits %llu (%.2f/s)", (unsigned long long)v->ple_exits,
 		    rate(t, v->ple_exits));

@@ -77,4 +77,16 @@ uint64_t ti_event_count(const struct ti_trace *, const char *event);
 const char *ti_vcpu_name(const struct ti_trace *, const struct ti_vcpu *, char *buf, size_t n);
 double ti_q_quantile(const struct ti_q *, double p);
 
+/* A quantity's fit (fit.h's families, the smallest AIC), and how reports print it. */
+#include "fit.h"
+struct ti_qfit {
+	int kind;		/* -1: const; FIT_* otherwise; 100: p50+p95 lognormal */
+	double mean, sd, shape;
+	struct fit_all fa;
+};
+int ti_q_fit(const struct ti_q *, struct ti_qfit *);	/* 0: no samples */
+void ti_put_dist(FILE *, const struct ti_qfit *);	/* {dist: ..., mean: ...} */
+void ti_put_fit(FILE *, const struct ti_q *, const struct ti_qfit *);
+const char *ti_fmt_ns(double ns, char *buf, size_t n);	/* "93.1us" */
+
 #endif

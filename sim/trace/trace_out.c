@@ -8,10 +8,13 @@
  */
 #include "trace_out.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "guest/guest.h"
 #include "guest/lock.h"
@@ -58,6 +61,8 @@ struct trace_out {
 	char *buf;
 	size_t len, cap;
 	int nev;		/* events written (for the separators) */
+	size_t limit;		/* bytes; 0: none */
+	sim_time_t cut;		/* the window's end when the limit cut it; -1 */
 };
 
 static void tr_probe(void *ctx, const struct probe_ev *e);
@@ -122,6 +127,7 @@ trace_out_new(const struct scenario *sc, sim_time_t from, sim_time_t to)
 	t->probe.ctx = t;
 	t->from = from;
 	t->to = to;
+	t->cut = -1;
 	t->cap = 1 << 16;
 	t->buf = xmalloc(t->cap);
 	for (i = 0; i < sc->nvms; i++)
@@ -383,6 +389,12 @@ tr_probe(void *ctx, const struct probe_ev *e)
 	int i;
 
 	VS_ASSERT(!t->ended && e->vcpu >= 0 && (e->vcpu < t->nv || e->kind == PR_END));
+	/* Past the size limit: the window ends here; the slices still open close
+	 * at it (one per lane), so the file stays within a few KB of the limit. */
+	if (t->limit > 0 && t->cut < 0 && t->len >= t->limit && e->t < t->to) {
+		t->cut = e->t > t->from ? e->t : t->from;
+		t->to = t->cut;
+	}
 	/* Entering the window: the counters' values at its start. */
 	if (!t->started && e->t >= t->from) {
 		t->started = 1;
@@ -472,12 +484,53 @@ trace_out_text(struct trace_out *t, size_t *len)
 	return t->buf;
 }
 
+void
+trace_out_set_limit(struct trace_out *t, size_t bytes)
+{
+	t->limit = bytes;
+}
+
+sim_time_t
+trace_out_cut(const struct trace_out *t)
+{
+	return t->cut;
+}
+
+/* FILE.gz: gzip (zlib's gzwrite), written beside and renamed, as vs_write_file_atomic. */
+static int
+write_gz(const char *path, const char *s, size_t len, struct vs_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	gzFile z = gzopen(tmp, "wb6");
+	int ok = z != NULL;
+	size_t off = 0;
+
+	while (ok && off < len) {
+		unsigned n = len - off > (1u << 30) ? 1u << 30 : (unsigned)(len - off);
+
+		ok = gzwrite(z, s + off, n) == (int)n;
+		off += n;
+	}
+	if (z != NULL && gzclose(z) != Z_OK)
+		ok = 0;
+	if (ok && rename(tmp, path) != 0)
+		ok = 0;
+	if (!ok) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
 int
 trace_out_write(struct trace_out *t, const char *path, struct vs_err *err)
 {
-	size_t len;
+	size_t len, n = strlen(path);
 	const char *s = trace_out_text(t, &len);
 
+	if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+		return write_gz(path, s, len, err);
 	return vs_write_file_atomic(path, s, len, err);
 }
 

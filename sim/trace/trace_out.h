@@ -38,8 +38,13 @@ void trace_out_free(struct trace_out *);
 const struct probe *trace_out_probe(struct trace_out *);
 /* The JSON text so far (closed: the run must have ended with PR_END). */
 const char *trace_out_text(struct trace_out *, size_t *len);
-/* Write it atomically to path. */
+/* Write it atomically to path; a path ending ".gz" gets gzip (zlib). */
 int trace_out_write(struct trace_out *, const char *path, struct vs_err *err);
+/* Keep the text under about bytes (0: no limit): once it is reached the
+ * window ends at that event's time (the first window that fits). */
+void trace_out_set_limit(struct trace_out *, size_t bytes);
+/* Where the limit cut the window; -1 if it did not. */
+sim_time_t trace_out_cut(const struct trace_out *);
 /* "10ms:20ms" (units required but for 0; either side may be empty) -> [from, to] ns. */
 int trace_out_window(const char *s, sim_time_t *from, sim_time_t *to, struct vs_err *err);
 

@@ -1,0 +1,343 @@
+/*
+ * cmd_machine.c - `vlocksim machine probe [--time S]`: a machine file of this
+ * host on stdout.  The topology from hwloc (packages, cores, PUs); measured
+ * costs: the cache-line transfer between two PUs at each distance present
+ * (SMT sibling, same package, other package) by a ping-pong of one line
+ * between two pinned threads (one-way = round trip / 2, the median of
+ * batches, as Molka et al. PACT'09 and the c2clat tool measure core to
+ * core), a locked RMW on an owned line (__atomic_fetch_add), and one PAUSE
+ * (x86 only).  Times from clock_gettime(CLOCK_MONOTONIC); the clock is the
+ * TSC rate measured against it (x86), or left to the default otherwise.
+ * Every value is written with a comment naming how it was found; costs it
+ * does not measure keep machine.c's defaults and are named as such.
+ * Run time is bounded by --time (default 2 s, split over the measurements).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "units.h"
+#include "util.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct pp {
+	_Alignas(64) volatile uint64_t line;	/* the line that moves */
+	char pad[64 - sizeof(uint64_t)];
+	hwloc_topology_t topo;
+	hwloc_obj_t pu;				/* the responder's PU */
+	volatile int stop;
+	int pinned;
+};
+
+static int
+pin(hwloc_topology_t topo, hwloc_obj_t pu)
+{
+	return hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD);
+}
+
+/* The responder: waits for an odd value, writes the next even one. */
+static void *
+pp_responder(void *arg)
+{
+	struct pp *p = arg;
+	uint64_t v;
+
+	p->pinned = pin(p->topo, p->pu) == 0;
+	while (!p->stop) {
+		v = __atomic_load_n(&p->line, __ATOMIC_ACQUIRE);
+		if (v & 1)
+			__atomic_store_n(&p->line, v + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* One-way transfer between PUs a and b (ns): median over batches; -1 if it
+ * could not pin or ran out of time before one batch. */
+static double
+pingpong(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, double budget_ns)
+{
+	struct pp *p;
+	pthread_t th;
+	double t0, end, res[256];
+	int nres = 0, i;
+	const int batch = 2000;
+
+	if (posix_memalign((void **)&p, 64, sizeof *p) != 0)
+		vs_fatal("out of memory");
+	memset(p, 0, sizeof *p);
+	p->topo = topo;
+	p->pu = b;
+	if (pin(topo, a) != 0 || pthread_create(&th, NULL, pp_responder, p) != 0) {
+		free(p);
+		return -1;
+	}
+	end = now_ns() + budget_ns;
+	while (nres < 256 && now_ns() < end) {
+		uint64_t v = __atomic_load_n(&p->line, __ATOMIC_ACQUIRE);
+
+		t0 = now_ns();
+		for (i = 0; i < batch; i++) {
+			__atomic_store_n(&p->line, v + 1, __ATOMIC_RELEASE);
+			while ((v = __atomic_load_n(&p->line, __ATOMIC_ACQUIRE)) & 1) {
+				if (now_ns() > end + 1e9)	/* the responder never ran */
+					break;
+			}
+		}
+		res[nres++] = (now_ns() - t0) / batch / 2;
+	}
+	p->stop = 1;
+	pthread_join(th, NULL);
+	i = p->pinned;
+	free(p);
+	if (nres == 0 || !i)
+		return -1;
+	qsort(res, (size_t)nres, sizeof res[0], cmp_d);
+	return res[nres / 2];
+}
+
+/* A locked RMW on a line this thread owns (ns per op, median of batches). */
+static double
+atomic_cost(double budget_ns)
+{
+	static _Alignas(64) volatile uint64_t x;
+	double res[512], t0, end = now_ns() + budget_ns;
+	int n = 0, i;
+
+	while (n < 512 && now_ns() < end) {
+		t0 = now_ns();
+		for (i = 0; i < 10000; i++)
+			__atomic_fetch_add(&x, 1, __ATOMIC_SEQ_CST);
+		res[n++] = (now_ns() - t0) / 10000;
+	}
+	qsort(res, (size_t)n, sizeof res[0], cmp_d);
+	return res[n / 2];
+}
+
+static double
+pause_cost(double budget_ns)
+{
+#ifdef HAVE_TSC
+	double res[512], t0, end = now_ns() + budget_ns;
+	int n = 0, i;
+
+	while (n < 512 && now_ns() < end) {
+		t0 = now_ns();
+		for (i = 0; i < 2000; i++)
+			_mm_pause();
+		res[n++] = (now_ns() - t0) / 2000;
+	}
+	qsort(res, (size_t)n, sizeof res[0], cmp_d);
+	return res[n / 2];
+#else
+	(void)budget_ns;
+	return -1;
+#endif
+}
+
+/* The TSC rate (Hz) against CLOCK_MONOTONIC; 0 when there is no TSC. */
+static double
+tsc_hz(double budget_ns)
+{
+#ifdef HAVE_TSC
+	double t0 = now_ns(), t1;
+	unsigned long long c0 = __rdtsc(), c1;
+
+	while ((t1 = now_ns()) - t0 < budget_ns)
+		;
+	c1 = __rdtsc();
+	return (double)(c1 - c0) / ((t1 - t0) / 1e9);
+#else
+	(void)budget_ns;
+	return 0;
+#endif
+}
+
+static void
+probe_usage(FILE *f)
+{
+	fputs("usage: vlocksim machine probe [--time S] [--name NAME] > mine.yaml\n"
+	    "  Writes a machine file of this host: topology from hwloc, and measured\n"
+	    "  cache-line transfer (ping-pong of one line between two pinned threads, per\n"
+	    "  distance), locked RMW and PAUSE costs, each with its provenance.  Run it on\n"
+	    "  an idle host: --time bounds the whole run (default 2s).\n", f);
+}
+
+static int
+machine_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	hwloc_topology_t topo;
+	hwloc_obj_t pu0, sib = NULL, core = NULL, remote = NULL;
+	int npkg, ncore, npu, c, i;
+	double budget = 2e9, hz, d = -1, per;
+	const char *why = NULL, *name = NULL;
+	char host[64];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (units_parse(optarg, UNIT_TIME, 0, &budget, &why) != 0 ||
+			    !(budget >= 1e8 && budget <= 60e9)) {
+				fprintf(stderr, "vlocksim machine probe: --time %s: %s\n", optarg,
+				    why ? why : "between 100ms and 60s");
+				return CMD_EXIT_INPUT;
+			}
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'h':
+			probe_usage(stdout);
+			return 0;
+		default:
+			probe_usage(stderr);
+			return CMD_EXIT_INPUT;
+		}
+	}
+	if (optind != argc) {
+		probe_usage(stderr);
+		return CMD_EXIT_INPUT;
+	}
+	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+		fprintf(stderr, "vlocksim machine probe: hwloc cannot read the topology\n");
+		return CMD_EXIT_FAIL;
+	}
+	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+	ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+	npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+	if (npkg < 1)
+		npkg = 1;
+	if (ncore < npkg)
+		ncore = npkg;
+	if (npu < ncore)
+		npu = ncore;
+	/* The partners of PU 0 at each distance. */
+	pu0 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
+	for (i = 1; i < npu; i++) {
+		hwloc_obj_t p = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
+		hwloc_obj_t c0 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu0);
+		hwloc_obj_t c1 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, p);
+		hwloc_obj_t k0 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu0);
+		hwloc_obj_t k1 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p);
+
+		if (c0 != NULL && c0 == c1) {
+			if (sib == NULL)
+				sib = p;
+		} else if (k0 == k1) {
+			if (core == NULL)
+				core = p;
+		} else if (remote == NULL) {
+			remote = p;
+		}
+	}
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "this-host");
+	host[sizeof host - 1] = '\0';
+	per = budget / 6;
+	hz = tsc_hz(per / 4);
+	printf("# vlocksim machine probe of %s, %s", host, "measured by `vlocksim machine probe`");
+	printf(" (vlocksim %s).\n", PACKAGE_VERSION);
+	printf("# Topology: hwloc %s (packages, cores, PUs).  Costs: medians of timed batches\n"
+	    "# (CLOCK_MONOTONIC); a busy or virtualised host inflates them: probe an idle one.\n"
+	    "# Costs not measured here keep vlocksim's defaults (models/hw/machine.c): the\n"
+	    "# exit costs come from a trace of this host (README, \"Your own machine\").\n",
+	    HWLOC_API_VERSION >= 0x00020000 ? "2.x" : "1.x");
+	printf("name: %s\n", name ? name : host);
+	printf("sockets: %d              # hwloc: %d packages\n", npkg, npkg);
+	printf("cores_per_socket: %d     # hwloc: %d cores / %d packages\n", ncore / npkg, ncore,
+	    npkg);
+	printf("threads_per_core: %d     # hwloc: %d PUs / %d cores\n", npu / ncore, npu, ncore);
+	if (hz > 0)
+		printf("clock: %.4gGHz          # TSC rate against CLOCK_MONOTONIC over %.0f ms "
+		    "(the nominal clock; turbo not seen)\n", hz / 1e9, per / 4 / 1e6);
+	else
+		printf("# clock: no TSC on this architecture: the default 2.93GHz stays\n");
+	printf("costs:\n");
+	/* More than 5 us one way is no cache transfer: a thread was descheduled. */
+#define PLAUSIBLE(x) ((x) > 0 && (x) < 5000)
+	if (sib != NULL && (d = pingpong(topo, pu0, sib, per)) > 0 && !PLAUSIBLE(d))
+		printf("  # line_sibling: ping-pong gave %.0fns, implausible (the host is busy or "
+		    "the threads were not both on a CPU): default\n", d);
+	else if (sib != NULL && d > 0)
+		printf("  line_sibling: %.1fns      # ping-pong PU %u <-> PU %u (SMT siblings), "
+		    "one way\n", d, pu0->os_index, sib->os_index);
+	else
+		printf("  # line_sibling: no SMT siblings here (or not pinnable): default\n");
+	if (core != NULL && (d = pingpong(topo, pu0, core, per)) > 0 && !PLAUSIBLE(d))
+		printf("  # line_socket: ping-pong gave %.0fns, implausible (the host is busy or "
+		    "the threads were not both on a CPU): default\n", d);
+	else if (core != NULL && d > 0)
+		printf("  line_socket: %.1fns       # ping-pong PU %u <-> PU %u (same package, "
+		    "other core), one way\n", d, pu0->os_index, core->os_index);
+	else
+		printf("  # line_socket: no second core in a package (or not pinnable): default\n");
+	if (remote != NULL && (d = pingpong(topo, pu0, remote, per)) > 0 && !PLAUSIBLE(d))
+		printf("  # line_remote: ping-pong gave %.0fns, implausible (the host is busy or "
+		    "the threads were not both on a CPU): default\n", d);
+	else if (remote != NULL && d > 0)
+		printf("  line_remote: %.1fns       # ping-pong PU %u <-> PU %u (other package), "
+		    "one way\n", d, pu0->os_index, remote->os_index);
+	else
+		printf("  # line_remote: one package: default\n");
+	printf("  atomic: %.2fns            # lock xadd on an owned line (__atomic_fetch_add), "
+	    "per op\n", atomic_cost(per));
+	if ((d = pause_cost(per)) > 0)
+		printf("  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n", d);
+	else
+		printf("  # pause: not x86: default\n");
+	hwloc_topology_destroy(topo);
+	(void)errno;
+	return 0;
+}
+
+int
+cmd_machine(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		probe_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? CMD_EXIT_INPUT : 0;
+	}
+	if (strcmp(argv[1], "probe") == 0)
+		return machine_probe(argc - 1, argv + 1);
+	fprintf(stderr, "vlocksim machine: unknown subcommand '%s' (expected probe)\n", argv[1]);
+	return CMD_EXIT_INPUT;
+}
