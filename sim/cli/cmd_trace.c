@@ -18,7 +18,8 @@
 static void
 trace_usage(FILE *f)
 {
-	fputs("usage: vlocksim trace import FILE [--format trace-cmd|ftrace|xentrace|xenalyze]\n"
+	fputs("usage: vlocksim trace import FILE [--format trace-cmd|ftrace|xentrace|xenalyze|\n"
+	    "                             lock_stat|perf-kvm-stat|trace.dat] [--guest] [--seconds S]\n"
 	    "                             [--cpu-hz HZ] [--out FILE.yaml]\n"
 	    "                             [--measured FILE.csv --setup NAME [--note TEXT]]\n"
 	    "  Prints exits by reason (counts, rates, exit-to-entry latency), runstate\n"
@@ -27,7 +28,10 @@ trace_usage(FILE *f)
 	    "  (default 2.4GHz, as xenalyze).  The format is detected when not given.\n"
 	    "  --measured writes a measured table (validation/measured format) of per-VM\n"
 	    "  runstate shares, exit rates and wake-to-run p50, rows SETUP/VM.METRIC;\n"
-	    "  --note adds a provenance line (the trace's source and licence).\n", f);
+	    "  --note adds a provenance line (the trace's source and licence).\n"
+	    "  --guest: a guest's own trace (sched_switch, lock:contention_*; no vCPUs\n"
+	    "  expected); /proc/lock_stat and perf kvm stat report are detected too;\n"
+	    "  --seconds S: the span a lock_stat or perf kvm stat file covers.\n", f);
 }
 
 static int
@@ -40,6 +44,8 @@ trace_import(int argc, char **argv)
 		{ "measured", required_argument, NULL, 'm' },
 		{ "setup", required_argument, NULL, 's' },
 		{ "note", required_argument, NULL, 'n' },
+		{ "guest", no_argument, NULL, 'g' },
+		{ "seconds", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -49,7 +55,8 @@ trace_import(int argc, char **argv)
 	struct vs_err err;
 	double hz = 0;
 	char *text;
-	int c, rc = CMD_EXIT_INPUT;
+	int c, rc = CMD_EXIT_INPUT, guest = 0;
+	double secs = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -88,6 +95,16 @@ trace_import(int argc, char **argv)
 		case 'n':
 			note = optarg;
 			break;
+		case 'g':
+			guest = 1;
+			break;
+		case 'S':
+			if (units_parse(optarg, UNIT_TIME, 0, &secs, &why) != 0 || !(secs > 0)) {
+				fprintf(stderr, "vlocksim trace import: --seconds %s: %s\n", optarg,
+				    why ? why : "must be positive");
+				return CMD_EXIT_INPUT;
+			}
+			break;
 		case 'h':
 			trace_usage(stdout);
 			return 0;
@@ -108,6 +125,8 @@ trace_import(int argc, char **argv)
 		return CMD_EXIT_INPUT;
 	}
 	t = ti_new(hz);
+	t->guest_only = guest;
+	t->given_seconds = secs / 1e9;
 	if (ti_import(t, argv[optind], fmt, &err) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		goto done;

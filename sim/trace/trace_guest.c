@@ -521,14 +521,24 @@ ti_guest_yaml(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts)
 			struct ti_lockfit f;
 
 			fprintf(o, "    \"%s\":\n", l->name);
-			if (l->from_stat && op.seconds > 0 && op.cpus > 0) {
-				ti_guest_lockfit(t, l, &op, &f);
+			if (l->from_stat) {
+				struct ti_wl_opts o1 = op;
+
+				if (!(o1.seconds > 0))
+					o1.seconds = 1;
+				if (o1.cpus <= 0)
+					o1.cpus = 1;
+				ti_guest_lockfit(t, l, &o1, &f);
 				fprintf(o, "      acquisitions: %llu\n      contentions: %llu\n"
-				    "      acq_per_cpu_s: %.6g\n      contended_share: %.6g\n"
-				    "      hold_share: %.6g           # of CPU time\n",
+				    "      contended_share: %.6g\n",
 				    (unsigned long long)l->row.acquisitions,
-				    (unsigned long long)l->row.contentions, f.acq_per_cpu_s,
-				    f.contended_share, f.hold_share);
+				    (unsigned long long)l->row.contentions, f.contended_share);
+				if (op.seconds > 0 && op.cpus > 0)
+					fprintf(o, "      acq_per_cpu_s: %.6g\n      hold_share: %.6g"
+					    "           # of CPU time\n", f.acq_per_cpu_s, f.hold_share);
+				else
+					fprintf(o, "      # acq_per_cpu_s, hold_share: give --seconds "
+					    "and the guest's CPUs (trace scenario --vcpus)\n");
 				fprintf(o, "      hold: ");
 				ti_put_dist(o, &f.hold);
 				fprintf(o, "\n      hold_range: [%s, ", ti_fmt_ns(l->row.hold_min, a, sizeof a));

@@ -1023,6 +1023,13 @@ ti_yaml(const struct ti_trace *t)
 		yaml_block(o, t, vs[i], "    ");
 	}
 	free(vs);
+	if (t->guest != NULL) {
+		struct ti_wl_opts wo;
+
+		memset(&wo, 0, sizeof wo);
+		wo.seconds = t->given_seconds;
+		ti_guest_yaml(t, o, &wo);
+	}
 	fclose(o);
 	return buf;
 }

@@ -197,6 +197,37 @@ ti_measured_csv(const struct ti_trace *t, const char *setup, const char *command
 	    "of the time observed, pooled over the VM's vCPUs (sd across vCPUs, n vCPUs); "
 	    "exit rates per second of span; wake_to_run p50 in ns (n samples)\n", o);
 	fputs("setup,variant,metric,unit,mean,sd,n\n", o);
+	if (t->fmt == TI_FMT_PERFKVM) {
+		/* perf kvm stat report: the whole VM's exits by reason (no vCPUs, no
+		 * span unless --seconds): count, mean exit -> entry time (HLT's
+		 * includes the halt), share of the handled time. */
+		double tot = 0;
+
+		for (i = 0; i < t->all.nex && i < t->nreasons; i++)
+			tot += t->all.ex[i].lat.sum;
+		for (i = 0; i < t->all.nex && i < t->nreasons; i++) {
+			const struct ti_exitq *q = &t->all.ex[i];
+			const char *r = t->reasons[i].name;
+
+			if (q->count == 0)
+				continue;
+			fprintf(o, "%s,vm.exits.%s,vm.exits.%s,count,%llu,0,1\n", setup, r, r,
+			    (unsigned long long)q->count);
+			fprintf(o, "%s,vm.exit_mean_ns.%s,vm.exit_mean_ns.%s,ns,%.6g,0,%llu\n", setup,
+			    r, r, q->lat.sum / (double)q->count, (unsigned long long)q->count);
+			if (tot > 0)
+				fprintf(o, "%s,vm.exit_time_share.%s,vm.exit_time_share.%s,%%,%.6g,0,"
+				    "%llu\n", setup, r, r, 100 * q->lat.sum / tot,
+				    (unsigned long long)q->count);
+			if (t->given_seconds > 0)
+				fprintf(o, "%s,vm.exits_per_sec.%s,vm.exits_per_sec.%s,1/s,%.6g,0,"
+				    "%llu\n", setup, r, r, (double)q->count / t->given_seconds,
+				    (unsigned long long)q->count);
+		}
+		fclose(o);
+		free(vs);
+		return buf;
+	}
 	/* Group the vCPUs by domain, in the order of domain ids (KVM: one group). */
 	for (prev = -2;; prev = dom) {
 		int n = 0;
