@@ -32,6 +32,18 @@ check "without --guest: 0 vCPUs is exit 2 with the reason" sh -c "[ $rc -eq 2 ] 
 run trace scenario "$D/bad-guest.txt" --machine "$M" --out "$tmp/bad.yaml"
 check "trace scenario: a malformed line is exit 2, FILE:5:58, nothing written" sh -c "[ $rc -eq 2 ] && grep -q 'bad-guest.txt:5:58:' '$tmp/err' && [ ! -e '$tmp/bad.yaml' ]"
 
+# trace.dat through libtracecmd (guest-sched.dat: mkdat.py, the same timeline).
+if grep -q '^#define HAVE_LIBTRACECMD 1' "$top_builddir/config.h" 2>/dev/null; then
+	run trace import "$D/guest-sched.dat" --guest --out "$tmp/gd.yaml"
+	check "trace.dat imports through libtracecmd" [ "$rc" -eq 0 ]
+	check "same tasks and idle share as the text" sh -c "sed -n '/^  idle_share/,/block:/p' '$tmp/g.yaml' | grep -v 'switches\|wakeups' > '$tmp/a'; sed -n '/^  idle_share/,/block:/p' '$tmp/gd.yaml' | grep -v 'switches\|wakeups' > '$tmp/b'; cmp -s '$tmp/a' '$tmp/b'"
+	printf '\027\010\104tracing6\000junk' >"$tmp/junk.dat"
+	run trace import "$tmp/junk.dat"
+	check "a broken trace.dat: exit 2, it says how to convert" sh -c "[ $rc -eq 2 ] && grep -q 'trace-cmd report' '$tmp/err'"
+else
+	skip "trace.dat: built without libtracecmd"
+fi
+
 # trace scenario: it runs, it sweeps, its measured table holds the trace's numbers.
 run trace scenario "$D/guest-sched.txt" --lock-stat "$D/lock_stat.txt" --machine "$M" \
     --out "$tmp/s.yaml" --measured "$tmp/s.csv" --setup G

@@ -5,6 +5,8 @@
  * trace_xen.c; they call the acc_* helpers below only through the hook table
  * acc_ops (trace_acc.h), and are picked by format from ti_readers[].
  */
+#include "config.h"
+
 #include "trace_in.h"
 #include "trace_guest.h"
 
