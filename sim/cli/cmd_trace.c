@@ -64,7 +64,7 @@ trace_import(int argc, char **argv)
 		case 'f':
 			if (ti_format_parse(optarg, &fmt) != 0) {
 				fprintf(stderr, "vlocksim trace import: --format is trace-cmd, "
-				    "ftrace, xentrace or xenalyze\n");
+				    "ftrace, xentrace, xenalyze, lock_stat, perf-kvm-stat or trace.dat\n");
 				return CMD_EXIT_INPUT;
 			}
 			break;
