@@ -50,6 +50,22 @@ run trace scenario "$D/guest-sched.txt" --lock-stat "$D/lock_stat.txt" --machine
 check "trace scenario exits 0" [ "$rc" -eq 0 ]
 check "the header names the sources" sh -c "grep -q '^#   guest trace: ' '$tmp/s.yaml' && grep -q '^#   lock statistics: ' '$tmp/s.yaml' && grep -q 'hold: lock_stat holdtime-total' '$tmp/s.yaml'"
 check "measured: zone_lock acquisitions 1000, idle 50%" sh -c "grep -q '^G,traced.zone_lock.acquisitions,traced.zone_lock.acquisitions,count,1000,' '$tmp/s.csv' && grep -q '^G,traced.guest_idle_share,traced.guest_idle_share,%,50,' '$tmp/s.csv'"
+run trace scenario "$D/guest-sched.txt" --lock-stat "$D/lock_stat.txt" --machine "$M" \
+    --out "$tmp/s2.yaml" --workload "$tmp/w.yaml"
+cat >"$tmp/inc.yaml" <<EOI
+name: inc
+duration: 5ms
+until: duration
+machine:
+  include: $M
+vms:
+  - {name: mine, vcpus: 2, lock: ticket, workload: mine}
+workloads:
+  mine:
+    include: $tmp/w.yaml
+EOI
+run run "$tmp/inc.yaml" --reps 1 --no-wall-clock
+check "--workload: a preset that includes it runs" sh -c "[ $rc -eq 0 ] && grep -q '^mine.zone_lock.acquisitions' '$tmp/out'"
 run run "$tmp/s.yaml" --reps 1 --no-wall-clock
 check "the scenario runs" sh -c "[ $rc -eq 0 ] && grep -q '^traced.zone_lock.acquisitions' '$tmp/out'"
 run sweep "$tmp/s.yaml" --vary 'vms[1].count=0,1' --reps 1 --out "$tmp/sw"

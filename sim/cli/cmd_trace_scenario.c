@@ -25,13 +25,15 @@ scen_usage(FILE *f)
 	    "                               --out my.yaml [--lock-stat FILE] [--seconds S]\n"
 	    "                               [--vcpus N] [--lock KIND] [--max-locks N]\n"
 	    "                               [--measured FILE.csv --setup NAME]\n"
+	    "                               [--workload FILE.yaml]\n"
 	    "  GUEST_TRACE: the guest's own trace (trace-cmd report / tracefs / perf script\n"
 	    "  text or trace.dat: sched_switch, sched_wakeup, lock:contention_begin/end), or\n"
 	    "  its /proc/lock_stat.  --lock-stat adds lock_stat to a trace; --seconds is the\n"
 	    "  span lock_stat covers (default: the trace's), --vcpus the guest's CPUs\n"
 	    "  (default: those in sched_switch).  HOST_TRACE: the host's trace of the same\n"
 	    "  run (noted in the header).  Writes a scenario with the VM 'traced' and a hog\n"
-	    "  VM of count 0: vlocksim sweep my.yaml --vary vms[1].count=0,1,2,3\n", f);
+	    "  VM of count 0: vlocksim sweep my.yaml --vary vms[1].count=0,1,2,3\n"
+	    "  --workload also writes the workload alone, for a preset to include.\n", f);
 }
 
 /* Import path into t (guest side); a malformed line is an error here. */
@@ -69,12 +71,13 @@ cmd_trace_scenario(int argc, char **argv)
 		{ "max-locks", required_argument, NULL, 'x' },
 		{ "measured", required_argument, NULL, 'm' },
 		{ "setup", required_argument, NULL, 'S' },
+		{ "workload", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ti_scen_opts so;
 	struct ti_trace *g = NULL, *h = NULL;
-	const char *out = NULL, *meas = NULL, *setup = NULL, *why = NULL;
+	const char *out = NULL, *meas = NULL, *setup = NULL, *why = NULL, *wl = NULL;
 	struct vs_err err;
 	char *text = NULL, *cmd;
 	long long v;
@@ -127,6 +130,9 @@ cmd_trace_scenario(int argc, char **argv)
 		case 'S':
 			setup = optarg;
 			break;
+		case 'w':
+			wl = optarg;
+			break;
 		case 'h':
 			scen_usage(stdout);
 			return 0;
@@ -173,6 +179,23 @@ cmd_trace_scenario(int argc, char **argv)
 		goto fail;
 	free(text);
 	text = NULL;
+	if (wl != NULL) {
+		/* The workload alone, for a preset: workloads: {mine: {include: FILE}}. */
+		char *wbuf = NULL;
+		size_t wlen = 0;
+		FILE *o = open_memstream(&wbuf, &wlen);
+		struct ti_wl_opts wo = so.wl;
+
+		if (o == NULL)
+			vs_fatal("open_memstream: out of memory");
+		c = ti_guest_workload(g, o, &wo, 0, &err);
+		fclose(o);
+		if (c == 0)
+			c = vs_write_file_atomic(wl, wbuf, wlen, &err);
+		free(wbuf);
+		if (c)
+			goto fail;
+	}
 	if (meas != NULL) {
 		text = ti_guest_measured_csv(g, &so, setup);
 		if (vs_write_file_atomic(meas, text, strlen(text), &err))
