@@ -159,6 +159,8 @@ group_name(const char *c, size_t n, char *out, size_t outn)
 		snprintf(out, outn, "task");
 }
 
+/* The thread pid; created when absent.  comm NULL: not named yet (a thread
+ * seen only in a lock event); its group comes with its first sched event. */
 static struct gtask *
 task_get(struct ti_guest *g, int pid, const char *comm, size_t n)
 {
@@ -169,9 +171,15 @@ task_get(struct ti_guest *g, int pid, const char *comm, size_t n)
 		tasks_rehash(g);
 	for (j = (size_t)pid % g->captasks; g->tasks[j].pid >= 0; j = (j + 1) % g->captasks)
 		if (g->tasks[j].pid == pid)
-			return &g->tasks[j];
-	if (comm == NULL)
-		return NULL;
+			break;
+	if (g->tasks[j].pid < 0) {
+		g->tasks[j].pid = pid;
+		g->tasks[j].grp = -1;
+		g->tasks[j].in_at = g->tasks[j].out_at = g->tasks[j].pend_at = -1;
+		g->ntasks++;
+	}
+	if (comm == NULL || g->tasks[j].grp >= 0)
+		return &g->tasks[j];
 	group_name(comm, n, name, sizeof name);
 	for (k = 0; k < g->ngroups; k++)
 		if (strcmp(g->groups[k].name, name) == 0)
@@ -183,10 +191,7 @@ task_get(struct ti_guest *g, int pid, const char *comm, size_t n)
 		g->ngroups++;
 	}
 	g->groups[k].threads++;
-	g->tasks[j].pid = pid;
 	g->tasks[j].grp = (int)k;
-	g->tasks[j].in_at = g->tasks[j].out_at = g->tasks[j].pend_at = -1;
-	g->ntasks++;
 	return &g->tasks[j];
 }
 
@@ -271,7 +276,7 @@ ti_guest_task_wake(struct ti_trace *t, int pid, int64_t ns)
 	struct gtask *k = task_get(g, pid, NULL, 0);
 
 	g->wakeups++;
-	if (k != NULL)
+	if (k->grp >= 0)
 		block_end(t, g, k, ns);
 }
 
@@ -280,7 +285,7 @@ ti_guest_contention(struct ti_trace *t, int tid, int cpu, uint64_t addr, int beg
     const char *flags, int64_t ns)
 {
 	struct ti_guest *g = G(t);
-	struct gtask *k = task_get(g, tid, "task", 4);
+	struct gtask *k = task_get(g, tid, NULL, 0);
 
 	/* include/trace/events/lock.h: begin(lock, flags) ... end(lock, ret) on
 	 * the same thread; the wait is their distance. */
@@ -336,7 +341,7 @@ ti_guest_finish(struct ti_trace *t)
 	for (i = 0; i < g->captasks; i++) {
 		struct gtask *k = &g->tasks[i];
 
-		if (k->pid < 0)
+		if (k->pid < 0 || k->grp < 0)
 			continue;
 		if (k->in_at >= 0 && t->t_last > k->in_at) {
 			g->groups[k->grp].run_ns += (double)(t->t_last - k->in_at);
