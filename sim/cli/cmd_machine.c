@@ -92,7 +92,7 @@ pingpong(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, double budget_ns)
 	struct pp *p;
 	pthread_t th;
 	double t0, end, res[256];
-	int nres = 0, i;
+	int nres = 0, i, lost = 0;
 	const int batch = 2000;
 
 	if (posix_memalign((void **)&p, 64, sizeof *p) != 0)
@@ -112,17 +112,23 @@ pingpong(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, double budget_ns)
 		for (i = 0; i < batch; i++) {
 			__atomic_store_n(&p->line, v + 1, __ATOMIC_RELEASE);
 			while ((v = __atomic_load_n(&p->line, __ATOMIC_ACQUIRE)) & 1) {
-				if (now_ns() > end + 1e9)	/* the responder never ran */
+				if (now_ns() > end + 1e9) {	/* the responder never ran */
+					lost = 1;
 					break;
+				}
 			}
+			if (lost)
+				break;
 		}
+		if (lost)
+			break;
 		res[nres++] = (now_ns() - t0) / batch / 2;
 	}
 	p->stop = 1;
 	pthread_join(th, NULL);
 	i = p->pinned;
 	free(p);
-	if (nres == 0 || !i)
+	if (nres == 0 || !i || lost)
 		return -1;
 	qsort(res, (size_t)nres, sizeof res[0], cmp_d);
 	return res[nres / 2];
