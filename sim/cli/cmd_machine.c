@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <hwloc.h>
 #include <math.h>
@@ -331,7 +330,6 @@ machine_probe(int argc, char **argv)
 	else
 		printf("  # pause: not x86: default\n");
 	hwloc_topology_destroy(topo);
-	(void)errno;
 	return 0;
 }
 

@@ -317,7 +317,6 @@ ti_guest_contention(struct ti_trace *t, int tid, int cpu, uint64_t addr, int beg
 		g->unmatched_end++;
 	}
 	k->pend_at = -1;
-	(void)cpu;
 }
 
 void
@@ -464,8 +463,6 @@ ti_guest_lockfit(const struct ti_trace *t, const struct ti_glock *l,
 		f->wait_mean_ns = l->wait.sum / (double)l->wait.n;
 		f->wait_src = "contention_begin -> contention_end samples (MLE fit, fit.c)";
 	}
-	(void)busy_s;
-	(void)t;
 }
 
 /* ---- report ------------------------------------------------------------------ */
@@ -607,12 +604,6 @@ cmp_share(const void *a, const void *b)
 	return strcmp(x->l->name, y->l->name);
 }
 
-static void
-put_dist_line(FILE *o, const struct ti_qfit *f)
-{
-	ti_put_dist(o, f);
-}
-
 int
 ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts, int ind,
     struct vs_err *err)
@@ -621,9 +612,9 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 	struct kept *k = NULL;
 	size_t nk = 0, i, j, ngr = 0;
 	const struct ti_guest *g = t->guest;
-	double busy, rate_sum = 0, cpu_total = 0;
+	double busy, rate_sum = 0;
 	char a[32], pad[32];
-	int has_sched = ti_guest_has_sched(t), ntasks_total = 0;
+	int has_sched = ti_guest_has_sched(t);
 
 	if (ti_guest_opts(t, &op, err))
 		return -1;
@@ -668,7 +659,7 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 	for (j = 0; j < (has_sched ? g->ngroups : 1); j++) {
 		const struct ti_ggroup *gr = has_sched ? &g->groups[j] : NULL;
 		struct ti_qfit rf, bf;
-		double run_mean = op.burst_ns, pop;
+		double run_mean = op.burst_ns;
 
 		if (gr != NULL) {
 			if (gr->run_ns <= 0)
@@ -681,13 +672,12 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 				rf.kind = -1;
 				rf.mean = run_mean;
 			}
-			cpu_total += gr->run_ns;
 		}
 		fprintf(o, "%s  %s:\n", pad, gr ? gr->name : "worker");
 		fprintf(o, "%s    - loop: forever\n%s      do:\n", pad, pad);
 		if (nk == 0 && gr != NULL) {
 			fprintf(o, "%s        - compute: ", pad);
-			put_dist_line(o, &rf);
+			ti_put_dist(o, &rf);
 			if (gr->run.n > 0)
 				fprintf(o, "   # run until blocked: sched_switch, %llu runs (fit.c)\n",
 				    (unsigned long long)gr->run.n);
@@ -719,18 +709,16 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 			    ti_fmt_ns(gap, a, sizeof a));
 			fprintf(o, "%s            - acquire: %s\n", pad, k[i].id);
 			fprintf(o, "%s            - compute: ", pad);
-			put_dist_line(o, &k[i].f.hold);
+			ti_put_dist(o, &k[i].f.hold);
 			fprintf(o, "   # hold: %s\n", k[i].f.hold_src);
 			fprintf(o, "%s            - release: %s\n", pad, k[i].id);
 		}
 		if (gr != NULL && ti_q_fit(&gr->block, &bf)) {
 			fprintf(o, "%s        - block: ", pad);
-			put_dist_line(o, &bf);
+			ti_put_dist(o, &bf);
 			fprintf(o, "   # blocked until woken: sched_switch/sched_wakeup, %llu "
 			    "samples (fit.c)\n", (unsigned long long)gr->block.n);
 		}
-		pop = gr ? (gr->run_ns + gr->block_ns) / 1e9 / op.seconds : op.cpus;
-		(void)pop;
 		ngr++;
 	}
 	if (ngr == 0)
@@ -747,13 +735,10 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 		cnt = gr ? llround((gr->run_ns + gr->block_ns) / 1e9 / op.seconds) : op.cpus;
 		if (cnt < 1)
 			cnt = 1;
-		ntasks_total += (int)cnt;
 		fprintf(o, "%s  - {program: %s, count: %lld}   # %s\n", pad, gr ? gr->name : "worker",
 		    cnt, gr ? "mean population: (run + blocked time) / span" :
 		    "one per CPU: lock_stat alone has no scheduling");
 	}
-	(void)cpu_total;
-	(void)ntasks_total;
 	free(k);
 	return 0;
 }

@@ -11,9 +11,9 @@
  *   Total Samples:866, Total events handled time:1815367.45us.
  *
  * One row per exit reason: count, min, max and mean of exit -> entry (so
- * HLT's includes the halt); the "+-" is the relative error of the mean
- * (perf's stats.h rel_stddev_stats), kept as sd = rel x mean x sqrt(n).
- * A summary has no per-vCPU detail and no span: rates need --seconds.
+ * HLT's includes the halt); the "( +- x% )" (perf's rel_stddev_stats) is
+ * not kept.  A summary has no per-vCPU detail and no span: rates need
+ * --seconds.
  */
 #include "trace_acc.h"
 
@@ -57,7 +57,7 @@ perfkvm_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 	while ((len = getline(&line, &cap, f)) != -1) {
 		char reason[64];
 		unsigned long long n;
-		double sp, tp, mn, mx, avg, rel = 0;
+		double sp, tp, mn, mx, avg;
 		int k;
 
 		lineno++;
@@ -96,9 +96,6 @@ perfkvm_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 			e++;
 		if ((e = ptime(e, &avg)) == NULL)
 			goto bad;
-		if (sscanf(e, " ( +- %lf%% )", &rel) != 1)
-			rel = 0;
-		(void)rel;
 		ti_exit_summary(t, reason, (uint64_t)n, avg, mn, mx);
 		ti_count_events(t, "kvm_exit", (uint64_t)n);
 		t->nevent_lines++;
