@@ -367,19 +367,25 @@ scen_load(struct scenario *sc, const char *path, char *const *sets, int nsets,
 
 	memset(sc, 0, sizeof *sc);
 	sc->path = xstrdup(path);
-	if ((doc = yc_load(path, err)) == NULL)
+	if ((doc = yc_load(path, err)) == NULL) {
+		scen_free(sc);
 		return -1;
+	}
 	if (apply_calibration(doc, err)) {
 		yc_free(doc);
+		scen_free(sc);
 		return -1;
 	}
 	for (i = 0; i < nsets; i++)
 		if (yc_set(doc, sets[i], err)) {
 			yc_free(doc);
+			scen_free(sc);
 			return -1;
 		}
 	rc = parse_top(sc, yc_root(doc), err);
 	yc_free(doc);
+	if (rc)
+		scen_free(sc);	/* nothing half-built is left; a second scen_free is a no-op */
 	return rc;
 }
 
