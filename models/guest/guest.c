@@ -29,6 +29,10 @@ struct guest {
 	int irq_wakes;		/* halt: an interrupt ends it (the idle loop's HLT) */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
+	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
+	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
+	int cond_met;		/* ... which was met while the vCPU was not running */
+	guest_fn cond_seen;	/* ... and what runs once it is seen */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	void *wl;
 };
@@ -172,7 +176,7 @@ ple_exit(struct guest *g)
 	struct hv *hv = g->v->vm->hv;
 
 	hv->st.exits_ple++;
-	hv_probe(hv, PR_PLE_EXIT, g->v->id, g->v->pcpu->id, g->lock, 0);
+	hv_probe(hv, PR_PLE_EXIT, g->v->id, g->v->pcpu->id, g->cond ? NULL : g->lock, 0);
 	g->in_ple = 1;
 	g->pre += hv->m->exit_ple_ns;
 	hv->kind->ple_exit(hv, g->v);
@@ -297,6 +301,16 @@ guest_ev(void *s, void *arg, int64_t data)
 		f(g->v);
 		break;
 	case GA_SPIN:
+		if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {
+			/* the condition a guest_spin_wait watched is seen */
+			g->obs_at = -1;
+			g->cond = g->cond_met = 0;
+			f = g->cond_seen;
+			g->act = GA_NONE;
+			g->cond_seen = NULL;
+			f(g->v);
+			break;
+		}
 		if (g->obs_at >= 0 && g->obs_at <= sim->now) {
 			g->obs_at = -1;
 			/* The lock either hands the vCPU a new activity or it spins on. */
@@ -330,7 +344,11 @@ guest_run(struct vcpu *v, double overhead_ns)
 		g->ple_left = ple_window(g);
 	if (g->act == GA_HALT && g->polling && !g->woken)
 		g->poll_ev = sim_after(vsim(v), sim_ns(g->pre + halt_poll(g)), poll_over, g, 0);
-	if (g->act == GA_SPIN && lock_ready(g->lock, v))
+	if (g->entry_hook != NULL)
+		g->entry_hook(v);	/* KVM vcpu_enter_guest: requests made while out */
+	if (g->act == GA_SPIN && g->cond && g->cond_met)
+		g->obs_at = g->t0 + sim_ns(g->pre);
+	else if (g->act == GA_SPIN && !g->cond && lock_ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
 	arm(g);
 	deliver(g);	/* KVM vcpu_enter_guest: inject what became pending while out */
@@ -379,7 +397,9 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
-	if (g->act == GA_SPIN) hv_probe(v->vm->hv, PR_SPIN_END, v->id, v->pcpu->id, g->lock, 0);
+	if (g->act == GA_SPIN && !g->cond)
+		hv_probe(v->vm->hv, PR_SPIN_END, v->id, v->pcpu->id, g->lock, 0);
+	g->cond = 0;
 	g->act = GA_WORK;
 	g->rem = ns > 0 ? ns : 0;
 	g->cont = done;
@@ -426,11 +446,48 @@ guest_spin(struct vcpu *v, struct glock *l, double budget_ns, guest_fn on_budget
 	settle(g);
 	hv_probe(v->vm->hv, PR_SPIN_START, v->id, v->pcpu->id, l, 0);
 	g->act = GA_SPIN;
+	g->cond = 0;
 	g->lock = l;
 	g->rem = budget_ns;
 	g->cont = on_budget;
 	g->obs_at = -1;
 	g->ple_left = ple_window(g);
+	arm(g);
+}
+
+/* Linux kernel/smp.c csd_lock_wait: a PAUSE loop on a flag, so PLE sees it */
+void
+guest_spin_wait(struct vcpu *v, guest_fn seen)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_SPIN;
+	g->cond = 1;
+	g->cond_met = 0;
+	g->cond_seen = seen;
+	g->rem = GUEST_FOREVER;
+	g->cont = NULL;
+	g->obs_at = -1;
+	g->ple_left = ple_window(g);
+	arm(g);
+}
+
+void
+guest_spin_met(struct vcpu *v, double latency_ns)
+{
+	struct guest *g = v->g;
+	sim_time_t at;
+
+	VS_ASSERT(g->act == GA_SPIN && g->cond);
+	g->cond_met = 1;
+	if (v->pcpu == NULL)
+		return;		/* seen on its next entry (guest_run) */
+	settle(g);
+	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
+	if (g->obs_at < 0 || at < g->obs_at)
+		g->obs_at = at;
 	arm(g);
 }
 
@@ -440,7 +497,7 @@ guest_poke(struct vcpu *v, double latency_ns)
 	struct guest *g = v->g;
 	sim_time_t at;
 
-	if (g->act != GA_SPIN || v->pcpu == NULL)
+	if (g->act != GA_SPIN || g->cond || v->pcpu == NULL)
 		return;
 	settle(g);
 	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
@@ -573,6 +630,18 @@ guest_set_irq_hook(struct vcpu *v, guest_fn hook)
 	v->g->irq_hook = hook;
 }
 
+void
+guest_set_entry_hook(struct vcpu *v, guest_fn hook)
+{
+	v->g->entry_hook = hook;
+}
+
+int
+guest_is_cond_spinning(const struct vcpu *v)
+{
+	return v->g->act == GA_SPIN && v->g->cond;
+}
+
 int
 guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 {
@@ -591,18 +660,21 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 	return mem;
 }
 
-void
+double
 guest_overhead(struct vcpu *v, double ns)
 {
 	struct guest *g = v->g;
 
-	if (ns <= 0 || v->pcpu == NULL)
-		return;
+	if (v->pcpu == NULL)
+		return ns > 0 ? ns : 0;
+	if (ns <= 0)
+		return g->pre;
 	settle(g);
 	g->pre += ns;
 	if (g->act == GA_SPIN && g->obs_at >= 0)
 		g->obs_at += sim_ns(ns);
 	arm(g);
+	return g->pre;
 }
 
 /* KVM lapic.c APIC_DM_REMRD: set pv_unhalted, then kvm_vcpu_kick */
@@ -672,7 +744,7 @@ guest_finish(struct vcpu *v)
 int
 guest_is_spinning(const struct vcpu *v)
 {
-	return v->g->act == GA_SPIN;
+	return v->g->act == GA_SPIN && !v->g->cond;	/* on a lock */
 }
 
 int

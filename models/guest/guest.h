@@ -43,6 +43,13 @@ void guest_begin(struct vcpu *, guest_fn first);
 void guest_work(struct vcpu *, double ns, guest_fn done);
 /* Spin watching lock l; after budget_ns of running spin, call on_budget. */
 void guest_spin(struct vcpu *, struct glock *l, double budget_ns, guest_fn on_budget);
+/* Spin (PAUSE loop, seen by PLE) until guest_spin_met; then call seen.  The
+ * vCPU takes interrupts meanwhile (csd_lock_wait runs with them enabled). */
+void guest_spin_wait(struct vcpu *, guest_fn seen);
+/* The condition v waits on holds; v sees it latency_ns later, or when it next
+ * enters the guest if it is not running. */
+void guest_spin_met(struct vcpu *, double latency_ns);
+int guest_is_cond_spinning(const struct vcpu *);
 /* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
 void guest_poke(struct vcpu *, double latency_ns);
 /* Stream bytes through the socket's shared memory bandwidth. */
@@ -70,11 +77,13 @@ void guest_poll(struct vcpu *, double ns, guest_fn done);
  */
 void guest_interrupt(struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
+/* Called on every VM entry before guest code runs (KVM's entry requests). */
+void guest_set_entry_hook(struct vcpu *, guest_fn hook);
 /* Stop the current work or memory activity; what was left and its
  * continuation are returned (1 if it was memory, 0 work) to resume later. */
 int guest_save(struct vcpu *, double *rem, guest_fn *cont);
 /* ns of guest time (an interrupt's handler) before the activity goes on. */
-void guest_overhead(struct vcpu *, double ns);
+double guest_overhead(struct vcpu *, double ns);	/* ns until all of it is paid */
 /* Wake a halted vCPU, or make its next halt return at once. */
 void guest_kick(struct vcpu *);
 /* The workload has finished on this vCPU. */

@@ -28,6 +28,7 @@ struct gkernel {
 	size_t captasks;
 	struct task **tasks;	/* every task made, freed at the end */
 	guest_fn first;		/* a new task's first step */
+	struct ipi *ipi;	/* IPIs, function calls, TLB shootdowns (ipi.c) */
 	double tick_ns;
 	struct gk_stats st;
 };
@@ -48,6 +49,7 @@ int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
 struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
+struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
 int gk_live(const struct gkernel *k) { return k->live; }
 
 int
@@ -65,6 +67,12 @@ cpu_of(struct vcpu *v)
 }
 
 static void cpu_irq(struct vcpu *);
+
+static void
+cpu_entry(struct vcpu *v)
+{
+	ipi_entry(cpu_of(v)->k->ipi, cpu_of(v));
+}
 
 struct gkernel *
 gk_new(struct vm *vm, const struct gk_config *cfg)
@@ -96,8 +104,11 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->tick_ev = EVQ_NONE;
 		c->idle_since = -1;
 		guest_set_irq_hook(c->v, cpu_irq);
+		guest_set_entry_hook(c->v, cpu_entry);
 	}
 	k->st.wake_lat = hist_new();
+	k->st.ipi_wait = hist_new();
+	k->ipi = ipi_new(k, &cfg->ipi, cfg->nmm, &k->st);
 	return k;
 }
 
@@ -118,6 +129,8 @@ gk_free(struct gkernel *k)
 	}
 	free(k->tasks);
 	hist_free(k->st.wake_lat);
+	hist_free(k->st.ipi_wait);
+	ipi_free(k->ipi);
 	free(k->allowed_live);
 	free(k->cpus);
 	free(k);
@@ -148,6 +161,7 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
 	t->waiting_children = -1;
 	t->woken_at = -1;
 	t->timer = EVQ_NONE;
+	t->mm = parent != NULL ? parent->mm : -1;
 	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
 	k->tasks[k->ntasks++] = t;
 	k->live++;
@@ -226,21 +240,11 @@ tick_arm(struct gcpu *c)
 	c->tick_ev = sim_at(ksim(k), at, tick_ev, c, 0);
 }
 
-/* Linux 3.2 sched/core.c: a CPU gets an IPI only if it is not polling need_resched */
+/* A reschedule IPI (smp_send_reschedule), sent as ipi.c sends them. */
 static void
 send_ipi(struct gkernel *k, int from, struct gcpu *to)
 {
-	if (to->polling) {
-		guest_interrupt(to->v);
-		return;
-	}
-	k->st.ipis++;
-	if (from >= 0) {
-		/* the sender's ICR write exits to the hypervisor (no posted interrupts) */
-		k->vm->hv->st.exits_ipi++;
-		guest_overhead(k->cpus[from].v, kmach(k)->exit_ipi_ns);
-	}
-	guest_interrupt(to->v);
+	ipi_resched(k->ipi, from, to);
 }
 
 static void go_idle(struct gcpu *);
@@ -314,6 +318,7 @@ switch_to(struct gcpu *c, struct task *t, struct task *prev)
 	if (t->prev_cpu >= 0 && t->prev_cpu != c->idx)
 		k->st.migrations++;
 	t->cpu = t->prev_cpu = c->idx;
+	ipi_switch_mm(k->ipi, c, t);
 	t->exec_clock = cpu_clock(c);
 	t->prev_sum_exec = t->sum_exec;
 	if (t->woken_at >= 0) {
@@ -433,6 +438,7 @@ idle_woken(struct vcpu *v)
 	struct gcpu *c = cpu_of(v);
 	int polled = c->polling;
 
+	ipi_irq(c->k->ipi, c);	/* function calls that woke it */
 	if (c->tick_pending)
 		do_tick(c);
 	if (c->nqueued > 0 || c->need_resched) {
@@ -478,12 +484,17 @@ cpu_irq(struct vcpu *v)
 {
 	struct gcpu *c = cpu_of(v);
 
-	if (c->curr == NULL || c->finished)
+	if (c->finished)
 		return;
+	if (c->curr == NULL) {
+		ipi_irq(c->k->ipi, c);
+		return;
+	}
 	if (c->tick_pending)
 		do_tick(c);
 	else
 		guest_overhead(v, kmach(c->k)->irq_ns);
+	ipi_irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
 	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
 		preempt(c);

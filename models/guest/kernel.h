@@ -13,6 +13,7 @@
 
 #include "guest/guest.h"
 #include "guest/gsched.h"
+#include "guest/ipi.h"
 #include "guest/task.h"
 
 struct vm;
@@ -27,6 +28,8 @@ struct gk_config {
 	int random_phase;	/* ticks and first instructions at random phases */
 	int can_spawn;		/* a program spawns tasks (so no vCPU is ever done early) */
 	int check;		/* verify the run queues' invariants at every switch */
+	struct ipi_config ipi;	/* how IPIs are sent (ipi.h) */
+	int nmm;		/* address spaces of the workload's tasks */
 	/* The workload's hook: a task has exited (free its program state). */
 	void (*task_exit)(struct task *);
 	/* ... and free the program state of a task still alive at the end. */
@@ -38,11 +41,19 @@ struct gk_stats {
 	uint64_t spawned;
 	double idle_ns;		/* vCPU time in the idle loop (guest view) */
 	struct hist *wake_lat;	/* ns from a wakeup to running */
+	/* IPIs (ipi.c): function calls, destinations sent to and handled, the
+	 * senders' exits, TLB shootdowns, PV TLB flushes marked and done on entry,
+	 * PV sched_yields, and the waits of senders (ns). */
+	uint64_t ipi_calls, ipis_sent, ipis_received, ipi_exits, tlb_shootdowns;
+	uint64_t pv_tlb_marked, pv_tlb_flushed, pv_yields;
+	double ipi_wait_ns;
+	struct hist *ipi_wait;
 };
 
 struct gkernel;
 
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
+struct ipi *gk_ipi(struct gkernel *);
 void gk_free(struct gkernel *);
 /* A task of program state th; aff: one byte per vCPU (NULL any); parent: its
  * spawner or NULL.  Initial tasks are made before gk_start. */

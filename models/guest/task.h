@@ -39,6 +39,7 @@ struct task {
 	int mem;
 	guest_fn cont;
 	int preempt_count;	/* >0: inside a spinlock section, never switched out */
+	int mm;			/* its address space (ipi.h: mm_cpumask); -1 none */
 	int compute;		/* its current activity is plain work the kernel may preempt */
 	sim_time_t woken_at;	/* for the wake-to-run latency; -1 none */
 	evq_id timer;		/* a timed block's end */

@@ -37,6 +37,8 @@ struct hv_kind_ops {
 	double (*halt_poll)(struct hv *, struct vcpu *);
 	void (*sched_in)(struct hv *, struct vcpu *);
 	void (*sched_out)(struct hv *, struct vcpu *);
+	/* Host side of KVM_HC_SCHED_YIELD: from asks to yield to `to`; >0 yielded. */
+	int (*sched_yield)(struct hv *, struct vcpu *from, struct vcpu *to);
 };
 
 extern const struct hv_kind_ops kind_none_ops;

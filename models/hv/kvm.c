@@ -242,6 +242,17 @@ kvm_sched_out(struct hv *hv, struct vcpu *v)
 	k->v[v->id].preempted = !v->blocked;
 }
 
+/* LNX-5.3 x86.c kvm_sched_yield: yield_to the target if it is ready (preempted
+ * while runnable); minimal host side for the guest's PV sched_yield (ipi.c) */
+static int
+kvm_sched_yield(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	(void)hv;
+	if (to == from || to->rs != RS_RUNNABLE)
+		return 0;
+	return hv_yield_to(from, to);
+}
+
 const struct hv_kind_ops kind_kvm_ops = {
 	.name = "kvm",
 	.desc = "KVM: PLE exits call kvm_vcpu_on_spin (directed yield_to); halt/kick",
@@ -255,4 +266,5 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.halt_poll = kvm_halt_poll,
 	.sched_in = kvm_sched_in,
 	.sched_out = kvm_sched_out,
+	.sched_yield = kvm_sched_yield,
 };

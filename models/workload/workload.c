@@ -17,16 +17,17 @@
 
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
     OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
-    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK };
+    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH };
 
 struct wl_op {
 	enum wl_opcode op;
 	struct dist *d;		/* compute, sleep: ns; memory: bytes */
 	int arg;		/* lock or counter index; loop depth */
 	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
-				 * waitchild: most children left alive; barrier: parties */
+				 * waitchild: most children left alive; barrier: parties;
+				 * ipi: the target vCPU */
 	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
-				 * spawn: the program's first op */
+				 * spawn: the program's first op; ipi: wait */
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn: where, while compiling */
 };
@@ -41,6 +42,7 @@ struct wl_prog {
 struct wl_taskdef {
 	int prog;
 	int count, nice;
+	int mm;			/* its address space (threads of one process share one) */
 	int64_t *cpus;		/* affinity inside the guest: vCPU indices; NULL any */
 	int ncpus;
 	char *where;
@@ -71,6 +73,8 @@ struct workload {
 	size_t nqueues, capqueues;
 	char **marks;		/* timed regions, by name */
 	size_t nmarks, capmarks;
+	char **mms;		/* address spaces, by name */
+	size_t nmms, capmms;
 	int spawns;		/* some program spawns tasks */
 };
 
@@ -158,11 +162,16 @@ is_timed(enum wl_opcode op)
 {
 	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
 	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
-	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK;
+	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK || op == OP_IPI ||
+	    op == OP_TLB_FLUSH;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
-    "memory, loop (with do), block, disk, wait, wake, spawn, join, barrier, mark";
+    "memory, loop (with do), block, disk, wait, wake, spawn, join, barrier, mark, ipi, "
+    "tlb_flush, mmap, munmap";
+
+/* `ipi: {to: ...}` */
+static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
 
 /* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
 static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
@@ -170,6 +179,7 @@ static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
 
 static int compile_seq(struct workload *, const struct yc_node *, double, int,
     struct vs_err *);
+static void emit_mmap_sem(struct workload *, int down);
 
 static int
 name_arg(const struct yc_node *v, const char *what, const char **out, struct vs_err *err)
@@ -327,6 +337,77 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 			return yc_err(v, err, "'mark' takes one of 'start' or 'stop'");
 		emit(w, a[0] ? OP_MARK_START : OP_MARK_STOP)->arg =
 		    name_index(&w->marks, &w->nmarks, &w->capmarks, a[0] ? a : b);
+	} else if ((v = yc_find(n, "ipi")) != NULL) {
+		/* `ipi: {to: all|others|random|N, wait: true, cost: 500ns}` - a function
+		 * call on other vCPUs (smp_call_function_many; `all` is on_each_cpu) */
+		const struct yc_node *to;
+		struct wl_op *o;
+		int wait;
+
+		if (yc_expect(v, YC_MAP, "a mapping {to, wait, cost}", err) ||
+		    yc_get_bool(v, "wait", 1, &wait, err))
+			return -1;
+		o = emit(w, OP_IPI);
+		o->jump = wait;
+		o->arg = IPI_TO_OTHERS;
+		if ((to = yc_find(v, "to")) != NULL) {
+			int k;
+
+			if (to->kind != YC_SCALAR)
+				return yc_err(to, err, "'to' takes all, others, random or a vCPU index");
+			for (k = 0; ipi_to_names[k] != NULL && strcmp(ipi_to_names[k], to->text); k++)
+				;
+			if (ipi_to_names[k] != NULL)
+				o->arg = k == 0 ? IPI_TO_ALL : k == 1 ? IPI_TO_OTHERS : IPI_TO_RANDOM;
+			else if (yc_node_int(to, 0, 4095, &o->n, err))
+				return yc_err(to, err, "'to' takes all, others, random or a vCPU index");
+			else
+				o->arg = IPI_TO_ONE;
+		}
+		/* the function's time on a target: a placeholder (model-reference §7.2) */
+		if (yc_find(v, "cost") != NULL) {
+			if ((o->d = dist_from_yaml(yc_find(v, "cost"), UNIT_TIME, hz, err)) == NULL)
+				return -1;
+		}
+		else
+			o->d = dist_const(500);
+		if (yc_check_unused(v, "to, wait, cost", err))
+			return -1;
+	} else if ((v = yc_find(n, "tlb_flush")) != NULL) {
+		/* `tlb_flush: {mm: NAME}` - flush_tlb_mm_range: shoot down the vCPUs
+		 * that ran the mm's tasks; without mm, the current task's */
+		const char *mm;
+		struct wl_op *o;
+
+		if (yc_expect(v, YC_MAP, "a mapping {mm}", err) ||
+		    yc_get_str(v, "mm", "", &mm, err) || yc_check_unused(v, "mm", err))
+			return -1;
+		o = emit(w, OP_TLB_FLUSH);
+		o->arg = mm[0] ? name_index(&w->mms, &w->nmms, &w->capmms, mm) : -1;
+	} else if ((v = yc_find(n, "mmap")) != NULL || (v = yc_find(n, "munmap")) != NULL) {
+		/* `mmap: {cost: 2us}` / `munmap: {cost: 2us}` - the system call's work
+		 * under mmap_sem held for writing; munmap then flushes the TLBs of
+		 * the task's mm (Linux 4.16 mm/mmap.c do_munmap -> unmap_region ->
+		 * tlb_finish_mmu -> flush_tlb_mm_range) */
+		int un = yc_find(n, "munmap") == v;
+		const struct yc_node *c;
+		struct wl_op *o;
+
+		if (yc_expect(v, YC_MAP, "a mapping {cost}", err))
+			return -1;
+		emit_mmap_sem(w, 1);
+		o = emit(w, OP_COMPUTE);
+		/* a placeholder for the VMA work (model-reference §7.2) */
+		if ((c = yc_find(v, "cost")) != NULL) {
+			if ((o->d = dist_from_yaml(c, UNIT_TIME, hz, err)) == NULL)
+				return -1;
+		} else
+			o->d = dist_const(2000);
+		if (un)
+			emit(w, OP_TLB_FLUSH)->arg = -1;
+		emit_mmap_sem(w, 0);
+		if (yc_check_unused(v, "cost", err))
+			return -1;
 	} else if ((v = yc_find(n, "count")) != NULL) {
 		if (name_arg(v, "count", &s, err))
 			return -1;
@@ -503,6 +584,15 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 		if (yc_get_int(d, "nice", 0, -20, 19, &v, err))
 			return -1;
 		td->nice = (int)v;
+		{
+			/* `mm: NAME`: tasks naming one mm are threads of one process;
+			 * default: the program's name */
+			const char *mm;
+
+			if (yc_get_str(d, "mm", pn, &mm, err))
+				return -1;
+			td->mm = name_index(&w->mms, &w->nmms, &w->capmms, mm);
+		}
 		if ((cpus = yc_find(d, "cpus")) != NULL) {
 			if (yc_expect(cpus, YC_SEQ, "a list of vCPU indices", err))
 				return -1;
@@ -516,7 +606,7 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 			}
 		}
 		td->where = xasprintf("%s:%d:%d", d->file ? d->file : "?", d->line, d->col);
-		if (yc_check_unused(d, "program, count, nice, cpus", err))
+		if (yc_check_unused(d, "program, count, nice, cpus, mm", err))
 			return -1;
 	}
 	return 0;
@@ -633,6 +723,9 @@ wl_free(struct workload *w)
 		free(w->queues[i]);
 	for (i = 0; i < w->nmarks; i++)
 		free(w->marks[i]);
+	for (i = 0; i < w->nmms; i++)
+		free(w->mms[i]);
+	free(w->mms);
 	free(w->progs);
 	free(w->tasks);
 	free(w->queues);
@@ -670,6 +763,8 @@ double wl_lock_calls(const struct workload *w, int i) { return w->locks[i].calls
 int wl_has_tasks(const struct workload *w) { return w->tasks != NULL; }
 int wl_spawns(const struct workload *w) { return w->spawns; }
 int wl_nmarks(const struct workload *w) { return (int)w->nmarks; }
+/* The per-vCPU form's threads share one mm. */
+int wl_nmms(const struct workload *w) { return w->nmms > 0 ? (int)w->nmms : 1; }
 const char *wl_mark_name(const struct workload *w, int i) { return w->marks[i]; }
 
 int
@@ -757,7 +852,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 		for (t = 0; t < threads; t++) {
 			g->aff[t] = xcalloc((size_t)vm->nvcpus, 1);
 			g->aff[t][t] = 1;
-			gk_task_new(g->k, thread_new(g, 0), g->aff[t], 0, NULL);
+			gk_task_new(g->k, thread_new(g, 0), g->aff[t], 0, NULL)->mm = 0;
 		}
 		return;
 	}
@@ -772,7 +867,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 		}
 		for (j = 0; j < td->count; j++)
 			gk_task_new(g->k, thread_new(g, w->progs[td->prog].start), g->aff[i],
-			    td->nice, NULL);
+			    td->nice, NULL)->mm = td->mm;
 		g->threads += td->count;
 	}
 }
@@ -943,6 +1038,17 @@ wl_continue(struct vcpu *v)
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;
+		case OP_IPI:
+			th->pc++;
+			if (ipi_call(v, (enum ipi_to)o->arg, (int)o->n, o->jump,
+			    dist_sample(o->d, v->rng), wl_continue))
+				return;
+			break;
+		case OP_TLB_FLUSH:
+			th->pc++;
+			if (ipi_flush_tlb(v, o->arg, wl_continue))
+				return;
+			break;
 		case OP_MARK_START:
 			th->pc++;
 			g->mark_at[o->arg] = v->vm->hv->sim->now;
@@ -998,3 +1104,11 @@ wl_take_section(struct vcpu *v)
 }
 
 
+
+/* mmap_sem around mmap/munmap: filled in with the rwsem below. */
+static void
+emit_mmap_sem(struct workload *w, int down)
+{
+	(void)w;
+	(void)down;
+}

@@ -73,6 +73,7 @@ int wl_spawns(const struct workload *);
 /* Every task's `cpus:` exists in a VM of vcpus vCPUs. */
 int wl_check_vcpus(const struct workload *, int vcpus, struct vs_err *);
 int wl_nmarks(const struct workload *);
+int wl_nmms(const struct workload *);	/* address spaces (at least 1) */
 const char *wl_mark_name(const struct workload *, int i);
 
 /* Give a VM its guest kernel, workload and locks (one lock_ops for the VM). */

@@ -24,6 +24,11 @@ enum probe_kind {
 	PR_IO_EXIT,		/* vcpu exited for I/O or a hypercall; aux: enum guest_io */
 	PR_YIELD_TO,		/* vcpu's directed yield to aux (a vCPU id) succeeded */
 	PR_WAKE,		/* vcpu was woken (blocked -> runnable) */
+	PR_IPI_SEND,		/* vcpu sent an IPI to aux (a vCPU id) */
+	PR_IPI_RECV,		/* vcpu ran a function call from aux (a vCPU id) */
+	PR_IPI_WAIT_START,	/* vcpu waits for aux targets to run its function */
+	PR_IPI_WAIT_END,	/* ... and has seen them all */
+	PR_TLB_PV_FLUSH,	/* vcpu flushed its TLB on entry (a PV TLB flush request) */
 	PR_END,			/* the run ends (vcpu 0, pcpu -1) */
 };
 

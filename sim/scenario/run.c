@@ -56,7 +56,9 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	double secs = (double)hv->sim->now * 1e-9, vcpu_ns = 0;
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
 	double disk = 0, reads = 0;
-	struct hist *h = hist_new();
+	double icalls = 0, isent = 0, irecv = 0, iexits = 0, shoot = 0, pvm = 0, pvf = 0, pvy = 0;
+	double iwait = 0;
+	struct hist *h = hist_new(), *hw = hist_new();
 	int i, k, nm = wl_nmarks(d->wl);
 	char name[256], mk[200];
 
@@ -75,6 +77,16 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		disk += vdisk_busy_ns(wl_vm_disk(b->vms[i]));
 		reads += (double)vdisk_requests(wl_vm_disk(b->vms[i]));
 		hist_merge(h, st->wake_lat);
+		icalls += (double)st->ipi_calls;
+		isent += (double)st->ipis_sent;
+		irecv += (double)st->ipis_received;
+		iexits += (double)st->ipi_exits;
+		shoot += (double)st->tlb_shootdowns;
+		pvm += (double)st->pv_tlb_marked;
+		pvf += (double)st->pv_tlb_flushed;
+		pvy += (double)st->pv_yields;
+		iwait += st->ipi_wait_ns;
+		hist_merge(hw, st->ipi_wait);
 	}
 #define KM(suffix, unit, v) do { \
 	snprintf(name, sizeof name, "%s.%s", d->name, suffix); \
@@ -91,7 +103,21 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("disk_busy_share", "%", secs > 0 ? 100 * disk * 1e-9 / secs / b->n : 0);
 	KM("wake_latency_mean_ns", "ns", hist_count(h) ? hist_mean(h) : 0);
 	KM("wake_latency_p99_ns", "ns", hist_count(h) ? hist_quantile(h, 0.99) : 0);
+	/* IPIs (models/guest/ipi.c), per VM of the entry */
+	KM("ipi_calls", "count", icalls / b->n);
+	KM("ipis_sent", "count", isent / b->n);
+	KM("ipis_received", "count", irecv / b->n);
+	KM("ipi_send_exits", "count", iexits / b->n);
+	KM("ipi_wait_mean_ns", "ns", hist_count(hw) ? iwait / (double)hist_count(hw) : 0);
+	KM("ipi_wait_p99_ns", "ns", hist_count(hw) ? hist_quantile(hw, 0.99) : 0);
+	/* senders' time spinning for their targets, over the VMs' vCPU time */
+	KM("ipi_wait_share", "%", vcpu_ns > 0 ? 100 * iwait / vcpu_ns : 0);
+	KM("tlb_shootdowns", "count", shoot / b->n);
+	KM("pv_tlb_flush_marked", "count", pvm / b->n);
+	KM("pv_tlb_flushes_on_entry", "count", pvf / b->n);
+	KM("pv_sched_yields", "count", pvy / b->n);
 	hist_free(h);
+	hist_free(hw);
 	/* Timed regions (`mark:`): the mean and sd of the intervals in the run, as
 	 * kernbench prints its runs' "avg (sdev)". */
 	for (k = 0; k < nm; k++) {

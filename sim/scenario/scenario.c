@@ -109,6 +109,34 @@ parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
  * per-vCPU form models no tick and aligned phases unless told, so that its
  * numbers stay those of the loop form it always was.
  */
+/*
+ * `guest: {ipi: {mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost}}`.
+ * Defaults: x2APIC physical mode (Linux x2apic_phys when the CPUs fit in
+ * physical mode, the usual guest choice), no IPI virtualization, the PV
+ * features off (they need KVM_FEATURE_PV_TLB_FLUSH / PV_SEND_IPI /
+ * PV_SCHED_YIELD and a 4.16 / 4.19 / 5.3 guest), a flush of 500 ns (a
+ * placeholder, model-reference §7.2: a CR3 reload and the refills after it).
+ */
+static int
+parse_ipi(struct ipi_config *c, const struct yc_node *n, struct vs_err *err)
+{
+	static const struct yc_node none = { .kind = YC_MAP };
+	static const char *const modes[] = { "physical", "cluster", "pv", NULL };
+
+	if (n == NULL)
+		n = &none;
+	else if (yc_expect(n, YC_MAP, "IPI settings {mode, ipiv, pv_tlb_flush, "
+	    "pv_sched_yield, flush_cost}", err))
+		return -1;
+	if (yc_get_enum(n, "mode", modes, IPI_PHYS, &c->mode, err) ||
+	    yc_get_bool(n, "ipiv", 0, &c->ipiv, err) ||
+	    yc_get_bool(n, "pv_tlb_flush", 0, &c->pv_tlb_flush, err) ||
+	    yc_get_bool(n, "pv_sched_yield", 0, &c->pv_sched_yield, err) ||
+	    yc_get_qty(n, "flush_cost", UNIT_TIME, 0, 500, 0, 1e9, &c->flush_ns, err))
+		return -1;
+	return yc_check_unused(n, "mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost", err);
+}
+
 static int
 parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 {
@@ -140,8 +168,11 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 		return -1;
 	d->guest.hz = (int)hz;
 	d->guest.random_phase = ph;
+	d->guest.nmm = wl_nmms(d->wl);
+	if (parse_ipi(&d->guest.ipi, yc_find(n, "ipi"), err))
+		return -1;
 	return yc_check_unused(n, "scheduler, hz, tickless, halt_poll, steal_clock, "
-	    "start_phase", err);
+	    "start_phase, ipi", err);
 }
 
 static int
