@@ -5,6 +5,7 @@
 
 #include "guest/gsched.h"
 #include "guest/lock.h"
+#include "guest/slock.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "util.h"
@@ -57,6 +58,12 @@ const struct guest_sched_ops *const registry_gscheds[] = {
 	NULL
 };
 
+const struct slock_ops *const registry_slocks[] = {
+	&slock_mutex_ops,
+	&slock_rwsem_ops,
+	NULL
+};
+
 /* "a, b, c" of a table's names (caller frees). */
 static char *
 join(const char *const *names, int n)
@@ -102,3 +109,4 @@ REGISTRY_LOOKUP(struct hv_kind_ops, registry_kinds, registry_kind, registry_kind
 REGISTRY_LOOKUP(struct sched_ops, registry_scheds, registry_sched, registry_sched_names)
 REGISTRY_LOOKUP(struct lock_ops, registry_locks, registry_lock, registry_lock_names)
 REGISTRY_LOOKUP(struct guest_sched_ops, registry_gscheds, registry_gsched, registry_gsched_names)
+REGISTRY_LOOKUP(struct slock_ops, registry_slocks, registry_slock, registry_slock_names)

@@ -28,4 +28,10 @@ extern const struct guest_sched_ops *const registry_gscheds[];
 const struct guest_sched_ops *registry_gsched(const char *name);
 char *registry_gsched_names(void);
 
+/* Sleeping locks (models/guest/slock.h): mutex, rwsem. */
+struct slock_ops;
+extern const struct slock_ops *const registry_slocks[];
+const struct slock_ops *registry_slock(const char *name);
+char *registry_slock_names(void);
+
 #endif

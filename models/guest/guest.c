@@ -30,6 +30,7 @@ struct guest {
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
 	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
+	guest_fn stop_hook;	/* the kernel hears the host took the pCPU (slock.c) */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int cond_met;		/* ... which was met while the vCPU was not running */
 	guest_fn cond_seen;	/* ... and what runs once it is seen */
@@ -365,6 +366,8 @@ guest_stop(struct vcpu *v)
 	g->obs_at = -1;
 	if (g->streaming)
 		mem_set(g, 0);
+	if (g->stop_hook != NULL)
+		g->stop_hook(v);
 }
 
 void
@@ -634,6 +637,12 @@ void
 guest_set_entry_hook(struct vcpu *v, guest_fn hook)
 {
 	v->g->entry_hook = hook;
+}
+
+void
+guest_set_stop_hook(struct vcpu *v, guest_fn hook)
+{
+	v->g->stop_hook = hook;
 }
 
 int

@@ -79,6 +79,8 @@ void guest_interrupt(struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
 /* Called on every VM entry before guest code runs (KVM's entry requests). */
 void guest_set_entry_hook(struct vcpu *, guest_fn hook);
+/* Called when the host takes the vCPU's pCPU. */
+void guest_set_stop_hook(struct vcpu *, guest_fn hook);
 /* Stop the current work or memory activity; what was left and its
  * continuation are returned (1 if it was memory, 0 work) to resume later. */
 int guest_save(struct vcpu *, double *rem, guest_fn *cont);

@@ -7,6 +7,7 @@
  * until the host runs it again (guest.c).  Policy is behind guest_sched_ops.
  */
 #include "guest/kernel.h"
+#include "guest/slock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@ struct gkernel {
 	struct task **tasks;	/* every task made, freed at the end */
 	guest_fn first;		/* a new task's first step */
 	struct ipi *ipi;	/* IPIs, function calls, TLB shootdowns (ipi.c) */
+	struct slock **slocks;	/* the sleeping locks (slock.c) */
+	int nslocks;
+	size_t capslocks;
 	double tick_ns;
 	struct gk_stats st;
 };
@@ -50,6 +54,36 @@ struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
 struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
+
+int
+gk_slock_register(struct gkernel *k, struct slock *l)
+{
+	VS_GROW(k->slocks, k->capslocks, (size_t)k->nslocks);
+	k->slocks[k->nslocks] = l;
+	return k->nslocks++;
+}
+
+/* A sleeping-lock owner leaves its vCPU: its spinners look again. */
+static void
+owner_off(struct gkernel *k, const struct task *t)
+{
+	int i;
+
+	for (i = 0; t->slocks_held > 0 && i < k->nslocks; i++)
+		slock_owner_off(k->slocks[i], t);
+}
+
+/* The host took v's pCPU (guest.c's stop hook). */
+static void
+cpu_stopped(struct vcpu *v)
+{
+	struct gkernel *k = v->vm->kernel;
+	int i;
+
+	for (i = 0; i < k->nslocks; i++)
+		if (!TAILQ_EMPTY(&k->slocks[i]->spinners))
+			slock_vcpu_stopped(k->slocks[i], v);
+}
 int gk_live(const struct gkernel *k) { return k->live; }
 
 int
@@ -105,6 +139,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->idle_since = -1;
 		guest_set_irq_hook(c->v, cpu_irq);
 		guest_set_entry_hook(c->v, cpu_entry);
+		guest_set_stop_hook(c->v, cpu_stopped);
 	}
 	k->st.wake_lat = hist_new();
 	k->st.ipi_wait = hist_new();
@@ -131,6 +166,7 @@ gk_free(struct gkernel *k)
 	hist_free(k->st.wake_lat);
 	hist_free(k->st.ipi_wait);
 	ipi_free(k->ipi);
+	free(k->slocks);
 	free(k->allowed_live);
 	free(k->cpus);
 	free(k);
@@ -475,6 +511,7 @@ preempt(struct gcpu *c)
 	c->curr = NULL;
 	c->load -= t->weight;
 	enqueue(c, t, 0);
+	owner_off(c->k, t);
 	cpu_schedule_from(c, t);
 }
 
@@ -498,6 +535,8 @@ cpu_irq(struct vcpu *v)
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
 	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
 		preempt(c);
+	else if (c->need_resched && c->curr->slock_spinning)
+		slock_resched(v);	/* the spin loop checks need_resched() */
 }
 
 /* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and load_balance */
@@ -657,6 +696,7 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	c->curr = NULL;
 	c->load -= t->weight;
 	enqueue(c, t, 0);
+	owner_off(c->k, t);
 	cpu_schedule_from(c, t);
 	return 1;
 }
@@ -701,6 +741,7 @@ leave_cpu(struct gcpu *c, enum task_state st)
 	t->state = st;
 	c->curr = NULL;
 	c->load -= t->weight;
+	owner_off(c->k, t);
 	cpu_schedule_from(c, t);
 }
 
@@ -733,6 +774,12 @@ gk_block(struct vcpu *v, guest_fn resume)
 	t->cont = resume;
 	leave_cpu(c, T_BLOCKED);
 	return t;
+}
+
+void
+gk_wake(struct vcpu *waker, struct task *t)
+{
+	wake(t->k, t, waker != NULL ? waker->idx : -1, GS_WAKE);
 }
 
 void

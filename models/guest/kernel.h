@@ -30,6 +30,7 @@ struct gk_config {
 	int check;		/* verify the run queues' invariants at every switch */
 	struct ipi_config ipi;	/* how IPIs are sent (ipi.h) */
 	int nmm;		/* address spaces of the workload's tasks */
+	int spin_preempted;	/* spin-on-owner loops read vcpu_is_preempted (4.10) */
 	/* The workload's hook: a task has exited (free its program state). */
 	void (*task_exit)(struct task *);
 	/* ... and free the program state of a task still alive at the end. */
@@ -54,6 +55,11 @@ struct gkernel;
 
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
 struct ipi *gk_ipi(struct gkernel *);
+/* Sleeping locks tell the kernel they exist (slock.h); returns an index. */
+struct slock;
+int gk_slock_register(struct gkernel *, struct slock *);
+/* Wake a blocked task from the current task of waker (a futex or lock wake). */
+void gk_wake(struct vcpu *waker, struct task *);
 void gk_free(struct gkernel *);
 /* A task of program state th; aff: one byte per vCPU (NULL any); parent: its
  * spawner or NULL.  Initial tasks are made before gk_start. */

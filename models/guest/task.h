@@ -18,6 +18,7 @@
 
 struct vcpu;
 struct gkernel;
+struct slock;
 
 enum task_state { T_RUNNABLE, T_RUNNING, T_BLOCKED, T_DEAD };
 
@@ -40,6 +41,11 @@ struct task {
 	guest_fn cont;
 	int preempt_count;	/* >0: inside a spinlock section, never switched out */
 	int mm;			/* its address space (ipi.h: mm_cpumask); -1 none */
+	/* Sleeping locks (slock.h): the one it waits for, how, since when. */
+	struct slock *slock;
+	int slock_read, slock_spinning, slocks_held, slock_lost;
+	sim_time_t slock_since, slock_spin_since, slock_sleep_since;
+	guest_fn slock_resume;
 	int compute;		/* its current activity is plain work the kernel may preempt */
 	sim_time_t woken_at;	/* for the wake-to-run latency; -1 none */
 	evq_id timer;		/* a timed block's end */

@@ -9,6 +9,7 @@
 #include "guest/guest.h"
 #include "guest/kernel.h"
 #include "guest/lock.h"
+#include "guest/slock.h"
 #include "guest/vdisk.h"
 #include "hv/hv.h"
 #include "rng.h"
@@ -17,7 +18,8 @@
 
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
     OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
-    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH };
+    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
+    OP_SUNLOCK };
 
 struct wl_op {
 	enum wl_opcode op;
@@ -48,6 +50,15 @@ struct wl_taskdef {
 	char *where;
 };
 
+/* A sleeping lock (`lock:` / `unlock:`; slock.h). */
+struct wl_slockdef {
+	char *name;
+	char *kind;		/* `locks: {NAME: {kind: ...}}`; NULL: mutex */
+	char *where;		/* its first use or declaration, for errors */
+	int read_used;
+	const struct slock_ops *ops;	/* resolved by the scenario (wl_set_slock_ops) */
+};
+
 struct wl_lockdef {
 	char *name;
 	int cs_lines;
@@ -75,6 +86,9 @@ struct workload {
 	size_t nmarks, capmarks;
 	char **mms;		/* address spaces, by name */
 	size_t nmms, capmms;
+	struct wl_slockdef *slocks;	/* sleeping locks */
+	size_t nslocks, capslocks;
+	int mmap_sem;		/* some program takes mmap_sem (mmap, munmap) */
 	int spawns;		/* some program spawns tasks */
 };
 
@@ -91,6 +105,7 @@ struct gvm {
 	struct vdisk *disk;
 	struct vm *vm;
 	struct gk_waitq *queues;
+	struct slock **sl;	/* the sleeping locks, then each mm's mmap_sem */
 	int64_t *arrived;	/* per barrier queue: parties arrived */
 	sim_time_t *mark_at;	/* per mark: when it was last started; -1 none */
 	struct rep *mark_rep;	/* per mark: the intervals' statistics */
@@ -117,6 +132,22 @@ lock_index(struct workload *w, const char *name)
 	w->locks[w->nlocks].name = xstrdup(name);
 	w->locks[w->nlocks].cs_lines = 0;
 	return (int)w->nlocks++;
+}
+
+static int
+slock_index(struct workload *w, const char *name, const struct yc_node *at)
+{
+	size_t i;
+
+	for (i = 0; i < w->nslocks; i++)
+		if (strcmp(w->slocks[i].name, name) == 0)
+			return (int)i;
+	VS_GROW(w->slocks, w->capslocks, w->nslocks);
+	memset(&w->slocks[w->nslocks], 0, sizeof *w->slocks);
+	w->slocks[w->nslocks].name = xstrdup(name);
+	w->slocks[w->nslocks].where = xasprintf("%s:%d:%d", at->file ? at->file : "?",
+	    at->line, at->col);
+	return (int)w->nslocks++;
 }
 
 static int
@@ -163,12 +194,12 @@ is_timed(enum wl_opcode op)
 	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
 	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
 	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK || op == OP_IPI ||
-	    op == OP_TLB_FLUSH;
+	    op == OP_TLB_FLUSH || op == OP_SLOCK || op == OP_SUNLOCK;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
     "memory, loop (with do), block, disk, wait, wake, spawn, join, barrier, mark, ipi, "
-    "tlb_flush, mmap, munmap";
+    "tlb_flush, mmap, munmap, lock, unlock";
 
 /* `ipi: {to: ...}` */
 static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
@@ -408,6 +439,23 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		emit_mmap_sem(w, 0);
 		if (yc_check_unused(v, "cost", err))
 			return -1;
+	} else if ((v = yc_find(n, "lock")) != NULL || (v = yc_find(n, "unlock")) != NULL) {
+		/* `lock: NAME` / `unlock: NAME`, or {name: NAME, read: true} for an
+		 * rwsem's readers: a sleeping lock (mutex unless `locks:` says) */
+		int un = yc_find(n, "unlock") == v, rd = 0, si;
+		struct wl_op *o;
+
+		if (v->kind == YC_MAP) {
+			if (yc_get_str(v, "name", NULL, &s, err) || yc_get_bool(v, "read", 0, &rd, err) ||
+			    yc_check_unused(v, "name, read", err))
+				return -1;
+		} else if (name_arg(v, un ? "unlock" : "lock", &s, err))
+			return -1;
+		si = slock_index(w, s, v);
+		w->slocks[si].read_used |= rd;
+		o = emit(w, un ? OP_SUNLOCK : OP_SLOCK);
+		o->arg = si;
+		o->n = rd;
 	} else if ((v = yc_find(n, "count")) != NULL) {
 		if (name_arg(v, "count", &s, err))
 			return -1;
@@ -683,6 +731,23 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			int li;
 
 			locks->used[i] = 1;
+			if (ld->kind == YC_MAP && yc_find(ld, "kind") != NULL) {
+				/* a sleeping lock: `{kind: mutex}` or `{kind: rwsem}` */
+				const char *kind;
+				int si;
+
+				if (yc_get_str(ld, "kind", NULL, &kind, err) ||
+				    yc_check_unused(ld, "kind", err))
+					goto fail;
+				si = slock_index(w, locks->keys[i], yc_find(ld, "kind"));
+				free(w->slocks[si].kind);
+				free(w->slocks[si].where);
+				w->slocks[si].kind = xstrdup(kind);
+				w->slocks[si].where = xasprintf("%s:%d:%d", yc_find(ld, "kind")->file ?
+				    yc_find(ld, "kind")->file : "?", yc_find(ld, "kind")->line,
+				    yc_find(ld, "kind")->col);
+				continue;
+			}
 			li = lock_index(w, locks->keys[i]);
 			if (yc_expect(ld, YC_MAP, "a mapping of lock settings", err) ||
 			    yc_get_int(ld, "cs_lines", 0, 0, 4096, &lines, err) ||
@@ -726,6 +791,12 @@ wl_free(struct workload *w)
 	for (i = 0; i < w->nmms; i++)
 		free(w->mms[i]);
 	free(w->mms);
+	for (i = 0; i < w->nslocks; i++) {
+		free(w->slocks[i].name);
+		free(w->slocks[i].kind);
+		free(w->slocks[i].where);
+	}
+	free(w->slocks);
 	free(w->progs);
 	free(w->tasks);
 	free(w->queues);
@@ -765,6 +836,15 @@ int wl_spawns(const struct workload *w) { return w->spawns; }
 int wl_nmarks(const struct workload *w) { return (int)w->nmarks; }
 /* The per-vCPU form's threads share one mm. */
 int wl_nmms(const struct workload *w) { return w->nmms > 0 ? (int)w->nmms : 1; }
+const char *wl_mm_name(const struct workload *w, int i) { return w->nmms > 0 ? w->mms[i] : "main"; }
+int wl_nslocks(const struct workload *w) { return (int)w->nslocks; }
+int wl_uses_mmap_sem(const struct workload *w) { return w->mmap_sem; }
+const char *wl_slock_name(const struct workload *w, int i) { return w->slocks[i].name; }
+const char *wl_slock_kind(const struct workload *w, int i) { return w->slocks[i].kind; }
+const char *wl_slock_where(const struct workload *w, int i) { return w->slocks[i].where; }
+int wl_slock_read_used(const struct workload *w, int i) { return w->slocks[i].read_used; }
+void wl_set_slock_ops(struct workload *w, int i, const struct slock_ops *o) { w->slocks[i].ops = o; }
+struct slock *wl_vm_slock(const struct vm *vm, int i) { return ((struct gvm *)vm->guest)->sl[i]; }
 const char *wl_mark_name(const struct workload *w, int i) { return w->marks[i]; }
 
 int
@@ -845,6 +925,18 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	cfg.task_free = (void (*)(void *))thread_free;
 	g->k = gk_new(vm, &cfg);
 	g->disk = vdisk_new(vm->hv->sim);
+	g->sl = xcalloc(w->nslocks + (size_t)wl_nmms(w), sizeof *g->sl);
+	for (i = 0; i < w->nslocks; i++)
+		g->sl[i] = slock_new(w->slocks[i].ops != NULL ? w->slocks[i].ops : &slock_mutex_ops,
+		    g->k, w->slocks[i].name, kcfg->spin_preempted);
+	for (j = 0; j < wl_nmms(w); j++) {
+		/* Linux mm_struct.mmap_sem: an rw_semaphore per address space */
+		char *nm = xasprintf("mmap_sem.%s", wl_mm_name(w, j));
+
+		g->sl[w->nslocks + (size_t)j] = slock_new(&slock_rwsem_ops, g->k, nm,
+		    kcfg->spin_preempted);
+		free(nm);
+	}
 	if (w->tasks == NULL) {
 		/* The per-vCPU form: thread t is one task that may run only on vCPU t. */
 		g->aff = xcalloc((size_t)threads + 1, sizeof *g->aff);
@@ -882,6 +974,9 @@ wl_vm_teardown(struct vm *vm)
 		return;
 	naff = g->wl->tasks == NULL ? (size_t)g->threads : g->wl->ntasks;
 	gk_free(g->k);		/* frees the threads of tasks still alive (task_free) */
+	for (i = 0; i < g->wl->nslocks + (size_t)wl_nmms(g->wl); i++)
+		slock_free(g->sl[i]);
+	free(g->sl);
 	vdisk_free(g->disk);
 	vm->kernel = NULL;
 	for (i = 0; i < naff; i++)
@@ -1049,6 +1144,19 @@ wl_continue(struct vcpu *v)
 			if (ipi_flush_tlb(v, o->arg, wl_continue))
 				return;
 			break;
+		case OP_SLOCK:
+			th->pc++;
+			if (slock_lock(v, g->sl[o->arg >= 0 ? o->arg : (int)g->wl->nslocks +
+			    gk_current(v)->mm], (int)o->n, wl_continue))
+				return;
+			break;
+		case OP_SUNLOCK:
+			th->pc++;
+			slock_unlock(v, g->sl[o->arg >= 0 ? o->arg : (int)g->wl->nslocks +
+			    gk_current(v)->mm], (int)o->n);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
 		case OP_MARK_START:
 			th->pc++;
 			g->mark_at[o->arg] = v->vm->hv->sim->now;
@@ -1105,10 +1213,14 @@ wl_take_section(struct vcpu *v)
 
 
 
-/* mmap_sem around mmap/munmap: filled in with the rwsem below. */
+/* mmap/munmap hold the task's mm's mmap_sem for writing (Linux 4.16
+ * vm_mmap_pgoff / vm_munmap: down_write(&mm->mmap_sem)). */
 static void
 emit_mmap_sem(struct workload *w, int down)
 {
-	(void)w;
-	(void)down;
+	struct wl_op *o = emit(w, down ? OP_SLOCK : OP_SUNLOCK);
+
+	w->mmap_sem = 1;
+	o->arg = -1;	/* the current task's mm */
+	o->n = 0;
 }

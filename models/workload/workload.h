@@ -74,6 +74,20 @@ int wl_spawns(const struct workload *);
 int wl_check_vcpus(const struct workload *, int vcpus, struct vs_err *);
 int wl_nmarks(const struct workload *);
 int wl_nmms(const struct workload *);	/* address spaces (at least 1) */
+const char *wl_mm_name(const struct workload *, int i);
+/* Sleeping locks: name, declared kind (NULL: mutex), where, used by readers;
+ * the scenario resolves the kind to its ops. */
+struct slock;
+struct slock_ops;
+int wl_nslocks(const struct workload *);
+int wl_uses_mmap_sem(const struct workload *);
+const char *wl_slock_name(const struct workload *, int i);
+const char *wl_slock_kind(const struct workload *, int i);
+const char *wl_slock_where(const struct workload *, int i);
+int wl_slock_read_used(const struct workload *, int i);
+void wl_set_slock_ops(struct workload *, int i, const struct slock_ops *);
+/* Lock i of the VM: its sleeping locks, then one mmap_sem per mm. */
+struct slock *wl_vm_slock(const struct vm *, int i);
 const char *wl_mark_name(const struct workload *, int i);
 
 /* Give a VM its guest kernel, workload and locks (one lock_ops for the VM). */

@@ -29,6 +29,9 @@ enum probe_kind {
 	PR_IPI_WAIT_START,	/* vcpu waits for aux targets to run its function */
 	PR_IPI_WAIT_END,	/* ... and has seen them all */
 	PR_TLB_PV_FLUSH,	/* vcpu flushed its TLB on entry (a PV TLB flush request) */
+	PR_SLOCK_WAIT,		/* a task waits for sleeping lock `lock`; aux: task id * 2 + read */
+	PR_SLOCK_TAKEN,		/* ... owns it (a handoff: while it may still be asleep) */
+	PR_SLOCK_RELEASE,	/* ... released it */
 	PR_END,			/* the run ends (vcpu 0, pcpu -1) */
 };
 

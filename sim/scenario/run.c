@@ -9,6 +9,7 @@
 #include "guest/guest.h"
 #include "guest/kernel.h"
 #include "guest/lock.h"
+#include "guest/slock.h"
 #include "guest/vdisk.h"
 #include "workload/workload.h"
 #include "hv/hv.h"
@@ -144,6 +145,51 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 #undef KM
 }
 
+/* Sleeping locks (mutex, rwsem; mmap_sem if used), summed over the entry's VMs. */
+static void
+collect_slocks(const struct vmdef *d, const struct built *b, struct hv *hv,
+    struct metrics *out)
+{
+	int ns = wl_nslocks(d->wl), nm = wl_uses_mmap_sem(d->wl) ? wl_nmms(d->wl) : 0, k, i;
+	char name[256];
+
+	for (k = 0; k < ns + nm && b->n > 0; k++) {
+		struct hist *h = hist_new();
+		double acq = 0, cont = 0, spins = 0, spin_ok = 0, sleeps = 0, spin = 0, sleep = 0;
+		double vcpu_ns = 0;
+		const char *ln = wl_vm_slock(b->vms[0], k)->name;
+
+		for (i = 0; i < b->n; i++) {
+			const struct slock *l = wl_vm_slock(b->vms[i], k);
+
+			acq += (double)l->st.acquisitions;
+			cont += (double)l->st.contended;
+			spins += (double)l->st.spins;
+			spin_ok += (double)l->st.spin_acquired;
+			sleeps += (double)l->st.sleeps;
+			spin += l->st.spin_ns;
+			sleep += l->st.sleep_ns;
+			vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv->sim->now;
+			hist_merge(h, l->st.wait);
+		}
+#define SM(suffix, unit, v) do { \
+	snprintf(name, sizeof name, "%s.%s.%s", d->name, ln, suffix); \
+	metrics_add(out, name, unit, v); } while (0)
+		SM("acquisitions", "count", acq / b->n);
+		SM("contended_share", "%", acq > 0 ? 100 * cont / acq : 0);
+		SM("spins", "count", spins / b->n);
+		SM("spin_acquired", "count", spin_ok / b->n);
+		SM("sleeps", "count", sleeps / b->n);
+		SM("wait_mean_ns", "ns", hist_count(h) ? hist_mean(h) : 0);
+		SM("wait_p99_ns", "ns", hist_count(h) ? hist_quantile(h, 0.99) : 0);
+		/* optimistic spinning over the VMs' vCPU time; sleeping is task time */
+		SM("spin_share", "%", vcpu_ns > 0 ? 100 * spin / vcpu_ns : 0);
+		SM("sleep_mean_ns", "ns", sleeps > 0 ? sleep / sleeps : 0);
+#undef SM
+		hist_free(h);
+	}
+}
+
 static void
 collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
     struct metrics *out)
@@ -190,6 +236,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 	}
 	if (wl_has_tasks(d->wl) && b->n > 0)
 		collect_kernel(d, b, hv, out);
+	collect_slocks(d, b, hv, out);
 	nl = wl_nlocks(d->wl);
 	for (k = 0; k < nl && b->n > 0; k++) {
 		struct hist *h = hist_new();

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "guest/lock.h"
+#include "guest/slock.h"
 #include "workload/workload.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
@@ -164,6 +165,8 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	    yc_get_bool(n, "tickless", 1, &d->guest.tickless, err) ||
 	    yc_get_qty(n, "halt_poll", UNIT_TIME, 0, 0, 0, 1e12, &d->guest.halt_poll_ns, err) ||
 	    yc_get_bool(n, "steal_clock", 0, &d->guest.steal_clock, err) ||
+	    /* Linux 4.10 mutex/rwsem/osq: spin-on-owner stops if vcpu_is_preempted() */
+	    yc_get_bool(n, "vcpu_is_preempted", 0, &d->guest.spin_preempted, err) ||
 	    yc_get_enum(n, "start_phase", phases, tasks, &ph, err))
 		return -1;
 	d->guest.hz = (int)hz;
@@ -172,7 +175,35 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	if (parse_ipi(&d->guest.ipi, yc_find(n, "ipi"), err))
 		return -1;
 	return yc_check_unused(n, "scheduler, hz, tickless, halt_poll, steal_clock, "
-	    "start_phase, ipi", err);
+	    "start_phase, ipi, vcpu_is_preempted", err);
+}
+
+/* The workload's sleeping locks get their kind's ops (mutex unless declared). */
+static int
+resolve_slocks(struct workload *w, struct vs_err *err)
+{
+	int i;
+
+	for (i = 0; i < wl_nslocks(w); i++) {
+		const char *kind = wl_slock_kind(w, i) ? wl_slock_kind(w, i) : "mutex";
+		const struct slock_ops *o = registry_slock(kind);
+
+		if (o == NULL) {
+			char *names = registry_slock_names();
+
+			vs_errf(err, NULL, 0, 0, "%s: unknown sleeping lock kind '%s' (expected one "
+			    "of: %s)", wl_slock_where(w, i), kind, names);
+			free(names);
+			return -1;
+		}
+		if (wl_slock_read_used(w, i) && !o->shared) {
+			vs_errf(err, NULL, 0, 0, "%s: lock '%s' is a %s: 'read: true' needs one with "
+			    "readers (kind: rwsem)", wl_slock_where(w, i), wl_slock_name(w, i), o->name);
+			return -1;
+		}
+		wl_set_slock_ops(w, i, o);
+	}
+	return 0;
 }
 
 static int
@@ -208,6 +239,8 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 		d->wl = wl_from_yaml(d->name, w, sc->machine.hz, err);
 	}
 	if (d->wl == NULL)
+		return -1;
+	if (resolve_slocks(d->wl, err))
 		return -1;
 	/* A lock that runs the caller's section itself needs compute-only sections. */
 	if (d->lock->takes_sections && wl_check_sections(d->wl, err))
