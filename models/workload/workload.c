@@ -199,7 +199,7 @@ is_timed(enum wl_opcode op)
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
     "memory, loop (with do), block, disk, wait, wake, spawn, join, barrier, mark, ipi, "
-    "tlb_flush, mmap, munmap, lock, unlock";
+    "tlb_flush, mmap, munmap, fault, lock, unlock";
 
 /* `ipi: {to: ...}` */
 static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
@@ -210,7 +210,7 @@ static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
 
 static int compile_seq(struct workload *, const struct yc_node *, double, int,
     struct vs_err *);
-static void emit_mmap_sem(struct workload *, int down);
+static struct wl_op *emit_mmap_sem(struct workload *, int down);
 
 static int
 name_arg(const struct yc_node *v, const char *what, const char **out, struct vs_err *err)
@@ -439,6 +439,16 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		emit_mmap_sem(w, 0);
 		if (yc_check_unused(v, "cost", err))
 			return -1;
+	} else if ((v = yc_find(n, "fault")) != NULL) {
+		/* `fault: 1.2us` - a page fault: its work under the task's mm's
+		 * mmap_sem held for reading (Linux 4.16 __do_page_fault: down_read) */
+		struct wl_op *o;
+
+		emit_mmap_sem(w, 1)->n = 1;
+		o = emit(w, OP_COMPUTE);
+		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+			return -1;
+		emit_mmap_sem(w, 0)->n = 1;
 	} else if ((v = yc_find(n, "lock")) != NULL || (v = yc_find(n, "unlock")) != NULL) {
 		/* `lock: NAME` / `unlock: NAME`, or {name: NAME, read: true} for an
 		 * rwsem's readers: a sleeping lock (mutex unless `locks:` says) */
@@ -1215,12 +1225,13 @@ wl_take_section(struct vcpu *v)
 
 /* mmap/munmap hold the task's mm's mmap_sem for writing (Linux 4.16
  * vm_mmap_pgoff / vm_munmap: down_write(&mm->mmap_sem)). */
-static void
+static struct wl_op *
 emit_mmap_sem(struct workload *w, int down)
 {
 	struct wl_op *o = emit(w, down ? OP_SLOCK : OP_SUNLOCK);
 
 	w->mmap_sem = 1;
 	o->arg = -1;	/* the current task's mm */
-	o->n = 0;
+	o->n = 0;	/* for writing; a fault sets 1 (reading) */
+	return o;
 }
