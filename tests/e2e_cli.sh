@@ -36,6 +36,14 @@ check "list shows the credit2 scheduler" grep -q '^  credit2 ' "$tmp/out"
 check "list shows credit2's parameters and defaults" \
 	grep -q 'params: runqueue=socket .*ratelimit=1ms .*migrate_resist=500us' "$tmp/out"
 check "list shows credit's vcpu_migration_delay" grep -q 'vcpu_migration_delay=0' "$tmp/out"
+check "list shows the sleeping locks" grep -q '^  rwsem ' "$tmp/out"
+check "list shows the IPI switches" grep -q 'pv_tlb_flush: BOOL' "$tmp/out"
+check "list shows the ipi primitive" grep -q '^  ipi: {to: all' "$tmp/out"
+run run "$top_srcdir/configs/examples/ipi-ebizzy.yaml" --reps 1 --set duration=20ms \
+	--set vms[1].count=1 --set vms[0].guest.ipi.pv_tlb_flush=true --format csv
+check "the ipi-ebizzy example runs" [ "$rc" -eq 0 ]
+check "the ipi-ebizzy example shoots down TLBs" sh -c \
+	"awk -F, '\$1 == \"guest.tlb_shootdowns\" && \$3 > 10 { f = 1 } END { exit !f }' '$tmp/out'"
 run run "$top_srcdir/configs/examples/credit2-overcommit.yaml" --reps 1 \
 	--set duration=50ms --format csv
 check "the credit2 example runs" [ "$rc" -eq 0 ]
@@ -111,6 +119,10 @@ f=$DATA/base.yaml
 bad set-index "--set: vms[3].vcpus: " 'index 3 out of range' "$f" --set 'vms[3].vcpus=2'
 bad set-not-a-map "--set: vms.x: " "'vms' is not a mapping" "$f" --set 'vms.x=1'
 bad set-no-equals "--set: " 'expected PATH=VALUE' "$f" --set 'vms[0].vcpus'
+e=$top_srcdir/configs/examples/ipi-ebizzy.yaml
+bad ipi-mode "--set:1:23: " "'mode' must be one of: physical, cluster, pv" "$e" \
+	--set 'vms[0].guest.ipi.mode=bogus'
+bad ipi-key "--set:1:18: " "unknown key 'wat'" "$e" --set 'vms[0].guest.ipi.wat=1'
 bad set-unknown-key "--set:1:12: " "unknown key 'bogus'" "$f" --set 'hypervisor.bogus=1'
 bad lock-switch "--set:1:41: " "'steal' must be one of: none, once, hybrid" "$f" \
     --set 'vms[0].lock={kind: pv-qspinlock, steal: sometimes}'

@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "guest/gsched.h"
 #include "guest/lock.h"
+#include "guest/slock.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "registry.h"
@@ -31,9 +32,24 @@ cmd_list(int argc, char **argv)
 			printf("      %s: %s\n          %s\n", lp->name, lp->def, lp->what);
 	}
 	puts("guest schedulers (vms[].guest.scheduler; guest: {hz, tickless, halt_poll,\n"
-	    "  steal_clock, start_phase: aligned|random}):");
+	    "  steal_clock, start_phase: aligned|random, vcpu_is_preempted, ipi}):");
 	for (i = 0; registry_gscheds[i] != NULL; i++)
 		printf("  %-14s %s\n", registry_gscheds[i]->name, registry_gscheds[i]->desc);
+	puts("guest IPIs (vms[].guest.ipi: {...}; defaults in parentheses):\n"
+	    "  mode: physical|cluster|pv  (physical) x2APIC physical: an ICR-write exit per\n"
+	    "                 destination; cluster: one per cluster of 16; pv: KVM_HC_SEND_IPI,\n"
+	    "                 one hypercall per 128 APIC IDs (Linux 4.19 kvm_send_ipi_mask)\n"
+	    "  ipiv: BOOL     (false) posted interrupts / IPI virtualization: no sender exit\n"
+	    "  pv_tlb_flush: BOOL  (false) Linux 4.16 kvm_flush_tlb_others: a preempted target\n"
+	    "                 is marked in steal time and flushes on its next entry\n"
+	    "  pv_sched_yield: BOOL  (false) Linux 5.3: after a function-call IPI, yield\n"
+	    "                 (KVM_HC_SCHED_YIELD) to the first preempted target\n"
+	    "  flush_cost: TIME  (500ns) one TLB flush, local or a target's handler\n"
+	    "  guest.vcpu_is_preempted: BOOL  (false) Linux 4.10: mutex/rwsem spin-on-owner\n"
+	    "                 stops when the owner's vCPU is preempted (steal time)");
+	puts("sleeping locks (workloads.W.locks: {NAME: {kind: K}}; lock/unlock primitives):");
+	for (i = 0; registry_slocks[i] != NULL; i++)
+		printf("  %-14s %s\n", registry_slocks[i]->name, registry_slocks[i]->desc);
 	puts("workload primitives (workloads.NAME.program, or .programs.P with .tasks):\n"
 	    "  compute: DIST      run guest code for a time drawn from DIST\n"
 	    "  acquire: LOCK      take a lock of the VM (its algorithm is vms[].lock)\n"
@@ -52,6 +68,14 @@ cmd_list(int argc, char **argv)
 	    "  join: children     wait until every child has exited\n"
 	    "  barrier: {name: B, count: N}   the N-th arrival releases all\n"
 	    "  mark: {start: R} / mark: {stop: R}   a timed region: VM.R_mean_s, R_sd_s, R_n\n"
+	    "  ipi: {to: all|others|random|N, wait: BOOL, cost: DIST}   smp_call_function_many\n"
+	    "                     (all: on_each_cpu); with wait the sender spins (PLE sees it)\n"
+	    "  tlb_flush: {mm: MM}  flush_tlb_mm_range: shoot down the vCPUs that ran MM\n"
+	    "  mmap: {cost: DIST} / munmap: {cost: DIST}   work under the task's mmap_sem\n"
+	    "                     (write); munmap then flushes the task's mm\n"
+	    "  fault: DIST        a page fault's work under mmap_sem held for reading\n"
+	    "  lock: L / unlock: L   a sleeping lock ({name: L, read: true} for rwsem readers);\n"
+	    "                     tasks: [{..., mm: MM}] names the address space (default: program)\n"
 	    "distributions: const, exponential, uniform, normal, lognormal, gamma, empirical");
 	puts("metrics:\n"
 	    "  sim_seconds, completed, completion_seconds, megacycles (until: done),\n"
@@ -61,7 +85,12 @@ cmd_list(int argc, char **argv)
 	    "  wake_latency_mean_ns,wake_latency_p99_ns} (task form),\n"
 	    "  VM.{running,runnable,blocked,offline}_share (%), VM.COUNTER, VM.COUNTER_per_sec,\n"
 	    "  VM.LOCK.{acquisitions,contended_share,wait_mean_ns,wait_p50_ns,wait_p99_ns,"
-	    "hold_mean_ns}");
+	    "hold_mean_ns},\n"
+	    "  VM.{ipi_calls,ipis_sent,ipis_received,ipi_send_exits,ipi_wait_mean_ns,\n"
+	    "  ipi_wait_p99_ns,ipi_wait_share,tlb_shootdowns,pv_tlb_flush_marked,\n"
+	    "  pv_tlb_flushes_on_entry,pv_sched_yields} (task form, per VM),\n"
+	    "  VM.SLOCK.{acquisitions,contended_share,spins,spin_acquired,sleeps,wait_mean_ns,\n"
+	    "  wait_p99_ns,spin_share,sleep_mean_ns} (sleeping locks; mmap_sem.MM if used)");
 	return 0;
 }
 

@@ -45,6 +45,9 @@ struct tvcpu {
 	sim_time_t spin_since;
 	int halted;
 	sim_time_t halt_since;
+	sim_time_t ipi_wait_since;	/* waiting for its IPI targets; -1 not */
+	int ipi_targets;
+	uint64_t *ipi_flow;	/* per sender vCPU: the flow of an IPI not yet taken, 0 none */
 	struct tls *ls;
 	size_t nls, capls;
 };
@@ -166,6 +169,7 @@ trace_out_new(const struct scenario *sc, sim_time_t from, sim_time_t to)
 				v->rs = -1;
 				v->run_pcpu = -1;
 				v->spin_lock = -1;
+				v->ipi_wait_since = -1;
 				ev_begin(t, "M", v->pid, v->tid, 0);
 				put(t, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s runstate\"}}",
 				    v->name);
@@ -183,6 +187,8 @@ trace_out_new(const struct scenario *sc, sim_time_t from, sim_time_t to)
 			free(nm);
 		}
 	}
+	for (i = 0; i < t->nv; i++)
+		t->v[i].ipi_flow = xcalloc((size_t)t->nv, sizeof *t->v[i].ipi_flow);
 	return t;
 }
 
@@ -197,6 +203,7 @@ trace_out_free(struct trace_out *t)
 	for (j = 0; j < t->nv; j++) {
 		free(t->v[j].name);
 		free(t->v[j].ls);
+		free(t->v[j].ipi_flow);
 	}
 	for (i = 0; i < t->nlocks; i++)
 		free(t->locks[i].name);
@@ -317,6 +324,18 @@ close_halt(struct trace_out *t, struct tvcpu *v, sim_time_t ts)
 }
 
 static void
+close_ipi_wait(struct trace_out *t, struct tvcpu *v, sim_time_t ts)
+{
+	char n[32];
+
+	if (v->ipi_wait_since < 0)
+		return;
+	snprintf(n, sizeof n, "%d", v->ipi_targets);
+	slice(t, v->pid, v->tid + 1, v->ipi_wait_since, ts, "ipi", "IPI wait (%s targets)", n);
+	v->ipi_wait_since = -1;
+}
+
+static void
 close_ls(struct trace_out *t, struct tvcpu *v, size_t i, sim_time_t ts)
 {
 	const struct tls *s = &v->ls[i];
@@ -372,6 +391,7 @@ finish(struct trace_out *t, sim_time_t ts)
 		runstate(t, v, -1, -1, ts);
 		close_spin(t, v, ts);
 		close_halt(t, v, ts);
+		close_ipi_wait(t, v, ts);
 		while (v->nls > 0)
 			close_ls(t, v, v->nls - 1, ts);
 	}
@@ -388,6 +408,9 @@ tr_probe(void *ctx, const struct probe_ev *e)
 	size_t li;
 	int i;
 
+	/* sleeping locks are the tasks' (their vCPU may be none): not drawn */
+	if (e->kind == PR_SLOCK_WAIT || e->kind == PR_SLOCK_TAKEN || e->kind == PR_SLOCK_RELEASE)
+		return;
 	VS_ASSERT(!t->ended && e->vcpu >= 0 && (e->vcpu < t->nv || e->kind == PR_END));
 	/* Past the size limit: the window ends here; the slices still open close
 	 * at it (one per lane), so the file stays within a few KB of the limit. */
@@ -464,6 +487,41 @@ tr_probe(void *ctx, const struct probe_ev *e)
 	case PR_YIELD_TO:
 		VS_ASSERT(e->aux >= 0 && e->aux < t->nv);
 		flow(t, v, &t->v[e->aux], e->t, "yield_to");
+		break;
+	case PR_IPI_SEND:
+		/* a flow from the send to where the target takes it */
+		VS_ASSERT(e->aux >= 0 && e->aux < t->nv);
+		if (in_window(t, e->t) && t->v[e->aux].ipi_flow[e->vcpu] == 0) {
+			uint64_t id = ++t->next_flow;
+
+			ev_begin(t, "s", v->pid, v->tid + 1, e->t);
+			put(t, ",\"id\":%llu,\"cat\":\"ipi\",\"name\":\"IPI\"}", (unsigned long long)id);
+			t->v[e->aux].ipi_flow[e->vcpu] = id;
+		}
+		break;
+	case PR_IPI_RECV:
+		VS_ASSERT(e->aux >= 0 && e->aux < t->nv);
+		if (v->ipi_flow[e->aux] != 0) {
+			ev_begin(t, "f", v->pid, v->tid, e->t);
+			put(t, ",\"bp\":\"e\",\"id\":%llu,\"cat\":\"ipi\",\"name\":\"IPI\"}",
+			    (unsigned long long)v->ipi_flow[e->aux]);
+			v->ipi_flow[e->aux] = 0;
+		}
+		instant(t, v, e->t, "IPI handler", NULL);
+		break;
+	case PR_IPI_WAIT_START:
+		v->ipi_wait_since = e->t;
+		v->ipi_targets = e->aux;
+		break;
+	case PR_IPI_WAIT_END:
+		close_ipi_wait(t, v, e->t);
+		break;
+	case PR_TLB_PV_FLUSH:
+		instant(t, v, e->t, "PV TLB flush", NULL);
+		break;
+	case PR_SLOCK_WAIT:
+	case PR_SLOCK_TAKEN:
+	case PR_SLOCK_RELEASE:
 		break;
 	case PR_END:
 		finish(t, e->t);
