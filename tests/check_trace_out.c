@@ -245,6 +245,55 @@ START_TEST(whole_run_matches_metrics)
 }
 END_TEST
 
+/* IPIs: a flow from each send to the handler that takes it, a slice per wait. */
+START_TEST(ipi_flows_and_waits)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct run_opts o = { 0, 1, NULL };
+	struct trace_out *t;
+	struct metrics m;
+	const char *text, *p;
+	int s = 0, f = 0, waits = 0, handlers = 0;
+
+	ck_assert_int_eq(tu_load(&sc, TEST_MACHINE "name: ti\nseed: 2\nduration: 30ms\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+	    "vms:\n  - {name: g, vcpus: 4, workload: w}\n  - {name: h, vcpus: 8, workload: hog}\n"
+	    "workloads:\n  hog: {program: [{loop: forever, do: [{compute: 3ms}]}]}\n"
+	    "  w:\n    programs: {p: [{loop: forever, do: [{compute: 200us},"
+	    " {ipi: {to: others, wait: true}}]}]}\n    tasks: [{program: p, count: 4}]\n", &err), 0);
+	t = trace_out_new(&sc, 0, SIM_NEVER);
+	o.probe = trace_out_probe(t);
+	metrics_init(&m);
+	ck_assert_int_eq(run_once(&sc, sc.seed, &o, &m, &err), 0);
+	text = trace_out_text(t, NULL);
+	check_structure(text);
+	for (p = text; (p = strstr(p, "\"cat\":\"ipi\"")) != NULL; p++) {
+		const char *l = p;
+
+		while (l > text && l[-1] != '\n')
+			l--;
+		s += strncmp(l, "{\"ph\":\"s\"", 9) == 0;
+		f += strncmp(l, "{\"ph\":\"f\"", 9) == 0;
+		waits += strncmp(l, "{\"ph\":\"X\"", 9) == 0 && strstr(l, "IPI wait") != NULL &&
+		    strstr(l, "IPI wait") < strchr(l, '\n');
+	}
+	for (p = text; (p = strstr(p, "IPI handler")) != NULL; p++)
+		handlers++;
+	ck_assert_int_gt(f, 20);
+	/* every taken IPI closes its flow; at most the last round is open */
+	ck_assert_int_eq(f, (int)tu_metric(&m, "g.ipis_received"));
+	ck_assert_int_le(s - f, 3 * 4);
+	ck_assert_int_eq(handlers, f);
+	/* one slice per call, the open ones closed at the end */
+	ck_assert_int_ge(waits, (int)tu_metric(&m, "g.ipi_calls") - 4);
+	ck_assert_int_le(waits, (int)tu_metric(&m, "g.ipi_calls"));
+	metrics_free(&m);
+	trace_out_free(t);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(python_json_parses)
 {
 	struct metrics m;
@@ -336,6 +385,7 @@ main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, whole_run_matches_metrics);
 	tcase_add_test(tc, python_json_parses);
+	tcase_add_test(tc, ipi_flows_and_waits);
 	tcase_add_test(tc, same_run_same_bytes);
 	tcase_add_test(tc, window_clips);
 	tcase_add_test(tc, window_syntax);
