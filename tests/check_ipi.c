@@ -140,6 +140,53 @@ START_TEST(ipi_to_preempted_vcpu_waits_until_it_runs)
 }
 END_TEST
 
+/* PV sched_yield: each yield goes to a target the host had preempted. */
+static int yields, bad_yields;
+
+static void
+watch_yield(void *ctx, const struct probe_ev *e)
+{
+	struct seen *s = ctx;
+
+	watch(ctx, e);
+	if (e->kind == PR_YIELD_TO) {
+		yields++;
+		bad_yields += e->vcpu != s->sender || e->aux != s->target ||
+		    s->rs[e->aux] != RS_RUNNABLE;
+	}
+}
+
+START_TEST(pv_sched_yield_yields_to_the_preempted_target)
+{
+	char text[2048], *at;
+	struct metrics m;
+	struct seen s;
+	struct probe p = { watch_yield, &s };
+	double without;
+
+	snprintf(text, sizeof text, "%s", preempted);
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.pv_sched_yields"), 0);
+	without = tu_metric(&m, "g.ipi_wait_mean_ns");
+	metrics_free(&m);
+	at = strstr(text, "guest: {hz: 0}");
+	ck_assert_ptr_nonnull(at);
+	snprintf(text, sizeof text, "%.*sguest: {hz: 0, ipi: {pv_sched_yield: true}}%s",
+	    (int)(at - text), preempted, strstr(preempted, "guest: {hz: 0}") + strlen("guest: {hz: 0}"));
+	seen_init(&s, 1, 0);
+	yields = bad_yields = 0;
+	tu_run(text, 1, &p, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.pv_sched_yields"), 3);
+	ck_assert_double_eq(tu_metric(&m, "hypercalls"), tu_metric(&m, "g.pv_sched_yields"));
+	ck_assert_int_eq(yields, (int)tu_metric(&m, "yield_to_ok"));
+	ck_assert_int_gt(yields, 0);
+	ck_assert_int_eq(bad_yields, 0);
+	/* giving the pCPU to the preempted target shortens the waits */
+	ck_assert_double_lt(tu_metric(&m, "g.ipi_wait_mean_ns"), without);
+	metrics_free(&m);
+}
+END_TEST
+
 /* One broadcast from vCPU 0 to the other n-1 (halted, idle) vCPUs. */
 static double
 broadcast_exits(int n, const char *ipi, const char *metric)
@@ -251,6 +298,7 @@ suite(void)
 	tcase_add_test(tc, ipi_to_preempted_vcpu_waits_until_it_runs);
 	tcase_add_test(tc, broadcast_exits_per_mode);
 	tcase_add_test(tc, send_exits_function);
+	tcase_add_test(tc, pv_sched_yield_yields_to_the_preempted_target);
 	tcase_add_test(tc, pv_tlb_flush_never_interrupts_a_preempted_vcpu);
 	suite_add_tcase(s, tc);
 	return s;
