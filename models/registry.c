@@ -12,6 +12,7 @@
 
 extern const struct sched_ops sched_pinned_ops;
 extern const struct sched_ops sched_cfs_ops;
+extern const struct sched_ops sched_eevdf_ops;
 extern const struct sched_ops sched_credit_ops;
 extern const struct sched_ops sched_credit2_ops;
 extern const struct hv_kind_ops kind_kvm_ops;
@@ -28,6 +29,7 @@ extern const struct lock_ops lock_pmtticket_ops;
 const struct sched_ops *const registry_scheds[] = {
 	&sched_pinned_ops,
 	&sched_cfs_ops,
+	&sched_eevdf_ops,
 	&sched_credit_ops,
 	&sched_credit2_ops,
 	NULL

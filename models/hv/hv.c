@@ -68,6 +68,9 @@ hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affi
 	vm->name = xstrdup(name);
 	vm->where = where;
 	vm->nvcpus = nvcpus;
+	vm->cg.weight = 100;	/* cgroup v2 CGROUP_WEIGHT_DFL */
+	vm->cg.quota = -1;	/* cpu.max "max 100000" */
+	vm->cg.period = 100000000;
 	vm->vcpus = xcalloc((size_t)nvcpus, sizeof *vm->vcpus);
 	hv->vms = xrealloc(hv->vms, (size_t)(hv->nvms + 1) * sizeof *hv->vms);
 	hv->vms[hv->nvms++] = vm;

@@ -35,6 +35,13 @@ struct pcpu {
 	sim_time_t busy_time;
 };
 
+/* A VM's cgroup v2 cpu controller (used by the fair schedulers' groups). */
+struct vm_cgroup {
+	long weight;		/* cpu.weight, 1..10000, default 100 */
+	int64_t quota, period;	/* cpu.max in ns; quota < 0: "max" (no limit) */
+	const char *where;	/* "file:line:col" if the scenario gave one, else NULL */
+};
+
 struct vm {
 	struct hv *hv;
 	int id;
@@ -44,6 +51,7 @@ struct vm {
 	void *guest;		/* the workload layer's per-VM data (locks, counters) */
 	void *kernel;		/* the guest kernel's (struct gkernel) */
 	const char *where;	/* "file:line:col" of its scenario entry, for errors */
+	struct vm_cgroup cg;
 };
 
 struct hv_stats {

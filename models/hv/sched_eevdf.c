@@ -1,0 +1,399 @@
+/*
+ * sched_eevdf.c - a KVM host: vCPU threads under Linux 6.6's EEVDF fair
+ * scheduler (kernel/sched/fair.c of v6.6, features.h defaults:
+ * PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, WAKEUP_PREEMPTION on,
+ * NEXT_BUDDY off; no HRTICK, so a slice's end is seen at the host tick or
+ * the next update_curr).
+ *
+ * Each entity has a virtual deadline = vruntime + calc_delta_fair(slice)
+ * with slice = sysctl_sched_base_slice (0.75 ms x the sysctl factor); the
+ * pick is the eligible entity (lag >= 0, i.e. vruntime <= the load-weighted
+ * average V) with the earliest deadline.  Lag is saved at dequeue and
+ * restored at enqueue (PLACE_LAG), which also carries it across pCPUs
+ * (no min_vruntime renormalisation in 6.6).  This file is the per-level
+ * entity policy; the task level (groups, balancing, wake placement, CFS
+ * bandwidth) is sched_fair.c, shared with cfs.
+ *
+ * The queue is the array of sched_fair.h sorted by vruntime (6.6's rb-tree
+ * is also sorted by vruntime, augmented with min_deadline); eligibility is
+ * monotone in vruntime, so the eligible entities are a prefix of it and the
+ * pick scans that prefix for the earliest deadline.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv/hv.h"
+#include "hv/sched.h"
+#include "hv/sched_eevdf.h"
+#include "hv/sched_fair.h"
+#include "yconf.h"
+
+struct eevdf_cfg {
+	struct fair_cfg fc;
+	double base_slice;
+	int run_to_parity, place_lag, place_deadline_initial, next_buddy;
+};
+
+struct eevdf {
+	struct fair f;
+	int64_t base_slice;
+	int run_to_parity, place_lag, place_deadline_initial, next_buddy;
+};
+
+#define EEVDF_OF(f)	((struct eevdf *)(f)->pol)
+
+/* ---- parameters ---- */
+
+static void
+eevdf_free_cfg(void *p)
+{
+	struct eevdf_cfg *cfg = p;
+
+	if (cfg == NULL)
+		return;
+	fair_free_common(&cfg->fc);
+	free(cfg);
+}
+
+static int
+eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *err)
+{
+	struct eevdf_cfg *cfg = xcalloc(1, sizeof *cfg);
+
+	*out = cfg;
+	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of eevdf parameters", err))
+		return -1;
+	/* LNX-6.6 fair.c sysctl_sched_base_slice; kernel/sched/features.h */
+	if (yc_get_qty(params, "base_slice", UNIT_TIME, hz, 0.75e6, 1e3, 1e10,
+	    &cfg->base_slice, err) ||
+	    yc_get_bool(params, "run_to_parity", 1, &cfg->run_to_parity, err) ||
+	    yc_get_bool(params, "place_lag", 1, &cfg->place_lag, err) ||
+	    yc_get_bool(params, "place_deadline_initial", 1, &cfg->place_deadline_initial,
+	    err) ||
+	    yc_get_bool(params, "next_buddy", 0, &cfg->next_buddy, err) ||
+	    fair_parse_common(params, hz, &cfg->fc, err))
+		return -1;
+	return yc_check_unused(params, "base_slice, run_to_parity, place_lag, "
+	    "place_deadline_initial, next_buddy, " FAIR_CFG_KEYS, err);
+}
+
+/* ---- virtual time and lag ---- */
+
+/* LNX-6.6 fair.c avg_vruntime: V, the load-weighted mean vruntime (curr included) */
+static int64_t
+avg_vruntime(const struct fair_rq *rq)
+{
+	const struct fair_se *curr = rq->curr;
+	int64_t avg = rq->avg_vruntime;
+	long load = rq->avg_load;
+
+	if (curr != NULL && curr->on_rq) {
+		avg += (curr->vruntime - rq->min_vruntime) * curr->weight;
+		load += curr->weight;
+	}
+	if (load) {
+		if (avg < 0)	/* sign flips effective floor / ceil */
+			avg -= load - 1;
+		avg /= load;
+	}
+	return rq->min_vruntime + avg;
+}
+
+/* LNX-6.6 fair.c entity_eligible: lag >= 0, i.e. v_i <= V, without the division */
+static int
+entity_eligible(const struct fair_rq *rq, const struct fair_se *se)
+{
+	const struct fair_se *curr = rq->curr;
+	int64_t avg = rq->avg_vruntime;
+	long load = rq->avg_load;
+
+	if (curr != NULL && curr->on_rq) {
+		avg += (curr->vruntime - rq->min_vruntime) * curr->weight;
+		load += curr->weight;
+	}
+	return avg >= (se->vruntime - rq->min_vruntime) * load;
+}
+
+/* LNX-6.6 fair.c entity_lag / update_entity_lag: V - v_i, clamped to
+ * calc_delta_fair(max(2 slice, TICK_NSEC)) */
+static void
+update_entity_lag(const struct fair *f, const struct fair_rq *rq, struct fair_se *se)
+{
+	int64_t vlag = avg_vruntime(rq) - se->vruntime;
+	int64_t lim = 2 * se->slice > f->hv->tick_ns ? 2 * se->slice : f->hv->tick_ns;
+
+	lim = fair_delta(lim, se);
+	se->vlag = vlag < -lim ? -lim : vlag > lim ? lim : vlag;
+}
+
+/* LNX-6.6 fair.c update_deadline: a used-up request gets a new deadline and
+ * the CPU is rescheduled */
+static void
+update_deadline(struct fair *f, struct fair_rq *rq, struct fair_se *se)
+{
+	if (se->vruntime < se->deadline)
+		return;
+	se->slice = EEVDF_OF(f)->base_slice;
+	se->deadline = se->vruntime + fair_delta(se->slice, se);	/* vd_i = ve_i + r_i/w_i */
+	if (rq->nr_running > 1) {
+		fair_resched(f, fair_cpu_of(f, rq));
+		fair_clear_buddies(rq, se);
+	}
+}
+
+/* LNX-6.6 fair.c update_curr */
+static void
+eevdf_update_curr(struct fair *f, struct fair_rq *rq, struct fair_se *se, int64_t d)
+{
+	se->vruntime += fair_delta(d, se);
+	update_deadline(f, rq, se);
+}
+
+/* LNX-6.6 fair.c place_entity: at V minus the saved lag, inflated so that
+ * adding the entity to the average does not shrink it (PLACE_LAG); half a
+ * slice of deadline for a new task (PLACE_DEADLINE_INITIAL) */
+static void
+place_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int flags)
+{
+	const struct eevdf *e = EEVDF_OF(f);
+	int64_t vruntime = avg_vruntime(rq), lag = 0, vslice;
+
+	se->slice = e->base_slice;
+	vslice = fair_delta(se->slice, se);
+	if (e->place_lag && rq->nr_running) {
+		const struct fair_se *curr = rq->curr;
+		long load = rq->avg_load;
+
+		if (curr != NULL && curr->on_rq)
+			load += curr->weight;
+		lag = se->vlag * (load + se->weight);
+		if (load == 0)
+			load = 1;
+		lag /= load;
+	}
+	se->vruntime = vruntime - lag;
+	if (e->place_deadline_initial && (flags & FAIR_INITIAL))
+		vslice /= 2;
+	se->deadline = se->vruntime + vslice;
+}
+
+static void
+eevdf_place_initial(struct fair *f, struct fair_rq *rq, struct fair_se *se)
+{
+	se->vlag = 0;
+	se->slice = EEVDF_OF(f)->base_slice;
+}
+
+/* LNX-6.6 fair.c enqueue_entity: place (curr before update_curr), account, queue */
+static void
+eevdf_enqueue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int flags)
+{
+	int curr = rq->curr == se;
+
+	VS_ASSERT(!se->on_rq);
+	if (curr)
+		place_entity(f, rq, se, flags);
+	fair_update_curr(f, rq);
+	if (!curr)
+		place_entity(f, rq, se, flags);
+	fair_account_enqueue(rq, se);
+	if (!curr)
+		fair_rq_insert(f, rq, se);
+	se->on_rq = 1;
+}
+
+/* LNX-6.6 fair.c dequeue_entity: the lag is saved for the next placement */
+static void
+eevdf_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int flags)
+{
+	VS_ASSERT(se->on_rq);
+	fair_update_curr(f, rq);
+	fair_clear_buddies(rq, se);
+	update_entity_lag(f, rq, se);
+	if (se->queued)
+		fair_rq_remove(rq, se);
+	se->on_rq = 0;
+	fair_account_dequeue(rq, se);
+	fair_update_min_vruntime(f, rq);
+}
+
+/* LNX-6.6 fair.c reweight_entity: keep lag (asleep) or the relative
+ * deadline (queued) in real time across the weight change */
+static void
+eevdf_reweight(struct fair *f, struct fair_rq *rq, struct fair_se *se, long weight)
+{
+	long old = se->weight;
+
+	if (!se->on_rq)
+		se->vlag = se->vlag * old / weight;
+	else
+		se->deadline = se->vruntime + (se->deadline - se->vruntime) * old / weight;
+	se->weight = weight;
+}
+
+/* LNX-6.6 fair.c __pick_eevdf + pick_eevdf: the eligible entity with the
+ * earliest deadline, curr included; RUN_TO_PARITY keeps an eligible curr
+ * until its deadline moves (set_next_entity stashed the deadline in vlag). */
+static struct fair_se *
+pick_eevdf(const struct eevdf *e, const struct fair_rq *rq)
+{
+	struct fair_se *curr = rq->curr, *best = NULL;
+	int i;
+
+	if (curr != NULL && (!curr->on_rq || !entity_eligible(rq, curr)))
+		curr = NULL;
+	if (e->run_to_parity && curr != NULL && curr->vlag == curr->deadline)
+		return curr;
+	for (i = 0; i < rq->nq && entity_eligible(rq, rq->q[i]); i++)
+		if (best == NULL || rq->q[i]->deadline < best->deadline)
+			best = rq->q[i];
+	if (best == NULL || (curr != NULL && curr->deadline < best->deadline))
+		best = curr;
+	if (best == NULL && rq->nq > 0)	/* "EEVDF scheduling fail, picking leftmost" */
+		best = rq->q[0];
+	return best;
+}
+
+/* LNX-6.6 fair.c pick_next_entity: the next buddy if eligible (NEXT_BUDDY), else EEVDF */
+static struct fair_se *
+eevdf_pick_next_entity(struct fair *f, struct fair_rq *rq)
+{
+	const struct eevdf *e = EEVDF_OF(f);
+
+	if (e->next_buddy && rq->next != NULL && entity_eligible(rq, rq->next))
+		return rq->next;
+	return pick_eevdf(e, rq);
+}
+
+/* LNX-6.6 fair.c set_next_entity (with its HACK: vlag = deadline at pick) */
+static void
+eevdf_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
+{
+	fair_clear_buddies(rq, se);
+	if (se->queued) {
+		fair_rq_remove(rq, se);
+		se->vlag = se->deadline;
+	}
+	rq->curr = se;
+	se->exec_start = f->hv->sim->now;
+	se->prev_sum_exec = se->sum_exec;
+}
+
+/* LNX-6.6 fair.c entity_tick: update_curr (update_deadline may resched), update_cfs_group */
+static void
+eevdf_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
+{
+	fair_update_curr(f, rq);
+	fair_update_shares(f, rq);
+}
+
+/* LNX-6.6 fair.c check_preempt_wakeup: preempt iff pick_eevdf would pick the wakee */
+static void
+eevdf_check_preempt_wakeup(struct fair *f, struct fair_cpu *cpu, struct fair_se *pse)
+{
+	const struct eevdf *e = EEVDF_OF(f);
+	struct fair_se *se = fair_curr_task(cpu), *s;
+
+	if (se == NULL) {	/* the idle task is preempted by anything */
+		fair_resched(f, cpu);
+		return;
+	}
+	if (se == pse)
+		return;
+	for (s = pse; s != NULL; s = s->parent)	/* throttled_hierarchy(cfs_rq_of(pse)) */
+		if (s->cfs_rq->throttled)
+			return;
+	if (e->next_buddy)
+		fair_set_next_buddy(pse);
+	if (cpu->need_resched)
+		return;
+	fair_find_matching_se(&se, &pse);
+	fair_update_curr(f, se->cfs_rq);
+	if (pick_eevdf(e, se->cfs_rq) == pse)
+		fair_resched(f, cpu);
+}
+
+/* LNX-6.6 fair.c yield_task_fair: the yielder's deadline moves one slice on */
+static void
+eevdf_yield_task(struct fair *f, struct fair_cpu *cpu, struct fair_se *se)
+{
+	VS_ASSERT(se->cfs_rq->curr == se);
+	if (cpu->root.h_nr_running == 1)
+		return;
+	fair_clear_buddies(se->cfs_rq, se);
+	fair_update_curr(f, se->cfs_rq);
+	se->deadline += fair_delta(se->slice, se);
+}
+
+static const struct fair_class eevdf_class = {
+	.pick_with_curr = 1,
+	.min_vr_curr_on_rq = 1,
+	.update_curr = eevdf_update_curr,
+	.enqueue_entity = eevdf_enqueue_entity,
+	.dequeue_entity = eevdf_dequeue_entity,
+	.pick_next_entity = eevdf_pick_next_entity,
+	.set_next_entity = eevdf_set_next_entity,
+	.entity_tick = eevdf_entity_tick,
+	.check_preempt_wakeup = eevdf_check_preempt_wakeup,
+	.yield_task = eevdf_yield_task,
+	.renormalize = NULL,	/* 6.6: lag placement replaces renormalisation */
+	.reweight = eevdf_reweight,
+	.place_initial = eevdf_place_initial,
+};
+
+/* ---- sched_ops ---- */
+
+int64_t
+sched_eevdf_deadline(const struct hv *hv, const struct vcpu *v)
+{
+	return FAIR_SE(v)->deadline;
+}
+
+int64_t
+sched_eevdf_lag(const struct hv *hv, const struct vcpu *v)
+{
+	return FAIR_SE(v)->vlag;
+}
+
+static int
+eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
+{
+	struct eevdf_cfg defaults = { fair_cfg_defaults, 0.75e6, 1, 1, 1, 0 };
+	const struct eevdf_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
+	struct eevdf *e = xcalloc(1, sizeof *e);
+
+	/* LNX-6.6 fair.c update_sysctl: SET_SYSCTL(sched_base_slice) */
+	e->base_slice = (int64_t)(cfg->base_slice *
+	    fair_sysctl_factor(cfg->fc.scaling, hv->npcpus));
+	e->run_to_parity = cfg->run_to_parity;
+	e->place_lag = cfg->place_lag;
+	e->place_deadline_initial = cfg->place_deadline_initial;
+	e->next_buddy = cfg->next_buddy;
+	return fair_init(hv, &e->f, &eevdf_class, e, &cfg->fc, err);
+}
+
+static void
+eevdf_deinit(struct hv *hv)
+{
+	struct eevdf *e = EEVDF_OF((struct fair *)hv->sched_priv);
+
+	fair_deinit(hv);
+	free(e);
+}
+
+const struct sched_ops sched_eevdf_ops = {
+	.name = "eevdf",
+	.desc = "KVM host: vCPU threads under Linux 6.6 EEVDF (lag, deadlines, "
+	    "RUN_TO_PARITY, yield moves the deadline, groups, cpu.max)",
+	.parse = eevdf_parse,
+	.free_cfg = eevdf_free_cfg,
+	.init = eevdf_init,
+	.deinit = eevdf_deinit,
+	.wake = fair_wake,
+	.sleep = fair_sleep,
+	.do_schedule = fair_do_schedule,
+	.yield = fair_yield,
+	.yield_to = fair_yield_to,
+	.tick = fair_tick,
+};

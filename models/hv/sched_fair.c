@@ -1,0 +1,1140 @@
+/*
+ * sched_fair.c - the task-level half of Linux's fair class, shared by the
+ * `cfs` (3.2) and `eevdf` (6.6) host schedulers: walks over the group
+ * hierarchy, task groups (one per VM) with hierarchical shares, CFS
+ * bandwidth (cpu.max), load balancing and wake-up CPU selection.  The
+ * per-level policy (placement, pick, preemption, yield) is the struct
+ * fair_class a scheduler passes to fair_init.  See sched_fair.h.
+ */
+#include "hv/sched_fair.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv/hv.h"
+#include "rng.h"
+#include "yconf.h"
+
+enum fair_scaling { FAIR_SCALE_NONE, FAIR_SCALE_LOG, FAIR_SCALE_LINEAR };
+static const char *const fair_scaling_names[] = { "none", "log", "linear", NULL };
+static const char *const fair_groups_names[] = { "none", "per-vm", NULL };
+
+#define FAIR(hv)	((struct fair *)(hv)->sched_priv)
+
+/* ---- parameters ---- */
+
+const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 4e6, FAIR_SCALE_LOG, 0,
+    FAIR_GROUPS_NONE, 0, NULL, NULL, NULL };
+
+void
+fair_free_common(struct fair_cfg *cfg)
+{
+	int i;
+
+	for (i = 0; i < cfg->nweights; i++) {
+		free(cfg->wname[i]);
+		free(cfg->wwhere[i]);
+	}
+	free(cfg->wname);
+	free(cfg->weight);
+	free(cfg->wwhere);
+}
+
+int
+fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *cfg,
+    struct vs_err *err)
+{
+	const struct yc_node *w;
+	size_t i;
+
+	/* LNX-3.6 fair.c sysctl_sched_migration_cost, SD balance_interval */
+	if (yc_get_num(params, "hz", 1000, 1, 1e6, &cfg->tick_hz, err) ||
+	    yc_get_qty(params, "migration_cost", UNIT_TIME, hz, 0.5e6, 0, 1e10,
+	    &cfg->migration_cost, err) ||
+	    yc_get_qty(params, "balance_interval", UNIT_TIME, hz, 4e6, 1e3, 1e10,
+	    &cfg->balance_interval, err) ||
+	    yc_get_enum(params, "scaling", fair_scaling_names, FAIR_SCALE_LOG, &cfg->scaling,
+	    err) ||
+	    yc_get_bool(params, "yield_to_esrch", 0, &cfg->yield_to_esrch, err) ||
+	    yc_get_enum(params, "groups", fair_groups_names, FAIR_GROUPS_NONE, &cfg->groups,
+	    err))
+		return -1;
+	if (params != NULL && (w = yc_find(params, "weights")) != NULL) {
+		if (yc_expect(w, YC_MAP, "a mapping of VM name: weight", err))
+			return -1;
+		cfg->wname = xcalloc(w->n + 1, sizeof *cfg->wname);
+		cfg->weight = xcalloc(w->n + 1, sizeof *cfg->weight);
+		cfg->wwhere = xcalloc(w->n + 1, sizeof *cfg->wwhere);
+		for (i = 0; i < w->n; i++) {
+			int64_t x;
+
+			w->used[i] = 1;
+			if (yc_node_int(w->vals[i], FAIR_WMIN, FAIR_WMAX, &x, err))
+				return -1;
+			cfg->wname[i] = xstrdup(w->keys[i]);
+			cfg->weight[i] = (long)x;
+			cfg->wwhere[i] = xasprintf("%s:%d:%d", w->key_file[i], w->key_line[i],
+			    w->key_col[i]);
+			cfg->nweights++;
+		}
+	}
+	return 0;
+}
+
+/* The VM name an entry of `weights` names: NAME itself, or NAMEk of a count > 1 entry. */
+static int
+name_matches(const char *entry, const char *vm)
+{
+	size_t n = strlen(entry);
+
+	if (strncmp(entry, vm, n) != 0)
+		return 0;
+	if (vm[n] == '\0')
+		return 1;
+	for (vm += n; *vm >= '0' && *vm <= '9'; vm++)
+		;
+	return *vm == '\0';
+}
+
+/* ---- the run queue (sorted array) ---- */
+
+static int
+se_before(const struct fair_se *a, const struct fair_se *b)
+{
+	return a->vruntime < b->vruntime || (a->vruntime == b->vruntime && a->seq < b->seq);
+}
+
+/* Index of the first entity not before se. */
+static int
+rq_bsearch(const struct fair_rq *rq, const struct fair_se *se)
+{
+	int lo = 0, hi = rq->nq;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (se_before(rq->q[mid], se))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* LNX-6.6 fair.c __enqueue_entity + avg_vruntime_add */
+void
+fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
+{
+	int i;
+
+	VS_ASSERT(!se->queued);
+	se->seq = f->seq++;
+	VS_GROW(rq->q, rq->cap, (size_t)rq->nq);
+	i = rq_bsearch(rq, se);
+	memmove(&rq->q[i + 1], &rq->q[i], (size_t)(rq->nq - i) * sizeof *rq->q);
+	rq->q[i] = se;
+	rq->nq++;
+	se->queued = 1;
+	rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
+	rq->avg_load += se->weight;
+}
+
+/* LNX-6.6 fair.c __dequeue_entity + avg_vruntime_sub */
+void
+fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
+{
+	int i = rq_bsearch(rq, se);
+
+	VS_ASSERT(se->queued && i < rq->nq && rq->q[i] == se);
+	memmove(&rq->q[i], &rq->q[i + 1], (size_t)(rq->nq - i - 1) * sizeof *rq->q);
+	rq->nq--;
+	se->queued = 0;
+	rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
+	rq->avg_load -= se->weight;
+}
+
+/* LNX-3.6 fair.c account_entity_enqueue */
+void
+fair_account_enqueue(struct fair_rq *rq, struct fair_se *se)
+{
+	rq->nr_running++;
+	rq->load += se->weight;
+}
+
+/* LNX-3.6 fair.c account_entity_dequeue */
+void
+fair_account_dequeue(struct fair_rq *rq, struct fair_se *se)
+{
+	rq->nr_running--;
+	rq->load -= se->weight;
+}
+
+/* LNX-3.6 fair.c update_min_vruntime: monotonic, follows curr and leftmost
+ * (LNX-6.6: curr only while on_rq; __update_min_vruntime moves avg_vruntime) */
+void
+fair_update_min_vruntime(struct fair *f, struct fair_rq *rq)
+{
+	const struct fair_se *curr = rq->curr;
+	int64_t vr = rq->min_vruntime;
+
+	if (curr != NULL && f->cls->min_vr_curr_on_rq && !curr->on_rq)
+		curr = NULL;
+	if (curr != NULL)
+		vr = curr->vruntime;
+	if (rq->nq > 0)
+		vr = curr != NULL && curr->vruntime < rq->q[0]->vruntime ? curr->vruntime :
+		    rq->q[0]->vruntime;
+	if (vr > rq->min_vruntime) {
+		rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
+		rq->min_vruntime = vr;
+	}
+}
+
+struct fair_cpu *
+fair_cpu_of(struct fair *f, const struct fair_rq *rq)
+{
+	return &f->cpu[rq->cpu];
+}
+
+/* LNX-3.6 core.c resched_task: set need_resched, IPI a remote pCPU */
+void
+fair_resched(struct fair *f, struct fair_cpu *c)
+{
+	c->need_resched = 1;
+	hv_tickle(f->hv, &f->hv->pcpus[c->root.cpu]);
+}
+
+/* ---- CFS bandwidth (cpu.max) ---- */
+
+static void throttle_cfs_rq(struct fair *, struct fair_rq *);
+
+/* LNX-3.2 fair.c assign_cfs_rq_runtime: take up to a slice from the pool */
+static int
+assign_cfs_rq_runtime(struct fair *f, struct fair_rq *rq)
+{
+	struct fair_tg *tg = rq->tg;
+	int64_t amount = f->bw_slice - rq->runtime_remaining;
+
+	if (amount > tg->runtime)
+		amount = tg->runtime;
+	tg->runtime -= amount;
+	rq->runtime_remaining += amount;
+	return rq->runtime_remaining > 0;
+}
+
+/* LNX-3.2 fair.c account_cfs_rq_runtime: out of runtime -> resched curr */
+static void
+account_cfs_rq_runtime(struct fair *f, struct fair_rq *rq, int64_t delta)
+{
+	if (rq->tg == NULL || rq->tg->quota < 0 || rq->throttled)
+		return;
+	rq->runtime_remaining -= delta;
+	if (rq->runtime_remaining > 0)
+		return;
+	if (!assign_cfs_rq_runtime(f, rq) && rq->curr != NULL)
+		fair_resched(f, fair_cpu_of(f, rq));
+}
+
+/* LNX-3.2 fair.c check_cfs_rq_runtime (from put_prev_entity) */
+static void
+check_cfs_rq_runtime(struct fair *f, struct fair_rq *rq)
+{
+	if (rq->tg == NULL || rq->tg->quota < 0 || rq->runtime_remaining > 0 ||
+	    rq->throttled)
+		return;
+	throttle_cfs_rq(f, rq);
+}
+
+/* LNX-3.2 fair.c check_enqueue_throttle: an idle group woken without runtime */
+static void
+check_enqueue_throttle(struct fair *f, struct fair_rq *rq)
+{
+	if (rq->tg == NULL || rq->tg->quota < 0 || rq->curr != NULL || rq->throttled)
+		return;
+	account_cfs_rq_runtime(f, rq, 0);
+	if (rq->runtime_remaining <= 0)
+		throttle_cfs_rq(f, rq);
+}
+
+/* ---- shares (hierarchical weights) ---- */
+
+/*
+ * LNX-3.2 fair.c calc_cfs_shares (= LNX-6.6 calc_group_shares): the group's
+ * entity on this pCPU weighs tg->shares x this rq's load / the group's load
+ * over all pCPUs, clamped to [MIN_SHARES, tg->shares].  The kernels use
+ * decayed load averages (3.2: a 10 ms window, 6.6: PELT); here the loads are
+ * the current queue weights.
+ */
+static long
+calc_group_shares(const struct fair_tg *tg, const struct fair_rq *rq, int ncpus)
+{
+	long total = 0, shares;
+	int c;
+
+	for (c = 0; c < ncpus; c++)
+		total += tg->rq[c].load;
+	shares = total > 0 ? tg->shares * rq->load / total : 0;
+	if (shares < FAIR_MIN_SHARES)
+		shares = FAIR_MIN_SHARES;
+	if (shares > tg->shares)
+		shares = tg->shares;
+	return shares;
+}
+
+/* LNX-3.2 fair.c reweight_entity (the sort key, vruntime, does not change) */
+static void
+reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long weight)
+{
+	if (se->on_rq) {
+		if (rq->curr == se)
+			fair_update_curr(f, rq);
+		if (se->queued) {
+			rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
+			rq->avg_load -= se->weight;
+		}
+		fair_account_dequeue(rq, se);
+	}
+	f->cls->reweight(f, rq, se, weight);
+	if (se->on_rq) {
+		fair_account_enqueue(rq, se);
+		if (se->queued) {
+			rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
+			rq->avg_load += se->weight;
+		}
+	}
+}
+
+/* LNX-3.2 fair.c update_cfs_shares: reweight rq's group entity */
+static void
+update_cfs_shares(struct fair *f, struct fair_rq *rq)
+{
+	struct fair_se *se = rq->owner;
+	long shares;
+
+	if (se == NULL || rq->throttled)
+		return;
+	shares = calc_group_shares(rq->tg, rq, f->hv->npcpus);
+	if (shares != se->weight)
+		reweight_entity(f, se->cfs_rq, se, shares);
+}
+
+/* LNX-3.6 fair.c update_curr: charge the running entity of rq */
+void
+fair_update_curr(struct fair *f, struct fair_rq *rq)
+{
+	struct fair_se *se = rq->curr;
+	sim_time_t now = f->hv->sim->now, d;
+
+	if (se == NULL)
+		return;
+	d = now - se->exec_start;
+	if (d <= 0)
+		return;
+	se->exec_start = now;
+	se->sum_exec += d;
+	f->cls->update_curr(f, rq, se, d);
+	fair_update_min_vruntime(f, rq);
+	account_cfs_rq_runtime(f, rq, d);
+}
+
+/* ---- task-level walks over the hierarchy ---- */
+
+/* LNX-3.2 fair.c enqueue_task_fair */
+static void
+enqueue_task(struct fair *f, struct fair_se *se, int flags)
+{
+	struct fair_rq *rq = NULL;
+
+	for (; se != NULL; se = se->parent) {
+		if (se->on_rq)
+			break;
+		rq = se->cfs_rq;
+		f->cls->enqueue_entity(f, rq, se, flags);
+		if (rq->nr_running == 1)
+			check_enqueue_throttle(f, rq);
+		update_cfs_shares(f, rq);
+		if (rq->throttled)
+			break;
+		rq->h_nr_running++;
+		flags = FAIR_WAKEUP;
+	}
+	for (; se != NULL; se = se->parent) {
+		rq = se->cfs_rq;
+		rq->h_nr_running++;
+		if (rq->throttled)
+			break;
+		update_cfs_shares(f, rq);
+	}
+}
+
+/* LNX-3.2 fair.c dequeue_task_fair */
+static void
+dequeue_task(struct fair *f, struct fair_se *se, int flags)
+{
+	struct fair_rq *rq;
+
+	for (; se != NULL; se = se->parent) {
+		rq = se->cfs_rq;
+		f->cls->dequeue_entity(f, rq, se, flags);
+		if (rq->throttled)
+			break;
+		rq->h_nr_running--;
+		update_cfs_shares(f, rq);
+		/* Don't dequeue the parent if it has other entities besides us. */
+		if (rq->load != 0) {
+			se = se->parent;
+			break;
+		}
+		flags |= FAIR_WAKEUP;
+	}
+	for (; se != NULL; se = se->parent) {
+		rq = se->cfs_rq;
+		rq->h_nr_running--;
+		if (rq->throttled)
+			break;
+		update_cfs_shares(f, rq);
+	}
+}
+
+/* LNX-3.2 fair.c throttle_cfs_rq: take the group's entity off the levels above */
+static void
+throttle_cfs_rq(struct fair *f, struct fair_rq *rq)
+{
+	struct fair_se *se;
+	int delta = rq->h_nr_running, dequeue = 1;
+
+	for (se = rq->owner; se != NULL; se = se->parent) {
+		struct fair_rq *qrq = se->cfs_rq;
+
+		if (!se->on_rq)
+			break;
+		if (dequeue)
+			f->cls->dequeue_entity(f, qrq, se, FAIR_WAKEUP);
+		qrq->h_nr_running -= delta;
+		if (qrq->load != 0)
+			dequeue = 0;
+	}
+	rq->throttled = 1;
+	if (!rq->tg->throttled_now) {
+		rq->tg->throttled_now = 1;
+		rq->tg->nr_throttled++;
+	}
+}
+
+/* LNX-3.2 fair.c unthrottle_cfs_rq */
+static void
+unthrottle_cfs_rq(struct fair *f, struct fair_rq *rq)
+{
+	struct fair_cpu *c = fair_cpu_of(f, rq);
+	struct fair_se *se;
+	int delta = rq->h_nr_running, enqueue = 1;
+
+	rq->throttled = 0;
+	if (rq->load == 0)
+		return;
+	for (se = rq->owner; se != NULL; se = se->parent) {
+		struct fair_rq *qrq = se->cfs_rq;
+
+		if (se->on_rq)
+			enqueue = 0;
+		if (enqueue)
+			f->cls->enqueue_entity(f, qrq, se, FAIR_WAKEUP);
+		qrq->h_nr_running += delta;
+		if (qrq->throttled)
+			break;
+	}
+	/* determine whether we need to wake up a potentially idle cpu */
+	if (se == NULL && c->root.curr == NULL && c->root.nr_running > 0)
+		fair_resched(f, c);
+}
+
+/* LNX-3.2 fair.c sched_cfs_period_timer -> do_sched_cfs_period_timer:
+ * refill the pool, expire last period's local runtime (expire_cfs_rq_runtime),
+ * hand the throttled rqs just enough to run (distribute_cfs_runtime). */
+static void
+period_timer(void *s, void *arg, int64_t data)
+{
+	struct fair_tg *tg = arg;
+	struct fair *f = tg->f;
+	int c;
+
+	tg->period_ev = sim_after(f->hv->sim, tg->period, period_timer, tg, 0);
+	for (c = 0; c < f->hv->npcpus; c++)
+		if (tg->rq[c].curr != NULL)
+			fair_update_curr(f, &tg->rq[c]);
+	tg->runtime = tg->quota;
+	tg->throttled_now = 0;
+	for (c = 0; c < f->hv->npcpus; c++) {
+		struct fair_rq *rq = &tg->rq[c];
+		int64_t r;
+
+		if (!rq->throttled) {
+			if (rq->runtime_remaining > 0)
+				rq->runtime_remaining = 0;
+			continue;
+		}
+		r = -rq->runtime_remaining + 1;
+		if (r > tg->runtime)
+			r = tg->runtime;
+		tg->runtime -= r;
+		rq->runtime_remaining += r;
+		if (rq->runtime_remaining > 0)
+			unthrottle_cfs_rq(f, rq);
+		else
+			tg->throttled_now = 1;
+	}
+}
+
+/* ---- hierarchy helpers ---- */
+
+/* LNX-3.2 fair.c find_matching_se: climb to siblings of one rq */
+void
+fair_find_matching_se(struct fair_se **se, struct fair_se **pse)
+{
+	while ((*se)->depth > (*pse)->depth)
+		*se = (*se)->parent;
+	while ((*pse)->depth > (*se)->depth)
+		*pse = (*pse)->parent;
+	while ((*se)->cfs_rq != (*pse)->cfs_rq) {
+		*se = (*se)->parent;
+		*pse = (*pse)->parent;
+	}
+}
+
+/* LNX-3.2 fair.c set_next_buddy: for_each_sched_entity(se) cfs_rq_of(se)->next = se */
+void
+fair_set_next_buddy(struct fair_se *se)
+{
+	for (; se != NULL; se = se->parent)
+		se->cfs_rq->next = se;
+}
+
+/* LNX-3.2 fair.c set_last_buddy */
+void
+fair_set_last_buddy(struct fair_se *se)
+{
+	for (; se != NULL; se = se->parent)
+		se->cfs_rq->last = se;
+}
+
+/* LNX-3.2 fair.c set_skip_buddy */
+void
+fair_set_skip_buddy(struct fair_se *se)
+{
+	for (; se != NULL; se = se->parent)
+		se->cfs_rq->skip = se;
+}
+
+/* LNX-3.2 fair.c clear_buddies -> __clear_buddies_{last,next,skip}: clear
+ * each buddy of se up the hierarchy while it names se's ancestor */
+void
+fair_clear_buddies(struct fair_rq *rq, struct fair_se *se)
+{
+	struct fair_se *s;
+
+	if (rq->last == se)
+		for (s = se; s != NULL && s->cfs_rq->last == s; s = s->parent)
+			s->cfs_rq->last = NULL;
+	if (rq->next == se)
+		for (s = se; s != NULL && s->cfs_rq->next == s; s = s->parent)
+			s->cfs_rq->next = NULL;
+	if (rq->skip == se)
+		for (s = se; s != NULL && s->cfs_rq->skip == s; s = s->parent)
+			s->cfs_rq->skip = NULL;
+}
+
+struct fair_se *
+fair_curr_task(struct fair_cpu *c)
+{
+	struct fair_se *se = c->root.curr;
+
+	while (se != NULL && se->my_q != NULL)
+		se = se->my_q->curr;
+	return se;
+}
+
+int64_t
+fair_vruntime(const struct hv *hv, const struct vcpu *v)
+{
+	const struct fair_se *se = FAIR_SE(v);
+
+	if (se->cfs_rq->curr == se && se->on_rq)
+		return se->vruntime + fair_delta(hv->sim->now - se->exec_start, se);
+	return se->vruntime;
+}
+
+const struct fair_tg *
+fair_tg_of(const struct hv *hv, const struct vcpu *v)
+{
+	return FAIR_SE(v)->cfs_rq->tg;
+}
+
+/* The rq a task of v is queued on when on pCPU cpu (the VM's group's, or the root). */
+static void
+attach_task(struct fair *f, struct fair_se *se, int cpu)
+{
+	if (f->tg != NULL) {
+		struct fair_tg *tg = &f->tg[se->v->vm->id];
+
+		se->cfs_rq = &tg->rq[cpu];
+		se->parent = &tg->se[cpu];
+		se->depth = 1;
+	} else {
+		se->cfs_rq = &f->cpu[cpu].root;
+		se->parent = NULL;
+		se->depth = 0;
+	}
+}
+
+/* ---- load balancing ---- */
+
+/* LNX-3.6 fair.c can_migrate_task: not running, allowed on the destination,
+ * not in a throttled group (throttled_lb_pair) */
+static int
+can_migrate(const struct fair_se *se, int dst)
+{
+	return se->queued && se->v->pcpu == NULL && se->v->affinity[dst] &&
+	    !se->cfs_rq->throttled;
+}
+
+/* LNX-3.6 fair.c task_hot: ran within migration_cost, its cache is still warm */
+static int
+task_hot(const struct fair *f, const struct fair_se *se)
+{
+	return f->hv->sim->now - se->exec_start < f->migration_cost;
+}
+
+/* The task to pull from src to dst: cache-cold first, then any; from the
+ * right of each queue (the one that would wait longest on src). */
+static struct fair_se *
+pull_candidate(const struct fair *f, int src, int dst)
+{
+	struct fair_se *hot = NULL;
+	int g, i, ng = f->tg != NULL ? f->ntg : 1;
+
+	for (g = 0; g < ng; g++) {
+		const struct fair_rq *rq = f->tg != NULL ? &f->tg[g].rq[src] : &f->cpu[src].root;
+
+		for (i = rq->nq - 1; i >= 0; i--) {
+			struct fair_se *se = rq->q[i];
+
+			if (se->v == NULL || !can_migrate(se, dst))
+				continue;
+			if (!task_hot(f, se))
+				return se;
+			if (hot == NULL)
+				hot = se;
+		}
+	}
+	return hot;
+}
+
+/* LNX-3.6 fair.c move_task/pull_task: dequeue, renormalize, enqueue here */
+static void
+migrate(struct fair *f, struct fair_se *se, int dst)
+{
+	struct fair_rq *from = se->cfs_rq;
+
+	dequeue_task(f, se, 0);
+	attach_task(f, se, dst);
+	if (f->cls->renormalize != NULL)
+		f->cls->renormalize(se, from, se->cfs_rq);
+	enqueue_task(f, se, FAIR_MIGRATED);
+	se->v->processor = dst;
+}
+
+/*
+ * One pass of load_balance over the sched domains of this pCPU, closest
+ * first (SMT siblings, then the socket, then the machine), as
+ * for_each_domain() does: pull one task from the busiest queue of the first
+ * domain with an imbalance of at least min_imb tasks.  Returns the task.
+ * (Tasks are counted, not weighted: with groups a VM's threads are light.)
+ */
+static struct fair_se *
+balance_one(struct fair *f, int this, int min_imb)
+{
+	static const enum hw_dist levels[] = { HW_SIBLING, HW_SOCKET, HW_REMOTE };
+	struct hv *hv = f->hv;
+	int here = f->cpu[this].root.h_nr_running;
+	size_t l;
+	int i;
+
+	for (l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+		int busiest = -1, bn = 0;
+		struct fair_se *se = NULL;
+
+		for (i = 0; i < hv->npcpus; i++) {
+			int n = f->cpu[i].root.h_nr_running;
+			struct fair_se *cand;
+
+			if (i == this || machine_dist(hv->m, this, i) != levels[l] || n < 2 ||
+			    n - here < min_imb || (busiest >= 0 && n <= bn))
+				continue;
+			if ((cand = pull_candidate(f, i, this)) != NULL) {
+				busiest = i;
+				bn = n;
+				se = cand;
+			}
+		}
+		if (busiest >= 0) {
+			migrate(f, se, this);
+			return se;
+		}
+	}
+	return NULL;
+}
+
+/* LNX-3.6 fair.c idle_balance: only if this pCPU's idle periods are long */
+static void
+idle_balance(struct fair *f, struct fair_cpu *c)
+{
+	c->idle_stamp = f->hv->sim->now;
+	if (c->avg_idle < f->migration_cost)
+		return;
+	if (balance_one(f, c->root.cpu, 1) != NULL)
+		c->idle_stamp = -1;
+}
+
+/* LNX-3.6 core.c ttwu_do_wakeup: average length of this rq's idle periods */
+static void
+update_avg_idle(const struct fair *f, struct fair_cpu *c, sim_time_t now)
+{
+	sim_time_t d, max = 2 * f->migration_cost;
+
+	if (c->idle_stamp < 0)
+		return;
+	d = now - c->idle_stamp;
+	if (d > max)
+		c->avg_idle = max;
+	else
+		c->avg_idle += (d - c->avg_idle) / 8;	/* update_avg */
+	c->idle_stamp = -1;
+}
+
+/* ---- CPU selection on wakeup ---- */
+
+static int
+cpu_idle(const struct fair *f, int cpu)
+{
+	return f->cpu[cpu].root.curr == NULL && f->cpu[cpu].root.nr_running == 0;
+}
+
+/* LNX-3.2 fair.c select_idle_sibling: prev if idle, else the first idle
+ * allowed pCPU of the cache-sharing domains (SMT siblings, then the socket),
+ * else prev.  wake_affine (pulling towards the waker) is left out; eevdf
+ * uses the same (6.6's select_idle_cpu scan is not modelled). */
+static int
+select_cpu(const struct fair *f, const struct vcpu *v)
+{
+	static const enum hw_dist levels[] = { HW_SIBLING, HW_SOCKET };
+	const struct hv *hv = f->hv;
+	int prev = v->processor, i;
+	size_t l;
+
+	if (prev < 0 || !v->affinity[prev]) {	/* core.c select_fallback_rq */
+		for (i = 0; i < hv->npcpus && !v->affinity[i]; i++)
+			;
+		VS_ASSERT(i < hv->npcpus);
+		prev = i;
+	}
+	if (cpu_idle(f, prev))
+		return prev;
+	for (l = 0; l < sizeof levels / sizeof levels[0]; l++)
+		for (i = 0; i < hv->npcpus; i++)
+			if (v->affinity[i] && machine_dist(hv->m, prev, i) == levels[l] &&
+			    cpu_idle(f, i))
+				return i;
+	return prev;
+}
+
+/* ---- set-up ---- */
+
+int
+fair_sysctl_factor(int scaling, int ncpus)
+{
+	int n = ncpus < 8 ? ncpus : 8, lg = 0;
+
+	/* LNX-3.6 fair.c get_update_sysctl_factor */
+	switch (scaling) {
+	case FAIR_SCALE_NONE:
+		return 1;
+	case FAIR_SCALE_LINEAR:
+		return n;
+	default:
+		while (n >>= 1)
+			lg++;
+		return 1 + lg;
+	}
+}
+
+static int
+allowed(const struct hv *hv, const struct vcpu *v)
+{
+	int p, n = 0;
+
+	for (p = 0; p < hv->npcpus; p++)
+		n += v->affinity[p];
+	return n;
+}
+
+static void
+init_rq(struct fair_rq *rq, int cpu, struct fair_tg *tg, struct fair_se *owner)
+{
+	rq->cpu = cpu;
+	rq->tg = tg;
+	rq->owner = owner;
+}
+
+/* One task group per VM (libvirt's machine.slice/<vm>.scope), under the root. */
+static int
+init_groups(struct fair *f, struct vs_err *err)
+{
+	struct hv *hv = f->hv;
+	int g, c;
+
+	f->ntg = hv->nvms;
+	f->tg = xcalloc((size_t)f->ntg + 1, sizeof *f->tg);
+	for (g = 0; g < f->ntg; g++) {
+		struct fair_tg *tg = &f->tg[g];
+		const struct vm *vm = hv->vms[g];
+
+		tg->f = f;
+		tg->id = g;
+		/* LNX-6.6 core.c cpu_weight_write_u64 -> sched_weight_from_cgroup:
+		 * cpu.weight 100 (the default) is shares 1024 */
+		tg->shares = (vm->cg.weight * FAIR_NICE0 + 50) / 100;
+		if (tg->shares < FAIR_MIN_SHARES)
+			tg->shares = FAIR_MIN_SHARES;
+		tg->quota = vm->cg.quota;
+		tg->period = vm->cg.period;
+		tg->runtime = tg->quota;
+		tg->rq = xcalloc((size_t)hv->npcpus, sizeof *tg->rq);
+		tg->se = xcalloc((size_t)hv->npcpus, sizeof *tg->se);
+		for (c = 0; c < hv->npcpus; c++) {
+			struct fair_se *se = &tg->se[c];
+
+			init_rq(&tg->rq[c], c, tg, se);
+			/* LNX-3.2 sched.c init_tg_cfs_entry: NICE_0_LOAD until reweighted */
+			se->weight = FAIR_NICE0;
+			se->cfs_rq = &f->cpu[c].root;
+			se->my_q = &tg->rq[c];
+		}
+		if (tg->quota >= 0)
+			tg->period_ev = sim_after(hv->sim, tg->period, period_timer, tg, 0);
+	}
+	(void)err;
+	return 0;
+}
+
+int
+fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol,
+    const struct fair_cfg *cfg, struct vs_err *err)
+{
+	int i, k, *order;
+
+	hv->sched_priv = f;
+	f->hv = hv;
+	f->cls = cls;
+	f->pol = pol;
+	f->groups = cfg->groups;
+	f->factor = fair_sysctl_factor(cfg->scaling, hv->npcpus);
+	f->migration_cost = (int64_t)cfg->migration_cost;
+	f->balance_interval = (int64_t)cfg->balance_interval;
+	f->bw_slice = 5000000;	/* LNX-3.2 fair.c sysctl_sched_cfs_bandwidth_slice: 5 ms */
+	f->yield_to_esrch = cfg->yield_to_esrch;
+	hv->tick_ns = sim_ns(1e9 / cfg->tick_hz);
+	f->cpu = xcalloc((size_t)hv->npcpus, sizeof *f->cpu);
+	for (i = 0; i < hv->npcpus; i++) {
+		init_rq(&f->cpu[i].root, i, NULL, NULL);
+		f->cpu[i].idle_stamp = -1;
+		f->cpu[i].avg_idle = 2 * f->migration_cost;	/* core.c sched_init */
+		f->cpu[i].next_balance = f->balance_interval;
+	}
+	f->se = xcalloc((size_t)hv->nvcpus + 1, sizeof *f->se);
+	for (k = 0; k < cfg->nweights; k++) {
+		int found = 0;
+
+		for (i = 0; i < hv->nvms; i++)
+			found |= name_matches(cfg->wname[k], hv->vms[i]->name);
+		if (!found)
+			return vs_errf(err, NULL, 0, 0, "%s: no VM named '%s'", cfg->wwhere[k],
+			    cfg->wname[k]);
+	}
+	for (i = 0; i < hv->nvms; i++)
+		if (hv->vms[i]->cg.where != NULL && f->groups == FAIR_GROUPS_NONE)
+			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' has a 'cgroup' but the "
+			    "host scheduler has 'groups: none' (set groups: per-vm)",
+			    hv->vms[i]->cg.where, hv->vms[i]->name);
+	if (f->groups == FAIR_GROUPS_PER_VM && init_groups(f, err))
+		return -1;
+	f->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));
+	/*
+	 * Threads are placed in a random order across VMs: the scenario starts
+	 * every VM at t = 0, but real vCPU threads were created at different
+	 * times and have wandered since (their guests booted, idled and woke).
+	 * Placing VM after VM would always give each VM's vCPUs pCPUs of their
+	 * own and hide lock-holder preemption between a VM's own vCPUs.
+	 */
+	order = xmalloc((size_t)hv->nvcpus * sizeof *order);
+	for (i = 0; i < hv->nvcpus; i++) {
+		int j = (int)rng_below(f->rng, (uint64_t)i + 1);
+
+		order[i] = order[j];
+		order[j] = i;
+	}
+	/* ...except that vCPUs with fewer allowed pCPUs go first (stable), so
+	 * affinity never forces a pCPU past its share. */
+	for (i = 1; i < hv->nvcpus; i++) {
+		int x = order[i], j = i;
+
+		while (j > 0 && allowed(hv, hv->vcpus[order[j - 1]]) > allowed(hv, hv->vcpus[x])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct vcpu *v = hv->vcpus[order[i]];
+		struct fair_se *se = &f->se[v->id];
+		int best = -1, p, ties = 0;
+
+		se->v = v;
+		se->weight = FAIR_NICE0;
+		for (k = 0; k < cfg->nweights; k++)
+			if (name_matches(cfg->wname[k], v->vm->name))
+				se->weight = cfg->weight[k];
+		v->sched_priv = se;
+		/* LNX-3.6 fair.c select_task_rq_fair (SD_BALANCE_FORK): the idlest
+		 * allowed pCPU; ties drawn at random. */
+		for (p = 0; p < hv->npcpus; p++) {
+			if (!v->affinity[p])
+				continue;
+			if (best < 0 || f->cpu[p].root.h_nr_running <
+			    f->cpu[best].root.h_nr_running) {
+				best = p;
+				ties = 1;
+			} else if (f->cpu[p].root.h_nr_running == f->cpu[best].root.h_nr_running &&
+			    rng_below(f->rng, (uint64_t)++ties) == 0) {
+				best = p;
+			}
+		}
+		if (best < 0) {
+			free(order);
+			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' vCPU %d may run on no pCPU",
+			    v->vm->where, v->vm->name, v->idx);
+		}
+		attach_task(f, se, best);
+		/* LNX-3.6 fair.c task_fork_fair: place_entity(initial) */
+		cls->place_initial(f, se->cfs_rq, se);
+		if (!v->blocked)
+			enqueue_task(f, se, FAIR_INITIAL);
+		v->processor = best;
+	}
+	free(order);
+	return 0;
+}
+
+void
+fair_deinit(struct hv *hv)
+{
+	struct fair *f = FAIR(hv);
+	int i, g;
+
+	for (i = 0; i < hv->npcpus; i++)
+		free(f->cpu[i].root.q);
+	for (g = 0; f->tg != NULL && g < f->ntg; g++) {
+		for (i = 0; i < hv->npcpus; i++)
+			free(f->tg[g].rq[i].q);
+		sim_cancel(hv->sim, &f->tg[g].period_ev);
+		free(f->tg[g].rq);
+		free(f->tg[g].se);
+	}
+	free(f->tg);
+	rng_free(f->rng);
+	for (i = 0; i < hv->nvcpus; i++)
+		hv->vcpus[i]->sched_priv = NULL;
+	free(f->cpu);
+	free(f->se);
+	hv->sched_priv = NULL;
+}
+
+/* ---- sched_ops bodies ---- */
+
+/* LNX-3.6 core.c try_to_wake_up -> select_task_rq -> ttwu_activate -> check_preempt_curr */
+void
+fair_wake(struct hv *hv, struct vcpu *v)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_se *se = FAIR_SE(v);
+	struct fair_rq *old = se->cfs_rq;
+	int cpu;
+
+	if (v->pcpu != NULL) {
+		/* Woken before its switch-out: it never left the CPU (ttwu_remote). */
+		VS_ASSERT(old->curr == se);
+		enqueue_task(f, se, 0);
+		return;
+	}
+	cpu = select_cpu(f, v);
+	if (cpu != v->processor) {
+		attach_task(f, se, cpu);
+		if (f->cls->renormalize != NULL)
+			f->cls->renormalize(se, old, se->cfs_rq);
+	}
+	v->processor = cpu;
+	enqueue_task(f, se, FAIR_WAKEUP);
+	update_avg_idle(f, &f->cpu[cpu], hv->sim->now);
+	f->cls->check_preempt_wakeup(f, &f->cpu[cpu], se);
+}
+
+/* LNX-3.6 fair.c dequeue_task_fair (DEQUEUE_SLEEP) */
+void
+fair_sleep(struct hv *hv, struct vcpu *v)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_se *se = FAIR_SE(v);
+	struct fair_cpu *c = &f->cpu[v->processor];
+
+	if (!se->on_rq)
+		return;
+	dequeue_task(f, se, FAIR_WAKEUP);
+	if (se->cfs_rq->curr == se)
+		c->need_resched = 1;	/* the core raises the softirq */
+}
+
+/* LNX-3.6 fair.c put_prev_entity: curr back into its tree */
+static void
+put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev)
+{
+	if (prev->on_rq)
+		fair_rq_insert(f, rq, prev);
+	rq->curr = NULL;
+}
+
+/* The entity of chain (a task and its ancestors) queued on rq, or NULL. */
+static struct fair_se *
+chain_at(struct fair_se *chain, const struct fair_rq *rq)
+{
+	for (; chain != NULL; chain = chain->parent)
+		if (chain->cfs_rq == rq)
+			return chain;
+	return NULL;
+}
+
+/* LNX-3.2 core.c __schedule: put_prev_task, idle_balance, pick_next_task
+ * (LNX-6.6 fair.c pick_next_task_fair: pick with curr queued, then
+ * put_prev/set_next only on the levels that change) */
+struct vcpu *
+fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_cpu *c = &f->cpu[p->id];
+	struct fair_se *prev = fair_curr_task(c), *se, *next;
+	struct fair_rq *rq;
+
+	VS_ASSERT((prev != NULL ? prev->v : NULL) == p->curr);
+	*slice = 0;	/* no HRTICK: the host tick checks preemption */
+	c->need_resched = 0;
+	for (se = prev; se != NULL; se = se->parent) {
+		fair_update_curr(f, se->cfs_rq);
+		check_cfs_rq_runtime(f, se->cfs_rq);
+	}
+	if (!f->cls->pick_with_curr || c->root.nr_running == 0) {
+		for (se = prev; se != NULL; se = se->parent)
+			put_prev_entity(f, se->cfs_rq, se);
+		prev = NULL;
+	}
+	if (c->root.nr_running == 0)
+		idle_balance(f, c);
+	/* Walk down: pick an entity at each level, entering group rqs. */
+	next = NULL;
+	for (rq = &c->root; rq != NULL; rq = next->my_q) {
+		next = f->cls->pick_next_entity(f, rq);
+		if (next == NULL) {
+			VS_ASSERT(rq == &c->root);
+			return NULL;
+		}
+	}
+	/* The levels where the pick differs from prev's chain change hands. */
+	for (se = prev; se != NULL; se = se->parent)
+		if (chain_at(next, se->cfs_rq) != se)
+			put_prev_entity(f, se->cfs_rq, se);
+	for (se = next; se != NULL; se = se->parent)
+		if (se->cfs_rq->curr != se)
+			f->cls->set_next_entity(f, se->cfs_rq, se);
+	VS_ASSERT(!next->v->blocked && next->v->affinity[p->id]);
+	VS_ASSERT(next->v->pcpu == NULL || next->v->pcpu == p);
+	return next->v;
+}
+
+/* LNX-3.6 core.c sys_sched_yield */
+void
+fair_yield(struct hv *hv, struct vcpu *v)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_cpu *c = &f->cpu[v->processor];
+
+	if (v->pcpu == NULL)
+		return;
+	f->cls->yield_task(f, c, FAIR_SE(v));
+	c->need_resched = 1;	/* the core raises the softirq */
+}
+
+/* LNX-3.6 core.c yield_to + fair.c yield_to_task_fair (LNX-4.5: -ESRCH) */
+int
+fair_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_cpu *c = &f->cpu[from->processor], *tc = &f->cpu[to->processor];
+	struct fair_se *tse = FAIR_SE(to), *s;
+
+	VS_ASSERT(from->pcpu != NULL);
+	/* LNX-4.5: nothing to gain when both queues hold one task (under-commit) */
+	if (f->yield_to_esrch && c->root.h_nr_running == 1 && tc->root.h_nr_running == 1)
+		return -1;
+	/* task_running(p_rq, p) || p->state: running or blocked targets fail */
+	if (to->pcpu != NULL || to->blocked || !tse->on_rq)
+		return 0;
+	/* LNX-3.2 fair.c yield_to_task_fair: throttled hierarchies are not runnable */
+	for (s = tse; s != NULL; s = s->parent)
+		if (s->cfs_rq->throttled)
+			return 0;
+	fair_set_next_buddy(tse);	/* on the target's own rq */
+	f->cls->yield_task(f, c, FAIR_SE(from));
+	if (tc != c)		/* preempt && rq != p_rq: resched_task(p_rq->curr) */
+		fair_resched(f, tc);
+	c->need_resched = 1;	/* then schedule() locally */
+	hv_resched(from->pcpu, 0);
+	return 1;
+}
+
+/* LNX-3.6 fair.c task_tick_fair -> entity_tick per level; core.c trigger_load_balance */
+void
+fair_tick(struct hv *hv, struct pcpu *p)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_cpu *c = &f->cpu[p->id];
+	struct fair_se *se;
+
+	for (se = fair_curr_task(c); se != NULL; se = se->parent)
+		if (se->on_rq)
+			f->cls->entity_tick(f, se->cfs_rq, se);
+	/* Periodic balance: move one task if the imbalance is >= 2 tasks. */
+	if (hv->sim->now < c->next_balance)
+		return;
+	c->next_balance = hv->sim->now + f->balance_interval;
+	if ((se = balance_one(f, p->id, 2)) == NULL)
+		return;
+	if (c->root.curr == NULL) {	/* the idle task is preempted, locally: no IPI */
+		c->need_resched = 1;
+		hv_resched(p, 0);
+	} else
+		f->cls->check_preempt_wakeup(f, c, se);	/* pull_task: check_preempt_curr */
+}
+
+void
+fair_update_shares(struct fair *f, struct fair_rq *rq)
+{
+	update_cfs_shares(f, rq);
+}

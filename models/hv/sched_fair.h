@@ -1,0 +1,239 @@
+/*
+ * sched_fair.h - what Linux's fair class has in common between the `cfs`
+ * (3.2) and `eevdf` (6.6) host schedulers: the task-level code of
+ * kernel/sched/fair.c (the walks over the entity hierarchy of group
+ * scheduling, load balancing, wake placement, task groups with their shares
+ * and CFS bandwidth) around per-level entity operations that each policy
+ * fills in (struct fair_class), as fair.c's enqueue_task_fair /
+ * pick_next_task_fair call enqueue_entity / pick_next_entity.
+ *
+ * Private to sched_cfs.c, sched_eevdf.c and sched_fair.c (and their tests).
+ *
+ * Run-queue invariants (the rb-tree of Linux, as a sorted array):
+ *   - rq->q holds the queued entities that are not running, sorted by
+ *     (vruntime, seq); seq breaks ties first-in-first-out, as the rb-tree
+ *     inserts equal keys to the right.  A queued entity's key never changes
+ *     while it is in the array (only curr's vruntime advances), so removal
+ *     finds it by binary search.  (6.6 sorts the same tree by vruntime and
+ *     augments it with min_deadline; eevdf scans it for the pick.)
+ *   - rq->curr is the entity running on the pCPU at this level (a task on a
+ *     leaf, its group's entity above), kept out of rq->q as Linux keeps
+ *     cfs_rq->curr out of the tree; it may be dequeued until switched out.
+ *   - nr_running and load count every on_rq entity of the rq, curr included;
+ *     h_nr_running counts the runnable tasks below (throttled ones left out).
+ *   - avg_vruntime/avg_load: sum of (vruntime - min_vruntime) * weight and of
+ *     weight over the queued entities (not curr), as 6.6 avg_vruntime_add.
+ * A sorted array costs O(log n) to search and O(n) memmove to insert or
+ * remove; with at most ~100 vCPUs per pCPU that is cheaper than a tree.
+ */
+#ifndef VS_SCHED_FAIR_H
+#define VS_SCHED_FAIR_H
+
+#include <stdint.h>
+
+#include "evq.h"
+#include "util.h"
+
+struct hv;
+struct pcpu;
+struct vcpu;
+struct yc_node;
+
+/* LNX-3.6 sched.h NICE_0_LOAD: the weight of a nice-0 task */
+#define FAIR_NICE0	1024
+/* LNX-3.6 sched.h: prio_to_weight[] spans nice 19 (15) .. nice -20 (88761) */
+#define FAIR_WMIN	15
+#define FAIR_WMAX	88761
+/* LNX-3.2 sched.c MIN_SHARES / MAX_SHARES (1 << 18) */
+#define FAIR_MIN_SHARES	2
+#define FAIR_MAX_SHARES	(1L << 18)
+
+/* enqueue/dequeue flags (LNX-3.2 sched.c ENQUEUE_WAKEUP, ENQUEUE_INITIAL...) */
+#define FAIR_WAKEUP	1	/* enqueue after a sleep / dequeue to sleep */
+#define FAIR_INITIAL	2	/* a new task (fork placement) */
+#define FAIR_MIGRATED	4	/* moved here by the balancer */
+
+enum fair_groups { FAIR_GROUPS_NONE, FAIR_GROUPS_PER_VM };
+
+struct fair_rq;
+struct fair_tg;
+
+struct fair_se {
+	struct vcpu *v;		/* NULL: a group's entity */
+	struct fair_se *parent;	/* the group entity above, NULL in the root */
+	struct fair_rq *cfs_rq;	/* the rq it is (to be) queued on */
+	struct fair_rq *my_q;	/* a group entity's own rq */
+	int depth;
+	int64_t vruntime;
+	int64_t deadline, vlag, slice;	/* eevdf */
+	uint64_t seq;		/* tie-break among equal vruntimes: FIFO */
+	sim_time_t exec_start;	/* last time update_curr charged it */
+	sim_time_t sum_exec, prev_sum_exec;
+	long weight;
+	int on_rq;		/* counted in its rq's nr_running (queued or curr) */
+	int queued;		/* in cfs_rq->q */
+	int delayed;		/* eevdf DELAY_DEQUEUE: asleep but left on the rq */
+};
+
+struct fair_rq {
+	int cpu;
+	struct fair_se **q;	/* sorted by (vruntime, seq); see the header */
+	int nq;
+	size_t cap;
+	struct fair_se *curr;
+	struct fair_se *next, *last, *skip;	/* buddies */
+	int nr_running, h_nr_running;
+	long load;
+	int64_t min_vruntime;
+	int64_t avg_vruntime;
+	long avg_load;
+	struct fair_tg *tg;	/* NULL: the root */
+	struct fair_se *owner;	/* the group entity that holds this rq (NULL: root) */
+	int throttled;		/* CFS bandwidth: out of runtime this period */
+	int64_t runtime_remaining;
+};
+
+/* Per pCPU: the root rq and what Linux keeps in struct rq. */
+struct fair_cpu {
+	struct fair_rq root;
+	int need_resched;	/* TIF_NEED_RESCHED: a SCHEDULE softirq is coming */
+	sim_time_t idle_stamp;	/* when it went idle, -1 if not idle */
+	sim_time_t avg_idle;
+	sim_time_t next_balance;
+};
+
+/* A task group (a VM's cgroup): one rq and one entity per pCPU. */
+struct fair_tg {
+	struct fair *f;
+	int id;
+	long shares;		/* cpu.weight mapped to shares */
+	struct fair_rq *rq;	/* per pCPU */
+	struct fair_se *se;	/* per pCPU */
+	int64_t quota, period;	/* cpu.max; quota < 0: no limit */
+	int64_t runtime;	/* the bandwidth pool left this period */
+	evq_id period_ev;
+	uint64_t nr_throttled;	/* periods in which some rq was throttled */
+	int throttled_now;
+};
+
+struct fair;
+
+/* The per-level entity operations a policy fills in. */
+struct fair_class {
+	/* 1: pick the next entity at each level with curr still queued (6.6
+	 * pick_next_task_fair, RUN_TO_PARITY needs curr); 0: put prev back
+	 * first and pick from the tree (3.2). */
+	int pick_with_curr;
+	/* 1: update_min_vruntime follows curr only while curr->on_rq (6.6). */
+	int min_vr_curr_on_rq;
+	void (*update_curr)(struct fair *, struct fair_rq *, struct fair_se *curr,
+	    int64_t delta);
+	void (*enqueue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
+	void (*dequeue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
+	struct fair_se *(*pick_next_entity)(struct fair *, struct fair_rq *);
+	void (*set_next_entity)(struct fair *, struct fair_rq *, struct fair_se *);
+	void (*entity_tick)(struct fair *, struct fair_rq *, struct fair_se *curr);
+	/* The woken task pse: resched its pCPU if it should preempt. */
+	void (*check_preempt_wakeup)(struct fair *, struct fair_cpu *, struct fair_se *pse);
+	/* yield_task_fair for the running task se. */
+	void (*yield_task)(struct fair *, struct fair_cpu *, struct fair_se *);
+	/* Moving se between leaf rqs of different pCPUs (NULL: nothing to do). */
+	void (*renormalize)(struct fair_se *, const struct fair_rq *from,
+	    const struct fair_rq *to);
+	/* The weight of an entity changes (reweight_entity's policy part). */
+	void (*reweight)(struct fair *, struct fair_rq *, struct fair_se *, long weight);
+	/* Fork placement of a task at init (before any enqueue). */
+	void (*place_initial)(struct fair *, struct fair_rq *, struct fair_se *);
+};
+
+/* The parameters both policies read (unscaled, ns). */
+struct fair_cfg {
+	double tick_hz, migration_cost, balance_interval;
+	int scaling;
+	int yield_to_esrch;
+	int groups;
+	int nweights;
+	char **wname;		/* VM name */
+	long *weight;
+	char **wwhere;		/* "file:line:col" of the entry, for errors at init */
+};
+
+struct fair {
+	struct hv *hv;
+	const struct fair_class *cls;
+	void *pol;		/* the policy's own state */
+	struct fair_cpu *cpu;
+	struct fair_se *se;	/* per vCPU, by v->id */
+	struct fair_tg *tg;	/* per VM with groups: per-vm */
+	int ntg;
+	int groups;
+	int factor;		/* get_update_sysctl_factor */
+	int64_t migration_cost, balance_interval, bw_slice;
+	int yield_to_esrch;
+	uint64_t seq;
+	struct rng *rng;	/* ties in fork placement */
+};
+
+#define FAIR_SE(v)	((struct fair_se *)(v)->sched_priv)
+
+/* ---- parameters ---- */
+/* Read the common keys of params (those named in FAIR_CFG_KEYS). */
+int fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *,
+    struct vs_err *);
+#define FAIR_CFG_KEYS "hz, migration_cost, balance_interval, scaling, yield_to_esrch, " \
+	"groups, weights"
+void fair_free_common(struct fair_cfg *);
+extern const struct fair_cfg fair_cfg_defaults;
+
+/* LNX-3.6 fair.c get_update_sysctl_factor for a scaling (none, log, linear). */
+int fair_sysctl_factor(int scaling, int ncpus);
+
+/* ---- set-up ---- */
+/* Build the per-pCPU rqs, groups and entities, and place every vCPU thread. */
+int fair_init(struct hv *, struct fair *, const struct fair_class *, void *pol,
+    const struct fair_cfg *, struct vs_err *);
+void fair_deinit(struct hv *);
+
+/* ---- the rq ---- */
+void fair_rq_insert(struct fair *, struct fair_rq *, struct fair_se *);
+void fair_rq_remove(struct fair_rq *, struct fair_se *);
+void fair_account_enqueue(struct fair_rq *, struct fair_se *);
+void fair_account_dequeue(struct fair_rq *, struct fair_se *);
+void fair_update_min_vruntime(struct fair *, struct fair_rq *);
+/* update_curr: charge the rq's running entity up to now. */
+void fair_update_curr(struct fair *, struct fair_rq *);
+struct fair_cpu *fair_cpu_of(struct fair *, const struct fair_rq *);
+/* LNX-3.6 fair.c calc_delta_fair: delta scaled to nice-0 virtual time */
+static inline int64_t
+fair_delta(int64_t delta, const struct fair_se *se)
+{
+	return se->weight == FAIR_NICE0 ? delta : delta * FAIR_NICE0 / se->weight;
+}
+
+/* update_cfs_shares: reweight rq's group entity from the group's loads. */
+void fair_update_shares(struct fair *, struct fair_rq *);
+
+/* ---- hierarchy helpers ---- */
+void fair_find_matching_se(struct fair_se **se, struct fair_se **pse);
+void fair_set_next_buddy(struct fair_se *);
+void fair_set_last_buddy(struct fair_se *);
+void fair_set_skip_buddy(struct fair_se *);
+void fair_clear_buddies(struct fair_rq *, struct fair_se *);
+/* The task entity running on cpu (NULL: idle). */
+struct fair_se *fair_curr_task(struct fair_cpu *);
+/* resched_task: set need_resched and IPI the pCPU if remote. */
+void fair_resched(struct fair *, struct fair_cpu *);
+/* v's vruntime now, charging a running vCPU up to now without changing state. */
+int64_t fair_vruntime(const struct hv *, const struct vcpu *);
+/* A task group's bandwidth statistics (tests). */
+const struct fair_tg *fair_tg_of(const struct hv *, const struct vcpu *);
+
+/* ---- sched_ops bodies shared by cfs and eevdf ---- */
+void fair_wake(struct hv *, struct vcpu *);
+void fair_sleep(struct hv *, struct vcpu *);
+struct vcpu *fair_do_schedule(struct hv *, struct pcpu *, sim_time_t *slice);
+void fair_yield(struct hv *, struct vcpu *);
+int fair_yield_to(struct hv *, struct vcpu *from, struct vcpu *to);
+void fair_tick(struct hv *, struct pcpu *);
+
+#endif
