@@ -6,6 +6,7 @@
 #include "hv/hv.h"
 #include "hv/sched.h"
 #include "hv/sched_cfs.h"
+#include "hv/sched_fair.h"
 #include "hw/machine.h"
 #include "yconf.h"
 
@@ -592,6 +593,106 @@ START_TEST(weight_for_an_unknown_vm_is_an_error)
 }
 END_TEST
 
+/* ---- group scheduling ---- */
+
+/* Groups: the skip buddy of a yield walks up (set_skip_buddy for_each_sched_entity),
+ * so the whole VM is skipped at the root and the pCPU goes to the other VM
+ * although a sibling vCPU of the yielder is queued. */
+struct gs {
+	struct rig *t;
+	int yield, done;
+	struct vcpu *r;
+	int other_vm_ran, r_ran;
+};
+
+static void
+gs_look(void *s, void *arg, int64_t data)
+{
+	struct gs *g = arg;
+	struct vcpu *cur = g->t->hv.pcpus[0].curr;
+
+	g->other_vm_ran = cur != NULL && cur->vm != g->r->vm;
+	g->r_ran = cur == g->r;
+}
+
+static void
+gs_probe(void *s, void *arg, int64_t data)
+{
+	struct gs *g = arg;
+	struct hv *hv = &g->t->hv;
+	struct vcpu *cur = hv->pcpus[0].curr;
+	struct fair_se *fg, *hg;
+
+	if (g->done)
+		return;
+	sim_after(&g->t->sim, 1 * MS, gs_probe, g, 0);
+	if (cur == NULL || cur->vm != hv->vms[0])
+		return;
+	fg = FAIR_SE(cur)->parent;
+	hg = FAIR_SE(hv->vms[1]->vcpus[0])->parent;
+	/* the other VM's group within wakeup_granularity (1 ms on 1 pCPU) of ours */
+	if (hg->vruntime - (fg->vruntime + (hv->sim->now - fg->exec_start)) > 600 * US)
+		return;
+	g->done = 1;
+	g->r = cur;
+	if (g->yield)
+		hv_yield(cur);
+	sim_after(&g->t->sim, 20 * US, gs_look, g, 0);
+}
+
+static void
+group_skip_run(int yield, struct gs *g)
+{
+	struct rig t;
+
+	memset(g, 0, sizeof *g);
+	g->t = &t;
+	g->yield = yield;
+	rig_init(&t, &sched_cfs_ops, M1, "{groups: per-vm}", 200 * MS);
+	th_vm(&t, "f", 2, 0);
+	th_vm(&t, "h", 1, 0);
+	rig_start(&t);
+	sim_at(&t.sim, 20 * MS + 500 * US, gs_probe, g, 0);
+	th_run(&t);
+	rig_free(&t);
+	ck_assert_int_eq(g->done, 1);
+}
+
+START_TEST(groups_yield_skips_the_whole_vm)
+{
+	struct gs g;
+
+	group_skip_run(0, &g);		/* without the yield the vCPU stays */
+	ck_assert_int_eq(g.r_ran, 1);
+	group_skip_run(1, &g);
+	ck_assert_int_eq(g.r_ran, 0);
+	ck_assert_int_eq(g.other_vm_ran, 1);	/* not the queued sibling */
+}
+END_TEST
+
+/* groups: none is today's scheduler: the same run, switch for switch. */
+START_TEST(groups_none_is_the_default)
+{
+	struct rig t;
+	uint64_t sw[2];
+	double ran[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		rig_init(&t, &sched_cfs_ops, M2, k ? "{groups: none}" : NULL, 300 * MS);
+		th_vm(&t, "a", 3, 0);
+		th_vm(&t, "b", 2, 0);
+		rig_start(&t);
+		th_run(&t);
+		sw[k] = t.hv.st.ctx_switches;
+		ran[k] = ran_s(t.hv.vcpus[0]);
+		rig_free(&t);
+	}
+	ck_assert_uint_eq(sw[0], sw[1]);
+	ck_assert_double_eq(ran[0], ran[1]);
+}
+END_TEST
+
 static Suite *
 cfs_suite(void)
 {
@@ -614,6 +715,8 @@ cfs_suite(void)
 	tcase_add_test(tc, overcommitted_scenario_shares_add_up_affinity_holds);
 	tcase_add_test(tc, bad_params_name_file_line_col);
 	tcase_add_test(tc, weight_for_an_unknown_vm_is_an_error);
+	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
+	tcase_add_test(tc, groups_none_is_the_default);
 	suite_add_tcase(s, tc);
 	return s;
 }

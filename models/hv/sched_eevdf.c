@@ -356,6 +356,21 @@ sched_eevdf_lag(const struct hv *hv, const struct vcpu *v)
 	return FAIR_SE(v)->vlag;
 }
 
+int64_t
+sched_eevdf_lag_now(const struct hv *hv, const struct vcpu *v)
+{
+	return avg_vruntime(FAIR_SE(v)->cfs_rq) - fair_vruntime(hv, v);
+}
+
+struct fair_se *
+sched_eevdf_pick(struct fair_rq *rq, int run_to_parity, int next_buddy)
+{
+	struct eevdf e = { .run_to_parity = run_to_parity, .next_buddy = next_buddy };
+	struct fair f = { .pol = &e };
+
+	return eevdf_pick_next_entity(&f, rq);
+}
+
 static int
 eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {

@@ -16,5 +16,11 @@ extern const struct sched_ops sched_eevdf_ops;
 /* v's virtual deadline and saved lag (ns of nice-0 virtual time). */
 int64_t sched_eevdf_deadline(const struct hv *, const struct vcpu *);
 int64_t sched_eevdf_lag(const struct hv *, const struct vcpu *);
+/* V - v_i now, on v's rq (the lag it would save if dequeued now, unclamped). */
+int64_t sched_eevdf_lag_now(const struct hv *, const struct vcpu *);
+
+/* For tests: pick_next_entity on a hand-built rq with these features. */
+struct fair_rq;
+struct fair_se *sched_eevdf_pick(struct fair_rq *, int run_to_parity, int next_buddy);
 
 #endif

@@ -861,11 +861,8 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 			return vs_errf(err, NULL, 0, 0, "%s: no VM named '%s'", cfg->wwhere[k],
 			    cfg->wname[k]);
 	}
-	for (i = 0; i < hv->nvms; i++)
-		if (hv->vms[i]->cg.where != NULL && f->groups == FAIR_GROUPS_NONE)
-			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' has a 'cgroup' but the "
-			    "host scheduler has 'groups: none' (set groups: per-vm)",
-			    hv->vms[i]->cg.where, hv->vms[i]->name);
+	/* With groups: none a VM's cgroup has no effect, as on a host whose
+	 * vCPU threads all share one cgroup. */
 	if (f->groups == FAIR_GROUPS_PER_VM && init_groups(f, err))
 		return -1;
 	f->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));

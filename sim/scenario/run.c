@@ -328,6 +328,11 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 			struct vm *vm = hv_add_vm(&hv, nm, d->vcpus, d->affinity, d->where);
 			int k;
 
+			vm->cg.weight = d->cg_weight;
+			vm->cg.quota = d->cg_quota;
+			vm->cg.period = d->cg_period;
+			vm->cg.where = d->cg_where;
+
 			for (k = 0; k < d->vcpus; k++)
 				vm->vcpus[k]->rng = rng_new(seed, vcpu_entity(nm, k));
 			struct gk_config kc = d->guest;

@@ -1,5 +1,6 @@
 #include "scenario.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +207,55 @@ resolve_slocks(struct workload *w, struct vs_err *err)
 	return 0;
 }
 
+/* "max", "QUOTA/PERIOD" or "QUOTA" (period 100ms), with time units: cgroup v2
+ * cpu.max ("$MAX $PERIOD"); Linux 6.6 core.c tg_set_cfs_bandwidth limits
+ * the period to 1ms..1s and the quota to >= 1ms. */
+static int
+parse_cpu_max(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err *err)
+{
+	char buf[128], *slash;
+	const char *why;
+	double q, p = 100e6;
+
+	if (n->kind != YC_SCALAR)
+		return yc_err(n, err, "cpu max must be \"max\" or \"QUOTA/PERIOD\" like "
+		    "\"50ms/100ms\"");
+	if (strcmp(n->text, "max") == 0)
+		return 0;
+	snprintf(buf, sizeof buf, "%s", n->text);
+	if ((slash = strchr(buf, '/')) != NULL) {
+		*slash = '\0';
+		if (units_parse(slash + 1, UNIT_TIME, hz, &p, &why))
+			return yc_err(n, err, "cgroup max period '%s': %s", slash + 1, why);
+	}
+	if (units_parse(buf, UNIT_TIME, hz, &q, &why))
+		return yc_err(n, err, "cgroup max quota '%s': %s", buf, why);
+	if (p < 1e6 || p > 1e9)
+		return yc_err(n, err, "cgroup max period must be 1ms..1s (got %s)", n->text);
+	if (q < 1e6)
+		return yc_err(n, err, "cgroup max quota must be at least 1ms (got %s)", n->text);
+	d->cg_quota = (int64_t)q;
+	d->cg_period = (int64_t)p;
+	return 0;
+}
+
+/* vms[i].cgroup: {weight: 1..10000, max: "50ms/100ms"} */
+static int
+parse_cgroup(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err *err)
+{
+	const struct yc_node *m;
+	int64_t w;
+
+	if (yc_expect(n, YC_MAP, "a mapping with weight and/or max", err) ||
+	    yc_get_int(n, "weight", 100, 1, 10000, &w, err))
+		return -1;
+	d->cg_weight = (long)w;
+	if ((m = yc_find(n, "max")) != NULL && parse_cpu_max(m, hz, d, err))
+		return -1;
+	d->cg_where = where(n);
+	return yc_check_unused(n, "weight, max", err);
+}
+
 static int
 parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
     const struct yc_node *workloads, struct vs_err *err)
@@ -262,8 +312,14 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
 		return -1;
+	d->cg_weight = 100;
+	d->cg_quota = -1;
+	d->cg_period = 100000000;
+	if ((aff = yc_find(n, "cgroup")) != NULL &&
+	    parse_cgroup(aff, sc->machine.hz, d, err))
+		return -1;
 	return yc_check_unused(n, "name, count, vcpus, threads, lock, workload, affinity, "
-	    "guest", err);
+	    "guest, cgroup", err);
 }
 
 static int
@@ -465,6 +521,7 @@ scen_free(struct scenario *sc)
 			d->lock->free_cfg(d->lock_cfg);
 		wl_free(d->wl);
 		free(d->affinity);
+		free(d->cg_where);
 		free(d->where);
 		free(d->name);
 	}

@@ -41,6 +41,10 @@ struct vmdef {
 	unsigned char *affinity;	/* NULL: every pCPU */
 	char *where;			/* file:line:col of the entry */
 	struct gk_config guest;		/* its guest kernel (`guest:`) */
+	/* cgroup: {weight, max} (cgroup v2 cpu controller); cg_where NULL: none given */
+	long cg_weight;
+	int64_t cg_quota, cg_period;	/* ns; quota < 0: "max" */
+	char *cg_where;
 };
 
 struct scenario {

@@ -1,0 +1,113 @@
+/* check_groups.c - group scheduling of the fair schedulers (cfs, eevdf):
+ * per-VM task groups with cpu.weight shares and cpu.max bandwidth
+ * (models/hv/sched_fair.c). */
+#include "testutil.h"
+#include "rig.h"
+
+#include "engine.h"
+#include "hv/hv.h"
+#include "hv/sched.h"
+#include "hv/sched_cfs.h"
+#include "hv/sched_eevdf.h"
+#include "hw/machine.h"
+
+#define MS	1000000LL
+
+#define M2 "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
+
+static const struct sched_ops *const fair_scheds[] = { &sched_cfs_ops, &sched_eevdf_ops };
+
+static double
+vm_ran_s(const struct vm *vm)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < vm->nvcpus; i++)
+		s += (double)vm->vcpus[i]->rs_time[RS_RUNNING] * 1e-9;
+	return s;
+}
+
+/* VM a (2 vCPUs, cpu.weight wa) and VM b (6 vCPUs, weight 100), all busy,
+ * on 2 pCPUs for 2 s; returns a's and b's pCPU-seconds. */
+static void
+weights_run(const struct sched_ops *ops, const char *params, long wa, double *a, double *b)
+{
+	struct rig t;
+	struct vm *va, *vb;
+
+	rig_init(&t, ops, M2, params, 2000 * MS);
+	va = hv_add_vm(&t.hv, "a", 2, NULL, "test");
+	vb = hv_add_vm(&t.hv, "b", 6, NULL, "test");
+	va->cg.weight = wa;
+	rig_start(&t);
+	sim_run(&t.sim);
+	hv_finish(&t.hv);
+	*a = vm_ran_s(va);
+	*b = vm_ran_s(vb);
+	(void)vb;
+	rig_free(&t);
+}
+
+START_TEST(per_vm_groups_share_by_weight_not_by_vcpu_count)
+{
+	const struct sched_ops *ops = fair_scheds[_i];
+	double a, b;
+
+	/* Per thread (groups: none): 2 of 8 threads -> a gets 1/4 of 4 pCPU-s. */
+	weights_run(ops, NULL, 200, &a, &b);
+	ck_assert_double_eq_tol(a / (a + b), 0.25, 0.02);
+	/* Per VM, equal weights: half each, whatever the vCPU counts. */
+	weights_run(ops, "{groups: per-vm}", 100, &a, &b);
+	ck_assert_msg(a / (a + b) > 0.47 && a / (a + b) < 0.53, "%s: a %.3f b %.3f",
+	    ops->name, a, b);
+	/* cpu.weight 200:100 -> 2:1. */
+	weights_run(ops, "{groups: per-vm}", 200, &a, &b);
+	ck_assert_msg(a / b > 1.9 && a / b < 2.1, "%s: a %.3f b %.3f", ops->name, a, b);
+	ck_assert_double_eq_tol(a + b, 4.0, 1e-6);
+}
+END_TEST
+
+/* VM a (2 vCPUs) capped by cpu.max, VM b (2 vCPUs) not, on 2 pCPUs for 1 s. */
+START_TEST(cpu_max_throttles_to_quota_per_period)
+{
+	const struct sched_ops *ops = fair_scheds[_i];
+	struct rig t;
+	struct vm *va, *vb;
+	const struct fair_tg *tg;
+
+	rig_init(&t, ops, M2, "{groups: per-vm}", 1000 * MS);
+	va = hv_add_vm(&t.hv, "a", 2, NULL, "test");
+	vb = hv_add_vm(&t.hv, "b", 2, NULL, "test");
+	va->cg.quota = 30 * MS;
+	va->cg.period = 100 * MS;
+	rig_start(&t);
+	sim_run(&t.sim);
+	hv_finish(&t.hv);
+	/* 30 ms per 100 ms period = 0.3 pCPU-s in 1 s (one 5 ms slice of slack). */
+	ck_assert_msg(vm_ran_s(va) > 0.29 && vm_ran_s(va) < 0.31, "%s: a ran %.4f",
+	    ops->name, vm_ran_s(va));
+	ck_assert_double_eq_tol(vm_ran_s(vb), 2.0 - vm_ran_s(va), 0.01);
+	(void)tg;
+	rig_free(&t);
+}
+END_TEST
+
+static Suite *
+groups_suite(void)
+{
+	Suite *s = suite_create("groups");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
+	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_main(groups_suite());
+}
