@@ -68,24 +68,6 @@ START_TEST(three_busy_vcpus_share_one_pcpu_equally)
 }
 END_TEST
 
-START_TEST(weights_1024_2048_share_1_to_2)
-{
-	struct rig t;
-	double a, b;
-
-	rig_init(&t, &sched_cfs_ops, M1, "{weights: {b: 2048}}", 2000 * MS);
-	th_vm(&t, "a", 1, 0);
-	th_vm(&t, "b", 1, 0);
-	rig_start(&t);
-	th_run(&t);
-	a = ran_s(t.hv.vcpus[0]);
-	b = ran_s(t.hv.vcpus[1]);
-	ck_assert_double_eq_tol(b / a, 2.0, 0.04);
-	ck_assert_double_eq_tol(a + b, 2.0, 1e-9);
-	rig_free(&t);
-}
-END_TEST
-
 /* ---- wakeup preemption ---- */
 
 struct wk {
@@ -701,7 +683,6 @@ cfs_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
-	tcase_add_test(tc, weights_1024_2048_share_1_to_2);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);

@@ -37,17 +37,6 @@ struct cfs {
 
 /* ---- parameters ---- */
 
-static void
-cfs_free_cfg(void *p)
-{
-	struct cfs_cfg *cfg = p;
-
-	if (cfg == NULL)
-		return;
-	fair_free_common(&cfg->fc);
-	free(cfg);
-}
-
 static int
 cfs_parse(const struct yc_node *params, double hz, void **out, struct vs_err *err)
 {
@@ -326,15 +315,6 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	return fair_init(hv, &c->f, &cfs_class, c, &cfg->fc, err);
 }
 
-static void
-cfs_deinit(struct hv *hv)
-{
-	struct cfs *c = CFS_OF((struct fair *)hv->sched_priv);
-
-	fair_deinit(hv);
-	free(c);
-}
-
 const struct sched_ops sched_cfs_ops = {
 	.name = "cfs",
 	.desc = "KVM host: vCPU threads under Linux 3.2 CFS (vruntime, buddies, yield_to, "
@@ -343,9 +323,9 @@ const struct sched_ops sched_cfs_ops = {
 	    "migration_cost=500us, balance_interval=4ms, scaling=log, yield_to_esrch=false, "
 	    "weights={VM: 1024}",
 	.parse = cfs_parse,
-	.free_cfg = cfs_free_cfg,
+	.free_cfg = fair_free_cfg,
 	.init = cfs_init,
-	.deinit = cfs_deinit,
+	.deinit = fair_deinit,
 	.wake = fair_wake,
 	.sleep = fair_sleep,
 	.do_schedule = fair_do_schedule,

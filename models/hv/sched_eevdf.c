@@ -45,17 +45,6 @@ struct eevdf {
 
 /* ---- parameters ---- */
 
-static void
-eevdf_free_cfg(void *p)
-{
-	struct eevdf_cfg *cfg = p;
-
-	if (cfg == NULL)
-		return;
-	fair_free_common(&cfg->fc);
-	free(cfg);
-}
-
 static int
 eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *err)
 {
@@ -80,18 +69,28 @@ eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *
 
 /* ---- virtual time and lag ---- */
 
+/* The sums of avg_vruntime/avg_load with curr added (curr is not in the tree). */
+static int64_t
+avg_sums(const struct fair_rq *rq, long *load)
+{
+	const struct fair_se *curr = rq->curr;
+	int64_t avg = rq->avg_vruntime;
+
+	*load = rq->avg_load;
+	if (curr != NULL && curr->on_rq) {
+		avg += (curr->vruntime - rq->min_vruntime) * curr->weight;
+		*load += curr->weight;
+	}
+	return avg;
+}
+
 /* LNX-6.6 fair.c avg_vruntime: V, the load-weighted mean vruntime (curr included) */
 static int64_t
 avg_vruntime(const struct fair_rq *rq)
 {
-	const struct fair_se *curr = rq->curr;
-	int64_t avg = rq->avg_vruntime;
-	long load = rq->avg_load;
+	long load;
+	int64_t avg = avg_sums(rq, &load);
 
-	if (curr != NULL && curr->on_rq) {
-		avg += (curr->vruntime - rq->min_vruntime) * curr->weight;
-		load += curr->weight;
-	}
 	if (load) {
 		if (avg < 0)	/* sign flips effective floor / ceil */
 			avg -= load - 1;
@@ -104,14 +103,9 @@ avg_vruntime(const struct fair_rq *rq)
 static int
 entity_eligible(const struct fair_rq *rq, const struct fair_se *se)
 {
-	const struct fair_se *curr = rq->curr;
-	int64_t avg = rq->avg_vruntime;
-	long load = rq->avg_load;
+	long load;
+	int64_t avg = avg_sums(rq, &load);
 
-	if (curr != NULL && curr->on_rq) {
-		avg += (curr->vruntime - rq->min_vruntime) * curr->weight;
-		load += curr->weight;
-	}
 	return avg >= (se->vruntime - rq->min_vruntime) * load;
 }
 
@@ -388,23 +382,14 @@ eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	return fair_init(hv, &e->f, &eevdf_class, e, &cfg->fc, err);
 }
 
-static void
-eevdf_deinit(struct hv *hv)
-{
-	struct eevdf *e = EEVDF_OF((struct fair *)hv->sched_priv);
-
-	fair_deinit(hv);
-	free(e);
-}
-
 const struct sched_ops sched_eevdf_ops = {
 	.name = "eevdf",
 	.desc = "KVM host: vCPU threads under Linux 6.6 EEVDF (lag, deadlines, "
 	    "RUN_TO_PARITY, yield moves the deadline, groups, cpu.max)",
 	.parse = eevdf_parse,
-	.free_cfg = eevdf_free_cfg,
+	.free_cfg = fair_free_cfg,
 	.init = eevdf_init,
-	.deinit = eevdf_deinit,
+	.deinit = fair_deinit,
 	.wake = fair_wake,
 	.sleep = fair_sleep,
 	.do_schedule = fair_do_schedule,

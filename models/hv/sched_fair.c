@@ -28,10 +28,13 @@ const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 4e6, FAIR_SCALE_LOG, 0,
     FAIR_GROUPS_NONE, 0, NULL, NULL, NULL };
 
 void
-fair_free_common(struct fair_cfg *cfg)
+fair_free_cfg(void *p)
 {
+	struct fair_cfg *cfg = p;
 	int i;
 
+	if (cfg == NULL)
+		return;
 	for (i = 0; i < cfg->nweights; i++) {
 		free(cfg->wname[i]);
 		free(cfg->wwhere[i]);
@@ -39,6 +42,7 @@ fair_free_common(struct fair_cfg *cfg)
 	free(cfg->wname);
 	free(cfg->weight);
 	free(cfg->wwhere);
+	free(cfg);
 }
 
 int
@@ -954,6 +958,7 @@ fair_deinit(struct hv *hv)
 	free(f->cpu);
 	free(f->se);
 	hv->sched_priv = NULL;
+	free(f->pol);	/* the policy's state, which begins with *f */
 }
 
 /* ---- sched_ops bodies ---- */

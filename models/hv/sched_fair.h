@@ -182,7 +182,8 @@ int fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *
     struct vs_err *);
 #define FAIR_CFG_KEYS "hz, migration_cost, balance_interval, scaling, yield_to_esrch, " \
 	"groups, weights"
-void fair_free_common(struct fair_cfg *);
+/* sched_ops.free_cfg of a policy whose cfg starts with its struct fair_cfg. */
+void fair_free_cfg(void *cfg);
 extern const struct fair_cfg fair_cfg_defaults;
 
 /* LNX-3.6 fair.c get_update_sysctl_factor for a scaling (none, log, linear). */

@@ -1,6 +1,6 @@
-/* check_groups.c - group scheduling of the fair schedulers (cfs, eevdf):
- * per-VM task groups with cpu.weight shares and cpu.max bandwidth
- * (models/hv/sched_fair.c). */
+/* check_fair.c - what the fair schedulers (cfs, eevdf) share, each test run
+ * under both: weights, and group scheduling (per-VM task groups with
+ * cpu.weight shares and cpu.max bandwidth; models/hv/sched_fair.c). */
 #include "testutil.h"
 #include "rig.h"
 
@@ -13,6 +13,7 @@
 
 #define MS	1000000LL
 
+#define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
 #define M2 "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
 
 static const struct sched_ops *const fair_scheds[] = { &sched_cfs_ops, &sched_eevdf_ops };
@@ -27,6 +28,27 @@ vm_ran_s(const struct vm *vm)
 		s += (double)vm->vcpus[i]->rs_time[RS_RUNNING] * 1e-9;
 	return s;
 }
+
+/* LNX-3.6 / LNX-6.6 calc_delta_fair: service in proportion to weight */
+START_TEST(weights_1024_2048_share_1_to_2)
+{
+	const struct sched_ops *ops = fair_scheds[_i];
+	struct rig t;
+	double a, b;
+
+	rig_init(&t, ops, M1, "{weights: {b: 2048}}", 2000 * MS);
+	hv_add_vm(&t.hv, "a", 1, NULL, "test");
+	hv_add_vm(&t.hv, "b", 1, NULL, "test");
+	rig_start(&t);
+	sim_run(&t.sim);
+	hv_finish(&t.hv);
+	a = vm_ran_s(t.hv.vms[0]);
+	b = vm_ran_s(t.hv.vms[1]);
+	ck_assert_double_eq_tol(b / a, 2.0, 0.04);
+	ck_assert_double_eq_tol(a + b, 2.0, 1e-9);
+	rig_free(&t);
+}
+END_TEST
 
 /* VM a (2 vCPUs, cpu.weight wa) and VM b (6 vCPUs, weight 100), all busy,
  * on 2 pCPUs for 2 s; returns a's and b's pCPU-seconds. */
@@ -94,12 +116,13 @@ START_TEST(cpu_max_throttles_to_quota_per_period)
 END_TEST
 
 static Suite *
-groups_suite(void)
+fair_suite(void)
 {
-	Suite *s = suite_create("groups");
+	Suite *s = suite_create("fair");
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, weights_1024_2048_share_1_to_2, 0, 2);
 	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
 	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);
 	suite_add_tcase(s, tc);
@@ -109,5 +132,5 @@ groups_suite(void)
 int
 main(void)
 {
-	return tu_main(groups_suite());
+	return tu_main(fair_suite());
 }
