@@ -115,6 +115,56 @@ START_TEST(cpu_max_throttles_to_quota_per_period)
 }
 END_TEST
 
+/* vms[].cgroup in a scenario reaches the groups: weight 300:100 -> 3:1. */
+START_TEST(scenario_cgroup_weight_and_max_take_effect)
+{
+	struct metrics m;
+	char text[1024];
+
+	snprintf(text, sizeof text, TEST_MACHINE
+	    "duration: 500ms\n"
+	    "hypervisor: {kind: kvm, scheduler: %s, params: {groups: per-vm}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 8, workload: w, cgroup: {weight: 300}}\n"
+	    "  - {name: b, vcpus: 8, workload: w}\n"
+	    "  - {name: c, vcpus: 8, workload: w, cgroup: {max: 100ms/100ms}}\n"
+	    "workloads: {w: {program: [{loop: forever, do: [{compute: 1ms}]}]}}\n",
+	    fair_scheds[_i]->name);
+	tu_run(text, 1, NULL, &m);
+	/* c is capped at 1 of 8 pCPUs; a and b share the other 7 as 3:1. */
+	ck_assert_double_eq_tol(tu_metric(&m, "c.running_share"), 100.0 / 8, 0.3);
+	/* Within 20%: 24 threads spread over 8 pCPUs by the balancer, so each
+	 * pCPU's split is only as fair as the spread (groups: none gives 1:1). */
+	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share") /
+	    tu_metric(&m, "b.running_share"), 3.0, 0.6);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(bad_cgroup_names_file_line_col)
+{
+	static const char *const bad[] = {
+		"{max: 50ms/5s}", "{max: 0.5ms/100ms}", "{max: lots}", "{weight: 0}",
+		"{wieght: 100}", "[100]",
+	};
+	struct scenario sc;
+	struct vs_err err = { "" };
+	char text[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text, TEST_MACHINE
+		    "duration: 1ms\n"
+		    "hypervisor: {kind: kvm, scheduler: eevdf, params: {groups: per-vm}}\n"
+		    "vms: [{name: g, vcpus: 1, workload: w, cgroup: %s}]\n"
+		    "workloads: {w: {program: [{compute: 1us}]}}\n", bad[i]);
+		ck_assert_int_ne(tu_load(&sc, text, &err), 0);
+		ck_assert_msg(strstr(err.msg, ":4:") != NULL, "%s: %s", bad[i], err.msg);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
 static Suite *
 fair_suite(void)
 {
@@ -125,6 +175,8 @@ fair_suite(void)
 	tcase_add_loop_test(tc, weights_1024_2048_share_1_to_2, 0, 2);
 	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
 	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);
+	tcase_add_loop_test(tc, scenario_cgroup_weight_and_max_take_effect, 0, 2);
+	tcase_add_test(tc, bad_cgroup_names_file_line_col);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -21,7 +21,7 @@ struct sched_ops {
 	const char *name;
 	const char *desc;
 	/* Its parameters with defaults and where they come from, for
-	 * `vlocksim list` (NULL: none). */
+	 * `vlocksim list` (NULL: none): one line, or one parameter a line. */
 	const char *params;
 	/* Read the scheduler's parameters (NULL node: defaults) into *cfg. */
 	int (*parse)(const struct yc_node *params, double hz, void **cfg, struct vs_err *);

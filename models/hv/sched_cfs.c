@@ -319,9 +319,11 @@ const struct sched_ops sched_cfs_ops = {
 	.name = "cfs",
 	.desc = "KVM host: vCPU threads under Linux 3.2 CFS (vruntime, buddies, yield_to, "
 	    "groups, cpu.max)",
-	.params = "hz=1000, latency=6ms, min_granularity=750us, wakeup_granularity=1ms, "
-	    "migration_cost=500us, balance_interval=4ms, scaling=log, yield_to_esrch=false, "
-	    "weights={VM: 1024}",
+	.params =
+	    "latency: 6ms                 sysctl_sched_latency (x factor; LNX-3.2 defaults)\n"
+	    "min_granularity: 0.75ms      sysctl_sched_min_granularity (x factor)\n"
+	    "wakeup_granularity: 1ms      sysctl_sched_wakeup_granularity (x factor)\n"
+	    FAIR_PARAMS_HELP,
 	.parse = cfs_parse,
 	.free_cfg = fair_free_cfg,
 	.init = cfs_init,

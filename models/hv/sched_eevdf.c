@@ -386,6 +386,13 @@ const struct sched_ops sched_eevdf_ops = {
 	.name = "eevdf",
 	.desc = "KVM host: vCPU threads under Linux 6.6 EEVDF (lag, deadlines, "
 	    "RUN_TO_PARITY, yield moves the deadline, groups, cpu.max)",
+	.params =
+	    "base_slice: 0.75ms           sysctl_sched_base_slice (x factor; LNX-6.6)\n"
+	    "run_to_parity: true          RUN_TO_PARITY: curr keeps the CPU until its deadline\n"
+	    "place_lag: true              PLACE_LAG: a woken entity keeps its lag\n"
+	    "place_deadline_initial: true PLACE_DEADLINE_INITIAL: half a slice for a new task\n"
+	    "next_buddy: false            NEXT_BUDDY: pick the wakee / yield_to target if eligible\n"
+	    FAIR_PARAMS_HELP,
 	.parse = eevdf_parse,
 	.free_cfg = fair_free_cfg,
 	.init = eevdf_init,

@@ -609,10 +609,23 @@ task_hot(const struct fair *f, const struct fair_se *se)
 	return f->hv->sim->now - se->exec_start < f->migration_cost;
 }
 
+/* LNX-3.2 fair.c task_h_load: a task's share of its pCPU's root load */
+static long
+task_h_load(const struct fair_se *se)
+{
+	const struct fair_se *g = se->parent;
+
+	if (g == NULL || se->cfs_rq->load == 0)
+		return se->weight;
+	return (long)((int64_t)se->weight * g->weight / se->cfs_rq->load);
+}
+
 /* The task to pull from src to dst: cache-cold first, then any; from the
- * right of each queue (the one that would wait longest on src). */
+ * right of each queue (the one that would wait longest on src).  max_load
+ * >= 0: only tasks whose h_load is at most that (move_tasks: load/2 of the
+ * task must not exceed half the imbalance). */
 static struct fair_se *
-pull_candidate(const struct fair *f, int src, int dst)
+pull_candidate(const struct fair *f, int src, int dst, long max_load)
 {
 	struct fair_se *hot = NULL;
 	int g, i, ng = f->tg != NULL ? f->ntg : 1;
@@ -623,7 +636,8 @@ pull_candidate(const struct fair *f, int src, int dst)
 		for (i = rq->nq - 1; i >= 0; i--) {
 			struct fair_se *se = rq->q[i];
 
-			if (se->v == NULL || !can_migrate(se, dst))
+			if (se->v == NULL || !can_migrate(se, dst) ||
+			    (max_load >= 0 && task_h_load(se) > max_load))
 				continue;
 			if (!task_hot(f, se))
 				return se;
@@ -652,32 +666,48 @@ migrate(struct fair *f, struct fair_se *se, int dst)
  * One pass of load_balance over the sched domains of this pCPU, closest
  * first (SMT siblings, then the socket, then the machine), as
  * for_each_domain() does: pull one task from the busiest queue of the first
- * domain with an imbalance of at least min_imb tasks.  Returns the task.
- * (Tasks are counted, not weighted: with groups a VM's threads are light.)
+ * domain with an imbalance.  Returns the task.
+ *   - groups: none: tasks are counted, an imbalance is at least min_imb
+ *     tasks (all threads weigh alike unless `weights` says otherwise).
+ *   - groups: per-vm: the root load is weighed, as find_busiest_group does
+ *     (a VM's threads are light when its group is spread): the busiest must
+ *     exceed this pCPU's load by imbalance_pct 125% (any load, when this
+ *     one is idle: min_imb 1), and the task moved may carry at most the
+ *     difference (move_tasks).
  */
 static struct fair_se *
 balance_one(struct fair *f, int this, int min_imb)
 {
 	static const enum hw_dist levels[] = { HW_SIBLING, HW_SOCKET, HW_REMOTE };
 	struct hv *hv = f->hv;
-	int here = f->cpu[this].root.h_nr_running;
+	int here = f->cpu[this].root.h_nr_running, weighed = f->tg != NULL;
+	long here_load = f->cpu[this].root.load;
 	size_t l;
 	int i;
 
 	for (l = 0; l < sizeof levels / sizeof levels[0]; l++) {
 		int busiest = -1, bn = 0;
+		long bl = 0;
 		struct fair_se *se = NULL;
 
 		for (i = 0; i < hv->npcpus; i++) {
 			int n = f->cpu[i].root.h_nr_running;
+			long load = f->cpu[i].root.load;
 			struct fair_se *cand;
 
-			if (i == this || machine_dist(hv->m, this, i) != levels[l] || n < 2 ||
-			    n - here < min_imb || (busiest >= 0 && n <= bn))
+			if (i == this || machine_dist(hv->m, this, i) != levels[l] || n < 2)
 				continue;
-			if ((cand = pull_candidate(f, i, this)) != NULL) {
+			if (!weighed && (n - here < min_imb || (busiest >= 0 && n <= bn)))
+				continue;
+			if (weighed && (load <= here_load ||
+			    (min_imb > 1 && load * 100 <= here_load * 125) ||
+			    (busiest >= 0 && load <= bl)))
+				continue;
+			if ((cand = pull_candidate(f, i, this, weighed ? load - here_load : -1))
+			    != NULL) {
 				busiest = i;
 				bn = n;
+				bl = load;
 				se = cand;
 			}
 		}

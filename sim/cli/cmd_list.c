@@ -1,5 +1,6 @@
 /* cmd_list.c - `vlocksim list`: what the registry holds. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "guest/gsched.h"
@@ -19,10 +20,23 @@ cmd_list(int argc, char **argv)
 		printf("  %-14s %s\n", registry_kinds[i]->name, registry_kinds[i]->desc);
 	puts("schedulers (hypervisor.scheduler):");
 	for (i = 0; registry_scheds[i] != NULL; i++) {
+		const char *p = registry_scheds[i]->params;
+
 		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
-		if (registry_scheds[i]->params != NULL)
-			printf("  %-14s params: %s\n", "", registry_scheds[i]->params);
+		if (p != NULL && strchr(p, '\n') == NULL)
+			printf("  %-14s params: %s\n", "", p);
+		else
+			while (p != NULL && *p != '\0') {	/* one parameter a line */
+				const char *nl = strchr(p, '\n');
+				int n = nl != NULL ? (int)(nl - p) : (int)strlen(p);
+
+				printf("      %.*s\n", n, p);
+				p += n + (nl != NULL);
+			}
 	}
+	puts("VM cgroup (vms[].cgroup; needs hypervisor.params.groups: per-vm, cfs or eevdf):\n"
+	    "  weight: 100        cgroup v2 cpu.weight 1..10000 (100 = shares 1024)\n"
+	    "  max: max           cpu.max \"QUOTA/PERIOD\" (e.g. \"50ms/100ms\"): CFS bandwidth");
 	puts("locks (vms[].lock: NAME, or {kind: NAME, PARAM: VALUE, ...}; parameters with defaults):");
 	for (i = 0; registry_locks[i] != NULL; i++) {
 		const struct lock_param *lp = registry_locks[i]->params;
