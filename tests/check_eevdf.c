@@ -61,6 +61,7 @@ START_TEST(ineligible_entity_with_earlier_deadline_is_not_picked)
 	prq_add(&p, 2, 5 * MS, 1 * MS);
 	ck_assert_ptr_eq(sched_eevdf_pick(&p.rq, 1, 0), &p.se[1]);
 	/* The same C at vruntime 0.5 ms (V = 0.5 ms) is eligible: it wins. */
+	free(p.rq.q);
 	memset(&p, 0, sizeof p);
 	prq_add(&p, 0, 0, 10 * MS);
 	prq_add(&p, 1, 1 * MS, 5 * MS);
