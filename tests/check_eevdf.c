@@ -271,6 +271,89 @@ START_TEST(yield_moves_the_deadline_one_slice_on)
 }
 END_TEST
 
+/* LNX-6.12 DELAY_DEQUEUE: block the running vCPU once it is not eligible
+ * (lag < 0); see whether it stays queued, and how it leaves. */
+struct dd {
+	struct rig *t;
+	struct vcpu *x;
+	int done, queued_after_block, delayed_after_block;
+	int queued_later, delayed_later;
+	int64_t lag_before, lag_later;
+};
+
+static void
+dd_later(void *s, void *arg, int64_t data)
+{
+	struct dd *d = arg;
+
+	d->queued_later = FAIR_SE(d->x)->on_rq;
+	d->delayed_later = FAIR_SE(d->x)->delayed;
+	d->lag_later = sched_eevdf_lag(&d->t->hv, d->x);
+}
+
+static void
+dd_probe(void *s, void *arg, int64_t data)
+{
+	struct dd *d = arg;
+	struct hv *hv = &d->t->hv;
+	int i;
+
+	if (d->done)
+		return;
+	sim_after(&d->t->sim, 37 * US, dd_probe, d, 0);
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct vcpu *v = hv->vcpus[i];
+
+		if (v->pcpu == NULL || (d->lag_before = sched_eevdf_lag_now(hv, v)) > -200 * US)
+			continue;
+		d->x = v;
+		d->done = 1;
+		hv_block(v);
+		d->queued_after_block = FAIR_SE(v)->on_rq;
+		d->delayed_after_block = FAIR_SE(v)->delayed;
+		sim_after(&d->t->sim, 20 * MS, dd_later, d, 0);
+		return;
+	}
+}
+
+static void
+delay_dequeue_run(const char *params, struct dd *d)
+{
+	struct rig t;
+
+	memset(d, 0, sizeof *d);
+	d->t = &t;
+	rig_init(&t, &sched_eevdf_ops, M1, params, 100 * MS);
+	th_vm(&t, "a", 1);
+	th_vm(&t, "b", 1);
+	th_vm(&t, "c", 1);
+	rig_start(&t);
+	sim_at(&t.sim, 20 * MS + 3 * US, dd_probe, d, 0);
+	sim_run(&t.sim);
+	hv_finish(&t.hv);
+	ck_assert_int_eq(d->done, 1);
+	/* It never ran again while blocked (the core would abort if picked). */
+	ck_assert_int_eq(d->x->rs, RS_BLOCKED);
+	rig_free(&t);
+	d->t = NULL;
+}
+
+START_TEST(delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked)
+{
+	struct dd d;
+
+	delay_dequeue_run(NULL, &d);	/* 6.6: dequeued at once */
+	ck_assert_int_eq(d.queued_after_block, 0);
+	delay_dequeue_run("{delay_dequeue: true}", &d);
+	ck_assert_int_eq(d.queued_after_block, 1);
+	ck_assert_int_eq(d.delayed_after_block, 1);
+	/* 20 ms later it has been picked and dequeued for real, lag <= 0 kept. */
+	ck_assert_int_eq(d.queued_later, 0);
+	ck_assert_int_eq(d.delayed_later, 0);
+	ck_assert_int_le(d.lag_later, 0);
+}
+END_TEST
+
 START_TEST(bad_params_are_refused)
 {
 	struct rig t;
@@ -301,6 +384,7 @@ eevdf_suite(void)
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, place_lag_keeps_the_lag_over_a_sleep);
 	tcase_add_test(tc, yield_moves_the_deadline_one_slice_on);
+	tcase_add_test(tc, delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked);
 	tcase_add_test(tc, bad_params_are_refused);
 	suite_add_tcase(s, tc);
 	return s;

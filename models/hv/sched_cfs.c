@@ -130,7 +130,7 @@ cfs_enqueue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int f
 }
 
 /* LNX-3.6 fair.c dequeue_entity */
-static void
+static int
 cfs_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int flags)
 {
 	VS_ASSERT(se->on_rq);
@@ -141,6 +141,7 @@ cfs_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int f
 	se->on_rq = 0;
 	fair_account_dequeue(rq, se);
 	fair_update_min_vruntime(f, rq);
+	return 1;
 }
 
 /* LNX-3.6 fair.c task_waking_fair + enqueue: vruntime is relative to min_vruntime */

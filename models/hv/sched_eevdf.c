@@ -32,13 +32,13 @@
 struct eevdf_cfg {
 	struct fair_cfg fc;
 	double base_slice;
-	int run_to_parity, place_lag, place_deadline_initial, next_buddy;
+	int run_to_parity, place_lag, place_deadline_initial, next_buddy, delay_dequeue;
 };
 
 struct eevdf {
 	struct fair f;
 	int64_t base_slice;
-	int run_to_parity, place_lag, place_deadline_initial, next_buddy;
+	int run_to_parity, place_lag, place_deadline_initial, next_buddy, delay_dequeue;
 };
 
 #define EEVDF_OF(f)	((struct eevdf *)(f)->pol)
@@ -61,10 +61,11 @@ eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *
 	    yc_get_bool(params, "place_deadline_initial", 1, &cfg->place_deadline_initial,
 	    err) ||
 	    yc_get_bool(params, "next_buddy", 0, &cfg->next_buddy, err) ||
+	    yc_get_bool(params, "delay_dequeue", 0, &cfg->delay_dequeue, err) ||
 	    fair_parse_common(params, hz, &cfg->fc, err))
 		return -1;
 	return yc_check_unused(params, "base_slice, run_to_parity, place_lag, "
-	    "place_deadline_initial, next_buddy, " FAIR_CFG_KEYS, err);
+	    "place_deadline_initial, next_buddy, delay_dequeue, " FAIR_CFG_KEYS, err);
 }
 
 /* ---- virtual time and lag ---- */
@@ -197,19 +198,52 @@ eevdf_enqueue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int
 	se->on_rq = 1;
 }
 
-/* LNX-6.6 fair.c dequeue_entity: the lag is saved for the next placement */
-static void
+/* LNX-6.6 fair.c dequeue_entity: the lag is saved for the next placement.
+ * LNX-6.12 DELAY_DEQUEUE: a task going to sleep while not eligible stays
+ * queued (delayed) and burns its negative lag competing, until it is
+ * picked (pick_next_entity dequeues it then) or woken (requeue_delayed);
+ * DELAY_ZERO: the lag it leaves with is at most 0. */
+static int
 eevdf_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int flags)
 {
 	VS_ASSERT(se->on_rq);
 	fair_update_curr(f, rq);
 	fair_clear_buddies(rq, se);
+	if (EEVDF_OF(f)->delay_dequeue && (flags & FAIR_WAKEUP) && !(flags & FAIR_DELAYED) &&
+	    se->v != NULL && !entity_eligible(rq, se)) {
+		se->delayed = 1;
+		return 0;
+	}
 	update_entity_lag(f, rq, se);
 	if (se->queued)
 		fair_rq_remove(rq, se);
 	se->on_rq = 0;
 	fair_account_dequeue(rq, se);
 	fair_update_min_vruntime(f, rq);
+	if (flags & FAIR_DELAYED) {
+		se->delayed = 0;
+		if (se->vlag > 0)
+			se->vlag = 0;
+	}
+	return 1;
+}
+
+/* LNX-6.12 fair.c requeue_delayed_entity (DELAY_ZERO): a delayed task woken
+ * in place; positive lag (it became eligible meanwhile) is dropped */
+static void
+eevdf_requeue_delayed(struct fair *f, struct fair_rq *rq, struct fair_se *se)
+{
+	fair_update_curr(f, rq);
+	update_entity_lag(f, rq, se);
+	if (se->vlag > 0) {
+		if (se->queued)
+			fair_rq_remove(rq, se);
+		se->vlag = 0;
+		place_entity(f, rq, se, 0);
+		if (rq->curr != se)
+			fair_rq_insert(f, rq, se);
+	}
+	se->delayed = 0;
 }
 
 /* LNX-6.6 fair.c reweight_entity: keep lag (asleep) or the relative
@@ -326,6 +360,7 @@ static const struct fair_class eevdf_class = {
 	.update_curr = eevdf_update_curr,
 	.enqueue_entity = eevdf_enqueue_entity,
 	.dequeue_entity = eevdf_dequeue_entity,
+	.requeue_delayed = eevdf_requeue_delayed,
 	.pick_next_entity = eevdf_pick_next_entity,
 	.set_next_entity = eevdf_set_next_entity,
 	.entity_tick = eevdf_entity_tick,
@@ -353,7 +388,16 @@ sched_eevdf_lag(const struct hv *hv, const struct vcpu *v)
 int64_t
 sched_eevdf_lag_now(const struct hv *hv, const struct vcpu *v)
 {
-	return avg_vruntime(FAIR_SE(v)->cfs_rq) - fair_vruntime(hv, v);
+	const struct fair_rq *rq = FAIR_SE(v)->cfs_rq;
+	const struct fair_se *curr = rq->curr;
+	int64_t vnow = avg_vruntime(rq);
+	long load;
+
+	/* curr's service since its last update_curr moves V too */
+	avg_sums(rq, &load);
+	if (curr != NULL && curr->on_rq && load > 0)
+		vnow += fair_delta(hv->sim->now - curr->exec_start, curr) * curr->weight / load;
+	return vnow - fair_vruntime(hv, v);
 }
 
 struct fair_se *
@@ -368,7 +412,7 @@ sched_eevdf_pick(struct fair_rq *rq, int run_to_parity, int next_buddy)
 static int
 eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
-	struct eevdf_cfg defaults = { fair_cfg_defaults, 0.75e6, 1, 1, 1, 0 };
+	struct eevdf_cfg defaults = { fair_cfg_defaults, 0.75e6, 1, 1, 1, 0, 0 };
 	const struct eevdf_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
 	struct eevdf *e = xcalloc(1, sizeof *e);
 
@@ -379,6 +423,7 @@ eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	e->place_lag = cfg->place_lag;
 	e->place_deadline_initial = cfg->place_deadline_initial;
 	e->next_buddy = cfg->next_buddy;
+	e->delay_dequeue = cfg->delay_dequeue;
 	return fair_init(hv, &e->f, &eevdf_class, e, &cfg->fc, err);
 }
 
@@ -392,6 +437,8 @@ const struct sched_ops sched_eevdf_ops = {
 	    "place_lag: true              PLACE_LAG: a woken entity keeps its lag\n"
 	    "place_deadline_initial: true PLACE_DEADLINE_INITIAL: half a slice for a new task\n"
 	    "next_buddy: false            NEXT_BUDDY: pick the wakee / yield_to target if eligible\n"
+	    "delay_dequeue: false         LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps\n"
+	    "                             while not eligible stays queued until picked or woken\n"
 	    FAIR_PARAMS_HELP,
 	.parse = eevdf_parse,
 	.free_cfg = fair_free_cfg,

@@ -380,7 +380,8 @@ dequeue_task(struct fair *f, struct fair_se *se, int flags)
 
 	for (; se != NULL; se = se->parent) {
 		rq = se->cfs_rq;
-		f->cls->dequeue_entity(f, rq, se, flags);
+		if (!f->cls->dequeue_entity(f, rq, se, flags))
+			return;		/* delayed: it stays queued, counted */
 		if (rq->throttled)
 			break;
 		rq->h_nr_running--;
@@ -390,7 +391,7 @@ dequeue_task(struct fair *f, struct fair_se *se, int flags)
 			se = se->parent;
 			break;
 		}
-		flags |= FAIR_WAKEUP;
+		flags = (flags | FAIR_WAKEUP) & ~FAIR_DELAYED;
 	}
 	for (; se != NULL; se = se->parent) {
 		rq = se->cfs_rq;
@@ -599,7 +600,7 @@ static int
 can_migrate(const struct fair_se *se, int dst)
 {
 	return se->queued && se->v->pcpu == NULL && se->v->affinity[dst] &&
-	    !se->cfs_rq->throttled;
+	    !se->cfs_rq->throttled && !se->delayed;
 }
 
 /* LNX-3.6 fair.c task_hot: ran within migration_cost, its cache is still warm */
@@ -1002,6 +1003,13 @@ fair_wake(struct hv *hv, struct vcpu *v)
 	struct fair_rq *old = se->cfs_rq;
 	int cpu;
 
+	if (se->delayed) {
+		/* LNX-6.12 ttwu_runnable -> enqueue_task(ENQUEUE_DELAYED): still queued */
+		f->cls->requeue_delayed(f, se->cfs_rq, se);
+		if (v->pcpu == NULL)
+			f->cls->check_preempt_wakeup(f, &f->cpu[v->processor], se);
+		return;
+	}
 	if (v->pcpu != NULL) {
 		/* Woken before its switch-out: it never left the CPU (ttwu_remote). */
 		VS_ASSERT(old->curr == se);
@@ -1072,13 +1080,18 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 		fair_update_curr(f, se->cfs_rq);
 		check_cfs_rq_runtime(f, se->cfs_rq);
 	}
-	if (!f->cls->pick_with_curr || c->root.nr_running == 0) {
+	if (!f->cls->pick_with_curr) {
 		for (se = prev; se != NULL; se = se->parent)
 			put_prev_entity(f, se->cfs_rq, se);
 		prev = NULL;
 	}
-	if (c->root.nr_running == 0)
+again:
+	if (c->root.nr_running == 0) {
+		for (se = prev; se != NULL; se = se->parent)
+			put_prev_entity(f, se->cfs_rq, se);
+		prev = NULL;
 		idle_balance(f, c);
+	}
 	/* Walk down: pick an entity at each level, entering group rqs. */
 	next = NULL;
 	for (rq = &c->root; rq != NULL; rq = next->my_q) {
@@ -1087,6 +1100,11 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 			VS_ASSERT(rq == &c->root);
 			return NULL;
 		}
+	}
+	if (next->delayed) {
+		/* LNX-6.12 pick_next_entity: a delayed task is dequeued when picked */
+		dequeue_task(f, next, FAIR_WAKEUP | FAIR_DELAYED);
+		goto again;	/* if it was prev, its levels are put below (not on_rq) */
 	}
 	/* The levels where the pick differs from prev's chain change hands. */
 	for (se = prev; se != NULL; se = se->parent)

@@ -52,6 +52,7 @@ struct yc_node;
 #define FAIR_WAKEUP	1	/* enqueue after a sleep / dequeue to sleep */
 #define FAIR_INITIAL	2	/* a new task (fork placement) */
 #define FAIR_MIGRATED	4	/* moved here by the balancer */
+#define FAIR_DELAYED	8	/* the real dequeue of a delayed entity (LNX-6.12 DEQUEUE_DELAYED) */
 
 enum fair_groups { FAIR_GROUPS_NONE, FAIR_GROUPS_PER_VM };
 
@@ -129,7 +130,10 @@ struct fair_class {
 	void (*update_curr)(struct fair *, struct fair_rq *, struct fair_se *curr,
 	    int64_t delta);
 	void (*enqueue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
-	void (*dequeue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
+	/* Returns 0 if the entity stays queued, delayed (LNX-6.12 DELAY_DEQUEUE). */
+	int (*dequeue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
+	/* A delayed task is woken where it is queued (NULL: never delayed). */
+	void (*requeue_delayed)(struct fair *, struct fair_rq *, struct fair_se *);
 	struct fair_se *(*pick_next_entity)(struct fair *, struct fair_rq *);
 	void (*set_next_entity)(struct fair *, struct fair_rq *, struct fair_se *);
 	void (*entity_tick)(struct fair *, struct fair_rq *, struct fair_se *curr);
