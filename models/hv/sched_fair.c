@@ -674,7 +674,10 @@ migrate(struct fair *f, struct fair_se *se, int dst)
  *     (a VM's threads are light when its group is spread): the busiest must
  *     exceed this pCPU's load by imbalance_pct 125% (any load, when this
  *     one is idle: min_imb 1), and the task moved may carry at most the
- *     difference (move_tasks).
+ *     difference (move_tasks).  The periodic pass compares source_load =
+ *     min(cpu_load[1], now) of the others with target_load = max(cpu_load[1],
+ *     now) of this one (busy_idx 2), so that a vCPU halting for a moment
+ *     does not move threads; the newly-idle pass uses the loads now.
  */
 static struct fair_se *
 balance_one(struct fair *f, int this, int min_imb)
@@ -683,6 +686,9 @@ balance_one(struct fair *f, int this, int min_imb)
 	struct hv *hv = f->hv;
 	int here = f->cpu[this].root.h_nr_running, weighed = f->tg != NULL;
 	long here_load = f->cpu[this].root.load;
+
+	if (min_imb > 1 && f->cpu[this].cpu_load > here_load)	/* target_load */
+		here_load = f->cpu[this].cpu_load;
 	size_t l;
 	int i;
 
@@ -695,6 +701,9 @@ balance_one(struct fair *f, int this, int min_imb)
 			int n = f->cpu[i].root.h_nr_running;
 			long load = f->cpu[i].root.load;
 			struct fair_se *cand;
+
+			if (min_imb > 1 && f->cpu[i].cpu_load < load)	/* source_load */
+				load = f->cpu[i].cpu_load;
 
 			if (i == this || machine_dist(hv->m, this, i) != levels[l] || n < 2)
 				continue;
@@ -1170,6 +1179,8 @@ fair_tick(struct hv *hv, struct pcpu *p)
 	for (se = fair_curr_task(c); se != NULL; se = se->parent)
 		if (se->on_rq)
 			f->cls->entity_tick(f, se->cfs_rq, se);
+	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 */
+	c->cpu_load = (c->cpu_load + c->root.load) / 2;
 	/* Periodic balance: move one task if the imbalance is >= 2 tasks. */
 	if (hv->sim->now < c->next_balance)
 		return;

@@ -101,6 +101,7 @@ struct fair_cpu {
 	sim_time_t idle_stamp;	/* when it went idle, -1 if not idle */
 	sim_time_t avg_idle;
 	sim_time_t next_balance;
+	long cpu_load;		/* LNX-3.2 rq->cpu_load[1]: root load decayed per tick */
 };
 
 /* A task group (a VM's cgroup): one rq and one entity per pCPU. */
