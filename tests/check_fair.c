@@ -83,6 +83,10 @@ START_TEST(per_vm_groups_share_by_weight_not_by_vcpu_count)
 	weights_run(ops, "{groups: per-vm}", 100, &a, &b);
 	ck_assert_msg(a / (a + b) > 0.47 && a / (a + b) < 0.53, "%s: a %.3f b %.3f",
 	    ops->name, a, b);
+	/* autogroup: one group per VM at 1024 whatever cpu.weight says. */
+	weights_run(ops, "{groups: autogroup}", 200, &a, &b);
+	ck_assert_msg(a / (a + b) > 0.47 && a / (a + b) < 0.53, "%s: a %.3f b %.3f",
+	    ops->name, a, b);
 	/* cpu.weight 200:100 -> 2:1. */
 	weights_run(ops, "{groups: per-vm}", 200, &a, &b);
 	ck_assert_msg(a / b > 1.9 && a / b < 2.1, "%s: a %.3f b %.3f", ops->name, a, b);

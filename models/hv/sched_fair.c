@@ -18,7 +18,7 @@
 
 enum fair_scaling { FAIR_SCALE_NONE, FAIR_SCALE_LOG, FAIR_SCALE_LINEAR };
 static const char *const fair_scaling_names[] = { "none", "log", "linear", NULL };
-static const char *const fair_groups_names[] = { "none", "per-vm", NULL };
+static const char *const fair_groups_names[] = { "none", "per-vm", "autogroup", NULL };
 
 #define FAIR(hv)	((struct fair *)(hv)->sched_priv)
 
@@ -851,6 +851,11 @@ init_groups(struct fair *f, struct vs_err *err)
 		if (tg->shares < FAIR_MIN_SHARES)
 			tg->shares = FAIR_MIN_SHARES;
 		tg->quota = vm->cg.quota;
+		if (f->groups == FAIR_GROUPS_AUTOGROUP) {
+			/* LNX-3.2 sched_autogroup.c autogroup_create: NICE_0_LOAD shares */
+			tg->shares = FAIR_NICE0;
+			tg->quota = -1;
+		}
 		tg->period = vm->cg.period;
 		tg->runtime = tg->quota;
 		tg->rq = xcalloc((size_t)hv->npcpus, sizeof *tg->rq);
@@ -907,7 +912,7 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	}
 	/* With groups: none a VM's cgroup has no effect, as on a host whose
 	 * vCPU threads all share one cgroup. */
-	if (f->groups == FAIR_GROUPS_PER_VM && init_groups(f, err))
+	if (f->groups != FAIR_GROUPS_NONE && init_groups(f, err))
 		return -1;
 	f->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));
 	/*

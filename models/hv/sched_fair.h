@@ -54,7 +54,10 @@ struct yc_node;
 #define FAIR_MIGRATED	4	/* moved here by the balancer */
 #define FAIR_DELAYED	8	/* the real dequeue of a delayed entity (LNX-6.12 DEQUEUE_DELAYED) */
 
-enum fair_groups { FAIR_GROUPS_NONE, FAIR_GROUPS_PER_VM };
+/* none: all threads in the root; per-vm: a cgroup per VM (vms[].cgroup);
+ * autogroup: LNX-3.2 sched_autogroup.c, one group per session, i.e. per VM
+ * when each QEMU was started from its own session, at nice 0 (1024). */
+enum fair_groups { FAIR_GROUPS_NONE, FAIR_GROUPS_PER_VM, FAIR_GROUPS_AUTOGROUP };
 
 struct fair_rq;
 struct fair_tg;
@@ -197,8 +200,9 @@ void fair_free_cfg(void *cfg);
 	"balance_interval: 4ms        periodic load balance\n" \
 	"yield_to_esrch: false        LNX-4.5 yield_to -ESRCH when both rqs hold one task\n" \
 	"weights: {VM: 15..88761}     a VM's vCPU-thread weight (nice 19..-20), default 1024\n" \
-	"groups: none                 none|per-vm: one task group per VM (FAIR_GROUP_SCHED,\n" \
-	"                             calc_group_shares); vms[].cgroup sets weight and max\n"
+	"groups: none                 none|per-vm|autogroup: one task group per VM\n" \
+	"                             (FAIR_GROUP_SCHED, calc_group_shares); per-vm: its\n" \
+	"                             vms[].cgroup weight and max; autogroup: 1024, no max\n"
 extern const struct fair_cfg fair_cfg_defaults;
 
 /* LNX-3.6 fair.c get_update_sysctl_factor for a scaling (none, log, linear). */
