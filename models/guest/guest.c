@@ -125,24 +125,15 @@ static void arm(struct guest *);
  * Memory bandwidth (models/README.md): the vCPUs streaming on one socket
  * share its controller equally, none faster than one core can draw alone
  * (STREAM-style saturation, cf. the roofline model, Williams et al. CACM
- * 2009).  The count is read from the pCPUs, so there is no state to keep.
+ * 2009).  hv->mem_streamers counts them per socket: a guest streams only
+ * while it is its pCPU's curr (guest_stop and guest_save stop it), so the
+ * count is the number of a socket's pCPUs whose curr streams.
  */
-static int
-mem_streamers(const struct hv *hv, int socket)
-{
-	const struct machine *m = hv->m;
-	int per = m->cores_per_socket * m->threads_per_core, i, n = 0;
-
-	for (i = socket * per; i < (socket + 1) * per; i++)
-		n += hv->pcpus[i].curr != NULL && hv->pcpus[i].curr->g->streaming;
-	return n;
-}
-
 static double
 mem_rate(const struct guest *g)
 {
 	const struct hv *hv = g->v->vm->hv;
-	int n = mem_streamers(hv, machine_socket_of(hv->m, g->v->pcpu->id));
+	int n = hv->mem_streamers[machine_socket_of(hv->m, g->v->pcpu->id)];
 	double share = hv->m->mem_bw_socket / (n > 0 ? n : 1);
 
 	return share < hv->m->mem_bw_core ? share : hv->m->mem_bw_core;
@@ -160,6 +151,9 @@ mem_set(struct guest *g, int on)
 		return;
 	g->streaming = on;
 	sock = machine_socket_of(m, g->v->pcpu->id);
+	hv->mem_streamers[sock] += on ? 1 : -1;
+	if (hv->mem_streamers[sock] == on)
+		return;		/* nobody else streams there */
 	for (i = sock * per; i < (sock + 1) * per; i++) {
 		struct vcpu *o = hv->pcpus[i].curr;
 
@@ -224,31 +218,37 @@ finish_halt(struct guest *g)
 		deliver(g);
 }
 
-/* Schedule the one event the current activity needs (if any). */
+/*
+ * Schedule the one event the current activity needs (if any).  A pending
+ * event is moved rather than cancelled and pushed again (sim_move keeps the
+ * same order); it moves where the push was, after the load and memory
+ * re-rating, so the events those push keep their order too.
+ */
 static void
 arm(struct guest *g)
 {
 	struct sim *s = vsim(g->v);
 	sim_time_t t;
 
-	sim_cancel(s, &g->ev);
-	if (g->v->pcpu == NULL)
+	if (g->v->pcpu == NULL) {
+		sim_cancel(s, &g->ev);
 		return;
+	}
 	if (g->pre > 0) {
-		g->ev = sim_after(s, sim_ns(g->pre), guest_ev, g, EV_PRE);
+		sim_move(s, &g->ev, s->now + sim_ns(g->pre), guest_ev, g, EV_PRE);
 		return;
 	}
 	switch (g->act) {
 	case GA_WORK:
 		hv_set_load(g->v, LOAD_BUSY);
 		g->rate = hv_rate(g->v);
-		g->ev = sim_after(s, sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		sim_move(s, &g->ev, s->now + sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
 		break;
 	case GA_MEM:
 		hv_set_load(g->v, LOAD_BUSY);
 		mem_set(g, 1);
 		g->rate = mem_rate(g);
-		g->ev = sim_after(s, sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		sim_move(s, &g->ev, s->now + sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
 		break;
 	case GA_SPIN:
 		hv_set_load(g->v, LOAD_SPIN);
@@ -258,18 +258,24 @@ arm(struct guest *g)
 		if (g->obs_at >= 0 && g->obs_at < t)
 			t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
 		if (t != SIM_NEVER)
-			g->ev = sim_at(s, t, guest_ev, g, EV_ACT);
+			sim_move(s, &g->ev, t, guest_ev, g, EV_ACT);
+		else
+			sim_cancel(s, &g->ev);
 		break;
 	case GA_POLL:
 		hv_set_load(g->v, LOAD_SPIN);
 		if (g->rem != GUEST_FOREVER)
-			g->ev = sim_after(s, sim_ns(g->rem), guest_ev, g, EV_ACT);
+			sim_move(s, &g->ev, s->now + sim_ns(g->rem), guest_ev, g, EV_ACT);
+		else
+			sim_cancel(s, &g->ev);
 		break;
 	case GA_HALT:
+		sim_cancel(s, &g->ev);
 		if (g->woken)
 			finish_halt(g);
 		break;
 	default:
+		sim_cancel(s, &g->ev);
 		break;
 	}
 }

@@ -25,6 +25,7 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	hv->kind = &kind_none_ops;
 	hv->npcpus = m->npcpus;
 	hv->pcpus = xcalloc((size_t)hv->npcpus, sizeof *hv->pcpus);
+	hv->mem_streamers = xcalloc((size_t)m->sockets, sizeof *hv->mem_streamers);
 	for (i = 0; i < hv->npcpus; i++) {
 		hv->pcpus[i].id = i;
 		hv->pcpus[i].hv = hv;
@@ -53,6 +54,7 @@ hv_destroy(struct hv *hv)
 	free(hv->vcpus);
 	free(hv->vms);
 	free(hv->pcpus);
+	free(hv->mem_streamers);
 	memset(hv, 0, sizeof *hv);
 }
 

@@ -92,6 +92,7 @@ struct hv {
 	struct vm **vms;
 	struct hv_stats st;
 	void *guest;		/* the guest layer's per-run data */
+	int *mem_streamers;	/* per socket: vCPUs streaming memory there (guest.c) */
 	const struct probe *probe;	/* NULL: nobody watches */
 };
 

@@ -33,6 +33,20 @@ cost(const struct yc_node *c, const char *key, double hz, double def_cycles,
 	    out, err);
 }
 
+/* The pCPU numbering of machine.h, as tables. */
+static void
+machine_topo(struct machine *m)
+{
+	int i;
+
+	m->core_id = xcalloc((size_t)m->npcpus, sizeof *m->core_id);
+	m->socket_id = xcalloc((size_t)m->npcpus, sizeof *m->socket_id);
+	for (i = 0; i < m->npcpus; i++) {
+		m->core_id[i] = i / m->threads_per_core;
+		m->socket_id[i] = i / (m->threads_per_core * m->cores_per_socket);
+	}
+}
+
 int
 machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err)
 {
@@ -63,6 +77,7 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	if (yc_get_qty(n, "clock", UNIT_FREQ, 0, 2.93e9, 1e6, 1e11, &hz, err))
 		return -1;
 	m->hz = hz;
+	machine_topo(m);
 
 	c = yc_find(n, "costs");
 	if (c != NULL && yc_expect(c, YC_MAP, "a mapping of costs", err))
@@ -117,31 +132,10 @@ void
 machine_free(struct machine *m)
 {
 	free(m->name);
+	free(m->core_id);
+	free(m->socket_id);
 	m->name = NULL;
-}
-
-int
-machine_core_of(const struct machine *m, int pcpu)
-{
-	return pcpu / m->threads_per_core;
-}
-
-int
-machine_socket_of(const struct machine *m, int pcpu)
-{
-	return pcpu / (m->threads_per_core * m->cores_per_socket);
-}
-
-enum hw_dist
-machine_dist(const struct machine *m, int a, int b)
-{
-	if (a == b || a < 0 || b < 0)
-		return HW_SAME;
-	if (machine_core_of(m, a) == machine_core_of(m, b))
-		return HW_SIBLING;
-	if (machine_socket_of(m, a) == machine_socket_of(m, b))
-		return HW_SOCKET;
-	return HW_REMOTE;
+	m->core_id = m->socket_id = NULL;
 }
 
 double

@@ -35,13 +35,38 @@ struct machine {
 	/* Memory bandwidth, bytes per ns (= GB/s): what one core can draw alone,
 	 * and what a socket's memory controller shares among its streamers. */
 	double mem_bw_core, mem_bw_socket;
+	/* Precomputed at load, one entry per pCPU, so the distance of two pCPUs
+	 * (asked by every balance scan and line transfer) costs two loads, not
+	 * three integer divides. */
+	int *core_id, *socket_id;
 };
 
 int machine_from_yaml(struct machine *, const struct yc_node *n, struct vs_err *err);
 void machine_free(struct machine *);
-enum hw_dist machine_dist(const struct machine *, int a, int b);
-int machine_core_of(const struct machine *, int pcpu);
-int machine_socket_of(const struct machine *, int pcpu);
+static inline int
+machine_core_of(const struct machine *m, int pcpu)
+{
+	return m->core_id[pcpu];
+}
+
+static inline int
+machine_socket_of(const struct machine *m, int pcpu)
+{
+	return m->socket_id[pcpu];
+}
+
+/* Same core as SMT siblings, same socket, or across sockets. */
+static inline enum hw_dist
+machine_dist(const struct machine *m, int a, int b)
+{
+	if (a == b || a < 0 || b < 0)
+		return HW_SAME;
+	if (m->core_id[a] == m->core_id[b])
+		return HW_SIBLING;
+	if (m->socket_id[a] == m->socket_id[b])
+		return HW_SOCKET;
+	return HW_REMOTE;
+}
 double machine_cycles_to_ns(const struct machine *, double cycles);
 
 #endif

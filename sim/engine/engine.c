@@ -34,6 +34,14 @@ sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
 }
 
 void
+sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	*id = *id != EVQ_NONE ? evq_move(s->q, *id, t, fn, arg, data) :
+	    evq_push(s->q, t, fn, arg, data);
+}
+
+void
 sim_cancel(struct sim *s, evq_id *id)
 {
 	if (*id != EVQ_NONE)

@@ -29,6 +29,8 @@ void sim_init(struct sim *, uint64_t seed, sim_time_t end);
 void sim_destroy(struct sim *);
 evq_id sim_at(struct sim *, sim_time_t t, sim_fn fn, void *arg, int64_t data);
 evq_id sim_after(struct sim *, sim_time_t dt, sim_fn fn, void *arg, int64_t data);
+/* Set *id to fire at t (moving it if pending): as sim_cancel + sim_at. */
+void sim_move(struct sim *, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data);
 /* Cancel *id if pending and clear it. */
 void sim_cancel(struct sim *, evq_id *id);
 /* Run until the queue is empty, sim_stop() is called, or the end time. */

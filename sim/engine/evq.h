@@ -33,6 +33,10 @@ void evq_free(struct evq *);
 
 evq_id evq_push(struct evq *, sim_time_t t, void (*fn)(void *, void *, int64_t),
     void *arg, int64_t data);
+/* Reschedule pending event id (else push a new one): the same order as
+ * evq_cancel + evq_push, without the slot churn.  Returns the event's id. */
+evq_id evq_move(struct evq *, evq_id id, sim_time_t t,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 /* Cancel a pending event; returns 1 if it was pending, 0 if id is stale/none. */
 int evq_cancel(struct evq *, evq_id id);
 /* Remove the earliest event into *out; returns 0 when empty. */
