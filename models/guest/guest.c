@@ -9,6 +9,7 @@ enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
 
 struct guest {
 	struct vcpu *v;
+	struct sim *sim;	/* v->vm->hv->sim, kept here: settle reads it at every event */
 	enum gact act;
 	double pre;		/* switch-in overhead still to pay (ns) */
 	double rem;		/* work: nominal ns left; spin: budget ns left; mem: bytes */
@@ -52,6 +53,7 @@ guest_attach(struct vcpu *v)
 	struct guest *g = xcalloc(1, sizeof *g);
 
 	g->v = v;
+	g->sim = vsim(v);
 	g->obs_at = -1;
 	v->g = g;
 }
@@ -79,7 +81,7 @@ guest_set_wl(struct vcpu *v, void *wl)
 static void
 settle(struct guest *g)
 {
-	sim_time_t now = vsim(g->v)->now;
+	sim_time_t now = g->sim->now;
 	double el = (double)(now - g->t0);
 
 	g->t0 = now;
@@ -227,7 +229,7 @@ finish_halt(struct guest *g)
 static void
 arm(struct guest *g)
 {
-	struct sim *s = vsim(g->v);
+	struct sim *s = g->sim;
 	sim_time_t t;
 
 	if (g->v->pcpu == NULL) {
