@@ -26,6 +26,16 @@ if command -v python3 >/dev/null 2>&1; then
   check "JSON parses" "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/o1/validation.json'"
 fi
 
+# Worker pool: the same bytes for any -j (rows run in parallel, reported in order).
+"$VS" validate --cases "$T/v/cases" --out "$T/oj1" -j 1 --format json > "$T/j1.json" 2>/dev/null
+"$VS" validate --cases "$T/v/cases" --out "$T/oj3" -j 3 --format json > "$T/j3.json" 2>/dev/null
+check "validate -j 1 and -j 3: the same stdout" "[ -s '$T/j1.json' ] && cmp -s '$T/j1.json' '$T/j3.json'"
+for f in validation.csv validation.txt validation.json; do
+  check "validate -j 1 and -j 3: the same $f" "cmp -s '$T/oj1/$f' '$T/oj3/$f' && cmp -s '$T/o1/$f' '$T/oj1/$f'"
+done
+"$VS" validate --cases "$T/v/cases" --out "$T/oj0" -j 0 > /dev/null 2>&1
+check "validate -j 0 is refused" "[ $? -eq 2 ]"
+
 # Honesty: a prediction row's measured value changes nothing predicted.
 sed -i 's/^loops400,two,completion_seconds,s,[^,]*,/loops400,two,completion_seconds,s,99,/' "$T/v/measured.csv"
 "$VS" validate --cases "$T/v/cases" --out "$T/o2" --format csv > /dev/null 2>&1
@@ -38,6 +48,9 @@ check "predicted columns unchanged when a prediction row's measured value change
 (cd "$T/v" && "$VS" calibrate calib.yaml --cases cases --out "$T/c1.yaml" > /dev/null 2>&1)
 check "calibrate writes its file" "grep -q '^set:' '$T/c1.yaml'"
 check "calibrate header names the calibration rows" "grep -q 'synthetic:loops200/two' '$T/c1.yaml'"
+(cd "$T/v" && "$VS" calibrate calib.yaml -j 3 --cases cases --out "$T/c1j.yaml" > /dev/null 2>&1)
+check "calibrate -j 3 fits the same as -j default" \
+  "[ -s '$T/c1j.yaml' ] && [ \"\$(grep -v '^# Written' '$T/c1.yaml')\" = \"\$(grep -v '^# Written' '$T/c1j.yaml')\" ]"
 sed -i 's/^loops400,one,completion_seconds,s,[^,]*,/loops400,one,completion_seconds,s,7,/' "$T/v/measured.csv"
 (cd "$T/v" && "$VS" calibrate calib.yaml --cases cases --out "$T/c2.yaml" > /dev/null 2>&1)
 check "calibration ignores prediction rows" \
@@ -55,5 +68,13 @@ check "unknown case exits 2" "[ $? -eq 2 ] && [ ! -e '$T/o3' ]"
 printf 'name: x\nscenario: "../scenario.yaml"\nmeasured: "../measured.csv"\nmetric: m\nrows: 5\n' > "$T/v/cases/x.yaml"
 "$VS" validate x --cases "$T/v/cases" --out "$T/o4" > /dev/null 2> "$T/err4"
 check "bad case exits 2 with file:line:col" "[ $? -eq 2 ] && grep -q 'x.yaml:5:7:' '$T/err4'"
+
+# A row that cannot run, among rows running in parallel: its error, exit 2, no output.
+cp "$T/v/cases/synthetic.yaml" "$T/v/cases/broken.yaml"
+sed -i 's/^name: synthetic/name: broken/; s/one: \["vms\[0\].threads=1"\]/one: ["vms[7].threads=1"]/' "$T/v/cases/broken.yaml"
+rm -f "$T/v/cases/x.yaml"
+"$VS" validate broken --cases "$T/v/cases" --out "$T/o5" -j 3 > /dev/null 2> "$T/err5"
+check "a failing row under -j 3 exits 2 naming the row" \
+  "[ $? -eq 2 ] && grep -q 'case broken, row loops400/one' '$T/err5' && [ ! -e '$T/o5' ]"
 
 e2e_finish

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "pool.h"
 #include "cmd.h"
 #include "validate.h"
 
@@ -17,6 +18,7 @@ cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "cases", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -26,10 +28,16 @@ cmd_calibrate(int argc, char **argv)
 	const char *out = NULL, *dir = NULL;
 	char date[32], *text;
 	time_t now = time(NULL);
-	int c, rc = CMD_EXIT_INPUT, i;
+	int c, rc = CMD_EXIT_INPUT, i, jobs = pool_default_workers();
+	long long v;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			if (cmd_int_opt("-j", optarg, 1, POOL_MAX_WORKERS, &v))
+				return CMD_EXIT_INPUT;
+			jobs = (int)v;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -37,9 +45,11 @@ cmd_calibrate(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'h':
-			puts("usage: vlocksim calibrate CALIB.yaml [--out FILE] [--cases DIR]\n"
+			puts("usage: vlocksim calibrate CALIB.yaml [-j N] [--out FILE] [--cases DIR]\n"
 			    "Fits CALIB's params to the calibration rows of its cases and writes\n"
-			    "the YAML that scenarios include with `calibration: FILE`.");
+			    "the YAML that scenarios include with `calibration: FILE`.\n"
+			    "-j N: an evaluation's rows run on N worker processes (default: the\n"
+			    "cores); the fit is the same for any N.");
 			return 0;
 		default:
 			return CMD_EXIT_INPUT;
@@ -58,6 +68,7 @@ cmd_calibrate(int argc, char **argv)
 		    argv[optind]);
 		goto clean;
 	}
+	cal.jobs = jobs;
 	if (calib_fit(&cal, isatty(2), &err))
 		goto fail;
 	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));

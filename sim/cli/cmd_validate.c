@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "pool.h"
 #include "report.h"
 #include "validate.h"
 
@@ -47,6 +48,7 @@ cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reps", required_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "cases", required_argument, NULL, 'c' },
@@ -62,14 +64,20 @@ cmd_validate(int argc, char **argv)
 	char **names = NULL, *text;
 	long long v;
 	int ncases = 0, nnames = 0, reps = 0, strict = 0, c, i, rc = CMD_EXIT_INPUT;
+	int jobs = pool_default_workers();
 	int own_names = 0, missed = 0;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
 				return CMD_EXIT_INPUT;
 			reps = (int)v;
+			break;
+		case 'j':
+			if (cmd_int_opt("-j", optarg, 1, POOL_MAX_WORKERS, &v))
+				return CMD_EXIT_INPUT;
+			jobs = (int)v;
 			break;
 		case 'f':
 			if (report_fmt_parse(optarg, &fmt)) {
@@ -87,10 +95,12 @@ cmd_validate(int argc, char **argv)
 			strict = 1;
 			break;
 		case 'h':
-			puts("usage: vlocksim validate [CASE...] [--reps N] [--format table|csv|json]\n"
+			puts("usage: vlocksim validate [CASE...] [-j N] [--reps N] [--format table|csv|json]\n"
 			    "                         [--out DIR] [--cases DIR] [--strict]\n"
 			    "Runs every case (validation/cases/*.yaml by default), writes\n"
 			    "DIR/validation.{csv,txt,json} and a plot per case plus scatter.{png,svg}.\n"
+			    "-j N: rows run on N worker processes (default: the cores); the\n"
+			    "output is the same for any N.\n"
 			    "--strict: exit 3 when a prediction row misses its tolerance.");
 			return 0;
 		default:
@@ -142,9 +152,8 @@ cmd_validate(int argc, char **argv)
 		if (c)
 			goto fail;
 	}
-	for (i = 0; i < ncases; i++)
-		if (validate_case(cases[i], reps, &rep, isatty(2), &err))
-			goto fail;
+	if (validate_cases(cases, ncases, reps, jobs, &rep, isatty(2), &err))
+		goto fail;
 	rc = CMD_EXIT_FAIL;
 	if (cmd_mkdir_p(out, &err))
 		goto fail;

@@ -219,38 +219,53 @@ objective(const gsl_vector *u, void *arg)
 {
 	struct eval *e = arg;
 	struct calib *c = e->c;
+	struct vpjob *jobs;
+	struct vpred *pred;
 	char **sets;
 	double sum = 0;
-	int i, k;
+	size_t n, j;
+	int i, k, rc;
 
 	if (e->failed)
 		return GSL_NAN;
 	for (i = 0; i < c->nparams; i++)
 		c->params[i].value = to_value(&c->params[i], gsl_vector_get(u, i));
 	sets = overrides(c);
-	for (k = 0; k < c->ncases; k++) {
-		const struct vcase *vc = c->cases[k];
-
-		for (i = 0; i < vc->nrows; i++) {
-			const struct vrow *r = &vc->rows[i];
-			const struct mrow *m;
-			struct vpred p;
-			double rel;
+	/* Every calibration row at once on the worker pool, summed in row order. */
+	for (k = 0, n = 0; k < c->ncases; k++)
+		n += (size_t)c->cases[k]->nrows;
+	jobs = xcalloc(n + 1, sizeof *jobs);
+	pred = xcalloc(n + 1, sizeof *pred);
+	for (k = 0, n = 0; k < c->ncases; k++)
+		for (i = 0; i < c->cases[k]->nrows; i++) {
+			const struct vrow *r = &c->cases[k]->rows[i];
 
 			if (r->role != ROLE_CALIBRATION)
 				continue;
-			if (vcase_predict(vc, r, sets, noverrides(c), c->reps, &p, e->err)) {
-				e->failed = 1;
-				free_sets(sets, noverrides(c));
-				return GSL_NAN;
-			}
-			free(p.unit);
-			m = vcase_measured(vc, r);
-			rel = (p.mean - m->mean) / m->mean;
-			sum += r->weight * rel * rel;
+			jobs[n].c = c->cases[k];
+			jobs[n].r = r;
+			jobs[n].extra = sets;
+			jobs[n].nextra = noverrides(c);
+			jobs[n].reps = c->reps;
+			n++;
 		}
-	}
+	rc = vcase_predict_rows(jobs, n, c->jobs, NULL, pred, e->err);
 	free_sets(sets, noverrides(c));
+	if (rc) {
+		e->failed = 1;
+		free(jobs);
+		free(pred);
+		return GSL_NAN;
+	}
+	for (j = 0; j < n; j++) {
+		const struct mrow *m = vcase_measured(jobs[j].c, jobs[j].r);
+		double rel = (pred[j].mean - m->mean) / m->mean;
+
+		sum += jobs[j].r->weight * rel * rel;
+		free(pred[j].unit);
+	}
+	free(jobs);
+	free(pred);
 	c->evals++;
 	if (e->progress) {
 		fprintf(stderr, "\rcalibrate: eval %d, iter %d, objective %.4g   ", c->evals,

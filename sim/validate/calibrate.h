@@ -39,6 +39,7 @@ struct calib {
 	int nparams;
 	int reps, max_iter;
 	double tol;
+	int jobs;		/* worker processes for an evaluation's rows (0: 1) */
 	/* results */
 	double objective;
 	int evals, iters;

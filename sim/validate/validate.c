@@ -9,25 +9,41 @@
 #include "plot.h"
 #include "report.h"
 
-int
-validate_case(const struct vcase *c, int reps, struct vreport *out, int progress,
-    struct vs_err *err)
+static void
+vprogress(size_t finished, size_t running, size_t total)
 {
-	int i;
+	fprintf(stderr, "\rvalidate: %zu/%zu rows, %zu running   ", finished, total, running);
+}
 
-	for (i = 0; i < c->nrows; i++) {
-		const struct vrow *row = &c->rows[i];
-		struct vpred p;
-		const struct mrow *m;
+int
+validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
+    struct vreport *out, int progress, struct vs_err *err)
+{
+	struct vpjob *jobs;
+	struct vpred *pred;
+	size_t n = 0, k;
+	int i, j, rc;
+
+	for (i = 0; i < ncases; i++)
+		n += (size_t)cases[i]->nrows;
+	jobs = xcalloc(n + 1, sizeof *jobs);
+	pred = xcalloc(n + 1, sizeof *pred);
+	for (i = 0, k = 0; i < ncases; i++)
+		for (j = 0; j < cases[i]->nrows; j++, k++) {
+			jobs[k].c = cases[i];
+			jobs[k].r = &cases[i]->rows[j];
+			jobs[k].reps = reps;
+		}
+	/* The predictions are made first and without the measured tables. */
+	rc = vcase_predict_rows(jobs, n, workers, progress ? vprogress : NULL, pred, err);
+	if (progress)
+		fputs("\r\033[K", stderr);
+	for (k = 0; rc == 0 && k < n; k++) {
+		const struct vcase *c = jobs[k].c;
+		const struct vrow *row = jobs[k].r;
+		const struct mrow *m = vcase_measured(c, row);
 		struct vresult *r;
 
-		if (progress)
-			fprintf(stderr, "\rvalidate: %s %s (%d/%d)   ", c->name, row->id, i + 1,
-			    c->nrows);
-		/* The prediction is made first and without the measured table. */
-		if (vcase_predict(c, row, NULL, 0, reps, &p, err))
-			return -1;
-		m = vcase_measured(c, row);
 		if (out->n == out->cap) {
 			out->cap = out->cap ? out->cap * 2 : 16;
 			out->r = xrealloc(out->r, (size_t)out->cap * sizeof *out->r);
@@ -36,18 +52,18 @@ validate_case(const struct vcase *c, int reps, struct vreport *out, int progress
 		r->case_name = xstrdup(c->name);
 		r->row = xstrdup(row->id);
 		r->metric = xstrdup(vcase_metric(c, row));
-		r->unit = p.unit;
+		r->unit = pred[k].unit;
 		r->role = row->role;
 		r->measured = m->mean;
 		r->measured_sd = m->sd;
-		r->predicted = p.mean;
-		r->predicted_ci95 = p.ci95;
-		r->rel_error = (p.mean - m->mean) / m->mean;
-		r->within = vcase_within(c, m, p.mean);
+		r->predicted = pred[k].mean;
+		r->predicted_ci95 = pred[k].ci95;
+		r->rel_error = (pred[k].mean - m->mean) / m->mean;
+		r->within = vcase_within(c, m, pred[k].mean);
 	}
-	if (progress)
-		fputs("\r\033[K", stderr);
-	return 0;
+	free(jobs);
+	free(pred);
+	return rc;
 }
 
 void

@@ -24,6 +24,7 @@
 #ifndef VS_VALIDATE_H
 #define VS_VALIDATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "measured.h"
@@ -70,6 +71,23 @@ struct vpred {
 int vcase_predict(const struct vcase *, const struct vrow *, char *const *extra,
     int nextra, int reps, struct vpred *out, struct vs_err *err);
 
+/* One row to predict: vcase_predict's arguments. */
+struct vpjob {
+	const struct vcase *c;
+	const struct vrow *r;
+	char *const *extra;
+	int nextra, reps;
+};
+/*
+ * Predict n rows on up to `workers` worker processes (pool.h); out[i] is job
+ * i's.  The same bytes for any number of workers.  progress (NULL: none) is
+ * told whenever a row starts or ends.  On failure (-1, err: the
+ * lowest-numbered failed row's error) no out[i].unit is left allocated.
+ */
+int vcase_predict_rows(const struct vpjob *jobs, size_t n, int workers,
+    void (*progress)(size_t finished, size_t running, size_t total),
+    struct vpred *out, struct vs_err *err);
+
 /* The metric compared for a row: its own, else the case's. */
 const char *vcase_metric(const struct vcase *, const struct vrow *);
 /* Is predicted within the case's tolerance of the measured row? */
@@ -94,9 +112,13 @@ struct vreport {
 	int n, cap;
 };
 
-/* Predict every row of c, then compare each with its measured value. */
-int validate_case(const struct vcase *c, int reps, struct vreport *out,
-    int progress, struct vs_err *err);
+/*
+ * Predict every row of every case (all rows at once, on up to `workers`
+ * worker processes), then compare each with its measured value; rows are
+ * reported in case order, then row order, whatever the number of workers.
+ */
+int validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
+    struct vreport *out, int progress, struct vs_err *err);
 void vreport_free(struct vreport *);
 /* Text of the report: CSV (the columns), table or JSON with summaries. */
 char *vreport_render(const struct vreport *, int fmt);
