@@ -244,7 +244,9 @@ arm(struct guest *g)
 	case GA_WORK:
 		hv_set_load(g->v, LOAD_BUSY);
 		g->rate = hv_rate(g->v);
-		sim_move(s, &g->ev, s->now + sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
+		sim_move(s, &g->ev, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate),
+		    guest_ev, g, EV_ACT);
 		break;
 	case GA_MEM:
 		hv_set_load(g->v, LOAD_BUSY);
