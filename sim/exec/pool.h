@@ -11,9 +11,9 @@
  * `workers`.  The parent must hold no state a worker could flush twice: pool
  * calls fflush(NULL) before each fork, and workers leave with _exit.
  *
- * sweep (sweep.c), validate and calibrate (vcase_predict_rows) run on this.
- * Another backend (e.g. MPI ranks) would provide pool_run with the same
- * contract: run(ctx, i) somewhere that has the same ctx, its bytes to
+ * validate and calibrate (vcase_predict_rows, sim/validate/vpredict.c) run
+ * on this.  Another backend (e.g. MPI ranks) would provide pool_run with the
+ * same contract: run(ctx, i) somewhere that has the same ctx, its bytes to
  * done(ctx, i) in the caller.
  */
 #ifndef VS_POOL_H

@@ -4,12 +4,11 @@
  *
  * Processes: the parent only loads scenarios (and frees them) and dry-runs
  * them at time 0 (every GSL generator and the event queue are freed before
- * run_once returns), so it holds no engine state when it forks.  Each point
- * is a job of the worker pool (pool.h): a fresh fork that runs the point,
- * writes DIR/points/NNNNN.csv with vs_write_file_atomic and _exits (no stdio
- * flush of the parent's buffers, no atexit handlers).  A worker dies with
- * the parent, so a killed sweep leaves no orphan behind to race the
- * restarted one.
+ * run_once returns), so it holds no engine state when it forks.  Each worker
+ * is a fresh fork that runs one point, writes DIR/points/NNNNN.csv with
+ * vs_write_file_atomic and _exits (no stdio flush of the parent's buffers, no
+ * atexit handlers).  A worker dies with the parent (PR_SET_PDEATHSIG), so a
+ * killed sweep leaves no orphan behind to race the restarted one.
  */
 #include "sweep.h"
 
@@ -17,16 +16,20 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "metrics.h"
 #include "plot.h"
-#include "pool.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -632,51 +635,40 @@ point_row(const struct sweep *sw, const char *dir, size_t i, int *bad)
 	return row;
 }
 
-struct prog {
-	FILE *f;
-	double t0;
-	size_t total, done, ran;	/* done includes points found finished */
-	int running;
-};
-
-/* One sweep_exec: what the pool's callbacks share. */
-struct sweep_run {
-	const struct sweep *sw;
-	const char *dir;
-	struct prog pg;
-	size_t first_failed;
-};
-
-/* Worker (pool job): run point i and write its file; no bytes back. */
-static int
-point_job(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
+/* Worker: run point i and write its file.  Never returns. */
+static void
+point_child(const struct sweep *sw, const char *dir, size_t i)
 {
-	const struct sweep_run *r = ctx;
-	const struct sweep *sw = r->sw;
 	struct run_opts ro = { 0, 1, NULL };
 	struct scenario sc;
 	struct msum sum;
+	struct vs_err err;
 	uint64_t seed;
 	char *text, *path;
-	int reps, rc = -1;
+	int reps, rc = 1;
 
-	*out = NULL;
-	*len = 0;
+#ifdef __linux__
+	/* Die with the parent: a killed sweep leaves no worker behind. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
 	msum_init(&sum);
-	if (point_load(sw, i, &sc, &seed, &reps, err) == 0 &&
-	    run_reps(&sc, seed, reps, &ro, &sum, err) == 0) {
+	if (point_load(sw, i, &sc, &seed, &reps, &err) == 0 &&
+	    run_reps(&sc, seed, reps, &ro, &sum, &err) == 0) {
 		text = point_text(sw, i, &sum);
-		path = point_path(r->dir, i);
-		if (vs_write_file_atomic(path, text, strlen(text), err) == 0)
+		path = point_path(dir, i);
+		if (vs_write_file_atomic(path, text, strlen(text), &err) == 0)
 			rc = 0;
 		free(path);
 		free(text);
 	}
-	if (rc)
-		point_err(sw, i, err);
+	if (rc) {
+		point_err(sw, i, &err);
+		fprintf(stderr, "vlocksim sweep: point %zu: %s\n", i, err.msg);
+	}
 	msum_free(&sum);
 	scen_free(&sc);
-	return rc;
+	fflush(stderr);
+	_exit(rc);
 }
 
 static uint64_t
@@ -753,7 +745,7 @@ first_diff(const char *a, const char *b, char **la, char **lb)
 static int
 meta_claim(const struct sweep *sw, const char *dir, struct vs_err *err)
 {
-	char *want = NULL, *have, *mpath = xasprintf("%s/sweep.meta", dir), *pdir, *la, *lb;
+	char *want, *have, *mpath = xasprintf("%s/sweep.meta", dir), *pdir, *la, *lb;
 	struct stat st;
 	int rc = 0;
 
@@ -832,6 +824,13 @@ fmt_dur(char *b, size_t n, double s)
 		snprintf(b, n, "%lds", t);
 }
 
+struct prog {
+	FILE *f;
+	double t0;
+	size_t total, done, ran;	/* done includes points found finished */
+	int running;
+};
+
 static void
 prog_draw(const struct prog *p, int last)
 {
@@ -845,34 +844,6 @@ prog_draw(const struct prog *p, int last)
 	fprintf(p->f, "\rsweep: %zu/%zu points, %d running, eta %s   %s", p->done,
 	    p->total, p->running, eta, last ? "\n" : "");
 	fflush(p->f);
-}
-
-static void
-point_done(void *ctx, size_t i, const char *out, size_t len)
-{
-	struct sweep_run *r = ctx;
-
-	r->pg.done++;
-	r->pg.ran++;
-}
-
-static void
-point_failed(void *ctx, size_t i, const char *msg)
-{
-	struct sweep_run *r = ctx;
-
-	if (i < r->first_failed)
-		r->first_failed = i;
-	fprintf(stderr, "%svlocksim sweep: point %zu: %s\n", r->pg.f ? "\n" : "", i, msg);
-}
-
-static void
-point_progress(void *ctx, size_t finished, size_t running, size_t total)
-{
-	struct sweep_run *r = ctx;
-
-	r->pg.running = (int)running;
-	prog_draw(&r->pg, 0);
 }
 
 static int
@@ -911,12 +882,12 @@ int
 sweep_exec(const struct sweep *sw, const char *dir, int jobs, FILE *progress,
     size_t *ran, struct vs_err *err)
 {
-	struct sweep_run r = { sw, dir, { progress, now_mono(), sw->npoints, 0, 0, 0 },
-	    SIZE_MAX };
-	struct pool_job pj = { point_job, point_done, point_failed, point_progress, &r };
-	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo = 0, failed, i;
-	struct vs_err perr;
-	int rc, bad;
+	struct prog pg = { progress, now_mono(), sw->npoints, 0, 0, 0 };
+	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo = 0, next = 0, i;
+	pid_t *pid = xcalloc((size_t)jobs, sizeof *pid);
+	size_t *slot_pt = xcalloc((size_t)jobs, sizeof *slot_pt);
+	size_t failed = 0, first_failed = 0;
+	int rc, bad, s, st;
 	char *row;
 
 	VS_ASSERT(jobs >= 1 && sw->npoints == sweep_npoints(sw));
@@ -938,22 +909,68 @@ sweep_exec(const struct sweep *sw, const char *dir, int jobs, FILE *progress,
 			todo[ntodo++] = i;
 		free(row);
 	}
-	r.pg.done = sw->npoints - ntodo;
-	rc = pool_run(&pj, todo, ntodo, jobs, &failed, &perr);
-	prog_draw(&r.pg, 1);
-	*ran = r.pg.ran;
-	if (rc) {
-		if (r.first_failed != SIZE_MAX)
+	pg.done = sw->npoints - ntodo;
+	while ((next < ntodo && failed == 0) || pg.running > 0) {
+		while (failed == 0 && next < ntodo && pg.running < jobs) {
+			pid_t p;
+
+			for (s = 0; pid[s] != 0; s++)
+				;
+			fflush(NULL);	/* a child must not inherit unwritten output */
+			if ((p = fork()) < 0) {
+				vs_errf(err, NULL, 0, 0, "cannot start a worker: %s",
+				    strerror(errno));
+				failed++;
+				first_failed = SIZE_MAX;
+				break;
+			}
+			if (p == 0)
+				point_child(sw, dir, todo[next]);
+			pid[s] = p;
+			slot_pt[s] = todo[next++];
+			pg.running++;
+		}
+		prog_draw(&pg, 0);
+		if (pg.running == 0)
+			break;
+		pid_t p = waitpid(-1, &st, 0);
+
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			vs_fatal("waitpid: %s", strerror(errno));
+		}
+		for (s = 0; s < jobs && pid[s] != p; s++)
+			;
+		if (s == jobs)
+			continue;	/* not a worker of ours */
+		pid[s] = 0;
+		pg.running--;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			pg.done++;
+			pg.ran++;
+		} else {
+			if (failed++ == 0)
+				first_failed = slot_pt[s];
+			if (WIFSIGNALED(st))
+				fprintf(stderr, "%svlocksim sweep: point %zu: killed by signal %d\n",
+				    progress ? "\n" : "", slot_pt[s], WTERMSIG(st));
+		}
+	}
+	prog_draw(&pg, 1);
+	*ran = pg.ran;
+	if (failed) {
+		if (first_failed != SIZE_MAX)
 			vs_errf(err, NULL, 0, 0, "%zu point(s) failed, first point %zu; the "
-			    "finished ones are kept, run again to resume", failed, r.first_failed);
-		else
-			*err = perr;	/* no worker could start */
+			    "finished ones are kept, run again to resume", failed, first_failed);
 		rc = -1;
 		goto out;
 	}
 	rc = results_write(sw, dir, err);
 out:
 	free(todo);
+	free(pid);
+	free(slot_pt);
 	return rc;
 }
 

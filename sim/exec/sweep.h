@@ -96,7 +96,7 @@ char **sweep_default_plots(const struct sweep *, int *n);
  * Run the points of DIR (an existing directory) that are not done yet, jobs
  * worker processes at a time (fork), then rebuild DIR/results.csv.  progress:
  * where to redraw a progress line (NULL: none).  *ran: points run now.
- * Runs on the worker pool (pool.h), which reaps only its own workers.
+ * Reaps any child of the process: call it from one with no other children.
  * Returns 0, -1 (run-time failure), or SWEEP_REFUSED.
  */
 int sweep_exec(const struct sweep *, const char *dir, int jobs, FILE *progress,
