@@ -3,6 +3,8 @@
 
 #include "engine.h"
 #include "hv/vcpu.h"
+#include "hw/machine.h"
+#include "yconf.h"
 
 static int order[8], norder;
 
@@ -107,6 +109,34 @@ two_threads_1ms(int threads_per_core)
 	return t;
 }
 
+/* The precomputed tables give machine.h's numbering for every pair of pCPUs. */
+START_TEST(machine_dist_follows_the_numbering)
+{
+	struct vs_err err = { "" };
+	struct yc_doc *d = yc_load_string("machine",
+	    "{sockets: 3, cores_per_socket: 2, threads_per_core: 2}", &err);
+	struct machine m;
+	int a, b;
+
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	ck_assert_msg(machine_from_yaml(&m, yc_root(d), &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(m.npcpus, 12);
+	for (a = 0; a < 12; a++) {
+		ck_assert_int_eq(machine_core_of(&m, a), a / 2);
+		ck_assert_int_eq(machine_socket_of(&m, a), a / 4);
+		for (b = 0; b < 12; b++) {
+			enum hw_dist want = a == b ? HW_SAME : a / 2 == b / 2 ? HW_SIBLING :
+			    a / 4 == b / 4 ? HW_SOCKET : HW_REMOTE;
+
+			ck_assert_int_eq(machine_dist(&m, a, b), want);
+		}
+		ck_assert_int_eq(machine_dist(&m, a, -1), HW_SAME);	/* no previous pCPU */
+	}
+	machine_free(&m);
+	yc_free(d);
+}
+END_TEST
+
 START_TEST(smt_sibling_slows_work)
 {
 	/* Default smt_busy_slowdown 1.3: siblings both computing take 1.3x. */
@@ -189,6 +219,7 @@ engine_suite(void)
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);
+	tcase_add_test(tc, machine_dist_follows_the_numbering);
 	tcase_add_test(tc, smt_sibling_slows_work);
 	tcase_add_test(tc, a_spin_is_one_event);
 	tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);

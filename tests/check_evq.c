@@ -1,6 +1,7 @@
 /*
- * check_evq.c - event queue: order, ties, cancel, stale ids, and a long
- * randomized run against a sorted reference array.
+ * check_evq.c - event queue: order, ties, cancel, stale ids, a long
+ * randomized run against a sorted reference array, and evq_move against
+ * cancel + push.
  */
 #include "evq.h"
 #include "util.h"
@@ -209,6 +210,56 @@ START_TEST(test_random_vs_reference)
 }
 END_TEST
 
+/* evq_move gives the order of cancel + push, ties included, and a stale id pushes. */
+START_TEST(test_move_as_cancel_push)
+{
+	struct evq *a = evq_new(), *b = evq_new();
+	evq_id ida[64], idb[64];
+	uint64_t s = 0x9e3779b97f4a7c15ULL;
+	struct evq_ev ea, eb;
+	sim_time_t now = 0;
+	int k, i;
+
+	for (i = 0; i < 64; i++) {
+		ida[i] = evq_push(a, i % 8, NULL, NULL, i);
+		idb[i] = evq_push(b, i % 8, NULL, NULL, i);
+	}
+	for (k = 0; k < 200000; k++) {
+		uint64_t x = xs64(&s);
+		sim_time_t t = now + (sim_time_t)((x >> 8) % 16);	/* ties are frequent */
+
+		i = (int)((x >> 32) % 64);
+		if (x % 3 == 0) {
+			/* Pop from both, then re-arm the popped one (a stale id for b). */
+			ck_assert_int_eq(evq_pop(a, &ea), 1);
+			ck_assert_int_eq(evq_pop(b, &eb), 1);
+			ck_assert_int_eq(ea.time, eb.time);
+			ck_assert_int_eq(ea.data, eb.data);
+			ck_assert_uint_eq(ea.seq, eb.seq);
+			now = ea.time;
+			i = (int)ea.data;
+			ck_assert_int_eq(evq_pending(b, idb[i]), 0);
+			t = now + (sim_time_t)((x >> 8) % 16);
+		} else
+			ck_assert_int_eq(evq_cancel(a, ida[i]), 1);
+		if (x % 5 == 1 && evq_pending(b, idb[i]))
+			t = now + (sim_time_t)((x >> 16) % 2);	/* often the same time again */
+		ida[i] = evq_push(a, t, NULL, NULL, i);
+		idb[i] = evq_move(b, idb[i], t, NULL, NULL, i);
+		ck_assert_int_eq(evq_pending(b, idb[i]), 1);
+		ck_assert_uint_eq(evq_size(a), evq_size(b));
+	}
+	while (evq_pop(a, &ea)) {
+		ck_assert_int_eq(evq_pop(b, &eb), 1);
+		ck_assert_int_eq(ea.time, eb.time);
+		ck_assert_int_eq(ea.data, eb.data);
+	}
+	ck_assert_int_eq(evq_pop(b, &eb), 0);
+	evq_free(a);
+	evq_free(b);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -221,6 +272,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_cancel);
 	tcase_add_test(tc, test_cancel_root_and_last);
 	tcase_add_test(tc, test_random_vs_reference);
+	tcase_add_test(tc, test_move_as_cancel_push);
 	suite_add_tcase(s, tc);
 	return s;
 }
