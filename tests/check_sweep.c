@@ -267,16 +267,33 @@ grid(const char *scen, int reps)
 	return sw;
 }
 
+/* sweep_exec on jobs local workers: 0, -1 or SWEEP_REFUSED, *ran filled. */
+static int
+exec_rc(struct sweep *sw, const char *dir, int jobs, struct sweep_ran *ran,
+    struct vs_err *err)
+{
+	struct exec_job job;
+	struct exec_backend *be;
+	int rc;
+
+	mkdir(dir, 0777);
+	sweep_job(sw, &job);
+	be = exec_fork_new(&job, jobs);
+	rc = sweep_exec(sw, dir, &be, 1, NULL, ran, err);
+	be->ops->close(be);
+	return rc;
+}
+
 static void
 exec(struct sweep *sw, const char *dir, int jobs, size_t want_ran)
 {
 	struct vs_err err;
-	size_t ran = 99;
+	struct sweep_ran ran = { 99, 99, 99 };
 
-	mkdir(dir, 0777);
-	if (sweep_exec(sw, dir, jobs, NULL, &ran, &err))
+	if (exec_rc(sw, dir, jobs, &ran, &err))
 		ck_abort_msg("%s: %s", dir, err.msg);
-	ck_assert_int_eq(ran, want_ran);
+	ck_assert_int_eq(ran.ran, want_ran);
+	ck_assert_int_eq(ran.missing, 0);
 }
 
 START_TEST(parallel_same_bytes_and_resume)
@@ -285,7 +302,7 @@ START_TEST(parallel_same_bytes_and_resume)
 	char *r1, *r2, *r, *p, *line;
 	struct sweep *sw = grid(scen, 2), *sw3;
 	struct vs_err err;
-	size_t ran;
+	struct sweep_ran ran;
 	int rows = 0;
 
 	exec(sw, d1, 1, 9);
@@ -334,7 +351,7 @@ START_TEST(parallel_same_bytes_and_resume)
 
 	/* Other arguments on the same folder are refused, and nothing changes. */
 	sw3 = grid(scen, 3);
-	ck_assert_int_eq(sweep_exec(sw3, d2, 1, NULL, &ran, &err), SWEEP_REFUSED);
+	ck_assert_int_eq(exec_rc(sw3, d2, 1, &ran, &err), SWEEP_REFUSED);
 	ck_assert_msg(strstr(err.msg, "recorded 'reps 2', now 'reps 3'") != NULL, "%s",
 	    err.msg);
 	p = xasprintf("%s/results.csv", d2);
@@ -356,6 +373,97 @@ START_TEST(parallel_same_bytes_and_resume)
 }
 END_TEST
 
+/* Files in DIR/points (finished or not). */
+static int
+count_points(const char *dir)
+{
+	char *cmd = xasprintf("ls '%s/points' | grep -c '^[0-9]*\\.csv$'", dir);
+	FILE *f = popen(cmd, "r");
+	int n = -1;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	free(cmd);
+	return n;
+}
+
+START_TEST(shards_and_merge)
+{
+	char *scen = scratch(), *whole = xasprintf("%s/whole", tdir);
+	char *shared = xasprintf("%s/shared", tdir), *d[3], *p, *r0, *r;
+	struct sweep *sw = grid(scen, 2), *m;
+	struct sweep_ran ran;
+	struct vs_err err;
+	int k;
+
+	exec(sw, whole, 2, 9);
+	p = xasprintf("%s/results.csv", whole);
+	r0 = slurp(p);
+	free(p);
+
+	/* Shards K/3 share out the grid i mod 3 = K-1: 3 points each. */
+	for (k = 0; k < 3; k++) {
+		sw->shard = k;
+		sw->nshards = 3;
+		d[k] = xasprintf("%s/s%d", tdir, k + 1);
+		ck_assert_int_eq(exec_rc(sw, d[k], 2, &ran, &err), 0);
+		ck_assert_int_eq(ran.share, 3);
+		ck_assert_int_eq(ran.ran, 3);
+		ck_assert_int_eq(ran.missing, 6);
+		ck_assert_int_eq(count_points(d[k]), 3);
+		p = xasprintf("%s/points/%05d.csv", d[k], k + 3);
+		ck_assert_int_eq(access(p, F_OK), 0);
+		free(p);
+		p = xasprintf("%s/results.csv", d[k]);
+		ck_assert_int_ne(access(p, F_OK), 0);	/* not while points are missing */
+		free(p);
+
+		/* The same shards into one shared folder: the last builds results.csv. */
+		ck_assert_int_eq(exec_rc(sw, shared, 1, &ran, &err), 0);
+		ck_assert_int_eq(ran.missing, (size_t)(6 - 3 * k));
+	}
+	p = xasprintf("%s/results.csv", shared);
+	r = slurp(p);
+	ck_assert_str_eq(r, r0);
+	free(r);
+	free(p);
+
+	/* Merge the separate shard folders: the grid comes from sweep.meta. */
+	ck_assert_int_eq(sweep_from_dir(m = xmalloc(sizeof *m), d[0], &err), 0);
+	ck_assert_int_eq(sweep_prepare(m, &err), 0);
+	ck_assert_int_eq(sweep_merge(m, d[0], d, 2, &ran, &err), -1);	/* 3/3 missing */
+	ck_assert_msg(strstr(err.msg, "3 point(s) missing in every folder, first point 2")
+	    != NULL, "%s", err.msg);
+	ck_assert_int_eq(sweep_merge(m, d[0], d, 3, &ran, &err), 0);
+	ck_assert_int_eq(ran.ran, 3);	/* 3/3's; the failed try copied 2/3's */
+	p = xasprintf("%s/results.csv", d[0]);
+	r = slurp(p);
+	ck_assert_str_eq(r, r0);
+	free(r);
+	free(p);
+	sweep_free(m);
+	free(m);
+
+	/* A folder of another sweep is refused. */
+	m = grid(scen, 3);
+	ck_assert_int_eq(exec_rc(m, d[1], 1, &ran, &err), SWEEP_REFUSED);
+	ck_assert_int_eq(sweep_merge(m, whole, d, 1, &ran, &err), SWEEP_REFUSED);
+	sweep_free(m);
+	free(m);
+
+	for (k = 0; k < 3; k++)
+		free(d[k]);
+	sweep_free(sw);
+	free(sw);
+	free(r0);
+	rm_rf(tdir);
+	free(whole);
+	free(shared);
+	free(scen);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -371,6 +479,7 @@ main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, prepare_checks_every_point);
 	tcase_add_test(tc, parallel_same_bytes_and_resume);
+	tcase_add_test(tc, shards_and_merge);
 	suite_add_tcase(s, tc);
 	return tu_main(s);
 }

@@ -1,6 +1,7 @@
 /*
  * cmd_sweep.c - `vlocksim sweep`: a grid of overrides times replications, in
- * parallel worker processes, resumable after a kill (see sweep.h).
+ * parallel worker processes and, under mpirun, on MPI ranks; resumable after a
+ * kill, in shards for job arrays, merged from shard folders (see sweep.h).
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "exec_mpi.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -29,6 +31,66 @@ default_out(const char *scenario)
 	    b);
 }
 
+/* --shard K/N */
+static int
+parse_shard(const char *arg, int *k, int *n)
+{
+	char *end;
+	long a, b;
+
+	a = strtol(arg, &end, 10);
+	if (end == arg || *end != '/')
+		goto bad;
+	b = strtol(end + 1, &end, 10);
+	if (*end != '\0' || b < 1 || b > SWEEP_MAX_POINTS || a < 1 || a > b)
+		goto bad;
+	*k = (int)a - 1;
+	*n = (int)b;
+	return 0;
+bad:
+	fprintf(stderr, "vlocksim sweep: --shard takes K/N with 1 <= K <= N (e.g. 2/8), "
+	    "got '%s'\n", arg);
+	return -1;
+}
+
+/* Where the MPI ranks are: this process's rank, and whether it served. */
+struct sweep_mpi {
+	int on, rank, size, served;
+};
+
+/* The backends of rank 0 (or of a plain run): local forks, then the other ranks. */
+static int
+backends(const struct sweep_mpi *mp, const struct exec_job *job, int jobs,
+    struct exec_backend **be)
+{
+	int n = 0;
+
+	be[n++] = exec_fork_new(job, jobs);
+	if (mp->on && mp->size > 1)
+		be[n++] = exec_mpi_new(jobs);
+	return n;
+}
+
+/* Plots of a finished sweep; 0 or CMD_EXIT_FAIL. */
+static int
+plot_all(const struct sweep *sw, const char *out, char **plots, int nplots)
+{
+	struct vs_err err;
+	int i, c, warned = 0, rc = 0;
+
+	for (i = 0; i < nplots; i++) {
+		c = sweep_plot(sw, out, plots[i], &err);
+		if (c == 1 && !warned++)
+			fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
+			    "no plots\n", GNUPLOT_PATH);
+		if (c < 0) {
+			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
+			rc = CMD_EXIT_FAIL;
+		}
+	}
+	return rc;
+}
+
 int
 cmd_sweep(int argc, char **argv)
 {
@@ -40,18 +102,38 @@ cmd_sweep(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "shard", required_argument, NULL, 'k' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sweep sw;
 	struct vs_err err;
+	struct exec_backend *be[2];
+	struct exec_job job;
+	struct sweep_ran ran;
+	struct sweep_mpi mp = { 0, 0, 1, 0 };
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
-	int warned = 0;
+	int shard = 0, nshards = 0, merge = 0, progress = 0, nbe = 0, setup = 0;
 	long long seed = -1, v;
-	size_t ran = 0;
 
 	memset(&sw, 0, sizeof sw);
+	err.msg[0] = '\0';
+	/* Under mpirun every rank runs this; rank 0 alone speaks and writes. */
+	if (exec_mpi_launched()) {
+		if (exec_mpi_init(&mp.rank, &mp.size, &err)) {
+			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
+			return CMD_EXIT_INPUT;
+		}
+		mp.on = 1;
+		if (mp.rank != 0) {
+			opterr = 0;
+			if (freopen("/dev/null", "w", stderr) == NULL)
+				vs_fatal("cannot silence rank %d", mp.rank);
+		}
+	}
 	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
@@ -83,8 +165,19 @@ cmd_sweep(int argc, char **argv)
 			plots = xrealloc(plots, (size_t)(nplots + 1) * sizeof *plots);
 			plots[nplots++] = xstrdup(optarg);
 			break;
+		case 'k':
+			if (parse_shard(optarg, &shard, &nshards))
+				goto done;
+			break;
+		case 'm':
+			merge = 1;
+			break;
+		case 'P':
+			progress = 1;
+			break;
 		case 'h':
-			cmd_usage(stdout);
+			if (mp.rank == 0)
+				cmd_usage(stdout);
 			rc = 0;
 			goto done;
 		default:
@@ -92,25 +185,48 @@ cmd_sweep(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "vlocksim sweep: name one scenario file\n");
-		goto done;
-	}
-	if (nvaries == 0) {
-		fprintf(stderr, "vlocksim sweep: give at least one --vary PATH=V1,V2,...\n");
-		goto done;
-	}
-	sweep_init(&sw, argv[optind]);
-	sw.reps = reps;
-	sw.seed = seed;
-	for (i = 0; i < nsets; i++)
-		sweep_add_set(&sw, sets[i]);
-	for (i = 0; i < nvaries; i++)
-		if (sweep_add_vary(&sw, varies[i], &err))
+	if (merge) {
+		/* --merge DIR...: the grid comes from the first folder's sweep.meta. */
+		if (optind == argc || nvaries || nsets || reps >= 0 || seed >= 0 || nshards) {
+			fprintf(stderr, "vlocksim sweep: --merge takes only folders of one "
+			    "sweep (DIR...), [--out DIR] and [--plot METRIC]\n");
+			goto done;
+		}
+		if (sweep_from_dir(&sw, argv[optind], &err))
 			goto fail;
+	} else {
+		if (optind != argc - 1) {
+			fprintf(stderr, "vlocksim sweep: name one scenario file\n");
+			goto done;
+		}
+		if (nvaries == 0) {
+			fprintf(stderr, "vlocksim sweep: give at least one --vary "
+			    "PATH=V1,V2,...\n");
+			goto done;
+		}
+		sweep_init(&sw, argv[optind]);
+		sw.reps = reps;
+		sw.seed = seed;
+		sw.shard = shard;
+		sw.nshards = nshards;
+		for (i = 0; i < nsets; i++)
+			sweep_add_set(&sw, sets[i]);
+		for (i = 0; i < nvaries; i++)
+			if (sweep_add_vary(&sw, varies[i], &err))
+				goto fail;
+	}
 	/* Every point is loaded and checked before anything is written. */
 	if (sweep_prepare(&sw, &err))
 		goto fail;
+	setup = 1;
+	if (mp.rank != 0) {
+		/* Ranks > 0 only run points for rank 0, which writes everything. */
+		sweep_job(&sw, &job);
+		mp.served = 1;
+		exec_mpi_serve(merge ? NULL : &job, jobs, "rank has nothing to run");
+		rc = 0;
+		goto clean;
+	}
 	for (i = 0; i < nplots; i++)
 		if (!sweep_has_col(&sw, plots[i])) {
 			vs_errf(&err, NULL, 0, 0, "--plot %s: not a metric of this sweep "
@@ -121,33 +237,53 @@ cmd_sweep(int argc, char **argv)
 		plots = sweep_default_plots(&sw, &nplots);
 
 	rc = CMD_EXIT_FAIL;
-	out = outarg != NULL ? xstrdup(outarg) : default_out(argv[optind]);
+	out = outarg != NULL ? xstrdup(outarg) : merge ? xstrdup(argv[optind]) :
+	    default_out(argv[optind]);
 	if (cmd_mkdir_p(out, &err))
 		goto fail;
-	c = sweep_exec(&sw, out, jobs, isatty(STDERR_FILENO) ? stderr : NULL, &ran, &err);
+	if (merge) {
+		c = sweep_merge(&sw, out, argv + optind, argc - optind, &ran, &err);
+	} else {
+		sweep_job(&sw, &job);
+		nbe = backends(&mp, &job, jobs, be);
+		c = sweep_exec(&sw, out, be, nbe, progress || isatty(STDERR_FILENO) ? stderr :
+		    NULL, &ran, &err);
+	}
 	if (c == SWEEP_REFUSED)
 		rc = CMD_EXIT_INPUT;
 	if (c != 0)
 		goto fail;
 	rc = 0;
-	for (i = 0; i < nplots; i++) {
-		c = sweep_plot(&sw, out, plots[i], &err);
-		if (c == 1 && !warned++)
-			fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
-			    "no plots\n", GNUPLOT_PATH);
-		if (c < 0) {
-			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
-			rc = CMD_EXIT_FAIL;
-		}
-	}
-	printf("sweep: %zu points (%zu run now, %zu already done), %s/results.csv\n",
-	    sw.npoints, ran, sw.npoints - ran, out);
+	if (ran.missing == 0)
+		rc = plot_all(&sw, out, plots, nplots);
+	if (merge)
+		printf("sweep: %zu points (%zu merged now from %d folders), %s/results.csv\n",
+		    sw.npoints, ran.ran, argc - optind, out);
+	else if (nshards > 0 && ran.missing > 0)
+		printf("sweep: shard %d/%d: %zu of %zu points (%zu run now, %zu already "
+		    "done); %zu points of other shards to go, then results.csv (a re-run "
+		    "without --shard, or sweep --merge)\n", shard + 1, nshards, ran.share,
+		    sw.npoints, ran.ran, ran.share - ran.ran, ran.missing);
+	else
+		printf("sweep: %zu points (%zu run now, %zu already done), %s/results.csv\n",
+		    sw.npoints, ran.ran, sw.npoints - ran.ran, out);
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
+	for (i = 0; i < nbe; i++)
+		be[i]->ops->close(be[i]);
 	sweep_free(&sw);
 done:
+	if (mp.on) {
+		if (mp.rank == 0)
+			exec_mpi_release();
+		else if (!mp.served)
+			/* Never leave rank 0 waiting for a rank that could not set up. */
+			exec_mpi_serve(NULL, 1, setup ? "rank failed" : err.msg[0] ? err.msg :
+			    "rank could not read its command line");
+		exec_mpi_finalize();
+	}
 	for (i = 0; i < nplots; i++)
 		free(plots[i]);
 	free(plots);

@@ -2,13 +2,12 @@
  * sweep.c - grid expansion, point execution in worker processes, resumable
  * results.  See sweep.h for the grid order and the files in DIR.
  *
- * Processes: the parent only loads scenarios (and frees them) and dry-runs
+ * Processes: the master only loads scenarios (and frees them) and dry-runs
  * them at time 0 (every GSL generator and the event queue are freed before
- * run_once returns), so it holds no engine state when it forks.  Each worker
- * is a fresh fork that runs one point, writes DIR/points/NNNNN.csv with
- * vs_write_file_atomic and _exits (no stdio flush of the parent's buffers, no
- * atexit handlers).  A worker dies with the parent (PR_SET_PDEATHSIG), so a
- * killed sweep leaves no orphan behind to race the restarted one.
+ * run_once returns), so it holds no engine state when a backend forks.  A
+ * worker runs one point (point_run) and hands its file text back; the master
+ * checks it and writes DIR/points/NNNNN.csv with vs_write_file_atomic, so
+ * only one process ever writes DIR, whatever the backend (exec.h).
  */
 #include "sweep.h"
 
@@ -635,40 +634,37 @@ point_row(const struct sweep *sw, const char *dir, size_t i, int *bad)
 	return row;
 }
 
-/* Worker: run point i and write its file.  Never returns. */
-static void
-point_child(const struct sweep *sw, const char *dir, size_t i)
+/* The job of point i (in a worker): run it, its point file text. */
+static int
+point_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
 {
+	const struct sweep *sw = ctx;
 	struct run_opts ro = { 0, 1, NULL };
 	struct scenario sc;
 	struct msum sum;
-	struct vs_err err;
 	uint64_t seed;
-	char *text, *path;
-	int reps, rc = 1;
+	int reps, rc = -1;
 
-#ifdef __linux__
-	/* Die with the parent: a killed sweep leaves no worker behind. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
 	msum_init(&sum);
-	if (point_load(sw, i, &sc, &seed, &reps, &err) == 0 &&
-	    run_reps(&sc, seed, reps, &ro, &sum, &err) == 0) {
-		text = point_text(sw, i, &sum);
-		path = point_path(dir, i);
-		if (vs_write_file_atomic(path, text, strlen(text), &err) == 0)
+	if (point_load(sw, i, &sc, &seed, &reps, err) == 0) {
+		if (run_reps(&sc, seed, reps, &ro, &sum, err) == 0) {
+			*out = point_text(sw, i, &sum);
+			*len = strlen(*out);
 			rc = 0;
-		free(path);
-		free(text);
-	}
-	if (rc) {
-		point_err(sw, i, &err);
-		fprintf(stderr, "vlocksim sweep: point %zu: %s\n", i, err.msg);
+		}
+		scen_free(&sc);
 	}
 	msum_free(&sum);
-	scen_free(&sc);
-	fflush(stderr);
-	_exit(rc);
+	if (rc)
+		point_err(sw, i, err);
+	return rc;
+}
+
+void
+sweep_job(const struct sweep *sw, struct exec_job *job)
+{
+	job->ctx = (void *)sw;
+	job->run = point_run;
 }
 
 static uint64_t
@@ -782,70 +778,6 @@ meta_claim(const struct sweep *sw, const char *dir, struct vs_err *err)
 	return rc;
 }
 
-/* Temp files of writers killed before their rename: never read, just litter. */
-static void
-clean_temps(const char *dir)
-{
-	char *pdir = xasprintf("%s/points", dir), *p;
-	struct dirent *e;
-	DIR *d;
-
-	if ((d = opendir(pdir)) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (strstr(e->d_name, ".csv.tmp.") != NULL) {
-				p = xasprintf("%s/%s", pdir, e->d_name);
-				unlink(p);
-				free(p);
-			}
-		closedir(d);
-	}
-	free(pdir);
-}
-
-static double
-now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void
-fmt_dur(char *b, size_t n, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		snprintf(b, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else if (t >= 60)
-		snprintf(b, n, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(b, n, "%lds", t);
-}
-
-struct prog {
-	FILE *f;
-	double t0;
-	size_t total, done, ran;	/* done includes points found finished */
-	int running;
-};
-
-static void
-prog_draw(const struct prog *p, int last)
-{
-	char eta[32] = "?";
-
-	if (p->f == NULL)
-		return;
-	if (p->ran > 0)
-		fmt_dur(eta, sizeof eta, (now_mono() - p->t0) / (double)p->ran *
-		    (double)(p->total - p->done));
-	fprintf(p->f, "\rsweep: %zu/%zu points, %d running, eta %s   %s", p->done,
-	    p->total, p->running, eta, last ? "\n" : "");
-	fflush(p->f);
-}
-
 static int
 results_write(const struct sweep *sw, const char *dir, struct vs_err *err)
 {
@@ -878,99 +810,270 @@ results_write(const struct sweep *sw, const char *dir, struct vs_err *err)
 	return rc;
 }
 
-int
-sweep_exec(const struct sweep *sw, const char *dir, int jobs, FILE *progress,
-    size_t *ran, struct vs_err *err)
+/* Is point i this process's share (--shard K/N: i mod N = K-1)? */
+static int
+in_shard(const struct sweep *sw, size_t i)
 {
-	struct prog pg = { progress, now_mono(), sw->npoints, 0, 0, 0 };
-	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo = 0, next = 0, i;
-	pid_t *pid = xcalloc((size_t)jobs, sizeof *pid);
-	size_t *slot_pt = xcalloc((size_t)jobs, sizeof *slot_pt);
-	size_t failed = 0, first_failed = 0;
-	int rc, bad, s, st;
-	char *row;
+	return sw->nshards <= 1 || i % (size_t)sw->nshards == (size_t)sw->shard;
+}
 
-	VS_ASSERT(jobs >= 1 && sw->npoints == sweep_npoints(sw));
-	*ran = 0;
-	if ((rc = meta_claim(sw, dir, err)) != 0)
-		goto out;
-	clean_temps(dir);
+struct sweep_done {
+	const struct sweep *sw;
+	const char *dir;
+};
+
+/* A worker's result for point i: checked, then DIR/points/NNNNN.csv (atomic). */
+static int
+point_done(void *ctx, size_t i, const char *buf, size_t len, struct vs_err *err)
+{
+	const struct sweep_done *d = ctx;
+	char *h = header_line(d->sw), *path;
+	size_t hl = strlen(h);
+	int rc;
+
+	rc = len > hl && strncmp(buf, h, hl) == 0 && memchr(buf, '\0', len) == NULL &&
+	    memchr(buf + hl, '\n', len - hl) == buf + len - 1;
+	free(h);
+	if (!rc)
+		return vs_errf(err, NULL, 0, 0, "a worker sent a result that is not a "
+		    "point of this sweep (another build or scenario on that node?)");
+	path = point_path(d->dir, i);
+	rc = vs_write_file_atomic(path, buf, len, err);
+	free(path);
+	return rc;
+}
+
+/* Temp files of writers killed before their rename: never read, just litter.
+ * Only this shard's: another shard's writer may be between write and rename. */
+static void
+clean_temps(const struct sweep *sw, const char *dir)
+{
+	char *pdir = xasprintf("%s/points", dir), *p, *end;
+	struct dirent *e;
+	unsigned long long i;
+	DIR *d;
+
+	if ((d = opendir(pdir)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strstr(e->d_name, ".csv.tmp.") == NULL)
+				continue;
+			i = strtoull(e->d_name, &end, 10);
+			if (end == e->d_name || !in_shard(sw, (size_t)i))
+				continue;
+			p = xasprintf("%s/%s", pdir, e->d_name);
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	free(pdir);
+}
+
+/* Points of this shard not done yet (todo), and whether every point is done. */
+static int
+find_todo(const struct sweep *sw, const char *dir, size_t *todo, size_t *ntodo,
+    size_t *nmissing, struct vs_err *err)
+{
+	size_t i;
+	char *row;
+	int bad;
+
+	*ntodo = *nmissing = 0;
 	for (i = 0; i < sw->npoints; i++) {
 		row = point_row(sw, dir, i, &bad);
 		if (bad) {
 			char *path = point_path(dir, i);
 
-			rc = vs_errf(err, NULL, 0, 0, "%s: not a point of this sweep (other "
+			vs_errf(err, NULL, 0, 0, "%s: not a point of this sweep (other "
 			    "columns)", path);
 			free(path);
-			goto out;
+			return -1;
 		}
-		if (row == NULL)
-			todo[ntodo++] = i;
+		if (row == NULL) {
+			(*nmissing)++;
+			if (in_shard(sw, i))
+				todo[(*ntodo)++] = i;
+		}
 		free(row);
 	}
-	pg.done = sw->npoints - ntodo;
-	while ((next < ntodo && failed == 0) || pg.running > 0) {
-		while (failed == 0 && next < ntodo && pg.running < jobs) {
-			pid_t p;
+	return 0;
+}
 
-			for (s = 0; pid[s] != 0; s++)
-				;
-			fflush(NULL);	/* a child must not inherit unwritten output */
-			if ((p = fork()) < 0) {
-				vs_errf(err, NULL, 0, 0, "cannot start a worker: %s",
-				    strerror(errno));
-				failed++;
-				first_failed = SIZE_MAX;
-				break;
-			}
-			if (p == 0)
-				point_child(sw, dir, todo[next]);
-			pid[s] = p;
-			slot_pt[s] = todo[next++];
-			pg.running++;
-		}
-		prog_draw(&pg, 0);
-		if (pg.running == 0)
-			break;
-		pid_t p = waitpid(-1, &st, 0);
+int
+sweep_exec(const struct sweep *sw, const char *dir, struct exec_backend **be, int nbe,
+    FILE *progress, struct sweep_ran *ran, struct vs_err *err)
+{
+	struct exec_prog pg = { progress, "sweep", "points", "point", 0, 0, 0, 0,
+		exec_now() };
+	struct sweep_done d = { sw, dir };
+	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo, nmiss, failed, first;
+	int rc;
 
-		if (p < 0) {
-			if (errno == EINTR)
-				continue;
-			vs_fatal("waitpid: %s", strerror(errno));
-		}
-		for (s = 0; s < jobs && pid[s] != p; s++)
-			;
-		if (s == jobs)
-			continue;	/* not a worker of ours */
-		pid[s] = 0;
-		pg.running--;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-			pg.done++;
-			pg.ran++;
-		} else {
-			if (failed++ == 0)
-				first_failed = slot_pt[s];
-			if (WIFSIGNALED(st))
-				fprintf(stderr, "%svlocksim sweep: point %zu: killed by signal %d\n",
-				    progress ? "\n" : "", slot_pt[s], WTERMSIG(st));
-		}
-	}
-	prog_draw(&pg, 1);
-	*ran = pg.ran;
-	if (failed) {
-		if (first_failed != SIZE_MAX)
-			vs_errf(err, NULL, 0, 0, "%zu point(s) failed, first point %zu; the "
-			    "finished ones are kept, run again to resume", failed, first_failed);
-		rc = -1;
+	VS_ASSERT(sw->npoints == sweep_npoints(sw));
+	memset(ran, 0, sizeof *ran);
+	if ((rc = meta_claim(sw, dir, err)) != 0)
+		goto out;
+	clean_temps(sw, dir);
+	if ((rc = find_todo(sw, dir, todo, &ntodo, &nmiss, err)) != 0)
+		goto out;
+	for (size_t i = 0; i < sw->npoints; i++)
+		ran->share += in_shard(sw, i);
+	pg.total = ran->share;
+	pg.done = ran->share - ntodo;
+	rc = exec_run(be, nbe, todo, ntodo, point_done, &d, &pg, &failed, &first, err);
+	ran->ran = pg.ran;
+	ran->missing = nmiss - pg.ran;
+	if (rc) {
+		char *m = xstrdup(err->msg);
+
+		vs_errf(err, NULL, 0, 0, "%zu point(s) failed, first point %zu (%s); the "
+		    "finished ones are kept, run again to resume", failed, first, m);
+		free(m);
 		goto out;
 	}
-	rc = results_write(sw, dir, err);
+	/* A shard builds results.csv only when the other shards are done too. */
+	if (ran->missing == 0)
+		rc = results_write(sw, dir, err);
 out:
 	free(todo);
-	free(pid);
-	free(slot_pt);
+	return rc;
+}
+
+/* ---- merge ------------------------------------------------------------------- */
+
+/* Rebuild the sweep's arguments from its sweep.meta text (meta_text's lines). */
+static int
+meta_parse(struct sweep *sw, const char *text, const char *mpath, struct vs_err *err)
+{
+	const char *p = text, *e;
+	char *line, *v;
+	int ln = 0, rc = 0;
+	long long n;
+
+	for (; *p && rc == 0; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		e = e ? e : p + strlen(p);
+		line = xstrndup(p, (size_t)(e - p));
+		ln++;
+		v = strchr(line, ' ');
+		if (v != NULL)
+			*v++ = '\0';
+		if (v == NULL || (ln == 1 && (strcmp(line, "vlocksim") != 0 ||
+		    strcmp(v, "sweep 1") != 0)))
+			rc = vs_errf(err, mpath, ln, 1, "not a vlocksim sweep.meta line");
+		else if (strcmp(line, "scenario") == 0) {
+			free(sw->scenario);
+			sw->scenario = xstrdup(v);
+		} else if (strcmp(line, "seed") == 0 || strcmp(line, "reps") == 0) {
+			n = strcmp(v, "scenario") == 0 ? -1 : strtoll(v, NULL, 10);
+			if (strcmp(line, "seed") == 0)
+				sw->seed = n;
+			else
+				sw->reps = (int)n;
+		} else if (strcmp(line, "set") == 0) {
+			sweep_add_set(sw, v);
+		} else if (strcmp(line, "vary") == 0) {
+			rc = sweep_add_vary(sw, v, err);
+		} else if (strcmp(line, "scenario_fnv1a") != 0 && ln != 1) {
+			rc = vs_errf(err, mpath, ln, 1, "unknown sweep.meta key '%s'", line);
+		}
+		free(line);
+	}
+	if (rc == 0 && sw->naxes == 0)
+		rc = vs_errf(err, mpath, 1, 1, "no vary line: not a sweep folder");
+	return rc;
+}
+
+int
+sweep_from_dir(struct sweep *sw, const char *dir, struct vs_err *err)
+{
+	char *mpath = xasprintf("%s/sweep.meta", dir), *text = slurp(mpath, NULL);
+	int rc;
+
+	sweep_init(sw, "");
+	if (text == NULL)
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s (not a sweep folder?)",
+		    mpath, strerror(errno));
+	else
+		rc = meta_parse(sw, text, mpath, err);
+	free(text);
+	free(mpath);
+	return rc;
+}
+
+int
+sweep_merge(const struct sweep *sw, const char *out, char *const *dirs, int ndirs,
+    struct sweep_ran *ran, struct vs_err *err)
+{
+	char *want, *have, *mpath, *src, *dst, *row, *text;
+	size_t i, nmiss = 0, first = 0;
+	int k, rc, bad;
+
+	memset(ran, 0, sizeof *ran);
+	if ((rc = meta_claim(sw, out, err)) != 0)
+		return rc;
+	if (meta_text(sw, &want, err))
+		return -1;
+	for (k = 0; k < ndirs && rc == 0; k++) {
+		mpath = xasprintf("%s/sweep.meta", dirs[k]);
+		if ((have = slurp(mpath, NULL)) == NULL)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", mpath,
+			    strerror(errno));
+		else if (strcmp(have, want) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: %s holds a sweep with other "
+			    "arguments than %s; not merging", mpath, dirs[k], out);
+		free(have);
+		free(mpath);
+	}
+	free(want);
+	if (rc)
+		return rc == -1 ? SWEEP_REFUSED : rc;
+	for (i = 0; i < sw->npoints && rc == 0; i++) {
+		if ((row = point_row(sw, out, i, &bad)) != NULL || bad) {
+			free(row);
+			if (bad) {
+				dst = point_path(out, i);
+				rc = vs_errf(err, NULL, 0, 0, "%s: not a point of this sweep "
+				    "(other columns)", dst);
+				free(dst);
+			}
+			continue;
+		}
+		/* The first folder holding point i gives it (all hold the same bytes). */
+		for (k = 0; k < ndirs && row == NULL; k++)
+			if ((row = point_row(sw, dirs[k], i, &bad)) == NULL && bad) {
+				src = point_path(dirs[k], i);
+				rc = vs_errf(err, NULL, 0, 0, "%s: not a point of this sweep "
+				    "(other columns)", src);
+				free(src);
+				break;
+			}
+		if (row == NULL) {
+			if (nmiss++ == 0)
+				first = i;
+			continue;
+		}
+		src = point_path(dirs[k - 1], i);
+		dst = point_path(out, i);
+		text = slurp(src, NULL);
+		if (text == NULL)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", src,
+			    strerror(errno));
+		else
+			rc = vs_write_file_atomic(dst, text, strlen(text), err);
+		ran->ran++;
+		free(text);
+		free(src);
+		free(dst);
+		free(row);
+	}
+	if (rc == 0 && nmiss > 0)
+		rc = vs_errf(err, NULL, 0, 0, "%zu point(s) missing in every folder, first "
+		    "point %zu: run the shards that hold them (or sweep again without "
+		    "--shard)", nmiss, first);
+	ran->missing = nmiss;
+	if (rc == 0)
+		rc = results_write(sw, out, err);
 	return rc;
 }
 

@@ -14,6 +14,10 @@
  * (--seed, else the point's scenario seed), so differences between points are
  * due to the overrides, not to sampling noise.
  *
+ * Shards (--shard K/N, for batch job arrays): shard K runs the points i with
+ * i mod N = K-1 (interleaved, so every shard gets its share of the slow and
+ * the fast corner of the grid) into the same DIR layout.
+ *
  * Output directory DIR:
  *   sweep.meta         scenario (absolute path and content hash), seed, reps,
  *                      --set and --vary lists; a restart with other arguments
@@ -33,6 +37,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "exec.h"
 #include "util.h"
 
 #define SWEEP_MAX_POINTS 100000
@@ -56,6 +61,7 @@ struct sweep {
 	int naxes;
 	int reps;		/* -1: the point's scenario reps */
 	long long seed;		/* -1: the point's scenario seed */
+	int shard, nshards;	/* --shard K/N: shard K-1 of N (nshards 0 or 1: all points) */
 
 	/* Filled by sweep_prepare(): */
 	size_t npoints;
@@ -92,15 +98,36 @@ int sweep_has_col(const struct sweep *, const char *name);
 /* The default metrics to plot: the metrics filter, else the first non-engine metric. */
 char **sweep_default_plots(const struct sweep *, int *n);
 
+/* The job list of a prepared sweep: job i runs point i (for exec backends). */
+void sweep_job(const struct sweep *, struct exec_job *job);
+
+struct sweep_ran {
+	size_t share;		/* points of this shard (all without --shard) */
+	size_t ran;		/* run (merged) now */
+	size_t missing;		/* points still missing in DIR afterwards */
+};
+
 /*
- * Run the points of DIR (an existing directory) that are not done yet, jobs
- * worker processes at a time (fork), then rebuild DIR/results.csv.  progress:
- * where to redraw a progress line (NULL: none).  *ran: points run now.
- * Reaps any child of the process: call it from one with no other children.
- * Returns 0, -1 (run-time failure), or SWEEP_REFUSED.
+ * Run the points of DIR (an existing directory) that are not done yet and
+ * belong to this shard (all without one) on the backends (built on
+ * sweep_job), then rebuild DIR/results.csv once no point is missing (a shard
+ * leaves that to the last one to finish, to a re-run or to sweep_merge).
+ * progress: where to redraw a progress line (NULL: none).  Returns 0, -1
+ * (run-time failure), or SWEEP_REFUSED.
  */
-int sweep_exec(const struct sweep *, const char *dir, int jobs, FILE *progress,
-    size_t *ran, struct vs_err *err);
+int sweep_exec(const struct sweep *, const char *dir, struct exec_backend **be, int nbe,
+    FILE *progress, struct sweep_ran *ran, struct vs_err *err);
+
+/* sweep_init() and the arguments recorded in DIR/sweep.meta (for --merge). */
+int sweep_from_dir(struct sweep *, const char *dir, struct vs_err *err);
+/*
+ * Copy the finished points of dirs (folders of this very sweep, e.g. shards
+ * run without a shared file system) into out (claimed like sweep_exec), then
+ * build out/results.csv; -1 when points are still missing, SWEEP_REFUSED when
+ * a folder holds another sweep.  ran->ran: points copied.
+ */
+int sweep_merge(const struct sweep *, const char *out, char *const *dirs, int ndirs,
+    struct sweep_ran *ran, struct vs_err *err);
 
 /*
  * Plot one metric against the first axis, one line per combination of the

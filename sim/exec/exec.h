@@ -1,0 +1,107 @@
+/*
+ * exec.h - the executor: independent numbered jobs run by a set of workers,
+ * their results collected by one process (the master).
+ *
+ * A job list (struct exec_job) says how to turn job id into result bytes; the
+ * caller (sweep, later validate and calibrate) decides what ids mean and what
+ * to do with a result (exec_done_fn), always in the master, so only the master
+ * writes files.  Workers come from backends, each an ops table:
+ *   fork  local worker processes, one fresh fork per job (exec_fork.c);
+ *   mpi   MPI ranks 1..N-1, each running its own fork backend (exec_mpi.c,
+ *         only with configure --with-mpi).
+ * exec_run() hands ids out in the order given, one at a time as slots free
+ * up (work stealing: a long job holds up one slot, never a batch), so the
+ * order results arrive in depends on timing; callers that need an order
+ * (results.csv) sort by id, never by arrival.
+ */
+#ifndef VS_EXEC_H
+#define VS_EXEC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct exec_job {
+	void *ctx;
+	/*
+	 * Run job id (in a worker process): 0 and *out (malloc'd, *len bytes),
+	 * or -1 and err filled.
+	 */
+	int (*run)(void *ctx, size_t id, char **out, size_t *len, struct vs_err *err);
+};
+
+enum exec_status {
+	EXEC_OK,		/* buf: the job's result */
+	EXEC_FAILED,		/* buf: the message (NUL-terminated) */
+};
+
+/* One finished job, as a backend reports it. */
+struct exec_event {
+	int slot;
+	size_t id;
+	enum exec_status status;
+	char *buf;		/* malloc'd, owned by the receiver */
+	size_t len;
+};
+
+struct exec_backend;
+
+struct exec_ops {
+	const char *name;
+	/* Jobs it can run at once. */
+	int (*nslots)(struct exec_backend *);
+	/* Start job id in free slot (0 <= slot < nslots); -1 and err on failure. */
+	int (*submit)(struct exec_backend *, int slot, size_t id, struct vs_err *err);
+	/*
+	 * Wait up to timeout seconds (0: just look) for a running job to end:
+	 * 1 and *ev filled, 0 none ended.
+	 */
+	int (*wait)(struct exec_backend *, double timeout, struct exec_event *ev);
+	/* Free it; called with no job running. */
+	void (*close)(struct exec_backend *);
+};
+
+struct exec_backend {
+	const struct exec_ops *ops;
+};
+
+/* Local worker processes: jobs slots, each job in a fresh fork. */
+struct exec_backend *exec_fork_new(const struct exec_job *job, int jobs);
+
+/* Progress line (done includes jobs found done before the run). */
+struct exec_prog {
+	FILE *f;		/* NULL: no progress line */
+	const char *what;	/* "sweep" */
+	const char *unit;	/* "points" */
+	const char *item;	/* "point": names a job in messages */
+	size_t total, done, ran;
+	int running;
+	double t0;
+};
+
+/*
+ * The master's handling of a finished job: 0, or -1 and err (a failure: no
+ * more jobs are started, the running ones finish).
+ */
+typedef int (*exec_done_fn)(void *ctx, size_t id, const char *buf, size_t len,
+    struct vs_err *err);
+
+/*
+ * Run jobs ids[0..nids-1] on the backends (their slots filled in the order
+ * the backends are given), calling done() in this process for every result.
+ * After the first failure no new job starts; the running ones are waited for.
+ * *failed: jobs that failed (their messages on stderr as "vlocksim WHAT: ITEM
+ * ID: message"); *first_failed: the first one's id.  Returns 0 when every job
+ * succeeded, -1 otherwise (err: the first failure's message).
+ */
+int exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
+    exec_done_fn done, void *ctx, struct exec_prog *prog, size_t *failed,
+    size_t *first_failed, struct vs_err *err);
+
+/* Redraw the progress line (last: end it with a newline). */
+void exec_prog_draw(const struct exec_prog *, int last);
+
+double exec_now(void);
+
+#endif

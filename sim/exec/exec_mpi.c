@@ -1,0 +1,278 @@
+/*
+ * exec_mpi.c - the mpi backend: jobs on MPI ranks 1..N-1, results back to
+ * rank 0.  See exec_mpi.h for the roles and the messages.
+ */
+#include "config.h"
+
+#include "exec_mpi.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+int
+exec_mpi_launched(void)
+{
+	/* Open MPI's mpirun, PMI (MPICH's hydra, srun --mpi=pmi2), PMIx (srun --mpi=pmix). */
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+		"PMIX_SIZE", NULL };
+	const char *v;
+	int i;
+
+	for (i = 0; vars[i] != NULL; i++)
+		if ((v = getenv(vars[i])) != NULL && atoi(v) > 1)
+			return 1;
+	return 0;
+}
+
+#ifdef HAVE_MPI
+
+enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT };
+
+static int released;
+
+static void
+nap(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+int
+exec_mpi_init(int *rank, int *size, struct vs_err *err)
+{
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+		return vs_errf(err, NULL, 0, 0, "MPI_Init failed");
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+	return 0;
+}
+
+void
+exec_mpi_finalize(void)
+{
+	MPI_Finalize();
+}
+
+/* ---- rank 0 --------------------------------------------------------------- */
+
+struct mslot {
+	int busy;
+	size_t id;
+};
+
+struct exec_mpi {
+	struct exec_backend be;
+	int jobs, n;		/* slots per rank, slots in all */
+	struct mslot *s;	/* slot k is on rank 1 + k / jobs */
+};
+
+static int
+mpi_nslots(struct exec_backend *be)
+{
+	return ((struct exec_mpi *)be)->n;
+}
+
+static int
+mpi_submit(struct exec_backend *be, int slot, size_t id, struct vs_err *err)
+{
+	struct exec_mpi *x = (struct exec_mpi *)be;
+	uint64_t v = id;
+
+	if (MPI_Send(&v, 1, MPI_UINT64_T, 1 + slot / x->jobs, TAG_JOB,
+	    MPI_COMM_WORLD) != MPI_SUCCESS)
+		return vs_errf(err, NULL, 0, 0, "MPI_Send to rank %d failed",
+		    1 + slot / x->jobs);
+	x->s[slot].busy = 1;
+	x->s[slot].id = id;
+	return 0;
+}
+
+static int
+mpi_wait(struct exec_backend *be, double timeout, struct exec_event *ev)
+{
+	struct exec_mpi *x = (struct exec_mpi *)be;
+	double until = exec_now() + timeout;
+	MPI_Status st;
+	uint64_t id;
+	char *msg;
+	int flag, n, k, r;
+
+	for (;;) {
+		MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+		if (flag)
+			break;
+		if (exec_now() >= until)
+			return 0;
+		nap();
+	}
+	MPI_Get_count(&st, MPI_BYTE, &n);
+	VS_ASSERT(n >= 9);
+	msg = xmalloc((size_t)n + 1);
+	MPI_Recv(msg, n, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+	    MPI_STATUS_IGNORE);
+	memcpy(&id, msg, sizeof id);
+	r = st.MPI_SOURCE;
+	for (k = (r - 1) * x->jobs; k < r * x->jobs; k++)
+		if (x->s[k].busy && x->s[k].id == id)
+			break;
+	VS_ASSERT(k < r * x->jobs);	/* a rank answers only the jobs it was sent */
+	x->s[k].busy = 0;
+	ev->slot = k;
+	ev->id = (size_t)id;
+	ev->status = msg[8] == 0 ? EXEC_OK : EXEC_FAILED;
+	ev->len = (size_t)n - 9;
+	memmove(msg, msg + 9, ev->len);
+	msg[ev->len] = '\0';
+	ev->buf = msg;
+	return 1;
+}
+
+static void
+mpi_close(struct exec_backend *be)
+{
+	struct exec_mpi *x = (struct exec_mpi *)be;
+
+	free(x->s);
+	free(x);
+}
+
+static const struct exec_ops mpi_ops = {
+	.name = "mpi",
+	.nslots = mpi_nslots,
+	.submit = mpi_submit,
+	.wait = mpi_wait,
+	.close = mpi_close,
+};
+
+struct exec_backend *
+exec_mpi_new(int jobs)
+{
+	struct exec_mpi *x = xcalloc(1, sizeof *x);
+	int size;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	VS_ASSERT(jobs >= 1 && size >= 2);
+	x->be.ops = &mpi_ops;
+	x->jobs = jobs;
+	x->n = (size - 1) * jobs;
+	x->s = xcalloc((size_t)x->n, sizeof *x->s);
+	return &x->be;
+}
+
+void
+exec_mpi_release(void)
+{
+	int size, r;
+
+	if (released++)
+		return;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	for (r = 1; r < size; r++)
+		MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
+}
+
+/* ---- ranks > 0 -------------------------------------------------------------- */
+
+static void
+send_result(size_t id, int status, const char *buf, size_t len)
+{
+	char *msg = xmalloc(len + 9);
+	uint64_t v = id;
+
+	VS_ASSERT(len < (size_t)INT32_MAX - 9);
+	memcpy(msg, &v, sizeof v);
+	msg[8] = (char)status;
+	memcpy(msg + 9, buf, len);
+	MPI_Send(msg, (int)(len + 9), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+	free(msg);
+}
+
+void
+exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
+{
+	struct exec_backend *be = job != NULL ? exec_fork_new(job, jobs) : NULL;
+	char *used = xcalloc((size_t)jobs, 1);
+	struct exec_event ev;
+	struct vs_err err;
+	MPI_Status st;
+	int running = 0, stop = 0, flag, s, idle;
+	uint64_t id;
+
+	while (!stop || running > 0) {
+		idle = 1;
+		if (running < jobs && !stop) {
+			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+			if (flag && st.MPI_TAG == TAG_STOP) {
+				MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_STOP, MPI_COMM_WORLD,
+				    MPI_STATUS_IGNORE);
+				stop = 1;
+			} else if (flag) {
+				MPI_Recv(&id, 1, MPI_UINT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
+				    MPI_STATUS_IGNORE);
+				idle = 0;
+				for (s = 0; used[s]; s++)
+					;
+				if (be == NULL)
+					send_result((size_t)id, 1, fail_msg, strlen(fail_msg));
+				else if (be->ops->submit(be, s, (size_t)id, &err))
+					send_result((size_t)id, 1, err.msg, strlen(err.msg));
+				else {
+					used[s] = 1;
+					running++;
+				}
+			}
+		}
+		if (running > 0 && be->ops->wait(be, idle ? 0.001 : 0, &ev)) {
+			used[ev.slot] = 0;
+			running--;
+			send_result(ev.id, ev.status != EXEC_OK, ev.buf, ev.len);
+			free(ev.buf);
+		} else if (idle && running == 0) {
+			nap();
+		}
+	}
+	if (be != NULL)
+		be->ops->close(be);
+	free(used);
+}
+
+#else /* !HAVE_MPI */
+
+int
+exec_mpi_init(int *rank, int *size, struct vs_err *err)
+{
+	return vs_errf(err, NULL, 0, 0, "started by an MPI launcher, but this vlocksim "
+	    "was built without MPI (install libopenmpi-dev, then ./configure --with-mpi); "
+	    "every rank would run the whole sweep");
+}
+
+struct exec_backend *
+exec_mpi_new(int jobs)
+{
+	vs_fatal("exec_mpi_new without MPI");
+}
+
+void
+exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
+{
+	vs_fatal("exec_mpi_serve without MPI");
+}
+
+void
+exec_mpi_release(void)
+{
+}
+
+void
+exec_mpi_finalize(void)
+{
+}
+
+#endif
