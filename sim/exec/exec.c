@@ -52,11 +52,12 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 {
 	int *nslots = xcalloc((size_t)nbe, sizeof *nslots);
 	int *busy = xcalloc((size_t)nbe, sizeof *busy);
+	int *watch = xcalloc((size_t)nbe, sizeof *watch);
 	char **used = xcalloc((size_t)nbe, sizeof *used);
-	size_t next = 0;
+	size_t next = 0, *again = xcalloc(nids + 1, sizeof *again), nagain = 0, id;
 	struct exec_event ev;
 	struct vs_err e2;
-	int b, s, active;
+	int b, s, active, alive;
 
 	*failed = 0;
 	*first_failed = 0;
@@ -65,39 +66,67 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 		used[b] = xcalloc((size_t)nslots[b] + 1, 1);
 	}
 	for (;;) {
-		/* Fill free slots, backends in the order given. */
+		/* Fill free slots, backends in the order given; lost jobs first. */
 		for (b = 0; b < nbe && *failed == 0; b++)
-			for (s = 0; s < nslots[b] && next < nids && *failed == 0; s++) {
-				if (used[b][s])
+			for (s = 0; s < nslots[b] && (nagain || next < nids) &&
+			    *failed == 0; s++) {
+				if (used[b][s] || !be[b]->ops->ready(be[b], s))
 					continue;
-				if (be[b]->ops->submit(be[b], s, ids[next], &e2)) {
+				id = nagain ? again[nagain - 1] : ids[next];
+				if (be[b]->ops->submit(be[b], s, id, &e2)) {
 					if ((*failed)++ == 0) {
-						*first_failed = ids[next];
+						*first_failed = id;
 						*err = e2;
 					}
 					break;
 				}
+				if (nagain)
+					nagain--;
+				else
+					next++;
 				used[b][s] = 1;
 				busy[b]++;
 				prog->running++;
-				next++;
 			}
 		exec_prog_draw(prog, 0);
-		if (prog->running == 0)
+		for (alive = 0, b = 0; b < nbe; b++)
+			for (s = 0; s < nslots[b]; s++)
+				alive += used[b][s] != 2;
+		if (prog->running == 0 && (alive == 0 || *failed || (nagain == 0 &&
+		    next == nids))) {
+			if (alive == 0 && *failed == 0 && (nagain || next < nids)) {
+				*first_failed = nagain ? again[nagain - 1] : ids[next];
+				*failed = nagain + nids - next;
+				vs_errf(err, NULL, 0, 0, "no worker left to run it (every rank "
+				    "is gone)");
+			}
 			break;
-		/* One backend busy: block on it; several: look at each in turn. */
-		for (active = 0, b = 0; b < nbe; b++)
-			active += busy[b] > 0;
+		}
+		/* Backends to listen to: running jobs, or workers still starting
+		 * up.  One: block on it; several: look at each in turn. */
+		for (active = 0, b = 0; b < nbe; b++) {
+			watch[b] = busy[b] > 0;
+			for (s = 0; s < nslots[b] && !watch[b]; s++)
+				watch[b] = !used[b][s] && !be[b]->ops->ready(be[b], s);
+			active += watch[b];
+		}
 		for (b = 0; b < nbe; b++) {
-			if (busy[b] == 0)
+			if (!watch[b])
 				continue;
-			if (!be[b]->ops->wait(be[b], active > 1 ? 0.001 : 0.5, &ev))
+			if (!be[b]->ops->wait(be[b], active == 1 ? 0.5 : 0.001, &ev))
 				continue;
-			VS_ASSERT(ev.slot >= 0 && ev.slot < nslots[b] && used[b][ev.slot]);
+			VS_ASSERT(ev.slot >= 0 && ev.slot < nslots[b] && used[b][ev.slot] == 1);
 			used[b][ev.slot] = 0;
 			busy[b]--;
 			prog->running--;
-			if (ev.status == EXEC_OK && done(ctx, ev.id, ev.buf, ev.len, &e2) == 0) {
+			if (ev.status == EXEC_LOST) {
+				/* Its worker is gone: someone else runs it, the slot stays shut. */
+				used[b][ev.slot] = 2;
+				again[nagain++] = ev.id;
+				fprintf(stderr, "%svlocksim %s: %s %zu: %s; handed out again\n",
+				    prog->f ? "\n" : "", prog->what, prog->item, ev.id,
+				    ev.buf ? ev.buf : "lost");
+			} else if (ev.status == EXEC_OK && done(ctx, ev.id, ev.buf, ev.len, &e2) == 0) {
 				prog->done++;
 				prog->ran++;
 			} else {
@@ -114,10 +143,12 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 		}
 	}
 	exec_prog_draw(prog, 1);
+	free(again);
 	for (b = 0; b < nbe; b++)
 		free(used[b]);
 	free(used);
 	free(busy);
+	free(watch);
 	free(nslots);
 	return *failed ? -1 : 0;
 }

@@ -34,6 +34,8 @@ struct exec_job {
 enum exec_status {
 	EXEC_OK,		/* buf: the job's result */
 	EXEC_FAILED,		/* buf: the message (NUL-terminated) */
+	EXEC_LOST,		/* the worker is gone (a dead rank): the job is handed
+				 * out again and the slot is never used again */
 };
 
 /* One finished job, as a backend reports it. */
@@ -51,6 +53,8 @@ struct exec_ops {
 	const char *name;
 	/* Jobs it can run at once. */
 	int (*nslots)(struct exec_backend *);
+	/* Can free slot take a job now (its worker has started)? */
+	int (*ready)(struct exec_backend *, int slot);
 	/* Start job id in free slot (0 <= slot < nslots); -1 and err on failure. */
 	int (*submit)(struct exec_backend *, int slot, size_t id, struct vs_err *err);
 	/*
@@ -91,6 +95,7 @@ typedef int (*exec_done_fn)(void *ctx, size_t id, const char *buf, size_t len,
  * Run jobs ids[0..nids-1] on the backends (their slots filled in the order
  * the backends are given), calling done() in this process for every result.
  * After the first failure no new job starts; the running ones are waited for.
+ * A lost job is handed out again, before the ones not started yet.
  * *failed: jobs that failed (their messages on stderr as "vlocksim WHAT: ITEM
  * ID: message"); *first_failed: the first one's id.  Returns 0 when every job
  * succeeded, -1 otherwise (err: the first failure's message).

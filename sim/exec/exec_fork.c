@@ -44,6 +44,12 @@ fork_nslots(struct exec_backend *be)
 	return ((struct exec_fork *)be)->n;
 }
 
+static int
+fork_ready(struct exec_backend *be, int slot)
+{
+	return 1;
+}
+
 static void
 write_all(int fd, const char *p, size_t n)
 {
@@ -199,6 +205,7 @@ fork_close(struct exec_backend *be)
 static const struct exec_ops fork_ops = {
 	.name = "fork",
 	.nslots = fork_nslots,
+	.ready = fork_ready,
 	.submit = fork_submit,
 	.wait = fork_wait,
 	.close = fork_close,

@@ -32,9 +32,18 @@ exec_mpi_launched(void)
 
 #ifdef HAVE_MPI
 
-enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT };
+enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT, TAG_ALIVE };
+
+/* A serving rank says it is alive this often; silent for DEAD_S, it is gone. */
+#define ALIVE_S 0.25
+#define DEAD_S 5.0
+
+enum { RANK_STARTING, RANK_READY, RANK_DEAD };
 
 static int released;
+static int nranks;
+static int *rank_state;		/* of each rank, as rank 0 sees it */
+static double *rank_seen;	/* when rank 0 last heard from it */
 
 static void
 nap(void)
@@ -51,13 +60,24 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 		return vs_errf(err, NULL, 0, 0, "MPI_Init failed");
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
+	nranks = *size;
+	rank_state = xcalloc((size_t)nranks, sizeof *rank_state);
+	rank_seen = xcalloc((size_t)nranks, sizeof *rank_seen);
 	return 0;
 }
 
 void
 exec_mpi_finalize(void)
 {
-	MPI_Finalize();
+	int r, dead = 0;
+
+	for (r = 1; r < nranks; r++)
+		dead += rank_state[r] == RANK_DEAD;
+	free(rank_state);
+	free(rank_seen);
+	/* MPI_Finalize waits for every rank, the dead one too: leave it to mpirun. */
+	if (dead == 0)
+		MPI_Finalize();
 }
 
 /* ---- rank 0 --------------------------------------------------------------- */
@@ -77,6 +97,45 @@ static int
 mpi_nslots(struct exec_backend *be)
 {
 	return ((struct exec_mpi *)be)->n;
+}
+
+static int
+mpi_ready(struct exec_backend *be, int slot)
+{
+	return rank_state[1 + slot / ((struct exec_mpi *)be)->jobs] == RANK_READY;
+}
+
+/* A job of a dead rank still marked running: report it lost. */
+static int
+lost_job(struct exec_mpi *x, struct exec_event *ev)
+{
+	int k, r;
+
+	for (k = 0; k < x->n; k++) {
+		r = 1 + k / x->jobs;
+		if (x->s[k].busy && rank_state[r] == RANK_DEAD) {
+			x->s[k].busy = 0;
+			ev->slot = k;
+			ev->id = x->s[k].id;
+			ev->status = EXEC_LOST;
+			ev->buf = xasprintf("rank %d silent for %.0f s", r, DEAD_S);
+			ev->len = strlen(ev->buf);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Ranks that went silent are gone. */
+static void
+find_dead(void)
+{
+	double now = exec_now();
+	int r;
+
+	for (r = 1; r < nranks; r++)
+		if (rank_state[r] == RANK_READY && now - rank_seen[r] > DEAD_S)
+			rank_state[r] = RANK_DEAD;
 }
 
 static int
@@ -105,9 +164,24 @@ mpi_wait(struct exec_backend *be, double timeout, struct exec_event *ev)
 	int flag, n, k, r;
 
 	for (;;) {
+		/* Every "alive" that arrived first, so a rank is judged on news. */
+		for (;;) {
+			MPI_Iprobe(MPI_ANY_SOURCE, TAG_ALIVE, MPI_COMM_WORLD, &flag, &st);
+			if (!flag)
+				break;
+			MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, TAG_ALIVE, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE);
+			if (rank_state[st.MPI_SOURCE] != RANK_DEAD) {
+				rank_state[st.MPI_SOURCE] = RANK_READY;
+				rank_seen[st.MPI_SOURCE] = exec_now();
+			}
+		}
 		MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
 		if (flag)
 			break;
+		find_dead();
+		if (lost_job(x, ev))
+			return 1;
 		if (exec_now() >= until)
 			return 0;
 		nap();
@@ -119,6 +193,12 @@ mpi_wait(struct exec_backend *be, double timeout, struct exec_event *ev)
 	    MPI_STATUS_IGNORE);
 	memcpy(&id, msg, sizeof id);
 	r = st.MPI_SOURCE;
+	rank_seen[r] = exec_now();
+	if (rank_state[r] == RANK_DEAD) {
+		/* Given up on and its job handed out again: the other copy counts. */
+		free(msg);
+		return 0;
+	}
 	for (k = (r - 1) * x->jobs; k < r * x->jobs; k++)
 		if (x->s[k].busy && x->s[k].id == id)
 			break;
@@ -146,6 +226,7 @@ mpi_close(struct exec_backend *be)
 static const struct exec_ops mpi_ops = {
 	.name = "mpi",
 	.nslots = mpi_nslots,
+	.ready = mpi_ready,
 	.submit = mpi_submit,
 	.wait = mpi_wait,
 	.close = mpi_close,
@@ -175,7 +256,8 @@ exec_mpi_release(void)
 		return;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	for (r = 1; r < size; r++)
-		MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
+		if (rank_state[r] != RANK_DEAD)
+			MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
 }
 
 /* ---- ranks > 0 -------------------------------------------------------------- */
@@ -203,10 +285,16 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 	struct vs_err err;
 	MPI_Status st;
 	int running = 0, stop = 0, flag, s, idle;
+	double said = -1;
 	uint64_t id;
 
 	while (!stop || running > 0) {
 		idle = 1;
+		if (exec_now() - said >= ALIVE_S) {
+			/* The first says this rank is ready; then it says it is alive. */
+			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_ALIVE, MPI_COMM_WORLD);
+			said = exec_now();
+		}
 		if (running < jobs && !stop) {
 			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 			if (flag && st.MPI_TAG == TAG_STOP) {
