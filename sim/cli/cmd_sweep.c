@@ -249,6 +249,8 @@ cmd_sweep(int argc, char **argv)
 		c = sweep_exec(&sw, out, be, nbe, progress || isatty(STDERR_FILENO) ? stderr :
 		    NULL, &ran, &err);
 	}
+	if (mp.on)
+		exec_mpi_release();	/* the ranks are done: let them go before the plots */
 	if (c == SWEEP_REFUSED)
 		rc = CMD_EXIT_INPUT;
 	if (c != 0)

@@ -60,6 +60,8 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 		return vs_errf(err, NULL, 0, 0, "MPI_Init failed");
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
+	/* A send to a dead rank returns an error instead of ending rank 0. */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	nranks = *size;
 	rank_state = xcalloc((size_t)nranks, sizeof *rank_state);
 	rank_seen = xcalloc((size_t)nranks, sizeof *rank_seen);
@@ -71,7 +73,8 @@ exec_mpi_finalize(void)
 {
 	int r, dead = 0;
 
-	for (r = 1; r < nranks; r++)
+	/* Rank 0 marks dead ranks; a serving rank marks rank 0's slot when told. */
+	for (r = 0; r < nranks; r++)
 		dead += rank_state[r] == RANK_DEAD;
 	free(rank_state);
 	free(rank_seen);
@@ -126,6 +129,26 @@ lost_job(struct exec_mpi *x, struct exec_event *ev)
 	return 0;
 }
 
+/* Every "alive" that has arrived, so a rank is judged on the news. */
+static void
+drain_alive(void)
+{
+	MPI_Status st;
+	int flag;
+
+	for (;;) {
+		MPI_Iprobe(MPI_ANY_SOURCE, TAG_ALIVE, MPI_COMM_WORLD, &flag, &st);
+		if (!flag)
+			return;
+		MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, TAG_ALIVE, MPI_COMM_WORLD,
+		    MPI_STATUS_IGNORE);
+		if (rank_state[st.MPI_SOURCE] != RANK_DEAD) {
+			rank_state[st.MPI_SOURCE] = RANK_READY;
+			rank_seen[st.MPI_SOURCE] = exec_now();
+		}
+	}
+}
+
 /* Ranks that went silent are gone. */
 static void
 find_dead(void)
@@ -143,11 +166,11 @@ mpi_submit(struct exec_backend *be, int slot, size_t id, struct vs_err *err)
 {
 	struct exec_mpi *x = (struct exec_mpi *)be;
 	uint64_t v = id;
+	int r = 1 + slot / x->jobs;
 
-	if (MPI_Send(&v, 1, MPI_UINT64_T, 1 + slot / x->jobs, TAG_JOB,
-	    MPI_COMM_WORLD) != MPI_SUCCESS)
-		return vs_errf(err, NULL, 0, 0, "MPI_Send to rank %d failed",
-		    1 + slot / x->jobs);
+	/* A failed send: the rank is gone, and the job is reported lost. */
+	if (MPI_Send(&v, 1, MPI_UINT64_T, r, TAG_JOB, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rank_state[r] = RANK_DEAD;
 	x->s[slot].busy = 1;
 	x->s[slot].id = id;
 	return 0;
@@ -164,18 +187,7 @@ mpi_wait(struct exec_backend *be, double timeout, struct exec_event *ev)
 	int flag, n, k, r;
 
 	for (;;) {
-		/* Every "alive" that arrived first, so a rank is judged on news. */
-		for (;;) {
-			MPI_Iprobe(MPI_ANY_SOURCE, TAG_ALIVE, MPI_COMM_WORLD, &flag, &st);
-			if (!flag)
-				break;
-			MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, TAG_ALIVE, MPI_COMM_WORLD,
-			    MPI_STATUS_IGNORE);
-			if (rank_state[st.MPI_SOURCE] != RANK_DEAD) {
-				rank_state[st.MPI_SOURCE] = RANK_READY;
-				rank_seen[st.MPI_SOURCE] = exec_now();
-			}
-		}
+		drain_alive();
 		MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
 		if (flag)
 			break;
@@ -250,14 +262,32 @@ exec_mpi_new(int jobs)
 void
 exec_mpi_release(void)
 {
-	int size, r;
+	int size, r, fresh;
+	char dead = 0;
+	double t0 = exec_now();
 
 	if (released++)
 		return;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	/*
+	 * A rank that died between jobs would hang everyone in MPI_Finalize:
+	 * hear from every rank once more (within DEAD_S) before saying stop.
+	 */
+	do {
+		drain_alive();
+		for (fresh = 1, r = 1; r < size; r++)
+			fresh &= rank_state[r] == RANK_DEAD ||
+			    exec_now() - rank_seen[r] < 2 * ALIVE_S;
+	} while (!fresh && exec_now() - t0 < DEAD_S && (nap(), 1));
+	for (r = 1; r < size; r++)
+		dead |= rank_state[r] == RANK_DEAD || exec_now() - rank_seen[r] >= 2 * ALIVE_S;
+	/* STOP says whether a rank died (or never spoke): then nobody waits for it
+	 * in MPI_Finalize. */
 	for (r = 1; r < size; r++)
 		if (rank_state[r] != RANK_DEAD)
-			MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
+			MPI_Send(&dead, 1, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
+	if (dead)
+		rank_state[0] = RANK_DEAD;	/* rank 0 skips MPI_Finalize too */
 }
 
 /* ---- ranks > 0 -------------------------------------------------------------- */
@@ -298,8 +328,12 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 		if (running < jobs && !stop) {
 			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 			if (flag && st.MPI_TAG == TAG_STOP) {
-				MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_STOP, MPI_COMM_WORLD,
+				char dead;
+
+				MPI_Recv(&dead, 1, MPI_BYTE, 0, TAG_STOP, MPI_COMM_WORLD,
 				    MPI_STATUS_IGNORE);
+				if (dead)
+					rank_state[0] = RANK_DEAD;	/* see exec_mpi_finalize */
 				stop = 1;
 			} else if (flag) {
 				MPI_Recv(&id, 1, MPI_UINT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
