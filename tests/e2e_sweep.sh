@@ -97,6 +97,35 @@ run sweep "$base" $quick --out "$tmp/j2" -j 2
 check "-j 1 and -j 2 succeed" [ "$rc1$rc" = 00 ]
 check "-j 2 results.csv is byte-identical to -j 1" cmp -s "$tmp/j1/results.csv" "$tmp/j2/results.csv"
 
+# ---- shards for job arrays, and --merge ------------------------------------------------
+
+for k in 1 2 3; do
+	run sweep "$base" $quick --shard "$k/3" --out "$tmp/sh$k"
+	check "shard $k/3 exits 0 (got $rc)" [ "$rc" -eq 0 ]
+	check "shard $k/3 runs its own points only" [ "$(npoints "$tmp/sh$k")" -eq "$( [ "$k" -eq 3 ] && echo 2 || echo 3)" ]
+	cp "$tmp/out" "$tmp/sh$k.out"
+	run sweep "$base" $quick --shard "$k/3" --out "$tmp/shared"
+done
+check "shard 3/3 says the other shards are to go" \
+    grep -q '^sweep: shard 3/3: 2 of 8 points (2 run now, 0 already done); 6 points of other shards to go' "$tmp/sh3.out"
+check "shards 1/3, 2/3, 3/3 in one shared folder: the last writes results.csv equal to the whole" \
+    cmp -s "$tmp/shared/results.csv" "$tmp/j1/results.csv"
+check "a shard alone writes no results.csv" [ ! -e "$tmp/sh1/results.csv" ]
+run sweep --merge "$tmp/sh1" "$tmp/sh2"
+check "merge with a shard missing: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+check "it names the missing points" grep -q '2 point(s) missing in every folder, first point 2' "$tmp/err"
+run sweep --merge "$tmp/sh1" "$tmp/sh2" "$tmp/sh3" --out "$tmp/merged"
+check "merge of 1/3, 2/3, 3/3 exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "merged results.csv equals the whole sweep" cmp -s "$tmp/merged/results.csv" "$tmp/j1/results.csv"
+run sweep --merge "$tmp/sh1" "$tmp/k"
+check "merge with a folder of another sweep: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "it says which folder" grep -q "$tmp/k holds a sweep with other arguments" "$tmp/err"
+run sweep --merge "$tmp/nope"
+check "merge of a folder that is not a sweep: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+run sweep "$base" $quick --shard 4/3 --out "$tmp/bad-shard"
+check "--shard 4/3: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "--shard 4/3: says K/N" grep -q -- '--shard takes K/N' "$tmp/err"
+
 # ---- bad input: exit 2, a message, nothing written --------------------------------------
 
 # bad NAME PATTERN ARGS...: `vlocksim sweep ARGS --out DIR` exits 2, says PATTERN

@@ -246,8 +246,11 @@ cmd_sweep(int argc, char **argv)
 	} else {
 		sweep_job(&sw, &job);
 		nbe = backends(&mp, &job, jobs, be);
-		c = sweep_exec(&sw, out, be, nbe, progress || isatty(STDERR_FILENO) ? stderr :
-		    NULL, &ran, &err);
+		/* Open MPI gives a rank a pty for stdout (stderr is a pipe): rank 0's
+		 * terminal is that of mpirun. */
+		if (isatty(STDERR_FILENO) || (mp.on && isatty(STDOUT_FILENO)))
+			progress = 1;
+		c = sweep_exec(&sw, out, be, nbe, progress ? stderr : NULL, &ran, &err);
 	}
 	if (mp.on)
 		exec_mpi_release();	/* the ranks are done: let them go before the plots */
