@@ -31,12 +31,17 @@ fmt_dur(char *b, size_t n, double s)
 }
 
 void
-exec_prog_draw(const struct exec_prog *p, int last)
+exec_prog_draw(struct exec_prog *p, int last)
 {
 	char eta[32] = "?";
+	double now = exec_now();
 
-	if (p->f == NULL)
+	if (p->f == NULL || (!last && p->done == p->ldone && p->running == p->lrunning &&
+	    now - p->drawn < 1.0 && p->drawn > 0))
 		return;
+	p->drawn = now;
+	p->ldone = p->done;
+	p->lrunning = p->running;
 	if (p->ran > 0)
 		fmt_dur(eta, sizeof eta, (exec_now() - p->t0) / (double)p->ran *
 		    (double)(p->total - p->done));

@@ -82,6 +82,10 @@ struct exec_prog {
 	size_t total, done, ran;
 	int running;
 	double t0;
+	/* What was drawn last, and when: unchanged lines are redrawn once a second. */
+	double drawn;
+	size_t ldone;
+	int lrunning;
 };
 
 /*
@@ -104,8 +108,9 @@ int exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
     exec_done_fn done, void *ctx, struct exec_prog *prog, size_t *failed,
     size_t *first_failed, struct vs_err *err);
 
-/* Redraw the progress line (last: end it with a newline). */
-void exec_prog_draw(const struct exec_prog *, int last);
+/* Redraw the progress line if it changed or a second passed (last: always,
+ * ending it with a newline). */
+void exec_prog_draw(struct exec_prog *, int last);
 
 double exec_now(void);
 

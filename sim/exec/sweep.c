@@ -903,8 +903,8 @@ int
 sweep_exec(const struct sweep *sw, const char *dir, struct exec_backend **be, int nbe,
     FILE *progress, struct sweep_ran *ran, struct vs_err *err)
 {
-	struct exec_prog pg = { progress, "sweep", "points", "point", 0, 0, 0, 0,
-		exec_now() };
+	struct exec_prog pg = { .f = progress, .what = "sweep", .unit = "points",
+		.item = "point", .t0 = exec_now() };
 	struct sweep_done d = { sw, dir };
 	size_t *todo = xcalloc(sw->npoints, sizeof *todo), ntodo, nmiss, failed, first;
 	int rc;
