@@ -36,10 +36,17 @@ mpi() {
 	rc=$?
 }
 
+# children PID: the pids whose parent is PID (from /proc: no procps needed).
+children() {
+	# cat goes on past processes that vanish; awk would stop at the first.
+	cat /proc/[0-9]*/status 2>/dev/null |
+	    awk -v pp="$1" '/^Pid:/ { pid = $2 } /^PPid:/ && $2 == pp { print pid }'
+}
+
 # rank_pid PID R: the pid of rank R (a child of mpirun, not a point's fork), where
 # PID is that of the `timeout` running mpirun.
 rank_pid() {
-	for p in $(pgrep -P "$(pgrep -P "$1" -x mpirun)"); do
+	for p in $(children "$(children "$1" | head -1)"); do
 		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
 		    grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
 			echo "$p"
