@@ -352,6 +352,88 @@ START_TEST(combining_beats_ticket_by_the_cache_line_model)
 }
 END_TEST
 
+/* One run of 8 vCPUs on lock `lk` with the section's lines `lines`; metric m. */
+static double
+lines_run(const char *lk, const char *lines, int mlp, const char *metric)
+{
+	static const char *fmt =
+	    "machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 2, "
+	    "clock: 2GHz, costs: {mlp: %d}}\n"
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 8, lock: %s, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    locks: {l: %s}\n"
+	    "    program:\n"
+	    "      - loop: 2000\n"
+	    "        do: [{compute: 300ns}, {acquire: l}, {compute: 50ns}, {release: l}]\n";
+	char text[1024];
+	struct metrics m;
+	double v;
+
+	snprintf(text, sizeof text, fmt, mlp, lk, lines);
+	tu_run(text, 1, NULL, &m);
+	v = tu_metric(&m, metric);
+	metrics_free(&m);
+	return v;
+}
+
+/* Overlapping misses: 8 streamed lines cost one latency with 8 fill buffers,
+ * eight with one; serial lines are serial whatever mlp is. */
+START_TEST(stream_lines_overlap_up_to_mlp)
+{
+	const char *h = "g.l.hold_mean_ns";
+	double one = lines_run("ticket", "{cs_lines: 1}", 8, h);
+	double eight = lines_run("ticket", "{cs_lines: 8}", 8, h);
+
+	ck_assert_double_eq_tol(lines_run("ticket", "{stream_lines: 8}", 8, h), one, 1e-6);
+	ck_assert_double_eq_tol(lines_run("ticket", "{stream_lines: 8}", 1, h), eight, 1e-6);
+	ck_assert_double_eq_tol(lines_run("ticket", "{stream_lines: 16}", 8, h),
+	    lines_run("ticket", "{cs_lines: 2}", 8, h), 1e-6);
+	ck_assert_double_gt(eight, one + 100);
+}
+END_TEST
+
+/* The requester's own lines: (almost) free for a lock whose owner runs its own
+ * section, paid by a combiner and again by the requester afterwards. */
+START_TEST(requester_lines_cost_only_a_combiner)
+{
+	const char *h = "g.l.hold_mean_ns", *c = "completion_seconds";
+	double t0 = lines_run("ticket", "{cs_lines: 1}", 1, h);
+	double t8 = lines_run("ticket", "{cs_lines: 1, req_lines: 8}", 1, h);
+	double c0 = lines_run("combining", "{cs_lines: 1}", 1, c);
+	double c8 = lines_run("combining", "{cs_lines: 1, req_lines: 8}", 1, c);
+	double h0 = lines_run("combining", "{cs_lines: 1}", 1, h);
+	double h8 = lines_run("combining", "{cs_lines: 1, req_lines: 8}", 1, h);
+
+	/* ticket: 8 local L1 hits (4 cycles each at 2 GHz, slowed by a busy SMT
+	 * sibling), less than one line from another core (80 cycles) */
+	ck_assert_double_lt(fabs(t8 - t0), 40.0);
+	/* combining: the combiner's sections grow by remote lines ... */
+	ck_assert_double_gt(h8 - h0, 8 * 20.0);
+	ck_assert_double_gt(c8, 1.2 * c0);
+	/* ... and streaming them instead costs less than reading them serially */
+	ck_assert_double_lt(lines_run("combining", "{cs_lines: 1, req_stream_lines: 8}", 8, c),
+	    c8);
+}
+END_TEST
+
+/* Data in the lock word's line comes with the lock to an owner; a combiner
+ * gets it back from the last requester that swapped itself onto the tail. */
+START_TEST(word_lines_come_with_the_lock)
+{
+	const char *h = "g.l.hold_mean_ns";
+
+	/* ticket: the owner just wrote the word: one local hit (2 ns) */
+	ck_assert_double_lt(fabs(lines_run("ticket", "{word_lines: 1}", 1, h) -
+	    lines_run("ticket", "{}", 1, h)), 10.0);
+	/* combining: enqueuers keep taking the line away from the combiner */
+	ck_assert_double_gt(lines_run("combining", "{word_lines: 1}", 1, h) -
+	    lines_run("combining", "{}", 1, h), 20.0);
+}
+END_TEST
+
 START_TEST(pvqspinlock_halts_kicks_and_never_strands)
 {
 	struct watch *w = watch_new();
@@ -731,6 +813,9 @@ locks_suite(void)
 	tcase_add_loop_test(tc, combining_runs_every_section_once, 0, 4);
 	tcase_add_test(tc, combining_rejects_a_section_that_is_not_compute);
 	tcase_add_test(tc, combining_beats_ticket_by_the_cache_line_model);
+	tcase_add_test(tc, stream_lines_overlap_up_to_mlp);
+	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
+	tcase_add_test(tc, word_lines_come_with_the_lock);
 	tcase_add_loop_test(tc, pvqspinlock_halts_kicks_and_never_strands, 0, 6);
 	tcase_add_test(tc, pvqspinlock_spins_before_halting);
 	tcase_add_test(tc, tas_without_pause_is_slower);

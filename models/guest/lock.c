@@ -8,7 +8,7 @@
 
 struct glock *
 lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
-    int cs_lines, const struct lock_client *client)
+    const struct lock_lines *lines, const struct lock_client *client)
 {
 	struct glock *l = xcalloc(1, sizeof *l);
 	int i;
@@ -20,10 +20,17 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->hv = vm->hv;
 	l->last_pcpu = -1;
 	l->data_pcpu = -1;
-	l->cs_lines = cs_lines;
+	l->cs_lines = lines->cs;
+	l->stream_lines = lines->stream;
+	l->word_lines = lines->word;
+	l->req_lines = lines->req;
+	l->req_stream = lines->req_stream;
 	l->wait_since = xmalloc((size_t)vm->nvcpus * sizeof *l->wait_since);
-	for (i = 0; i < vm->nvcpus; i++)
+	l->req_pcpu = xmalloc((size_t)vm->nvcpus * sizeof *l->req_pcpu);
+	for (i = 0; i < vm->nvcpus; i++) {
 		l->wait_since[i] = -1;
+		l->req_pcpu[i] = -1;
+	}
 	l->st.wait = hist_new();
 	l->priv = ops->create(l, cfg);
 	return l;
@@ -38,6 +45,7 @@ lock_free(struct glock *l)
 		l->ops->destroy(l->priv);
 	hist_free(l->st.wait);
 	free(l->wait_since);
+	free(l->req_pcpu);
 	free(l->name);
 	free(l);
 }
@@ -50,6 +58,43 @@ lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
 	if (from < 0 || to->pcpu == NULL)
 		return m->line_ns[HW_SAME];
 	return m->line_ns[machine_dist(m, from, to->pcpu->id)];
+}
+
+/*
+ * A streaming copy's misses are independent: each L1D miss holds a fill
+ * buffer, so up to mlp of them are in flight at once (Intel 64 and IA-32
+ * Optimization Reference Manual, 248966: 10 L1D fill buffers per core from
+ * Nehalem to Haswell).  n lines cost ceil(n / mlp) latencies.
+ */
+double
+lock_stream_ns(const struct glock *l, int from, const struct vcpu *to, int n)
+{
+	int mlp = l->hv->m->mlp;
+
+	if (n <= 0)
+		return 0;
+	return (double)((n + mlp - 1) / mlp) * lock_line_ns(l, from, to);
+}
+
+/* Lines the requester last wrote: local (-1) unless a combiner wrote them. */
+static int
+req_from(const struct glock *l, const struct vcpu *owner)
+{
+	return l->req_pcpu[owner->idx] < 0 && owner->pcpu != NULL ? owner->pcpu->id :
+	    l->req_pcpu[owner->idx];
+}
+
+double
+lock_reclaim_ns(struct glock *l, struct vcpu *v)
+{
+	double ns;
+
+	if (l->req_lines + l->req_stream == 0 || l->req_pcpu[v->idx] < 0)
+		return 0;
+	ns = l->req_lines * lock_line_ns(l, l->req_pcpu[v->idx], v) +
+	    lock_stream_ns(l, l->req_pcpu[v->idx], v, l->req_stream);
+	l->req_pcpu[v->idx] = -1;
+	return ns;
 }
 
 double
@@ -97,8 +142,25 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		l->st.contended++;
 	l->st.wait_ns += wait;
 	hist_add(l->st.wait, wait);
-	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner);
+	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner) +
+	    lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
 	l->data_pcpu = runner->pcpu->id;
+	if (l->word_lines > 0) {
+		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's
+		 * line; an owner wrote the word just now, a combiner maybe not */
+		lines += l->word_lines * lock_line_ns(l, l->last_pcpu, runner);
+		l->last_pcpu = runner->pcpu->id;
+	}
+	if (l->req_lines + l->req_stream > 0) {
+		/* mm/slab.c 4.3 transfer_objects: the memcpy's other side is
+		 * the caller's own ac (header, then entry[]), local unless
+		 * someone else runs the section */
+		int from = req_from(l, v);
+
+		lines += l->req_lines * lock_line_ns(l, from, runner) +
+		    lock_stream_ns(l, from, runner, l->req_stream);
+		l->req_pcpu[v->idx] = runner == v ? -1 : runner->pcpu->id;
+	}
 	return lines;
 }
 
@@ -110,8 +172,9 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 void
 lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
-	extra_ns += lock_enter(l, v, v);
+	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
+	extra_ns += lock_enter(l, v, v);
 	guest_work(v, extra_ns, l->client->cont);
 }
 

@@ -10,6 +10,14 @@
  * Costs: taking a lock brings its lock word's cache line from the pCPU that
  * last wrote it; a spinner sees a release one line transfer after it; the
  * protected data (cs_lines lines) moves from the previous holder's pCPU.
+ * A section may also stream: stream_lines more shared lines copied in one
+ * burst, whose misses overlap up to the machine's mlp; word_lines of its
+ * data may sit in the lock word's own line (they come with the lock, or
+ * from whoever wrote the word last); and it may touch the requester's own
+ * lines (req_lines one after another, then req_stream in a burst: its
+ * per-CPU array), free when the requester runs its own section; a combiner
+ * pays for them, and the requester pays again when it next touches them
+ * (lock_reclaim_ns).
  */
 #ifndef VS_LOCK_H
 #define VS_LOCK_H
@@ -69,6 +77,9 @@ struct glock_stats {
  * locks never include it. */
 struct lock_client {
 	guest_fn cont;				/* the caller goes on past acquire / release */
+	/* As cont past a release, after ns of the caller's own work that is not
+	 * part of the lock call's path (bringing its lines back). */
+	void (*cont_after)(struct vcpu *, double ns);
 	double (*take_section)(struct vcpu *);	/* takes_sections: v's section (ns), and
 						 * moves v's program past its release */
 };
@@ -84,14 +95,24 @@ struct glock {
 	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
 	int data_pcpu;		/* pCPU that last wrote the protected data */
 	int cs_lines;		/* protected cache lines a critical section touches */
+	int stream_lines;	/* more shared lines, copied in one burst (overlapped) */
+	int word_lines;		/* section data in the lock word's own line (0 or more) */
+	int req_lines;		/* the requester's own lines, read one after another */
+	int req_stream;		/* ... and those it then copies in one burst */
+	int *req_pcpu;		/* per vCPU: pCPU that last wrote its req_lines (-1 own) */
 	sim_time_t hold_since;
 	sim_time_t *wait_since;	/* per vCPU of the VM; -1 when not waiting */
 	int waiting;		/* vCPUs inside acquire() now */
 	struct glock_stats st;
 };
 
+/* The lines a section touches (workload `locks:` settings). */
+struct lock_lines {
+	int cs, stream, word, req, req_stream;
+};
+
 struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,
-    struct vm *, int cs_lines, const struct lock_client *);
+    struct vm *, const struct lock_lines *, const struct lock_client *);
 void lock_free(struct glock *);
 
 /* Entry points used by workloads; both continue the workload when done. */
@@ -112,6 +133,10 @@ void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
+/* n independent lines from from_pcpu to `to`, misses overlapping up to mlp. */
+double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to, int n);
+/* owner's section ran elsewhere: ns for owner to bring its req_lines back. */
+double lock_reclaim_ns(struct glock *, struct vcpu *owner);
 /* Latency for v to see the lock word as last written. */
 double lock_seen_ns(const struct glock *, const struct vcpu *v);
 double lock_atomic_ns(const struct glock *);

@@ -197,7 +197,8 @@ comb_observe(struct glock *l, struct vcpu *v)
 
 	if (c->done[v->idx]) {
 		c->done[v->idx] = 0;
-		l->client->cont(v);		/* already past its release */
+		/* already past its release; its own lines are the combiner's now */
+		l->client->cont_after(v, lock_reclaim_ns(l, v));
 		return 1;
 	}
 	if (c->handed[v->idx]) {

@@ -21,7 +21,7 @@ static const char *const cost_keys = "line_same_core, line_sibling, line_socket,
     "line_remote, atomic, ctx_switch, wake_ipi, smt_busy_slowdown, "
     "smt_spin_slowdown, exit_hlt, exit_hypercall, exit_ple, pio_kernel, pio_user, "
     "mmio_kernel, mmio_user, pause, mem_bw_core, mem_bw_socket, guest_ctx_switch, "
-    "exit_ipi, irq, timer_tick";
+    "exit_ipi, irq, timer_tick, mlp";
 
 static const struct yc_node no_costs = { .kind = YC_MAP };
 
@@ -121,6 +121,12 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	    yc_get_qty(c, "mem_bw_socket", UNIT_SIZE, 0, 17e9, 1, 1e15, &m->mem_bw_socket,
 	    err))
 		return -1;
+	/* Memory-level parallelism of a streaming copy: L1D fill buffers
+	 * (10 on Nehalem to Haswell, Intel optimization manual 248966); the
+	 * default 1 charges every line serially, as before it existed. */
+	if (yc_get_int(c, "mlp", 1, 1, 64, &v, err))
+		return -1;
+	m->mlp = (int)v;
 	m->mem_bw_core *= 1e-9;
 	m->mem_bw_socket *= 1e-9;
 	if (yc_check_unused(c, cost_keys, err))

@@ -21,6 +21,7 @@ struct machine {
 	double hz;
 	double line_ns[HW_NDIST];	/* modified cache-line transfer by distance */
 	double atomic_ns;		/* a locked RMW on a line already held */
+	int mlp;			/* line misses in flight at once (fill buffers) */
 	double ctx_switch_ns;		/* host context switch between vCPUs */
 	double wake_ipi_ns;		/* IPI + leaving idle on a remote pCPU */
 	double smt_busy_slowdown;	/* time factor when a sibling runs code */

@@ -61,7 +61,7 @@ struct wl_slockdef {
 
 struct wl_lockdef {
 	char *name;
-	int cs_lines;
+	struct lock_lines lines;
 	double calls;		/* the measured run's sections, for extrapolated totals */
 };
 
@@ -130,7 +130,7 @@ lock_index(struct workload *w, const char *name)
 			return (int)i;
 	VS_GROW(w->locks, w->caplocks, w->nlocks);
 	w->locks[w->nlocks].name = xstrdup(name);
-	w->locks[w->nlocks].cs_lines = 0;
+	memset(&w->locks[w->nlocks].lines, 0, sizeof w->locks[w->nlocks].lines);
 	return (int)w->nlocks++;
 }
 
@@ -736,7 +736,7 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			goto fail;
 		for (i = 0; i < locks->n; i++) {
 			const struct yc_node *ld = locks->vals[i];
-			int64_t lines;
+			int64_t lines, stream, word, req, reqs;
 			double calls;
 			int li;
 
@@ -761,10 +761,19 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			li = lock_index(w, locks->keys[i]);
 			if (yc_expect(ld, YC_MAP, "a mapping of lock settings", err) ||
 			    yc_get_int(ld, "cs_lines", 0, 0, 4096, &lines, err) ||
+			    yc_get_int(ld, "stream_lines", 0, 0, 4096, &stream, err) ||
+			    yc_get_int(ld, "word_lines", 0, 0, 4096, &word, err) ||
+			    yc_get_int(ld, "req_lines", 0, 0, 4096, &req, err) ||
+			    yc_get_int(ld, "req_stream_lines", 0, 0, 4096, &reqs, err) ||
 			    yc_get_num(ld, "calls", 0, 0, 1e18, &calls, err) ||
-			    yc_check_unused(ld, "cs_lines, calls", err))
+			    yc_check_unused(ld, "cs_lines, stream_lines, word_lines, req_lines, "
+			    "req_stream_lines, calls", err))
 				goto fail;
-			w->locks[li].cs_lines = (int)lines;
+			w->locks[li].lines.cs = (int)lines;
+			w->locks[li].lines.stream = (int)stream;
+			w->locks[li].lines.word = (int)word;
+			w->locks[li].lines.req = (int)req;
+			w->locks[li].lines.req_stream = (int)reqs;
 			w->locks[li].calls = calls;
 		}
 	}
@@ -897,8 +906,10 @@ thread_free(struct wl_thread *th)
 
 static void task_exited(struct task *);
 
+static void wl_continue_after(struct vcpu *, double);
 /* The hooks its locks call up through (guest/lock.h). */
-static const struct lock_client wl_lock_client = { wl_continue, wl_take_section };
+static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
+    wl_take_section };
 
 void
 wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
@@ -917,7 +928,7 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	g->locks = xcalloc(w->nlocks, sizeof *g->locks);
 	for (i = 0; i < w->nlocks; i++)
 		g->locks[i] = lock_new(ops, lock_cfg, w->locks[i].name, vm,
-		    w->locks[i].cs_lines, &wl_lock_client);
+		    &w->locks[i].lines, &wl_lock_client);
 	g->counts = xcalloc(w->ncounters, sizeof *g->counts);
 	g->queues = xcalloc(w->nqueues + 1, sizeof *g->queues);
 	g->arrived = xcalloc(w->nqueues + 1, sizeof *g->arrived);
@@ -1051,6 +1062,32 @@ task_exited(struct task *t)
 		sim_stop(s);
 }
 
+/* Past a release: the call's critical path (acquire to here) ends. */
+static void
+wl_close_path(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	struct gvm *g = th->gvm;
+
+	if (th->closing >= 0) {
+		g->locks[th->closing]->st.path_ns +=
+		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
+		th->closing = -1;
+		gk_preempt_enable(v);
+	}
+}
+
+/* The lock call returned; ns of the caller's own work follow, off its path. */
+static void
+wl_continue_after(struct vcpu *v, double ns)
+{
+	wl_close_path(v);
+	if (ns > 0)
+		guest_work(v, ns, wl_continue);
+	else
+		wl_continue(v);
+}
+
 void
 wl_continue(struct vcpu *v)
 {
@@ -1058,13 +1095,7 @@ wl_continue(struct vcpu *v)
 	struct gvm *g = th->gvm;
 	const struct wl_op *o;
 
-	if (th->closing >= 0) {
-		/* Past a release: the call's critical path (acquire to here) ends. */
-		g->locks[th->closing]->st.path_ns +=
-		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
-		th->closing = -1;
-		gk_preempt_enable(v);
-	}
+	wl_close_path(v);
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
 	if (gk_preempt_point(v, wl_continue))
 		return;
