@@ -472,6 +472,35 @@ START_TEST(tickle_new_pinned_busy_cpu)
 }
 END_TEST
 
+/*
+ * Seed 004's finding: the two patches only change whose affinity selects the
+ * idlers to tickle (new's or cur's), so when the woken and the running vCPU
+ * have the same affinity -- 1:1 pinning, xl's NUMA node pinning, none --
+ * they tickle the same pCPUs as upstream, whatever that mask is.
+ */
+START_TEST(patches_change_nothing_for_equal_affinities)
+{
+	static const unsigned masks[] = { 0x1, 0x3, 0x9, 0xb, 0xf };
+	size_t k;
+
+	for (k = 0; k < sizeof masks / sizeof *masks; k++) {
+		unsigned bits[2];
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			struct tk t;
+
+			tk_setup(&t, variants[i], 0);
+			rig_aff(&t.r, t.a, masks[k]);
+			bits[i] = tk_wake(&t, masks[k], 0);
+			rig_free(&t.r);
+		}
+		ck_assert_uint_eq(bits[0], bits[1]);
+	}
+	/* (Different masks are what makes them differ: tickle_new_pinned_busy_cpu.) */
+}
+END_TEST
+
 /* Case B: b may run anywhere, BOOST > a. */
 START_TEST(tickle_new_free_busy_cpu)
 {
@@ -738,6 +767,7 @@ credit_suite(void)
 	tcase_add_test(tc, tick_resorts_the_run_queue_after_accounting);
 	tcase_add_loop_test(tc, tickle_new_pinned_busy_cpu, 0, 3);
 	tcase_add_loop_test(tc, tickle_new_free_busy_cpu, 0, 3);
+	tcase_add_test(tc, patches_change_nothing_for_equal_affinities);
 	tcase_add_test(tc, migration_delay_keeps_a_hot_vcpu_home);
 	tcase_add_loop_test(tc, tickle_lower_priority, 0, 3);
 	tcase_add_loop_test(tc, tickle_cur_pinned, 0, 3);

@@ -133,6 +133,52 @@ START_TEST(tolerance_abs_and_rel)
 }
 END_TEST
 
+/* Busy 2-vCPU VMs pinned per node (10 vCPUs on 8 pCPUs), with or without a
+ * dom0 of 8 unpinned vCPUs that run 10% of the time: the pCPUs the guests'
+ * vCPUs occupy, and dom0's. */
+static double
+busy_guest_pcpus(int dom0, double *dom0_pcpus)
+{
+	char *text = xasprintf("name: d0\nuntil: duration\nduration: 1s\n" MEM_MACHINE
+	    "hypervisor: {kind: xen, scheduler: credit}\n"
+	    "vms:\n"
+	    "  - {name: a, count: 3, vcpus: 2, affinity: \"0-3\", workload: busy}\n"
+	    "  - {name: b, count: 2, vcpus: 2, affinity: \"4-7\", workload: busy}\n"
+	    "  - {name: dom0, count: %d, vcpus: 8, workload: dom0}\n"
+	    "workloads:\n"
+	    "  busy: {program: [{loop: forever, do: [{compute: 10ms}]}]}\n"
+	    "  dom0: {program: [{loop: forever, do: [{compute: {dist: exponential, mean: 100us}},"
+	    " {sleep: {dist: exponential, mean: 900us}}]}]}\n"
+	    "metrics: [a.running_share, b.running_share]\n", dom0);
+	struct metrics m;
+	double v;
+
+	tu_run(text, 1, NULL, &m);
+	v = (6 * tu_metric(&m, "a.running_share") + 4 * tu_metric(&m, "b.running_share")) / 100;
+	if (dom0_pcpus != NULL)
+		*dom0_pcpus = dom0 ? 8 * tu_metric(&m, "dom0.running_share") / 100 : 0;
+	metrics_free(&m);
+	free(text);
+	return v;
+}
+
+/* The host is never empty: dom0's vCPUs (xentrace, backends) run too, and
+ * the busy guests' vCPUs lose what they take (seed 004's runstate rows). */
+START_TEST(dom0_takes_its_share_from_busy_guests)
+{
+	double d0, alone = busy_guest_pcpus(0, NULL), with = busy_guest_pcpus(1, &d0);
+
+	/* the 10 busy vCPUs fill all 8 pCPUs */
+	ck_assert_double_eq_tol(alone, 8, 0.05);
+	/* dom0 runs a good part of its 10% duty cycle on 8 vCPUs (0.8 pCPU;
+	 * its woken vCPUs also wait, at weight 256 like every domain) ... */
+	ck_assert_double_gt(d0, 0.4);
+	ck_assert_double_lt(d0, 0.85);
+	/* ... and the guests lose just that */
+	ck_assert_double_eq_tol(alone - with, d0, 0.05);
+}
+END_TEST
+
 /* Every seed 004 case loads, and each row's metric is the table's. */
 START_TEST(seed004_cases_load)
 {
@@ -181,6 +227,7 @@ main(void)
 	tcase_add_test(bw, compute_is_not_bandwidth);
 	tcase_add_test(vc, tolerance_abs_and_rel);
 	tcase_add_test(vc, seed004_cases_load);
+	tcase_add_test(bw, dom0_takes_its_share_from_busy_guests);
 	suite_add_tcase(s, bw);
 	suite_add_tcase(s, vc);
 	return tu_main(s);
