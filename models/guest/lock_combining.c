@@ -15,8 +15,11 @@
  * from the requester's pCPU), then runs the section: its compute (sampled
  * from the workload) plus the section's cs_lines data lines from the pCPU
  * that last wrote them -- which stays the combiner's, so while a combiner
- * serves a batch the data never moves.  That is where the speed-up comes
- * from; nothing else favours this lock.
+ * serves a batch the shared data never moves.  That is where the speed-up
+ * comes from; nothing else favours this lock.  What moves instead: the
+ * requester's own lines (req_lines, req_stream_lines: fetched from it, and
+ * fetched back by it when it goes on, lock_reclaim_ns) and data in the lock
+ * word's line (word_lines), which every enqueuer's xchg takes away.
  *
  * Differs from the public code: batches are bounded by `max_batch`
  * (default 64 sections, the combiner's own included); the combiner then
