@@ -36,10 +36,15 @@ struct guest {
 	int cond_met;		/* ... which was met while the vCPU was not running */
 	guest_fn cond_seen;	/* ... and what runs once it is seen */
 	struct glock *acquiring;	/* lock of the last acquire entered */
+	sim_time_t halt_t0;	/* halt: when it began */
+	sim_time_t poll_t0;	/* polling on a pCPU since */
+	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
+	double poll_ns;		/* pCPU time this halt spent polling */
+	int waited;		/* this halt really blocked */
 	void *wl;
 };
 
-enum { EV_PRE, EV_ACT };
+enum { EV_PRE, EV_ACT, EV_RESUME };
 
 static struct sim *
 vsim(struct vcpu *v)
@@ -110,6 +115,7 @@ settle(struct guest *g)
 
 static void guest_ev(void *s, void *arg, int64_t data);
 static double halt_poll(struct guest *);
+static void poll_charge(struct guest *);
 static void poll_over(void *s, void *arg, int64_t data);
 
 static double
@@ -206,8 +212,13 @@ deliver(struct guest *g)
 static void
 finish_halt(struct guest *g)
 {
+	struct hv *hv = g->v->vm->hv;
 	guest_fn f = g->cont;
 	int idle = g->irq_wakes;
+
+	if (hv->kind->halt_end != NULL)
+		hv->kind->halt_end(hv, g->v, (double)(hv->sim->now - g->halt_t0), g->poll_ns,
+		    g->waited);
 
 	g->act = GA_NONE;
 	g->woken = 0;
@@ -293,6 +304,10 @@ guest_ev(void *s, void *arg, int64_t data)
 
 	g->ev = EVQ_NONE;
 	settle(g);
+	if (data == EV_RESUME) {	/* a halt-poll saw its wake event */
+		arm(g);
+		return;
+	}
 	if (data == EV_PRE) {
 		g->pre = 0;
 		if (g->in_ple)
@@ -353,8 +368,13 @@ guest_run(struct vcpu *v, double overhead_ns)
 	g->pre += overhead_ns;
 	if (g->act == GA_SPIN)
 		g->ple_left = ple_window(g);
-	if (g->act == GA_HALT && g->polling && !g->woken)
-		g->poll_ev = sim_after(vsim(v), sim_ns(g->pre + halt_poll(g)), poll_over, g, 0);
+	if (g->act == GA_HALT && g->polling && !g->woken) {
+		/* LNX-6.12 kvm_vcpu_halt: the poll's deadline is wall time, start + window */
+		g->poll_t0 = g->t0 + sim_ns(g->pre);
+		hv_set_load(v, LOAD_SPIN);
+		g->poll_ev = sim_at(vsim(v), g->poll_stop > g->poll_t0 ? g->poll_stop : g->poll_t0,
+		    poll_over, g, 0);
+	}
 	if (g->entry_hook != NULL)
 		g->entry_hook(v);	/* KVM vcpu_enter_guest: requests made while out */
 	if (g->act == GA_SPIN && g->cond && g->cond_met)
@@ -372,7 +392,9 @@ guest_stop(struct vcpu *v)
 
 	settle(g);
 	sim_cancel(vsim(v), &g->ev);
-	sim_cancel(vsim(v), &g->poll_ev);	/* a preempted poll starts over on return */
+	if (g->act == GA_HALT && g->polling)
+		poll_charge(g);
+	sim_cancel(vsim(v), &g->poll_ev);	/* a preempted poll resumes on return */
 	g->obs_at = -1;
 	if (g->streaming)
 		mem_set(g, 0);
@@ -399,8 +421,11 @@ guest_woken(struct vcpu *v)
 	if (g->act != GA_HALT)
 		return;
 	g->woken = 1;
-	if (v->pcpu != NULL && g->pre <= 0)
-		finish_halt(g);
+	/* still on its pCPU (the switch-out has not run): resume in its own event */
+	if (v->pcpu != NULL) {
+		sim_cancel(vsim(v), &g->ev);
+		g->ev = sim_after(vsim(v), 0, guest_ev, g, EV_RESUME);
+	}
 }
 
 void
@@ -524,6 +549,7 @@ block_now(struct guest *g)
 {
 	struct vcpu *v = g->v;
 
+	g->waited = 1;
 	hv_probe(v->vm->hv, PR_HALT, v->id, v->pcpu->id, g->lock, 0);
 	hv_set_load(v, LOAD_IDLE);
 	hv_block(v);
@@ -537,6 +563,17 @@ halt_poll(struct guest *g)
 	return hv->kind->halt_poll != NULL ? hv->kind->halt_poll(hv, g->v) : 0;
 }
 
+/* The pCPU time polled since poll_t0 counts as this halt's polling. */
+static void
+poll_charge(struct guest *g)
+{
+	sim_time_t now = vsim(g->v)->now;
+
+	if (now > g->poll_t0)
+		g->poll_ns += (double)(now - g->poll_t0);
+	g->poll_t0 = now;
+}
+
 /* LNX-4.5 kvm_main.c kvm_vcpu_block: the poll window ran out; sleep */
 static void
 poll_over(void *s, void *arg, int64_t data)
@@ -544,6 +581,7 @@ poll_over(void *s, void *arg, int64_t data)
 	struct guest *g = arg;
 
 	g->poll_ev = EVQ_NONE;
+	poll_charge(g);
 	g->polling = 0;
 	block_now(g);
 }
@@ -552,10 +590,16 @@ static void
 halt_now(struct vcpu *v)
 {
 	struct guest *g = v->g;
+	sim_time_t now = vsim(v)->now;
+	double w;
 
 	g->act = GA_HALT;
 	g->woken = 0;
 	g->cont = g->after_halt;
+	g->halt_t0 = now;
+	g->poll_ns = 0;
+	g->waited = 0;
+	w = halt_poll(g);	/* once per halt: the hypervisor picks this halt's window */
 	/* KVM x86.c kvm_vcpu_has_events: a pending pv_unhalted means no sleep */
 	if (g->kicked && !g->irq_wakes) {
 		g->kicked = 0;
@@ -567,10 +611,12 @@ halt_now(struct vcpu *v)
 		finish_halt(g);
 		return;
 	}
-	if (halt_poll(g) > 0) {
+	if (w > 0) {
 		g->polling = 1;
+		g->poll_t0 = now;
+		g->poll_stop = now + sim_ns(w);
 		hv_set_load(v, LOAD_SPIN);
-		g->poll_ev = sim_after(vsim(v), sim_ns(halt_poll(g)), poll_over, g, 0);
+		g->poll_ev = sim_at(vsim(v), g->poll_stop, poll_over, g, 0);
 		return;
 	}
 	block_now(g);
@@ -707,10 +753,17 @@ guest_kick(struct vcpu *v)
 		sim_cancel(vsim(v), &g->poll_ev);
 		g->polling = 0;
 		v->vm->hv->st.halt_polls_ok++;
-		if (v->pcpu != NULL)
-			finish_halt(g);
-		else
-			g->woken = 1;
+		g->woken = 1;
+		if (v->pcpu != NULL) {
+			poll_charge(g);
+			/*
+			 * kvm_vcpu_check_block sees the event on the poll loop's next pass:
+			 * the vCPU re-enters the guest in an event of its own, never inside
+			 * the kicker's hypercall (whose caller may not be done with the lock).
+			 */
+			sim_cancel(vsim(v), &g->ev);
+			g->ev = sim_after(vsim(v), 0, guest_ev, g, EV_RESUME);
+		}
 	} else if (g->act == GA_HALT && v->blocked)
 		hv_wake(v);
 	else if (g->act != GA_HALT)
@@ -778,6 +831,25 @@ guest_is_halted(const struct vcpu *v)
 	return v->g->act == GA_HALT;
 }
 
+int
+guest_is_polling(const struct vcpu *v)
+{
+	return v->g->act == GA_HALT && v->g->polling && v->pcpu != NULL;
+}
+
+void
+guest_poll_stop(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	if (!guest_is_polling(v))
+		return;
+	sim_cancel(vsim(v), &g->poll_ev);
+	poll_charge(g);
+	g->polling = 0;
+	block_now(g);
+}
+
 struct glock *
 guest_lock(const struct vcpu *v)
 {
@@ -806,4 +878,7 @@ const struct hv_guest_ops guest_hv_ops = {
 	.rerate = guest_rerate,
 	.woken = guest_woken,
 	.is_halted = guest_is_halted,
+	.is_polling = guest_is_polling,
+	.poll_stop = guest_poll_stop,
+	.kick = guest_kick,
 };

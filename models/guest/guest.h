@@ -93,6 +93,10 @@ void guest_finish(struct vcpu *);
 int guest_is_spinning(const struct vcpu *);
 int guest_is_running(const struct vcpu *);
 int guest_is_halted(const struct vcpu *);
+/* Halted and halt-polling on its pCPU (not yet blocked). */
+int guest_is_polling(const struct vcpu *);
+/* The hypervisor ends a halt-poll early (KVM kvm_vcpu_can_poll): block now. */
+void guest_poll_stop(struct vcpu *);
 /* The lock v last spun on (and may now be halted for). */
 struct glock *guest_lock(const struct vcpu *);
 

@@ -220,7 +220,7 @@ pvq_kick(struct glock *l, struct vcpu *v, struct vcpu *k)
 	l->st.kicks++;
 	l->hv->st.exits_hypercall++;
 	hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, k->id);
-	guest_kick(k);
+	hv_pv_kick(v, k);	/* KVM_HC_KICK_CPU */
 }
 
 /*

@@ -159,7 +159,7 @@ pvt_release(struct glock *l, struct vcpu *v)
 		l->st.kicks++;
 		l->hv->st.exits_hypercall++;
 		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, next->id);
-		guest_kick(next);
+		hv_pv_kick(v, next);
 		cost += t->cfg->hypercall_ns;
 	} else {
 		lock_poke(l, next);

@@ -299,6 +299,8 @@ hv_wake(struct vcpu *v)
 	if (v->pcpu == NULL)
 		set_rs(hv, v, RS_RUNNABLE);
 	hv->sched->wake(hv, v);
+	if (hv->kind->wake != NULL)
+		hv->kind->wake(hv, v);
 	hv->gops->woken(v);
 }
 
@@ -329,4 +331,22 @@ hv_yield_to(struct vcpu *from, struct vcpu *to)
 	else
 		hv->st.yield_to_fail++;
 	return r;
+}
+
+void
+hv_pv_kick(struct vcpu *from, struct vcpu *to)
+{
+	struct hv *hv = to->vm->hv;
+
+	hv->gops->kick(to);
+	if (hv->kind->pv_kick != NULL)
+		hv->kind->pv_kick(hv, from, to);
+}
+
+int
+hv_pv_sched_yield(struct vcpu *from, struct vcpu *to)
+{
+	struct hv *hv = from->vm->hv;
+
+	return hv->kind->sched_yield != NULL ? hv->kind->sched_yield(hv, from, to) : 0;
 }

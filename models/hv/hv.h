@@ -73,6 +73,9 @@ struct hv_guest_ops {
 	void (*rerate)(struct vcpu *);			/* sibling load changed */
 	void (*woken)(struct vcpu *);			/* hv_wake */
 	int (*is_halted)(const struct vcpu *);		/* blocked in HLT (not done) */
+	int (*is_polling)(const struct vcpu *);		/* halted, polling on its pCPU */
+	void (*poll_stop)(struct vcpu *);		/* end the poll: block now */
+	void (*kick)(struct vcpu *);			/* a PV kick (KVM_HC_KICK_CPU) */
 };
 
 struct hv {
@@ -130,6 +133,13 @@ void hv_block(struct vcpu *);
 void hv_wake(struct vcpu *);
 void hv_yield(struct vcpu *);
 int hv_yield_to(struct vcpu *from, struct vcpu *to);
+/*
+ * PV hypercalls a guest makes (the exit's cost is the caller's): kick a
+ * halted vCPU (KVM_HC_KICK_CPU: deliver, then the kind's pv_kick), and ask
+ * to yield to a vCPU (KVM_HC_SCHED_YIELD; >0: yielded).
+ */
+void hv_pv_kick(struct vcpu *from, struct vcpu *to);
+int hv_pv_sched_yield(struct vcpu *from, struct vcpu *to);
 
 /* The guest says what its running vCPU does; siblings are re-rated. */
 void hv_set_load(struct vcpu *, enum hw_load);

@@ -2,10 +2,13 @@
  * kind.h - what kind of hypervisor: the mechanisms that differ between KVM,
  * Xen and bare metal, as an ops table (the host scheduler is separate).
  *
- * Today: pause-loop exiting (the window, and what the PLE exit handler
- * does), and the vCPU scheduling hooks KVM uses for it (preempted flag,
- * vmx_sched_in).  Optional hooks may be NULL.
+ * Pause-loop exiting (the window, and what the PLE exit handler does),
+ * halt polling, the vCPU scheduling hooks KVM uses for them (preempted and
+ * ready flags, vmx_sched_in), and the host side of PV hypercalls.
+ * Optional hooks may be NULL.
  */
+#include <stdio.h>
+
 #ifndef VS_KIND_H
 #define VS_KIND_H
 
@@ -16,6 +19,7 @@ struct vcpu;
 struct vm;
 struct yc_node;
 struct machine;
+struct metrics;
 
 struct hv_kind_ops {
 	const char *name;
@@ -33,12 +37,25 @@ struct hv_kind_ops {
 	void (*ple_exit)(struct hv *, struct vcpu *);
 	/* The exit handling is over; the vCPU is back in the guest. */
 	void (*ple_done)(struct hv *, struct vcpu *);
-	/* How long a halting vCPU polls before it blocks (0: it blocks at once). */
+	/* A halt begins: how long the vCPU polls before it blocks (0: it blocks
+	 * at once).  Called once per halt. */
 	double (*halt_poll)(struct hv *, struct vcpu *);
+	/* The halt is over, the vCPU runs guest code again: halt_ns since it
+	 * began, poll_ns of pCPU time spent polling, waited: it really slept. */
+	void (*halt_end)(struct hv *, struct vcpu *, double halt_ns, double poll_ns,
+	    int waited);
 	void (*sched_in)(struct hv *, struct vcpu *);
 	void (*sched_out)(struct hv *, struct vcpu *);
+	/* hv_wake woke a sleeping vCPU. */
+	void (*wake)(struct hv *, struct vcpu *);
+	/* Host side of a PV kick (KVM_HC_KICK_CPU), after the kick is delivered. */
+	void (*pv_kick)(struct hv *, struct vcpu *from, struct vcpu *to);
 	/* Host side of KVM_HC_SCHED_YIELD: from asks to yield to `to`; >0 yielded. */
 	int (*sched_yield)(struct hv *, struct vcpu *from, struct vcpu *to);
+	/* Kind-specific metrics of a finished run. */
+	void (*metrics)(struct hv *, struct metrics *);
+	/* `vlocksim list`: the kind's keys, versions and defaults with sources. */
+	void (*list)(FILE *);
 };
 
 extern const struct hv_kind_ops kind_none_ops;
