@@ -203,6 +203,252 @@ START_TEST(halt_polling_catches_short_halts)
 }
 END_TEST
 
+/* Halts of `sleep` each, on one vCPU alone: the halt-polling policy `hp`. */
+static void
+halts(const char *hp, const char *program, struct metrics *m)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, halt_poll: %s}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: %s}\n", hp, program);
+	tu_run(text, 1, NULL, m);
+}
+
+#define SHORT "[{loop: 100, do: [{compute: 5us}, {sleep: 25us}]}]"
+
+START_TEST(fixed_poll_time_is_the_halts_it_caught)
+{
+	struct metrics m;
+
+	/* 50 us window, 20 us halts: every halt polls 20 us and never sleeps */
+	halts("50us", "[{loop: 100, do: [{compute: 5us}, {sleep: 20us}]}]", &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 100);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_failed"), 0);
+	ck_assert_double_eq_tol(tu_metric(&m, "halt_poll_seconds"), 100 * 20e-6, 1e-9);
+	/* polling keeps the pCPU: the vCPU is never blocked while its thread runs */
+	ck_assert_double_eq_tol(tu_metric(&m, "g.blocked_share"), 0, 1e-9);
+	metrics_free(&m);
+	halts("0ns", "[{loop: 100, do: [{compute: 5us}, {sleep: 20us}]}]", &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_poll_seconds"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.blocked_share"), 50);
+	metrics_free(&m);
+}
+END_TEST
+
+/*
+ * Dynamic (Linux 6.12): windows 0, 10, 20, 40 us for 25 us halts: the first
+ * halt does not poll, the next two poll too briefly (failed), the rest
+ * succeed and keep the window (halt_ns <= halt_poll_ns).
+ */
+START_TEST(dynamic_poll_grows_to_the_halts)
+{
+	struct metrics m;
+
+	halts("{policy: dynamic}", SHORT, &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_failed"), 2);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 97);
+	ck_assert_double_eq_tol(tu_metric(&m, "halt_poll_seconds"), (10 + 20 + 97 * 25) * 1e-6,
+	    1e-9);
+	metrics_free(&m);
+	/* grow_start 30us: the first window already covers the halts */
+	halts("{policy: dynamic, grow_start: 30us}", SHORT, &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_failed"), 0);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 99);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(dynamic_poll_never_polls_for_long_halts)
+{
+	struct metrics m;
+
+	/* 500 us halts > halt_poll_ns 200 us: the window stays 0 */
+	halts("{policy: dynamic}", "[{loop: 20, do: [{compute: 5us}, {sleep: 500us}]}]", &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_failed"), 0);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 0);
+	metrics_free(&m);
+	/* ...unless the max covers them: 10, 20, ..., 640 us, six failures */
+	halts("{policy: dynamic, max: 1ms}", "[{loop: 20, do: [{compute: 5us}, {sleep: 500us}]}]",
+	    &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_failed"), 6);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 13);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Short halts grow the window to 40 us; then long ones shrink it. */
+static double
+failed_after_phase_change(const char *shrink)
+{
+	char hp[128];
+	struct metrics m;
+	double n;
+
+	snprintf(hp, sizeof hp, "{policy: dynamic, shrink: %s}", shrink);
+	halts(hp, "[{loop: 10, do: [{compute: 5us}, {sleep: 25us}]},"
+	    " {loop: 10, do: [{compute: 5us}, {sleep: 500us}]}]", &m);
+	n = tu_metric(&m, "halt_polls_failed");
+	metrics_free(&m);
+	return n;
+}
+
+START_TEST(dynamic_poll_shrinks_on_long_halts)
+{
+	/* 2 failures while growing; halving 40 -> 20 -> 10 -> 0 (< grow_start) costs 3 */
+	ck_assert_double_eq(failed_after_phase_change("2"), 5);
+	/* halt_poll_ns_shrink 0 (Linux 4.0-5.4): reset at the first long halt */
+	ck_assert_double_eq(failed_after_phase_change("0"), 3);
+}
+END_TEST
+
+/* A halting vCPU and another VM's vCPU on `pcpus` pCPUs (cfs), fixed 50 us poll. */
+static void
+sharing(int pcpus, const char *other, struct metrics *m)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+	    "machine: {cores_per_socket: %d, threads_per_core: 1, clock: 2GHz}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, halt_poll: 50us}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 1, workload: w}\n"
+	    "  - {name: o, vcpus: 1, workload: x}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: 100, do: [{compute: 5us}, {sleep: 20us}]}]}\n"
+	    "  x: {program: %s}\n", pcpus, other);
+	tu_run(text, 1, NULL, m);
+}
+
+/* kvm_vcpu_can_poll: no polling while another task is runnable on the pCPU */
+START_TEST(no_poll_while_another_task_waits)
+{
+	struct metrics m;
+
+	sharing(2, "[{loop: 100, do: [{compute: 1ms}]}]", &m);
+	ck_assert_double_eq(tu_metric(&m, "g.halt_polls_failed"), 0);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 100);
+	metrics_free(&m);
+	/* one pCPU: the hog is runnable at every halt; each poll gives up at once */
+	sharing(1, "[{loop: 100, do: [{compute: 1ms}]}]", &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 0);
+	ck_assert_double_eq(tu_metric(&m, "g.halt_polls_failed"), tu_metric(&m, "hlt_exits"));
+	ck_assert_double_eq(tu_metric(&m, "halt_poll_seconds"), 0);
+	metrics_free(&m);
+}
+END_TEST
+
+/* ...and a poll ends when a task is woken onto its pCPU */
+START_TEST(a_wake_on_the_pcpu_ends_the_poll)
+{
+	static const char *other = "[{loop: 100, do: [{compute: 1us}, {sleep: 30us}]}]";
+	struct metrics m;
+
+	sharing(2, other, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.halt_polls_failed"), 0);
+	metrics_free(&m);
+	sharing(1, other, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.halt_polls_failed"), 10);
+	ck_assert_double_gt(tu_metric(&m, "o.halt_polls_failed"), 10);
+	metrics_free(&m);
+}
+END_TEST
+
+/*
+ * Regression: a kick that finds the pv-qspinlock queue head halt-polling
+ * used to resume it inside the releaser's unlock, which then cleared the
+ * new owner's locked byte and the _Q_SLOW_VAL set for the next halted
+ * waiter (vs_fatal "queue head vCPU halted and unkicked").
+ */
+START_TEST(pvqspinlock_with_halt_polling_keeps_its_kicks)
+{
+	static const char *const hp[] = { "50us", "{policy: dynamic}" };
+	char text[2048];
+	struct watch w;
+	struct probe p = { watch_fn, &w };
+	struct metrics m;
+
+	/* waiters halt after 256 PAUSEs; the 10 us section ends inside their poll */
+	memset(&w, 0, sizeof w);
+	w.kicked = -1;
+	snprintf(text, sizeof text,
+	    "machine: {cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}\n"
+	    "duration: 20ms\n"
+	    "hypervisor: {kind: kvm, scheduler: pinned, halt_poll: %s}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 4, lock: {kind: pv-qspinlock, spin_threshold: 256},\n"
+	    "     workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    program:\n"
+	    "      - loop: forever\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 2us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: 10us\n"
+	    "          - release: l\n", hp[_i]);
+	tu_run(text, 1, &p, &m);
+	ck_assert_int_gt(w.kicks, 1000);
+	/* every kick reached a polling waiter (dynamic: all but the few while growing) */
+	ck_assert_double_ge(tu_metric(&m, "halt_polls_succeeded"), w.kicks - 40);
+	ck_assert_double_ge(tu_metric(&m, "g.l.acquisitions"), w.kicks);
+	metrics_free(&m);
+}
+END_TEST
+
+START_TEST(ple_current_defaults_are_dynamic)
+{
+	/* ple: {defaults: "6.6"}: the window grows on every exit, as dynamic: true */
+	ck_assert_double_eq(ple_exits("1ms", ", defaults: \"6.6\""),
+	    ple_exits("1ms", ", dynamic: true"));
+	ck_assert_double_eq(ple_exits("1ms", ", defaults: \"6.6\", dynamic: false"),
+	    ple_exits("1ms", ""));
+	/* ple_gap 0 turns PLE off */
+	ck_assert_double_eq(ple_exits("1ms", ", gap: 0ns"), 0);
+}
+END_TEST
+
+/* AMD pause filter: the count is PAUSEs (5 ns each here: 10 cycles at 2 GHz). */
+static double
+pf_exits(const char *pf)
+{
+	char text[2048];
+	struct metrics m;
+	double n;
+
+	snprintf(text, sizeof text,
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+	    "  costs: {ctx_switch: 0ns, exit_ple: 1000ns}}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: pinned, pause_filter: %s}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{acquire: l}, {compute: 1ms}, {release: l}]}\n", pf);
+	tu_run(text, 1, NULL, &m);
+	n = tu_metric(&m, "ple_exits");
+	metrics_free(&m);
+	return n;
+}
+
+START_TEST(amd_pause_filter_counts_pauses)
+{
+	/* grow 0 keeps the window at count: 3000 x 5 ns = 15 us, + 1 us per exit */
+	ck_assert_double_eq_tol(pf_exits("{grow: 0}"), floor(1e6 / 16000.0), 1);
+	/* the default grows x2 per exit up to 65535 PAUSEs (327 us) */
+	ck_assert_double_le(pf_exits("{}"), 8);
+	ck_assert_double_ge(pf_exits("{}"), 4);
+	/* pause_filter_thresh 0: pause_in_guest, no exits */
+	ck_assert_double_eq(pf_exits("{thresh: 0ns}"), 0);
+}
+END_TEST
+
 static Suite *
 kvm_suite(void)
 {
@@ -216,6 +462,15 @@ kvm_suite(void)
 	tcase_add_loop_test(tc, directed_yield_never_targets_running_or_halted, 0, 2);
 	tcase_add_test(tc, a_kicked_waiter_takes_the_lock_next);
 	tcase_add_test(tc, halt_polling_catches_short_halts);
+	tcase_add_test(tc, fixed_poll_time_is_the_halts_it_caught);
+	tcase_add_test(tc, dynamic_poll_grows_to_the_halts);
+	tcase_add_test(tc, dynamic_poll_never_polls_for_long_halts);
+	tcase_add_test(tc, dynamic_poll_shrinks_on_long_halts);
+	tcase_add_loop_test(tc, pvqspinlock_with_halt_polling_keeps_its_kicks, 0, 2);
+	tcase_add_test(tc, no_poll_while_another_task_waits);
+	tcase_add_test(tc, a_wake_on_the_pcpu_ends_the_poll);
+	tcase_add_test(tc, ple_current_defaults_are_dynamic);
+	tcase_add_test(tc, amd_pause_filter_counts_pauses);
 	suite_add_tcase(s, tc);
 	return s;
 }

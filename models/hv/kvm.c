@@ -1,40 +1,86 @@
 /*
- * kvm.c - KVM's side of spinning: pause-loop exiting and directed yield.
+ * kvm.c - KVM's side of spinning: pause-loop exiting, directed yield, and
+ * the host side of the PV hypercalls (halt polling: kvm_halt_poll.c).
  *
- * PLE (Intel VMX; model-reference §2.1-2.3): a vCPU that spins in the guest
- * kernel longer than ple_window exits (EXIT_REASON_PAUSE_INSTRUCTION);
- * handle_pause calls kvm_vcpu_on_spin, which looks for another vCPU of the
- * same VM to yield_to, in the hope that it holds the lock.  Two versions:
- *   "3.2":  round robin from last_boosted_vcpu, skipping itself, halted
- *           vCPUs, and (in kvm_vcpu_yield_to) vCPUs that are running;
- *   "3.10": only vCPUs with the preempted flag (set when the host preempted
- *           a runnable vCPU thread), skipping halted ones, with dy_eligible
- *           toggling for vCPUs that are themselves in a spin loop, and up to
- *           three -ESRCH answers before giving up.
- * The dynamic window (3.18, vmx.c __grow/__shrink_ple_window) is optional.
- * Without `ple:` the machine has no PLE and spinners simply spin.
+ * PLE (Intel VMX; model-reference §2.1-2.3) or the AMD pause filter (SVM):
+ * a vCPU that spins in the guest kernel longer than its window exits;
+ * handle_pause / pause_interception call kvm_vcpu_on_spin, which looks for
+ * another vCPU of the same VM to yield_to, in the hope that it holds the
+ * lock.  kvm_vcpu_on_spin is a table of versions (dy_versions below), each
+ * a set of switches that a scenario may override one by one:
+ *   skip_running   3.2 kvm_vcpu_yield_to: refuse a vCPU in guest mode (PF_VCPU)
+ *   dy_eligible    "KVM: Choose better candidate for directed yield" (2012)
+ *   only_preempted "kvm: Iterate over only vcpus that are preempted" (2013)
+ *   esrch_exit     "kvm: Handle yield_to failure return code for potential
+ *                  undercommit case" (2013): three -ESRCH answers end the search
+ *   ready_boost    "KVM: Boost vCPUs that are delivering interrupts"
+ *                  (d73eb57b80b, 2019): vcpu->ready (preempted, or woken and
+ *                  not run yet) instead of preempted
+ *   prefer_ipi     the IPI-aware candidate selection proposed on the KVM list
+ *                  in 2025 (a proposal, not merged): first try the vCPU this
+ *                  one last kicked, if it has not run since
+ * PV (LNX-6.6 arch/x86/kvm/x86.c kvm_emulate_hypercall): KVM_HC_SCHED_YIELD
+ * ("KVM: X86: Implement PV sched yield hypercall", Linux 5.2) and, after
+ * KVM_HC_KICK_CPU, a yield to the kicked vCPU ("KVM: X86: Boost queue head
+ * vCPU to mitigate lock waiter preemption", 266e85a5ec9, Linux 5.3), both
+ * through kvm_sched_yield: yield_to the target if it is ready, not self.
+ * Leaves out: kvm_sched_yield's single_task_running() bail-out and
+ * kvm_vcpu_on_spin's yield_to_kernel_mode test (guests here spin in the
+ * kernel only).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hv/hv.h"
 #include "hv/kind.h"
+#include "hv/kvm_priv.h"
+#include "metrics.h"
 #include "yconf.h"
 
-enum { SPIN_32, SPIN_310 };
+struct dy_cfg {
+	int skip_running, dy_eligible, only_preempted, esrch_exit, ready_boost, prefer_ipi;
+};
+
+static const struct dy_version {
+	const char *name;
+	struct dy_cfg sw;
+	const char *source;
+} dy_versions[] = {
+	{ "3.2", { 1, 0, 0, 0, 0, 0 },
+	  "Linux 3.2 kvm_vcpu_on_spin (directed yield of 2.6.39): round robin from "
+	  "last_boosted_vcpu, skip self and halted, PF_VCPU refuses running targets" },
+	{ "3.10", { 0, 1, 1, 1, 0, 0 },
+	  "Linux 3.10: + dy_eligible (2012), preempted vCPUs only (2013), "
+	  "-ESRCH exit after 3 (2013)" },
+	{ "5.3", { 0, 1, 0, 1, 1, 0 },
+	  "Linux 5.3 d73eb57b80b \"KVM: Boost vCPUs that are delivering interrupts\": "
+	  "vcpu->ready replaces preempted (also 6.x)" },
+};
+#define NDY (sizeof dy_versions / sizeof dy_versions[0])
+
+enum ple_hw { PLE_VMX, PLE_SVM };
 
 struct kvm_cfg {
-	int ple;		/* the CPU has PLE and KVM enables it */
+	int ple;		/* the CPU has PLE / a pause filter and KVM enables it */
+	enum ple_hw hw;
 	double window_ns, max_ns;
+	double base;		/* the window in its own unit (cycles, PAUSEs) for grow/shrink */
 	double grow, shrink;
 	int dynamic;
-	int handler;		/* SPIN_32 / SPIN_310 */
-	double halt_poll_ns;	/* fixed halt-polling window; 0 = off (3.2) */
+	int version;		/* index in dy_versions */
+	struct dy_cfg dy;
+	int dy_given, pv_given;	/* directed_yield/spin_handler/ple, pv keys: metrics shown */
+	int pv_sched_yield;	/* KVM_FEATURE_PV_SCHED_YIELD offered */
+	int yield_on_kick;	/* KVM_HC_KICK_CPU also calls kvm_sched_yield */
+	struct kvm_hp_cfg hp;
 };
 
 struct kvm_vcpu {
 	double window_ns;	/* this vCPU's current PLE window */
-	int preempted, in_spin_loop, dy_eligible;
+	int preempted, ready, in_spin_loop, dy_eligible;
+	int ipi_to;		/* the vCPU (global id) it last kicked, -1 none */
+	struct kvm_hp_vcpu hp;
+	uint64_t dy_yields, pv_yields, pv_yield_tries;
 };
 
 struct kvm {
@@ -44,37 +90,149 @@ struct kvm {
 };
 
 static int
-kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+parse_version(const struct yc_node *n, const char *key, int *out, struct vs_err *err)
 {
-	static const char *const handlers[] = { "3.2", "3.10", NULL };
-	struct kvm_cfg *c = xcalloc(1, sizeof *c);
-	const struct yc_node *ple = n ? yc_find(n, "ple") : NULL;
-	int h;
+	static const char *names[NDY + 1];
+	size_t i;
 
-	*out = c;
-	if (n != NULL && yc_get_enum(n, "spin_handler", handlers, SPIN_32, &h, err))
+	for (i = 0; i < NDY; i++)
+		names[i] = dy_versions[i].name;
+	names[NDY] = NULL;
+	return yc_get_enum(n, key, names, *out, out, err);
+}
+
+/* hypervisor.directed_yield: "VERSION" or {version, switches...} */
+static int
+parse_dy(const struct yc_node *n, struct kvm_cfg *c, struct vs_err *err)
+{
+	const struct yc_node *d = yc_find(n, "directed_yield");
+	struct dy_cfg *s = &c->dy;
+
+	if (parse_version(n, "spin_handler", &c->version, err))
 		return -1;
-	c->handler = n != NULL ? h : SPIN_32;
-	/* LNX-4.5 kvm_main.c halt_poll_ns (x86 default 500000); absent in 3.2 */
-	if (n != NULL && yc_get_qty(n, "halt_poll", UNIT_TIME, m->hz, 0, 0, 1e9,
-	    &c->halt_poll_ns, err))
-		return -1;
-	if (ple == NULL)
+	if (d != NULL && d->kind != YC_MAP) {
+		if (parse_version(n, "directed_yield", &c->version, err))
+			return -1;
+		*s = dy_versions[c->version].sw;
 		return 0;
-	if (yc_expect(ple, YC_MAP, "PLE settings {window, gap, dynamic, ...}", err) ||
-	    yc_get_bool(ple, "enabled", 1, &c->ple, err) ||
-	    /* vmx.c: KVM_VMX_DEFAULT_PLE_WINDOW 4096, ple_window_grow 2, shrink 0 */
+	}
+	if (d != NULL && parse_version(d, "version", &c->version, err))
+		return -1;
+	*s = dy_versions[c->version].sw;
+	if (d == NULL)
+		return 0;
+	if (yc_get_bool(d, "skip_running", s->skip_running, &s->skip_running, err) ||
+	    yc_get_bool(d, "dy_eligible", s->dy_eligible, &s->dy_eligible, err) ||
+	    yc_get_bool(d, "only_preempted", s->only_preempted, &s->only_preempted, err) ||
+	    yc_get_bool(d, "esrch_exit", s->esrch_exit, &s->esrch_exit, err) ||
+	    yc_get_bool(d, "ready_boost", s->ready_boost, &s->ready_boost, err) ||
+	    yc_get_bool(d, "prefer_ipi_target", s->prefer_ipi, &s->prefer_ipi, err))
+		return -1;
+	return yc_check_unused(d, "version, skip_running, dy_eligible, only_preempted, "
+	    "esrch_exit, ready_boost, prefer_ipi_target", err);
+}
+
+/*
+ * hypervisor.ple: Intel PLE.  defaults "3.2" = today's model (fixed window
+ * unless dynamic: true, LNX-4.5 max); "6.6" = LNX-6.6 vmx.c / x86.h
+ * (KVM_DEFAULT_PLE_GAP 128, KVM_VMX_DEFAULT_PLE_WINDOW 4096, grow 2,
+ * shrink 0, KVM_VMX_DEFAULT_PLE_WINDOW_MAX UINT_MAX, always dynamic).
+ */
+static int
+parse_ple(const struct yc_node *ple, const struct machine *m, struct kvm_cfg *c,
+    struct vs_err *err)
+{
+	static const char *const presets[] = { "3.2", "6.6", NULL };
+	double cyc = 1e9 / m->hz, gap;
+	int pre;
+
+	if (yc_expect(ple, YC_MAP, "PLE settings {defaults, window, gap, dynamic, ...}", err) ||
+	    yc_get_enum(ple, "defaults", presets, 0, &pre, err))
+		return -1;
+	c->hw = PLE_VMX;
+	if (yc_get_bool(ple, "enabled", 1, &c->ple, err) ||
 	    yc_get_qty(ple, "window", UNIT_TIME, m->hz, 4096 * 1e9 / m->hz, 1, 1e9,
 	    &c->window_ns, err) ||
-	    yc_get_bool(ple, "dynamic", 0, &c->dynamic, err) ||
+	    yc_get_bool(ple, "dynamic", pre == 1, &c->dynamic, err) ||
 	    yc_get_num(ple, "grow", 2, 0, 1e9, &c->grow, err) ||
 	    yc_get_num(ple, "shrink", 0, 0, 1e9, &c->shrink, err) ||
-	    yc_get_qty(ple, "max", UNIT_TIME, m->hz, 1073741823.0 * 1e9 / m->hz, 1, 1e12,
-	    &c->max_ns, err))
+	    yc_get_qty(ple, "max", UNIT_TIME, m->hz,
+	    (pre == 1 ? 4294967295.0 : 1073741823.0) * 1e9 / m->hz, 1, 1e12, &c->max_ns, err) ||
+	    yc_get_qty(ple, "gap", UNIT_TIME, m->hz, 128 * cyc, 0, 1e9, &gap, err))
 		return -1;
-	/* ple_gap only says whether PAUSEs belong to one loop: spin loops always do. */
-	(void)yc_find(ple, "gap");
-	return yc_check_unused(ple, "enabled, window, gap, dynamic, grow, shrink, max", err);
+	/* ple_gap only says whether PAUSEs belong to one loop: spin loops here always do,
+	 * unless it is 0, which turns PLE off (vmx.c: "Also indicate if ple enabled"). */
+	if (gap == 0)
+		c->ple = 0;
+	c->base = c->window_ns / cyc;
+	return yc_check_unused(ple, "defaults, enabled, window, gap, dynamic, grow, shrink, max",
+	    err);
+}
+
+/*
+ * hypervisor.pause_filter: AMD SVM (LNX-6.6 svm.c): pause_filter_count 3000
+ * PAUSEs (KVM_SVM_DEFAULT_PLE_WINDOW), pause_filter_thresh 128 cycles
+ * (KVM_DEFAULT_PLE_GAP), grow 2, shrink 0, max USHRT_MAX; the count grows
+ * in pause_interception and shrinks in svm_sched_in.  thresh or count 0:
+ * pause_in_guest (svm_vm_init), no pause exits at all.
+ */
+static int
+parse_pause_filter(const struct yc_node *pf, const struct machine *m, struct kvm_cfg *c,
+    struct vs_err *err)
+{
+	double count, max, thresh;
+
+	if (yc_expect(pf, YC_MAP, "pause filter settings {count, thresh, grow, shrink, max}",
+	    err) ||
+	    yc_get_num(pf, "count", 3000, 0, 65535, &count, err) ||
+	    yc_get_qty(pf, "thresh", UNIT_TIME, m->hz, 128 * 1e9 / m->hz, 0, 1e9, &thresh,
+	    err) ||
+	    yc_get_num(pf, "grow", 2, 0, 65535, &c->grow, err) ||
+	    yc_get_num(pf, "shrink", 0, 0, 65535, &c->shrink, err) ||
+	    yc_get_num(pf, "max", 65535, 1, 65535, &max, err))
+		return -1;
+	c->hw = PLE_SVM;
+	c->ple = count > 0 && thresh > 0;
+	c->dynamic = 1;
+	c->base = count;
+	/* the count is of PAUSE instructions (one per spin iteration here) */
+	c->window_ns = count * m->pause_ns;
+	c->max_ns = max * m->pause_ns;
+	return yc_check_unused(pf, "count, thresh, grow, shrink, max", err);
+}
+
+static int
+kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
+{
+	struct kvm_cfg *c = xcalloc(1, sizeof *c);
+	const struct yc_node *ple = n ? yc_find(n, "ple") : NULL;
+	const struct yc_node *pf = n ? yc_find(n, "pause_filter") : NULL;
+	const struct yc_node *pv = n ? yc_find(n, "pv") : NULL;
+
+	*out = c;
+	c->version = 0;
+	c->dy = dy_versions[0].sw;
+	c->pv_sched_yield = 1;	/* offered: the guest decides whether to call it */
+	if (n != NULL && parse_dy(n, c, err))
+		return -1;
+	if (kvm_hp_parse(n, m, &c->hp, err))
+		return -1;
+	if (pv != NULL && (yc_expect(pv, YC_MAP, "PV settings {sched_yield, yield_on_kick}",
+	    err) ||
+	    yc_get_bool(pv, "sched_yield", 1, &c->pv_sched_yield, err) ||
+	    yc_get_bool(pv, "yield_on_kick", 0, &c->yield_on_kick, err) ||
+	    yc_check_unused(pv, "sched_yield, yield_on_kick", err)))
+		return -1;
+	c->dy_given = ple != NULL || pf != NULL || (n != NULL &&
+	    (yc_find(n, "directed_yield") != NULL || yc_find(n, "spin_handler") != NULL));
+	c->pv_given = pv != NULL;
+	if (ple != NULL && pf != NULL)
+		return yc_err(pf, err, "give either ple (Intel) or pause_filter (AMD), not both");
+	if (ple != NULL)
+		return parse_ple(ple, m, c, err);
+	if (pf != NULL)
+		return parse_pause_filter(pf, m, c, err);
+	return 0;
 }
 
 static void
@@ -92,8 +250,10 @@ kvm_init(struct hv *hv, const void *cfg)
 	k->cfg = cfg;
 	k->v = xcalloc((size_t)hv->nvcpus, sizeof *k->v);
 	k->last_boosted = xcalloc((size_t)hv->nvms, sizeof *k->last_boosted);
-	for (i = 0; i < hv->nvcpus; i++)
+	for (i = 0; i < hv->nvcpus; i++) {
 		k->v[i].window_ns = k->cfg->window_ns;
+		k->v[i].ipi_to = -1;
+	}
 	for (i = 0; i < hv->nvms; i++)
 		k->last_boosted[i] = -1;
 	hv->kind_priv = k;
@@ -118,7 +278,7 @@ kvm_ple_window(struct hv *hv, struct vcpu *v)
 	return k->cfg->ple ? k->v[v->id].window_ns : 0;
 }
 
-/* LNX-4.5 vmx.c: __grow_ple_window */
+/* LNX-6.6 x86.h: __grow_ple_window (svm.c and vmx.c grow_ple_window) */
 static void
 grow_window(struct kvm *k, struct kvm_vcpu *kv)
 {
@@ -126,15 +286,15 @@ grow_window(struct kvm *k, struct kvm_vcpu *kv)
 
 	if (c->grow < 1)
 		kv->window_ns = c->window_ns;
-	else if (c->grow < c->window_ns)
+	else if (c->grow < c->base)
 		kv->window_ns *= c->grow;
 	else
-		kv->window_ns += c->grow;
+		kv->window_ns += c->grow * (c->window_ns / c->base);
 	if (kv->window_ns > c->max_ns)
 		kv->window_ns = c->max_ns;
 }
 
-/* LNX-4.5 vmx.c: __shrink_ple_window, called from vmx_sched_in */
+/* LNX-6.6 x86.h: __shrink_ple_window, called from vmx_sched_in / svm_sched_in */
 static void
 shrink_window(struct kvm *k, struct kvm_vcpu *kv)
 {
@@ -142,10 +302,10 @@ shrink_window(struct kvm *k, struct kvm_vcpu *kv)
 
 	if (c->shrink < 1)
 		kv->window_ns = c->window_ns;
-	else if (c->shrink < c->window_ns)
+	else if (c->shrink < c->base)
 		kv->window_ns /= c->shrink;
 	else
-		kv->window_ns -= c->shrink;
+		kv->window_ns -= c->shrink * (c->window_ns / c->base);
 	if (kv->window_ns < c->window_ns)
 		kv->window_ns = c->window_ns;
 }
@@ -161,56 +321,69 @@ eligible(struct kvm_vcpu *t)
 	return e;
 }
 
-/* LNX-3.6 / 3.10 kvm_main.c: kvm_vcpu_on_spin */
+/* The candidate filters of kvm_vcpu_on_spin, as the switches select them. */
+static int
+candidate(struct kvm *k, const struct vcpu *me, const struct vcpu *t)
+{
+	const struct hv *hv = me->vm->hv;
+	const struct dy_cfg *s = &k->cfg->dy;
+	struct kvm_vcpu *kt = &k->v[t->id];
+
+	if (s->ready_boost ? !kt->ready : s->only_preempted && !kt->preempted)
+		return 0;
+	if (t == me)
+		return 0;
+	/* halted: its wait queue is active and no kick is pending */
+	if (t->blocked && hv->gops->is_halted(t))
+		return 0;
+	if (s->dy_eligible && !eligible(kt))
+		return 0;
+	/* LNX-3.2 kvm_vcpu_yield_to: PF_VCPU (in guest mode) refuses */
+	if (s->skip_running && t->pcpu != NULL)
+		return 0;
+	return 1;
+}
+
+/* LNX-3.2 / 3.10 / 5.3 kvm_main.c: kvm_vcpu_on_spin */
 static void
 kvm_ple_exit(struct hv *hv, struct vcpu *me)
 {
 	struct kvm *k = hv->kind_priv;
 	struct vm *vm = me->vm;
+	struct kvm_vcpu *km = &k->v[me->id];
 	int last = k->last_boosted[vm->id], pass, i, tries = 3, r;
 
 	if (k->cfg->dynamic)
-		grow_window(k, &k->v[me->id]);
-	k->v[me->id].in_spin_loop = 1;
+		grow_window(k, km);
+	km->in_spin_loop = 1;
+	/* 2025 IPI-aware proposal: the vCPU we kicked and that has not run since first */
+	if (k->cfg->dy.prefer_ipi && km->ipi_to >= 0) {
+		struct vcpu *t = hv->vcpus[km->ipi_to];
+
+		if (t->vm == vm && candidate(k, me, t) && hv_yield_to(me, t) > 0) {
+			km->dy_yields++;
+			k->last_boosted[vm->id] = t->idx;
+			return;
+		}
+	}
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < vm->nvcpus; i++) {
 			struct vcpu *t = vm->vcpus[i];
-			struct kvm_vcpu *kt = &k->v[t->id];
 
 			if ((pass == 0 && i <= last) || (pass == 1 && i > last))
 				continue;
-			if (t == me)
+			if (!candidate(k, me, t))
 				continue;
-			if (k->cfg->handler == SPIN_310) {
-				if (!kt->preempted)
-					continue;
-				/* halted: its wait queue is active and no kick is pending */
-				if (t->blocked && hv->gops->is_halted(t))
-					continue;
-				if (!eligible(kt))
-					continue;
-			} else {
-				if (t->blocked && hv->gops->is_halted(t))
-					continue;
-				/* LNX-3.6 kvm_vcpu_yield_to: PF_VCPU (in guest mode) refuses */
-				if (t->pcpu != NULL)
-					continue;
-			}
 			r = hv_yield_to(me, t);
 			if (r > 0) {
+				km->dy_yields++;
 				k->last_boosted[vm->id] = i;
 				return;
 			}
-			if (r < 0 && --tries == 0)
+			if (r < 0 && k->cfg->dy.esrch_exit && --tries == 0)
 				return;
 		}
 	}
-}
-
-static double
-kvm_halt_poll(struct hv *hv, struct vcpu *v)
-{
-	return ((struct kvm *)hv->kind_priv)->cfg->halt_poll_ns;
 }
 
 static void
@@ -222,35 +395,205 @@ kvm_ple_done(struct hv *hv, struct vcpu *v)
 	k->v[v->id].dy_eligible = 0;
 }
 
-/* LNX-4.5 kvm_main.c: kvm_sched_in clears preempted; vmx_sched_in shrinks */
+/* LNX-6.12 sched/core.c single_task_running: nothing else runnable on v's pCPU */
+static int
+single_task(const struct hv *hv, const struct vcpu *v)
+{
+	int i, p = v->pcpu != NULL ? v->pcpu->id : v->processor;
+
+	for (i = 0; i < hv->nvcpus; i++) {
+		const struct vcpu *u = hv->vcpus[i];
+
+		if (u != v && u->processor == p && !u->blocked && u->rs == RS_RUNNABLE)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * LNX-6.12 kvm_vcpu_halt: the poll loop runs once and gives up when
+ * kvm_vcpu_can_poll fails (another task runnable here): an attempted,
+ * failed poll of no length.
+ */
+static double
+kvm_halt_poll(struct hv *hv, struct vcpu *v)
+{
+	struct kvm *k = hv->kind_priv;
+	double w = kvm_hp_begin(&k->cfg->hp, &k->v[v->id].hp);
+
+	return w > 0 && !single_task(hv, v) ? 0 : w;
+}
+
+static void
+kvm_halt_end(struct hv *hv, struct vcpu *v, double halt_ns, double poll_ns, int waited)
+{
+	struct kvm *k = hv->kind_priv;
+
+	kvm_hp_end(&k->cfg->hp, &k->v[v->id].hp, halt_ns, poll_ns, waited);
+}
+
+/* LNX-6.6 kvm_main.c: kvm_sched_in clears preempted and ready; vmx_sched_in shrinks */
 static void
 kvm_sched_in(struct hv *hv, struct vcpu *v)
 {
 	struct kvm *k = hv->kind_priv;
+	int i;
 
 	k->v[v->id].preempted = 0;
+	k->v[v->id].ready = 0;
 	if (k->cfg->dynamic)
 		shrink_window(k, &k->v[v->id]);
+	/* it runs: no longer a pending IPI target of anyone */
+	for (i = 0; k->cfg->dy.prefer_ipi && i < v->vm->nvcpus; i++)
+		if (k->v[v->vm->vcpus[i]->id].ipi_to == v->id)
+			k->v[v->vm->vcpus[i]->id].ipi_to = -1;
 }
 
-/* LNX-4.5 kvm_main.c: kvm_sched_out - preempted only if still runnable */
+/* LNX-6.6 kvm_main.c: kvm_sched_out - preempted and ready only if still runnable */
 static void
 kvm_sched_out(struct hv *hv, struct vcpu *v)
 {
 	struct kvm *k = hv->kind_priv;
 
 	k->v[v->id].preempted = !v->blocked;
+	if (!v->blocked)
+		k->v[v->id].ready = 1;
 }
 
-/* LNX-5.3 x86.c kvm_sched_yield: yield_to the target if it is ready (preempted
- * while runnable); minimal host side for the guest's PV sched_yield (ipi.c) */
+/* LNX-5.3 kvm_main.c: kvm_vcpu_wake_up sets ready when it wakes a sleeper */
+static void
+kvm_wake(struct hv *hv, struct vcpu *v)
+{
+	struct kvm *k = hv->kind_priv;
+	struct vcpu *c;
+
+	if (v->pcpu == NULL)
+		k->v[v->id].ready = 1;
+	/* kvm_vcpu_can_poll: a poller whose run queue gains a task stops and sleeps */
+	if (v->processor < 0 || (c = hv->pcpus[v->processor].curr) == NULL || c == v)
+		return;
+	if (hv->gops->is_polling(c))
+		hv->gops->poll_stop(c);
+}
+
+/* LNX-6.6 x86.c: kvm_sched_yield (ready target, not self); >0 yielded */
+static int
+sched_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	struct kvm *k = hv->kind_priv;
+
+	k->v[from->id].pv_yield_tries++;	/* directed_yield_attempted */
+	if (to == NULL || to == from || to->vm != from->vm || !k->v[to->id].ready)
+		return 0;
+	if (from->pcpu == NULL || hv_yield_to(from, to) <= 0)
+		return 0;
+	k->v[from->id].pv_yields++;		/* directed_yield_successful */
+	return 1;
+}
+
+/* LNX-6.6 x86.c kvm_emulate_hypercall KVM_HC_SCHED_YIELD (KVM_FEATURE_PV_SCHED_YIELD) */
 static int
 kvm_sched_yield(struct hv *hv, struct vcpu *from, struct vcpu *to)
 {
-	(void)hv;
-	if (to == from || to->rs != RS_RUNNABLE)
-		return 0;
-	return hv_yield_to(from, to);
+	struct kvm *k = hv->kind_priv;
+
+	return k->cfg->pv_sched_yield ? sched_yield_to(hv, from, to) : 0;
+}
+
+/* LNX-6.6 x86.c KVM_HC_KICK_CPU: kvm_pv_kick_cpu_op, then (5.3+) kvm_sched_yield */
+static void
+kvm_pv_kick(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	struct kvm *k = hv->kind_priv;
+
+	if (to->vm == from->vm)
+		k->v[from->id].ipi_to = to->id;
+	if (k->cfg->yield_on_kick)
+		sched_yield_to(hv, from, to);
+}
+
+/*
+ * Metrics of the mechanisms a scenario configures (halt_poll, PLE or
+ * directed_yield, pv keys): a scenario without them reports what it did
+ * before these existed, byte for byte.
+ */
+static void
+kvm_metrics(struct hv *hv, struct metrics *out)
+{
+	struct kvm *k = hv->kind_priv;
+	const struct kvm_cfg *c = k->cfg;
+	double now = (double)hv->sim->now, all = 0, ok = 0, fail = 0, dy = 0, pvy = 0;
+	char name[256];
+	int i, j;
+
+	for (i = 0; i < hv->nvms; i++) {
+		struct vm *vm = hv->vms[i];
+		double p = 0, o = 0, f = 0;
+
+		for (j = 0; j < vm->nvcpus; j++) {
+			const struct kvm_vcpu *kv = &k->v[vm->vcpus[j]->id];
+
+			p += kv->hp.poll_ns;
+			o += (double)kv->hp.polls_ok;
+			f += (double)kv->hp.polls_fail;
+			dy += (double)kv->dy_yields;
+			pvy += (double)kv->pv_yields;
+		}
+		if (c->hp.given) {
+			snprintf(name, sizeof name, "%s.halt_poll_cpu_share", vm->name);
+			metrics_add(out, name, "% of a CPU", now > 0 ? 100 * p / now : 0);
+			snprintf(name, sizeof name, "%s.halt_polls_failed", vm->name);
+			metrics_add(out, name, "count", f);
+		}
+		all += p;
+		ok += o;
+		fail += f;
+	}
+	if (c->hp.given) {
+		metrics_add(out, "halt_poll_seconds", "s", all * 1e-9);
+		metrics_add(out, "halt_poll_cpu_share", "% of a CPU", now > 0 ? 100 * all / now : 0);
+		metrics_add(out, "halt_polls_succeeded", "count", ok);
+		metrics_add(out, "halt_polls_failed", "count", fail);
+	}
+	if (c->dy_given)
+		metrics_add(out, "directed_yields", "count", dy);
+	if (c->pv_given)
+		metrics_add(out, "pv_sched_yields", "count", pvy);
+}
+
+static void
+kvm_list(FILE *o)
+{
+	size_t i;
+
+	fputs("  kvm keys (hypervisor.*):\n"
+	    "  directed_yield: VERSION | {version, SWITCH: bool...}  kvm_vcpu_on_spin "
+	    "(spin_handler: VERSION is the same)\n", o);
+	for (i = 0; i < NDY; i++) {
+		const struct dy_cfg *s = &dy_versions[i].sw;
+
+		fprintf(o, "    %-5s%s skip_running %d dy_eligible %d only_preempted %d "
+		    "esrch_exit %d ready_boost %d\n          %s\n", dy_versions[i].name,
+		    i == 0 ? "*" : " ", s->skip_running, s->dy_eligible, s->only_preempted,
+		    s->esrch_exit, s->ready_boost, dy_versions[i].source);
+	}
+	fputs("    (* default)  prefer_ipi_target: false  IPI-aware selection proposed in "
+	    "2025 (not merged)\n"
+	    "  ple: {defaults: 3.2|6.6, enabled, window, gap, dynamic, grow, shrink, max}  Intel\n"
+	    "    3.2*: window 4096cycles, gap 128cycles, dynamic false, grow 2, shrink 0,\n"
+	    "          max 1073741823cycles (vmx.c LNX-3.6/4.5; dynamic window from 3.18)\n"
+	    "    6.6:  window 4096cycles, gap 128cycles, dynamic true, grow 2, shrink 0,\n"
+	    "          max 4294967295cycles (LNX-6.6 vmx.c, x86.h KVM_*_PLE_*)\n"
+	    "  pause_filter: {count: 3000, thresh: 128cycles, grow: 2, shrink: 0, max: 65535}\n"
+	    "          AMD SVM (LNX-6.6 svm.c pause_filter_*; count in PAUSEs, always dynamic)\n"
+	    "  pv: {sched_yield: true, yield_on_kick: false}\n"
+	    "    sched_yield    the host offers KVM_HC_SCHED_YIELD (\"KVM: X86: Implement PV sched "
+	    "yield\n"
+	    "                   hypercall\", 5.2; false: an older host); the guest calls it\n"
+	    "    yield_on_kick  KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9 "
+	    "\"KVM: X86: Boost\n"
+	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n", o);
+	kvm_hp_list(o);
 }
 
 const struct hv_kind_ops kind_kvm_ops = {
@@ -264,7 +607,12 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.ple_exit = kvm_ple_exit,
 	.ple_done = kvm_ple_done,
 	.halt_poll = kvm_halt_poll,
+	.halt_end = kvm_halt_end,
 	.sched_in = kvm_sched_in,
 	.sched_out = kvm_sched_out,
+	.wake = kvm_wake,
+	.pv_kick = kvm_pv_kick,
 	.sched_yield = kvm_sched_yield,
+	.metrics = kvm_metrics,
+	.list = kvm_list,
 };

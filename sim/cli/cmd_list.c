@@ -18,6 +18,9 @@ cmd_list(int argc, char **argv)
 	puts("hypervisor kinds (hypervisor.kind):");
 	for (i = 0; registry_kinds[i] != NULL; i++)
 		printf("  %-14s %s\n", registry_kinds[i]->name, registry_kinds[i]->desc);
+	for (i = 0; registry_kinds[i] != NULL; i++)
+		if (registry_kinds[i]->list != NULL)
+			registry_kinds[i]->list(stdout);
 	puts("schedulers (hypervisor.scheduler):");
 	for (i = 0; registry_scheds[i] != NULL; i++) {
 		const char *p = registry_scheds[i]->params;
@@ -97,6 +100,9 @@ cmd_list(int argc, char **argv)
 	    "  VM.{guest_idle_share,idle_halts_per_sec,guest_ctx_switches,task_migrations,\n"
 	    "  task_wakeups,resched_ipis,guest_ticks,tasks_spawned,disk_reads,disk_busy_share,\n"
 	    "  wake_latency_mean_ns,wake_latency_p99_ns} (task form),\n"
+	    "  kvm with halt_poll: halt_poll_seconds, halt_poll_cpu_share, halt_polls_succeeded,\n"
+	    "    halt_polls_failed, VM.halt_poll_cpu_share, VM.halt_polls_failed;\n"
+	    "    with ple, pause_filter or directed_yield: directed_yields; with pv: pv_sched_yields,\n"
 	    "  VM.{running,runnable,blocked,offline}_share (%), VM.COUNTER, VM.COUNTER_per_sec,\n"
 	    "  VM.LOCK.{acquisitions,contended_share,wait_mean_ns,wait_p50_ns,wait_p99_ns,"
 	    "hold_mean_ns},\n"

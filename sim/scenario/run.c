@@ -390,6 +390,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "blocks", "count", (double)hv.st.blocks);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	metrics_add(out, "halt_polls_ok", "count", (double)hv.st.halt_polls_ok);
+	if (hv.kind->metrics != NULL)
+		hv.kind->metrics(&hv, out);
 	for (i = 0; i < sc->nvms; i++)
 		collect_def(&sc->vms[i], &b[i], &hv, out);
 	rc = 0;

@@ -364,7 +364,8 @@ parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *er
 	if (sc->sched->parse == NULL && yc_find(n, "params") != NULL)
 		return yc_err(yc_find(n, "params"), err, "scheduler '%s' takes no params",
 		    sc->sched->name);
-	return yc_check_unused(n, "kind, scheduler, params, ple, spin_handler, halt_poll", err);
+	return yc_check_unused(n, "kind, scheduler, params, ple, pause_filter, spin_handler, "
+	    "directed_yield, halt_poll, pv", err);
 }
 
 static int

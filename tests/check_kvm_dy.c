@@ -1,0 +1,360 @@
+/*
+ * check_kvm_dy.c - KVM's decisions, one situation each: which vCPU
+ * kvm_vcpu_on_spin yields to under each version and switch, and what the
+ * PV hypercalls (KVM_HC_SCHED_YIELD, KVM_HC_KICK_CPU) do.  A scripted
+ * scheduler records every yield_to and answers as the test says, so the
+ * decision is seen exactly, without a run.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "engine.h"
+#include "guest/guest.h"
+#include "hv/hv.h"
+#include "hv/kind.h"
+#include "hw/machine.h"
+#include "yconf.h"
+
+extern const struct hv_kind_ops kind_kvm_ops;
+
+#define NV 6
+
+static int asked[16], nasked;	/* targets of yield_to, in order */
+static int answer[NV];		/* what yield_to answers for each target */
+
+static int
+fake_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	asked[nasked++] = to->idx;
+	return answer[to->idx];
+}
+
+static const struct sched_ops fake = { .name = "fake", .yield_to = fake_yield_to };
+
+struct t {
+	struct sim sim;
+	struct machine m;
+	struct hv hv;
+	struct yc_doc *mdoc, *kdoc;
+	void *cfg;
+	struct vcpu *v[NV];
+};
+
+/* A VM of NV vCPUs: v0 runs (it is the spinner), the others wait off-CPU. */
+static void
+t_init(struct t *t, const char *kvm_yaml)
+{
+	struct vs_err err = { "" };
+	int i;
+
+	memset(t, 0, sizeof *t);
+	t->mdoc = yc_load_string("machine", "{cores_per_socket: 4, clock: 2GHz}", &err);
+	ck_assert_msg(t->mdoc != NULL, "%s", err.msg);
+	ck_assert_msg(machine_from_yaml(&t->m, yc_root(t->mdoc), &err) == 0, "%s", err.msg);
+	t->kdoc = yc_load_string("hypervisor", kvm_yaml, &err);
+	ck_assert_msg(t->kdoc != NULL, "%s", err.msg);
+	ck_assert_msg(kind_kvm_ops.parse(yc_root(t->kdoc), &t->m, &t->cfg, &err) == 0, "%s",
+	    err.msg);
+	sim_init(&t->sim, 1, SIM_NEVER);
+	hv_init(&t->hv, &t->sim, &t->m, &fake, &guest_hv_ops);
+	hv_add_vm(&t->hv, "g", NV, NULL, "test");
+	t->hv.kind = &kind_kvm_ops;
+	kind_kvm_ops.init(&t->hv, t->cfg);
+	for (i = 0; i < NV; i++) {
+		t->v[i] = t->hv.vcpus[i];
+		answer[i] = 1;
+	}
+	t->v[0]->pcpu = &t->hv.pcpus[0];
+	nasked = 0;
+}
+
+static void
+t_free(struct t *t)
+{
+	t->v[0]->pcpu = NULL;
+	hv_destroy(&t->hv);
+	sim_destroy(&t->sim);
+	kind_kvm_ops.free_cfg(t->cfg);
+	machine_free(&t->m);
+	yc_free(t->mdoc);
+	yc_free(t->kdoc);
+}
+
+/* v was running and the host preempted it (kvm_sched_out while runnable). */
+static void
+preempt(struct t *t, int i)
+{
+	kind_kvm_ops.sched_out(&t->hv, t->v[i]);
+}
+
+/* v slept and an interrupt or kick woke it; it has not run since. */
+static void
+woken(struct t *t, int i)
+{
+	t->v[i]->blocked = 1;
+	kind_kvm_ops.sched_out(&t->hv, t->v[i]);
+	t->v[i]->blocked = 0;
+	kind_kvm_ops.wake(&t->hv, t->v[i]);
+}
+
+static void
+ple(struct t *t, int i)
+{
+	nasked = 0;
+	kind_kvm_ops.ple_exit(&t->hv, t->v[i]);
+	kind_kvm_ops.ple_done(&t->hv, t->v[i]);
+}
+
+START_TEST(v32_takes_the_first_not_running)
+{
+	struct t t;
+
+	t_init(&t, "{spin_handler: \"3.2\"}");
+	t.v[1]->pcpu = &t.hv.pcpus[1];	/* in guest mode: PF_VCPU refuses */
+	preempt(&t, 3);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 2);	/* v2 never ran: not preempted, still a candidate */
+	t.v[1]->pcpu = NULL;
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(only_preempted_skips_the_never_preempted)
+{
+	struct t t;
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", only_preempted: true}}");
+	preempt(&t, 3);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 3);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(v310_is_preempted_only)
+{
+	struct t t;
+
+	t_init(&t, "{directed_yield: \"3.10\"}");
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 0);	/* nobody preempted: no yield at all */
+	preempt(&t, 2);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 2);
+	t_free(&t);
+}
+END_TEST
+
+/* dy_eligible alone on 3.2: a vCPU in its own PLE handler is passed over every other time. */
+START_TEST(dy_eligible_passes_over_a_spinner_every_other_time)
+{
+	struct t t;
+	int i;
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
+	answer[0] = 0;
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	/* v1 exits on PLE and finds nobody: it stays in its spin loop */
+	t.v[1]->pcpu = &t.hv.pcpus[1];
+	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
+	t.v[1]->pcpu = NULL;	/* ...and is then preempted inside the handler */
+	for (i = 1; i < NV; i++)
+		answer[i] = 1;
+	ple(&t, 0);
+	ck_assert_int_eq(asked[0], 2);	/* v1 not eligible (toggled to eligible) */
+	t_free(&t);
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: false}}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	t.v[1]->pcpu = &t.hv.pcpus[1];
+	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
+	t.v[1]->pcpu = NULL;
+	for (i = 1; i < NV; i++)
+		answer[i] = 1;
+	ple(&t, 0);
+	ck_assert_int_eq(asked[0], 1);	/* without the switch v1 is taken */
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(dy_eligible_toggles)
+{
+	struct t t;
+	int i;
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	t.v[1]->pcpu = &t.hv.pcpus[1];
+	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
+	t.v[1]->pcpu = NULL;
+	ple(&t, 0);		/* v1 passed over, v2..v5 refuse */
+	ck_assert_int_eq(nasked, NV - 2);
+	ple(&t, 0);		/* now v1 is eligible */
+	ck_assert_int_eq(nasked, NV - 1);
+	ck_assert_int_eq(asked[0], 1);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(esrch_exit_gives_up_after_three)
+{
+	struct t t;
+
+	/* v1..v3 answer -ESRCH, v4 would accept */
+	t_init(&t, "{directed_yield: {version: \"3.2\", esrch_exit: true}}");
+	answer[1] = answer[2] = answer[3] = -1;
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 3);	/* try-- to 0: the search ends before v4 */
+	t_free(&t);
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", esrch_exit: false}}");
+	answer[1] = answer[2] = answer[3] = -1;
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 4);
+	ck_assert_int_eq(asked[3], 4);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(ready_boost_takes_a_woken_vcpu)
+{
+	struct t t;
+
+	t_init(&t, "{directed_yield: \"3.10\"}");
+	woken(&t, 2);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 0);	/* 3.10: woken is not preempted */
+	t_free(&t);
+
+	t_init(&t, "{directed_yield: \"5.3\"}");
+	woken(&t, 2);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 2);
+	/* it ran since: kvm_sched_in clears ready */
+	kind_kvm_ops.sched_in(&t.hv, t.v[2]);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 0);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(prefer_ipi_target_goes_first)
+{
+	struct t t;
+
+	t_init(&t, "{directed_yield: {version: \"3.2\"}}");
+	kind_kvm_ops.pv_kick(&t.hv, t.v[0], t.v[3]);
+	ple(&t, 0);
+	ck_assert_int_eq(asked[0], 1);	/* round robin: v1 */
+	t_free(&t);
+
+	t_init(&t, "{directed_yield: {version: \"3.2\", prefer_ipi_target: true}}");
+	kind_kvm_ops.pv_kick(&t.hv, t.v[0], t.v[3]);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 3);
+	/* once v3 has run it is no longer a pending IPI target */
+	kind_kvm_ops.sched_in(&t.hv, t.v[3]);
+	ple(&t, 0);
+	ck_assert_int_ne(asked[0], 3);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(pv_sched_yield_yields_to_a_ready_target)
+{
+	struct t t;
+
+	t_init(&t, "{pv: {sched_yield: true}}");
+	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[1]), 0);	/* not ready */
+	ck_assert_int_eq(nasked, 0);
+	preempt(&t, 1);
+	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[0]), 0);	/* self */
+	ck_assert_int_eq(nasked, 0);
+	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[1]), 1);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 1);
+	t_free(&t);
+
+	t_init(&t, "{}");	/* KVM_FEATURE_PV_SCHED_YIELD not offered: -KVM_ENOSYS */
+	preempt(&t, 1);
+	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[1]), 0);
+	ck_assert_int_eq(nasked, 0);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(yield_on_kick_yields_to_the_woken)
+{
+	struct t t;
+
+	t_init(&t, "{pv: {yield_on_kick: true}}");
+	woken(&t, 2);		/* the kick woke v2 (kvm_vcpu_wake_up: ready) */
+	kind_kvm_ops.pv_kick(&t.hv, t.v[0], t.v[2]);
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 2);
+	nasked = 0;
+	kind_kvm_ops.pv_kick(&t.hv, t.v[0], t.v[3]);	/* v3 not ready: no yield */
+	ck_assert_int_eq(nasked, 0);
+	t_free(&t);
+
+	t_init(&t, "{}");
+	woken(&t, 2);
+	kind_kvm_ops.pv_kick(&t.hv, t.v[0], t.v[2]);
+	ck_assert_int_eq(nasked, 0);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(bad_version_is_refused)
+{
+	struct vs_err err = { "" };
+	struct machine m;
+	struct yc_doc *md = yc_load_string("machine", "{cores_per_socket: 2}", &err);
+	struct yc_doc *kd = yc_load_string("h.yaml", "{directed_yield: {version: \"9.9\"}}", &err);
+	void *cfg = NULL;
+
+	ck_assert_int_eq(machine_from_yaml(&m, yc_root(md), &err), 0);
+	ck_assert_int_ne(kind_kvm_ops.parse(yc_root(kd), &m, &cfg, &err), 0);
+	ck_assert_msg(strstr(err.msg, "h.yaml:1:") != NULL && strstr(err.msg, "5.3") != NULL,
+	    "%s", err.msg);
+	kind_kvm_ops.free_cfg(cfg);
+	machine_free(&m);
+	yc_free(md);
+	yc_free(kd);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("kvm_dy");
+	TCase *tc = tcase_create("decisions");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, v32_takes_the_first_not_running);
+	tcase_add_test(tc, only_preempted_skips_the_never_preempted);
+	tcase_add_test(tc, v310_is_preempted_only);
+	tcase_add_test(tc, dy_eligible_passes_over_a_spinner_every_other_time);
+	tcase_add_test(tc, dy_eligible_toggles);
+	tcase_add_test(tc, esrch_exit_gives_up_after_three);
+	tcase_add_test(tc, ready_boost_takes_a_woken_vcpu);
+	tcase_add_test(tc, prefer_ipi_target_goes_first);
+	tcase_add_test(tc, pv_sched_yield_yields_to_a_ready_target);
+	tcase_add_test(tc, yield_on_kick_yields_to_the_woken);
+	tcase_add_test(tc, bad_version_is_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
