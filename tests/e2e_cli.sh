@@ -49,6 +49,15 @@ run run "$top_srcdir/configs/examples/credit2-overcommit.yaml" --reps 1 \
 check "the credit2 example runs" [ "$rc" -eq 0 ]
 check "the credit2 example switches vCPUs" sh -c \
 	"awk -F, '\$1 == \"ctx_switches\" && \$3 > 100 { f = 1 } END { exit !f }' '$tmp/out'"
+run list
+for v in 3.2 3.10 5.3; do
+	check "list shows directed-yield version $v" grep -Eq "^    $v +[*]? +skip_running" "$tmp/out"
+done
+for k in dy_eligible only_preempted esrch_exit ready_boost prefer_ipi_target \
+    'halt_poll: {policy' 'grow_start: 10us' 'pause_filter: {count: 3000' 'yield_on_kick' \
+    'defaults: 3.2|6.6'; do
+	check "list shows kvm's $k" grep -qF -- "$k" "$tmp/out"
+done
 
 run
 check "no command exits 2" [ "$rc" -eq 2 ]
@@ -128,8 +137,26 @@ bad lock-switch "--set:1:41: " "'steal' must be one of: none, once, hybrid" "$f"
     --set 'vms[0].lock={kind: pv-qspinlock, steal: sometimes}'
 bad set-bad-value "--set:1:14: " "'vcpus' must be an integer, got 'four'" "$f" \
     --set 'vms[0].vcpus=four'
+bad kvm-dy-version "--set:1:37: " "'version' must be one of: 3.2, 3.10, 5.3" "$f" \
+    --set 'hypervisor.directed_yield={version: "9.9"}'
+bad kvm-halt-poll-policy "--set:1:31: " "'policy' must be one of: off, fixed, dynamic" "$f" \
+    --set 'hypervisor.halt_poll={policy: dinamic}'
+bad kvm-ple-and-pause-filter "--set:1:25: " "either ple \\(Intel\\) or pause_filter" "$f" \
+    --set 'hypervisor.pause_filter={count: 3000}' --set 'hypervisor.ple={}'
 f=$DATA/bad-overcommit.yaml
 bad pinned-overcommit "$f:4:5: " "vm 'guest'.*pinned scheduler" "$f"
+
+# The KVM example runs under every directed-yield version and halt-poll policy.
+f=$top_srcdir/configs/examples/kvm-versions.yaml
+for v in 3.2 3.10 5.3; do
+	for p in off fixed dynamic; do
+		run run "$f" --reps 1 --set 'vms[1].count=1' --set "hypervisor.directed_yield.version=$v" \
+		    --set "hypervisor.halt_poll.policy=$p" --set 'hypervisor.pv.yield_on_kick=true' \
+		    --set 'workloads.slab.program[0].loop=2000' --format csv
+		check "kvm-versions $v/$p runs" [ "$rc" -eq 0 ]
+	done
+done
+check "kvm-versions: the dynamic poll reports its pCPU time" grep -q '^guest.halt_poll_cpu_share,' "$tmp/out"
 
 run run "$DATA/base.yaml" --seed x
 check "--seed x exits 2" [ "$rc" -eq 2 ]
