@@ -272,7 +272,7 @@ START_TEST(pv_sched_yield_yields_to_a_ready_target)
 {
 	struct t t;
 
-	t_init(&t, "{pv: {sched_yield: true}}");
+	t_init(&t, "{}");	/* offered by default */
 	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[1]), 0);	/* not ready */
 	ck_assert_int_eq(nasked, 0);
 	preempt(&t, 1);
@@ -283,7 +283,8 @@ START_TEST(pv_sched_yield_yields_to_a_ready_target)
 	ck_assert_int_eq(asked[0], 1);
 	t_free(&t);
 
-	t_init(&t, "{}");	/* KVM_FEATURE_PV_SCHED_YIELD not offered: -KVM_ENOSYS */
+	/* KVM_FEATURE_PV_SCHED_YIELD not offered (a host before 5.2): -KVM_ENOSYS */
+	t_init(&t, "{pv: {sched_yield: false}}");
 	preempt(&t, 1);
 	ck_assert_int_eq(hv_pv_sched_yield(t.v[0], t.v[1]), 0);
 	ck_assert_int_eq(nasked, 0);
