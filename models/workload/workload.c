@@ -59,6 +59,20 @@ struct wl_slockdef {
 	const struct slock_ops *ops;	/* resolved by the scenario (wl_set_slock_ops) */
 };
 
+/* Compile-time lock state of the program being compiled (no branches but
+ * loops, so a straight walk is exact). */
+struct wl_hold {
+	int held;
+	const struct yc_node *acq, *rel;	/* the last acquire / release */
+};
+
+/*
+ * YAML aliases share a node, but the compiler emits it at every use: nine
+ * levels of nine aliases are 9^9 primitives from 2 KB.  This bounds what a
+ * workload may expand to (primitives plus empirical samples).
+ */
+#define WL_MAX_COST ((size_t)1 << 18)
+
 struct wl_lockdef {
 	char *name;
 	struct lock_lines lines;
@@ -90,6 +104,10 @@ struct workload {
 	size_t nslocks, capslocks;
 	int mmap_sem;		/* some program takes mmap_sem (mmap, munmap) */
 	int spawns;		/* some program spawns tasks */
+	/* While compiling only: which locks the program holds at this point. */
+	struct wl_hold *hold;
+	size_t caphold;
+	size_t cost;		/* primitives and samples emitted, against aliases */
 };
 
 struct gvm {
@@ -212,12 +230,104 @@ static int compile_seq(struct workload *, const struct yc_node *, double, int,
     struct vs_err *);
 static struct wl_op *emit_mmap_sem(struct workload *, int down);
 
+static struct wl_hold *
+hold_of(struct workload *w, int lock)
+{
+	size_t old = w->caphold;
+
+	if ((size_t)lock >= w->caphold) {
+		w->caphold = (size_t)lock * 2 + 4;
+		w->hold = xrealloc(w->hold, w->caphold * sizeof *w->hold);
+		memset(w->hold + old, 0, (w->caphold - old) * sizeof *w->hold);
+	}
+	return &w->hold[lock];
+}
+
+/* The first lock held here, or -1. */
+static int
+first_held(const struct workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->caphold; i++)
+		if (w->hold[i].held)
+			return (int)i;
+	return -1;
+}
+
+/* A primitive that sleeps: refused while a spinlock is held, as Linux's
+ * schedule() does (kernel/sched/core.c: schedule_debug, "scheduling while
+ * atomic"); a spinning waiter would never get the lock back. */
+static int
+no_sleep_holding(struct workload *w, const struct yc_node *n, const char *what,
+    struct vs_err *err)
+{
+	int li = first_held(w);
+	const struct yc_node *a;
+
+	if (li < 0)
+		return 0;
+	a = w->hold[li].acq;
+	return yc_err(n, err, "'%s' sleeps while spinlock '%s' is held (acquired at %s:%d:%d): "
+	    "a task must not sleep holding a spinlock (Linux: scheduling while atomic)", what,
+	    w->locks[li].name, a->file ? a->file : "?", a->line, a->col);
+}
+
+/* Cost of what was just emitted; -1 once the workload grows past the cap. */
+static int
+charge(struct workload *w, const struct yc_node *n, size_t units, struct vs_err *err)
+{
+	w->cost += units;
+	if (w->cost <= WL_MAX_COST)
+		return 0;
+	return yc_err(n, err, "workload '%s' expands to more than %zu primitives and samples "
+	    "(a YAML alias repeats its node at every use; use a loop instead)", w->name,
+	    WL_MAX_COST);
+}
+
+/* The distribution of a primitive, charged by its samples. */
+static int
+op_dist(struct workload *w, struct wl_op *o, const struct yc_node *v, enum unit_kind kind,
+    double hz, struct vs_err *err)
+{
+	if ((o->d = dist_from_yaml(v, kind, hz, err)) == NULL)
+		return -1;
+	return charge(w, v, dist_nsamples(o->d), err);
+}
+
 static int
 name_arg(const struct yc_node *v, const char *what, const char **out, struct vs_err *err)
 {
 	if (v->kind != YC_SCALAR || v->text[0] == '\0')
 		return yc_err(v, err, "'%s' takes a name", what);
 	*out = v->text;
+	return 0;
+}
+
+/*
+ * A loop that repeats must leave the locks as it found them: a lock taken in
+ * the body and kept would be taken twice by the next iteration, and one held
+ * before and released in the body would be released twice.
+ */
+static int
+loop_balanced(struct workload *w, const int *snap, size_t nsnap, struct vs_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < w->caphold; i++) {
+		int was = i < nsnap && snap[i];
+		const struct wl_hold *h = &w->hold[i];
+
+		if (was && !h->held)
+			return yc_err(h->rel, err, "release of lock '%s' inside a loop that repeats, "
+			    "but it is acquired before the loop (at %s:%d:%d): the next iteration "
+			    "would release it again", w->locks[i].name,
+			    h->acq->file ? h->acq->file : "?", h->acq->line, h->acq->col);
+		if (!was && h->held)
+			return yc_err(h->acq, err, "lock '%s' is acquired in a loop that repeats but "
+			    "not released before the loop ends: the next iteration would acquire "
+			    "it twice", w->locks[i].name);
+	}
 	return 0;
 }
 
@@ -229,21 +339,42 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 	const char *s = NULL;
 
 	if (yc_expect(n, YC_MAP, "a primitive (one of: compute, acquire, release, count, loop)",
-	    err))
+	    err) || charge(w, n, 1, err))
 		return -1;
 	if ((v = yc_find(n, "compute")) != NULL) {
 		struct wl_op *o = emit(w, OP_COMPUTE);
 
-		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+		if (op_dist(w, o, v, UNIT_TIME, hz, err))
 			return -1;
 	} else if ((v = yc_find(n, "acquire")) != NULL) {
+		struct wl_hold *h;
+		int li;
+
 		if (name_arg(v, "acquire", &s, err))
 			return -1;
-		emit(w, OP_ACQUIRE)->arg = lock_index(w, s);
+		li = lock_index(w, s);
+		h = hold_of(w, li);
+		if (h->held)
+			return yc_err(n, err, "acquire of lock '%s', which this task already holds "
+			    "(acquired at %s:%d:%d): a spinlock is not recursive", s,
+			    h->acq->file ? h->acq->file : "?", h->acq->line, h->acq->col);
+		h->held = 1;
+		h->acq = n;
+		emit(w, OP_ACQUIRE)->arg = li;
 	} else if ((v = yc_find(n, "release")) != NULL) {
+		struct wl_hold *h;
+		int li;
+
 		if (name_arg(v, "release", &s, err))
 			return -1;
-		emit(w, OP_RELEASE)->arg = lock_index(w, s);
+		li = lock_index(w, s);
+		h = hold_of(w, li);
+		if (!h->held)
+			return yc_err(n, err, "release of lock '%s', which this task does not hold "
+			    "here (no acquire of it before, on this path)", s);
+		h->held = 0;
+		h->rel = n;
+		emit(w, OP_RELEASE)->arg = li;
 	} else if ((v = yc_find(n, "io")) != NULL) {
 		int k;
 
@@ -257,32 +388,41 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 			    "pio-user, mmio-kernel, mmio-user, hypercall)", v->text);
 		emit(w, OP_IO)->arg = k;
 	} else if ((v = yc_find(n, "sleep")) != NULL) {
-		struct wl_op *o = emit(w, OP_SLEEP);
+		struct wl_op *o;
 
-		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+		if (no_sleep_holding(w, n, "sleep", err))
+			return -1;
+		o = emit(w, OP_SLEEP);
+		if (op_dist(w, o, v, UNIT_TIME, hz, err))
 			return -1;
 	} else if ((v = yc_find(n, "memory")) != NULL) {
 		/* `memory: 1MiB` - bytes streamed at the socket's shared bandwidth */
 		struct wl_op *o = emit(w, OP_MEMORY);
 
-		if ((o->d = dist_from_yaml(v, UNIT_SIZE, hz, err)) == NULL)
+		if (op_dist(w, o, v, UNIT_SIZE, hz, err))
 			return -1;
 	} else if ((v = yc_find(n, "block")) != NULL) {
 		/* `block: 5ms` - the task sleeps (I/O, a timer); its vCPU runs others or idles */
-		struct wl_op *o = emit(w, OP_BLOCK);
+		struct wl_op *o;
 
-		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+		if (no_sleep_holding(w, n, "block", err))
+			return -1;
+		o = emit(w, OP_BLOCK);
+		if (op_dist(w, o, v, UNIT_TIME, hz, err))
 			return -1;
 	} else if ((v = yc_find(n, "disk")) != NULL) {
 		/* `disk: 8ms` - a read the VM's disk serves in 8 ms, after the
 		 * requests queued before it (guest/vdisk.h); the task sleeps */
-		struct wl_op *o = emit(w, OP_DISK);
+		struct wl_op *o;
 
-		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
+		if (no_sleep_holding(w, n, "disk", err))
+			return -1;
+		o = emit(w, OP_DISK);
+		if (op_dist(w, o, v, UNIT_TIME, hz, err))
 			return -1;
 	} else if ((v = yc_find(n, "wait")) != NULL) {
 		/* `wait: NAME` - take a token of wait queue NAME, or sleep until woken */
-		if (name_arg(v, "wait", &s, err))
+		if (name_arg(v, "wait", &s, err) || no_sleep_holding(w, n, "wait", err))
 			return -1;
 		emit(w, OP_WAIT)->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
 	} else if ((v = yc_find(n, "wake")) != NULL) {
@@ -318,7 +458,8 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		    yc_get_str(v, "program", NULL, &prog, err) ||
 		    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &cnt, err) ||
 		    yc_get_int(v, "parallel", 0, 0, 1 << 20, &par, err) ||
-		    yc_check_unused(v, "program, count, parallel", err))
+		    yc_check_unused(v, "program, count, parallel", err) ||
+		    (par > 0 && no_sleep_holding(w, n, "spawn (with parallel)", err)))
 			return -1;
 		at = w->nops;
 		o = emit(w, OP_LOOP);
@@ -338,6 +479,8 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		w->ops[at].jump = (int)w->nops;
 	} else if ((v = yc_find(n, "join")) != NULL) {
 		/* `join: children` - wait4 until every child has exited */
+		if (no_sleep_holding(w, n, "join", err))
+			return -1;
 		emit(w, OP_WAITCHILD)->n = 0;
 	} else if ((v = yc_find(n, "barrier")) != NULL) {
 		/* `barrier: {name: NAME, count: N}` - the N-th arrival releases all */
@@ -352,6 +495,8 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 			return -1;
 		if (cnt < 1)
 			return yc_err(v, err, "'barrier' needs a 'count' of tasks");
+		if (no_sleep_holding(w, n, "barrier", err))
+			return -1;
 		o = emit(w, OP_BARRIER);
 		o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, bn);
 		o->n = cnt;
@@ -472,9 +617,10 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		emit(w, OP_COUNT)->arg = counter_index(w, s);
 	} else if ((v = yc_find(n, "loop")) != NULL) {
 		const struct yc_node *body = yc_find(n, "do");
-		size_t at = w->nops, i;
+		size_t at = w->nops, i, nsnap;
 		int64_t iters = -1, timed = 0;
 		struct wl_op *o;
+		int *snap, rc;
 
 		if (v->kind == YC_SCALAR && strcmp(v->text, "forever") == 0)
 			iters = -1;
@@ -487,7 +633,18 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		o->arg = depth;
 		if (depth + 1 > w->depth)
 			w->depth = depth + 1;
-		if (compile_seq(w, body, hz, depth + 1, err))
+		snap = xcalloc(w->caphold + 1, sizeof *snap);
+		nsnap = w->caphold;
+		for (i = 0; i < nsnap; i++)
+			snap[i] = w->hold[i].held;
+		rc = compile_seq(w, body, hz, depth + 1, err);
+		if (rc == 0 && iters != 0 && iters != 1)
+			rc = loop_balanced(w, snap, nsnap, err);
+		if (rc == 0 && iters == 0)	/* never runs: the locks are as before */
+			for (i = 0; i < w->caphold; i++)
+				w->hold[i].held = i < nsnap ? snap[i] : 0;
+		free(snap);
+		if (rc)
 			return -1;
 		for (i = at + 1; i < w->nops; i++)
 			timed |= is_timed(w->ops[i].op);
@@ -558,6 +715,7 @@ add_prog(struct workload *w, const char *name, const struct yc_node *seq, double
     struct vs_err *err)
 {
 	size_t i;
+	int li;
 
 	for (i = 0; i < w->nprogs; i++)
 		if (strcmp(w->progs[i].name, name) == 0)
@@ -566,8 +724,13 @@ add_prog(struct workload *w, const char *name, const struct yc_node *seq, double
 	w->progs[w->nprogs].name = xstrdup(name);
 	w->progs[w->nprogs].start = (int)w->nops;
 	w->nprogs++;
+	if (w->caphold)		/* every program's task starts holding nothing */
+		memset(w->hold, 0, w->caphold * sizeof *w->hold);
 	if (compile_seq(w, seq, hz, 0, err))
 		return -1;
+	if ((li = first_held(w)) >= 0)
+		return yc_err(w->hold[li].acq, err, "lock '%s' is still held when program '%s' "
+		    "ends (release it first)", w->locks[li].name, name);
 	emit(w, OP_END);
 	return 0;
 }
@@ -780,6 +943,9 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 	(void)yc_find(n, "description");
 	if (yc_check_unused(n, "threads, program, programs, tasks, locks, description", err))
 		goto fail;
+	free(w->hold);
+	w->hold = NULL;
+	w->caphold = 0;
 	return w;
 fail:
 	wl_free(w);
@@ -825,6 +991,7 @@ wl_free(struct workload *w)
 	for (i = 0; i < w->ncounters; i++)
 		free(w->counters[i]);
 	free(w->sect_err);
+	free(w->hold);
 	free(w->ops);
 	free(w->locks);
 	free(w->counters);

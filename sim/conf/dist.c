@@ -375,3 +375,9 @@ dist_is_const(const struct dist *d)
 {
 	return d->type == D_CONST;
 }
+
+size_t
+dist_nsamples(const struct dist *d)
+{
+	return d->type == D_EMPIRICAL ? d->n : 0;
+}

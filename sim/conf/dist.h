@@ -32,5 +32,7 @@ double dist_mean(const struct dist *);
 /* Multiply every value the distribution yields by f (used for scaling work). */
 void dist_scale(struct dist *, double f);
 int dist_is_const(const struct dist *);
+/* Samples an empirical distribution holds (0 for the others): its memory. */
+size_t dist_nsamples(const struct dist *);
 
 #endif

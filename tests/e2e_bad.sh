@@ -1,0 +1,47 @@
+#!/bin/sh
+# e2e_bad.sh - the hostile-input corpus (tests/bad/MANIFEST): every input of the
+# reliability audit is refused with exit 2 and a FILE:LINE:COLUMN message (or
+# the flag's name), in bounded time and memory, leaving nothing in --out.
+
+. "$(dirname "$0")/e2e_lib.sh"
+
+bad=$(cd "$top_srcdir/tests/bad" && pwd)
+ntried=0
+timer=
+[ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $tmp/rss"
+
+while IFS= read -r line; do
+	case $line in '#'*|'') continue ;; esac
+	want=$(printf '%s\n' "$line" | sed 's/ *|.*//')
+	args=$(printf '%s\n' "$line" | sed 's/^[^|]*| *//; s/ *|.*//')
+	re=$(printf '%s\n' "$line" | sed 's/^[^|]*|[^|]*| *//')
+	ntried=$((ntried + 1))
+	rm -rf "$tmp/o" "$tmp/rss"
+	args=$(printf '%s\n' "$args" | sed "s#%B#$bad#g; s#%O#$tmp/o#g")
+	# shellcheck disable=SC2086 # ARGS are words
+	(cd "$tmp" && timeout 30 $timer "$VS" $args >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+	name="$args"
+	if [ "$rc" -ne "$want" ]; then
+		notok "$name: exit $rc, expected $want"
+		show "$tmp/err"
+		continue
+	fi
+	[ "$want" -eq 0 ] && f=$tmp/out || f=$tmp/err
+	if ! grep -Eq -- "$re" "$f"; then
+		notok "$name: message does not match /$re/"
+		show "$f"
+		continue
+	fi
+	if [ "$want" -ne 0 ] && [ -e "$tmp/o" ]; then
+		notok "$name: left $(find "$tmp/o" | wc -l) path(s) in --out"
+		continue
+	fi
+	if [ -s "$tmp/rss" ] && [ "$(tail -1 "$tmp/rss")" -gt 1048576 ]; then
+		notok "$name: peak RSS $(tail -1 "$tmp/rss") KB (> 1 GB)"
+		continue
+	fi
+	ok "$name"
+done <"$bad/MANIFEST"
+echo "# $ntried inputs tried"
+e2e_finish
