@@ -101,6 +101,25 @@ START_TEST(test_fit_families)
 }
 END_TEST
 
+/* Issue 14 D2: near-equal values made GSL's handler abort() inside the gamma
+ * fit (psi_1 underflow); the family is now "does not fit", with GSL's reason. */
+START_TEST(test_fit_gsl_failure)
+{
+	double x[3] = { 9244802, 9244802, 9244803 };
+	struct fit_all fa;
+
+	ck_assert_int_ge(fit_all(x, 3, &fa), 0);
+	ck_assert_int_eq(fa.r[FIT_GAMMA].ok, 0);
+	ck_assert_ptr_nonnull(fa.r[FIT_GAMMA].why);
+	ck_assert_str_eq(fa.r[FIT_GAMMA].why, "underflow");
+	ck_assert_int_eq(fa.r[FIT_EXPONENTIAL].ok, 1);
+	ck_assert(fa.best != FIT_GAMMA);
+	x[0] = 89927;
+	x[1] = x[2] = 89859;
+	ck_assert_int_ge(fit_all(x, 3, &fa), 0);	/* gamma_inc large-x: no abort */
+}
+END_TEST
+
 START_TEST(test_trace_cmd_plugin)
 {
 	struct ti_trace *t = load(FIXTURE("kvm-plugin.txt"), TI_FMT_AUTO, 0);
@@ -530,6 +549,7 @@ trace_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fit_families);
+	tcase_add_test(tc, test_fit_gsl_failure);
 	tcase_add_test(tc, test_trace_cmd_plugin);
 	tcase_add_test(tc, test_ftrace_raw);
 	tcase_add_test(tc, test_xentrace_generated);

@@ -77,9 +77,12 @@ trace_import(int argc, char **argv)
 				if (*end == '\0' && end != optarg)
 					why = NULL;
 			}
-			if (why != NULL || !(hz > 0)) {
-				fprintf(stderr, "vlocksim trace import: --cpu-hz %s: %s\n", optarg,
-				    hz > 0 || why == NULL ? why : "must be positive");
+			/* the range a scenario's `clock:` takes; below ~2 Hz a TSC
+			 * delta in ns leaves int64, inf makes every time 0 */
+			if (why == NULL && !(hz >= 1e6 && hz <= 1e11))
+				why = "must be between 1MHz and 100GHz (a TSC rate)";
+			if (why != NULL) {
+				fprintf(stderr, "vlocksim trace import: --cpu-hz %s: %s\n", optarg, why);
 				return CMD_EXIT_INPUT;
 			}
 			break;

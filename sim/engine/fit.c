@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
 
@@ -28,8 +29,14 @@ fit_cdf(enum fit_kind k, const struct fit_result *r, double x)
 		return gsl_cdf_exponential_P(x, r->p1);
 	case FIT_LOGNORMAL:
 		return gsl_cdf_lognormal_P(x, r->p1, r->p2);
-	case FIT_GAMMA:
-		return gsl_cdf_gamma_P(x, r->p1, r->p2);
+	case FIT_GAMMA: {
+		/* gsl_cdf_gamma_P without its GSL_ERROR_VAL: P(shape, x / scale) */
+		gsl_sf_result g;
+
+		if (!(x > 0))
+			return 0;
+		return gsl_sf_gamma_inc_P_e(r->p1, x / r->p2, &g) == GSL_SUCCESS ? g.val : NAN;
+	}
 	default:
 		vs_fatal("fit_cdf: bad kind %d", (int)k);
 	}
@@ -44,6 +51,8 @@ fit_ks_d(enum fit_kind k, const struct fit_result *r, const double *x, size_t n)
 	/* The empirical CDF jumps at each x[i]; compare F with both sides of the step. */
 	for (i = 0; i < n; i++) {
 		f = fit_cdf(k, r, x[i]);
+		if (!isfinite(f))
+			return NAN;
 		lo = f - (double)i / (double)n;
 		hi = (double)(i + 1) / (double)n - f;
 		if (lo > d)
@@ -69,14 +78,20 @@ cmp_double(const void *a, const void *b)
  * converges monotonically, and a few steps reach 1e-12.
  */
 static double
-gamma_shape(double s)
+gamma_shape(double s, const char **why)
 {
 	double k = (3 - s + sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s), f, df, nk;
-	int i;
+	gsl_sf_result p0, p1;
+	int i, st;
 
 	for (i = 0; i < 100; i++) {
-		f = log(k) - gsl_sf_psi(k) - s;
-		df = 1 / k - gsl_sf_psi_1(k);
+		if ((st = gsl_sf_psi_e(k, &p0)) != GSL_SUCCESS ||
+		    (st = gsl_sf_psi_1_e(k, &p1)) != GSL_SUCCESS) {
+			*why = gsl_strerror(st);
+			return NAN;
+		}
+		f = log(k) - p0.val - s;
+		df = 1 / k - p1.val;
 		nk = k - f / df;
 		if (!(nk > 0))
 			nk = k / 2;
@@ -97,6 +112,8 @@ fit_all(const double *x, size_t n, struct fit_all *out)
 	size_t i;
 	int k;
 
+	/* GSL's default handler abort()s on a domain error; report it instead */
+	gsl_set_error_handler_off();
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	out->best = -1;
@@ -136,15 +153,22 @@ fit_all(const double *x, size_t n, struct fit_all *out)
 
 		/* Gamma: shape from the digamma equation, scale = mean / shape. */
 		r = &out->r[FIT_GAMMA];
-		r->p1 = gamma_shape(log(mean) - mlog);
+		r->p1 = gamma_shape(log(mean) - mlog, &r->why);
 		r->p2 = mean / r->p1;
 		if (isfinite(r->p1) && r->p1 > 0) {
-			r->ok = 1;
-			r->mean = mean;
-			r->sd = mean / sqrt(r->p1);
-			r->loglik = (r->p1 - 1) * slog - sum / r->p2 -
-			    dn * r->p1 * log(r->p2) - dn * gsl_sf_lngamma(r->p1);
-			r->aic = 2 * 2 - 2 * r->loglik;
+			gsl_sf_result lg;
+			int st = gsl_sf_lngamma_e(r->p1, &lg);
+
+			if (st != GSL_SUCCESS)
+				r->why = gsl_strerror(st);
+			else {
+				r->ok = 1;
+				r->mean = mean;
+				r->sd = mean / sqrt(r->p1);
+				r->loglik = (r->p1 - 1) * slog - sum / r->p2 -
+				    dn * r->p1 * log(r->p2) - dn * lg.val;
+				r->aic = 2 * 2 - 2 * r->loglik;
+			}
 		}
 	}
 	for (k = 0; k < FIT_NKINDS; k++) {
@@ -152,6 +176,12 @@ fit_all(const double *x, size_t n, struct fit_all *out)
 		if (!r->ok)
 			continue;
 		r->ks_d = fit_ks_d((enum fit_kind)k, r, s, n);
+		if (!isfinite(r->ks_d)) {
+			/* GSL could not evaluate its CDF here: it does not fit */
+			r->ok = 0;
+			r->why = "its CDF cannot be evaluated at these values (GSL)";
+			continue;
+		}
 		if (out->best < 0 || r->aic < out->r[out->best].aic)
 			out->best = k;
 	}

@@ -22,6 +22,7 @@ struct fit_result {
 				 * gamma: shape, scale */
 	double mean, sd;	/* of the fitted variable itself */
 	double loglik, aic, ks_d;
+	const char *why;	/* !ok after an attempt: GSL's reason (gsl_strerror) */
 };
 
 struct fit_all {
@@ -30,10 +31,13 @@ struct fit_all {
 	int best;		/* index into r of the smallest AIC; -1 if none */
 };
 
-/* Fit every family; x is not modified.  Returns best (or -1 when n < 2). */
+/* Fit every family; x is not modified.  Returns best (or -1 when n < 2).
+ * A family whose special functions fail (GSL underflow, loss of accuracy on
+ * near-equal values) is left !ok with the reason in why; GSL's abort()ing
+ * default error handler is switched off here. */
 int fit_all(const double *x, size_t n, struct fit_all *out);
 const char *fit_name(enum fit_kind);
-/* CDF of a fitted family at x. */
+/* CDF of a fitted family at x; NAN if GSL cannot evaluate it. */
 double fit_cdf(enum fit_kind, const struct fit_result *, double x);
 /* Kolmogorov-Smirnov D of sorted data x[0..n) against a fitted family. */
 double fit_ks_d(enum fit_kind, const struct fit_result *, const double *sorted, size_t n);

@@ -862,6 +862,9 @@ ti_put_fit(FILE *o, const struct ti_q *q, const struct ti_qfit *f)
 				fprintf(o, ", %s_aic: %.6g, %s_ks_d: %.4g", fit_name((enum fit_kind)k),
 				    f->fa.r[k].aic, fit_name((enum fit_kind)k), f->fa.r[k].ks_d);
 	}
+	for (k = 0; k < FIT_NKINDS; k++)
+		if (!f->fa.r[k].ok && f->fa.r[k].why != NULL)
+			fprintf(o, ", %s_no_fit: '%s'", fit_name((enum fit_kind)k), f->fa.r[k].why);
 	fprintf(o, ", p50: %s, p90: %s, p99: %s}", ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
 	    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b), ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
 }

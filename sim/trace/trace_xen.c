@@ -237,12 +237,12 @@ do_rec(struct xst *s, struct xcur *c)
 {
 	struct ti_trace *t = s->t;
 	const struct xrec *r = &c->r;
-	int64_t ns = (int64_t)llround((double)(r->tsc - s->tsc0) * s->ns_per_tsc);
+	double d = (double)(r->tsc - s->tsc0) * s->ns_per_tsc;
+	/* at most 2^62 ns (146 years): differences of two times stay in int64 */
+	int64_t ns = r->tsc < s->tsc0 ? 0 : d < 0x1p62 ? (int64_t)llround(d) : INT64_C(1) << 62;
 	struct ti_vcpu *v;
 	int from, to;
 
-	if (r->tsc < s->tsc0)
-		ns = 0;
 	t->nevent_lines++;
 	count(s, r->ev);
 	ti_time(t, ns);
@@ -423,7 +423,8 @@ xentrace_read(struct ti_trace *t, FILE *in, const char *path, struct vs_err *err
 	}
 	/* Window headers are records too (README counts include them). */
 	count_hdr(&s, nhdr);
-	qsort(s.cnt, s.ncnt, sizeof *s.cnt, cmp_cnt);
+	if (s.ncnt > 0)		/* qsort(NULL, 0) is undefined (C11 7.22.5p1) */
+		qsort(s.cnt, s.ncnt, sizeof *s.cnt, cmp_cnt);
 	for (i = 0; i < s.ncnt; i++) {
 		ev_name(s.cnt[i].ev, name, sizeof name);
 		ti_count_events(t, name, s.cnt[i].n);
