@@ -1031,6 +1031,20 @@ const char *wl_slock_where(const struct workload *w, int i) { return w->slocks[i
 int wl_slock_read_used(const struct workload *w, int i) { return w->slocks[i].read_used; }
 void wl_set_slock_ops(struct workload *w, int i, const struct slock_ops *o) { w->slocks[i].ops = o; }
 struct slock *wl_vm_slock(const struct vm *vm, int i) { return ((struct gvm *)vm->guest)->sl[i]; }
+size_t wl_cost(const struct workload *w) { return w->cost; }
+
+int64_t
+wl_ntasks(const struct workload *w)
+{
+	int64_t n = 0;
+	size_t i;
+
+	if (w->tasks == NULL)
+		return -1;
+	for (i = 0; i < w->ntasks; i++)
+		n += w->tasks[i].count;
+	return n;
+}
 const char *wl_mark_name(const struct workload *w, int i) { return w->marks[i]; }
 
 int

@@ -30,6 +30,7 @@
 #ifndef VS_WORKLOAD_H
 #define VS_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "evq.h"
@@ -88,6 +89,10 @@ int wl_slock_read_used(const struct workload *, int i);
 void wl_set_slock_ops(struct workload *, int i, const struct slock_ops *);
 /* Lock i of the VM: its sleeping locks, then one mmap_sem per mm. */
 struct slock *wl_vm_slock(const struct vm *, int i);
+/* Tasks the task form starts with (the sum of `tasks:` counts); -1: per-vCPU form. */
+int64_t wl_ntasks(const struct workload *);
+/* Primitives and samples the workload compiled to (its memory, roughly). */
+size_t wl_cost(const struct workload *);
 const char *wl_mark_name(const struct workload *, int i);
 
 /* Give a VM its guest kernel, workload and locks (one lock_ops for the VM). */

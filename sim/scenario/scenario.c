@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
 
 #include "guest/lock.h"
 #include "guest/slock.h"
@@ -387,6 +389,99 @@ parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 	return 0;
 }
 
+/* What the workloads of all VMs together may compile to. */
+#define SCEN_MAX_COST ((size_t)1 << 20)
+
+/*
+ * Bytes a run needs, from peak RSS measured on x86-64 (`count` x `vcpus`
+ * under cfs, 500-4000 vCPUs per VM; the task form with 10^3-10^6 tasks):
+ * ~600 B per vCPU plus ~1 B per vCPU pair of a VM (the guest kernel's
+ * per-task vCPU masks), ~310 B per task, ~100 B per compiled primitive.
+ * Rounded up, so the estimate is an upper bound for what was measured.
+ */
+#define MEM_BASE	(8.0 * 1024 * 1024)
+#define MEM_VCPU	768.0
+#define MEM_VCPU_PAIR	1.25
+#define MEM_TASK	384.0
+#define MEM_OP		128.0
+
+static size_t mem_limit;	/* 0: the machine's */
+
+void
+scen_set_mem_limit(size_t bytes)
+{
+	mem_limit = bytes;
+}
+
+double
+scen_mem_estimate(const struct scenario *sc)
+{
+	double b = MEM_BASE + (double)sc->machine.npcpus * 4096;
+	int i;
+
+	for (i = 0; i < sc->nvms; i++) {
+		const struct vmdef *d = &sc->vms[i];
+		double v = d->vcpus, t = (double)wl_ntasks(d->wl);
+
+		if (t < 0)
+			t = d->threads;
+		b += d->count * (v * MEM_VCPU + v * v * MEM_VCPU_PAIR + t * MEM_TASK) +
+		    (double)wl_cost(d->wl) * MEM_OP;
+	}
+	return b;
+}
+
+static double
+limit_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	double lim = pages > 0 && psz > 0 ? (double)pages * (double)psz : 1e300;
+	struct rlimit rl;
+
+	if (mem_limit > 0)
+		return (double)mem_limit;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (double)rl.rlim_cur < lim)
+		lim = (double)rl.rlim_cur;
+	return lim;
+}
+
+static char *
+fmt_bytes(double b, char *buf, size_t n)
+{
+	if (b >= 1024.0 * 1024 * 1024)
+		snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+	else
+		snprintf(buf, n, "%.0f MiB", b / (1024.0 * 1024));
+	return buf;
+}
+
+/* Refuse, before anything runs, a scenario that cannot fit in memory. */
+static int
+check_memory(const struct scenario *sc, const struct yc_node *vms, struct vs_err *err)
+{
+	double need = scen_mem_estimate(sc), lim = limit_bytes(), big = -1, nv = 0;
+	char a[32], b[32];
+	int i, at = 0;
+
+	if (need <= lim)
+		return 0;
+	for (i = 0; i < sc->nvms; i++) {
+		const struct vmdef *d = &sc->vms[i];
+		double x = (double)d->count * d->vcpus;
+
+		nv += x;
+		if (x > big) {
+			big = x;
+			at = i;
+		}
+	}
+	return yc_err(vms->vals[at], err, "this scenario needs about %s of memory (%.0f vCPUs "
+	    "in all; VM '%s': %d x %d vCPUs) but %s is available: use fewer VMs, vCPUs or tasks",
+	    fmt_bytes(need, a, sizeof a), nv, sc->vms[at].name, sc->vms[at].count,
+	    sc->vms[at].vcpus, fmt_bytes(lim, b, sizeof b));
+}
+
 static int
 parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 {
@@ -397,7 +492,7 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 	int until;
 	static const char *const until_names[] = { "duration", "done", NULL };
 	static const struct yc_node empty = { .kind = YC_MAP };
-	size_t i;
+	size_t i, cost = 0;
 
 	if (yc_expect(root, YC_MAP, "a scenario (a mapping)", err))
 		return -1;
@@ -442,10 +537,18 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 		sc->nvms++;
 		if (parse_vm(sc, &sc->vms[i], vms->vals[i], workloads, err))
 			return -1;
+		/* each VM compiles its own workload: aliased VMs multiply it */
+		cost += wl_cost(sc->vms[i].wl);
+		if (cost > SCEN_MAX_COST)
+			return yc_err(vms->vals[i], err, "the VMs' workloads expand to more than %zu "
+			    "primitives and samples in all (YAML aliases repeat a node at every use)",
+			    SCEN_MAX_COST);
 	}
 	if ((n = yc_find(root, "metrics")) != NULL && parse_metrics(sc, n, err))
 		return -1;
-	return yc_check_unused(root, top_keys, err);
+	if (yc_check_unused(root, top_keys, err))
+		return -1;
+	return check_memory(sc, vms, err);
 }
 
 /*

@@ -71,4 +71,13 @@ int scen_load(struct scenario *, const char *path, char *const *sets, int nsets,
     struct vs_err *err);
 void scen_free(struct scenario *);
 
+/*
+ * Memory a run of the scenario needs, in bytes, estimated at load time from
+ * its VMs, vCPUs, tasks and workloads (measured costs; scenario.c).  scen_load
+ * refuses a scenario whose estimate exceeds the limit: by default the
+ * machine's physical memory or RLIMIT_AS, whichever is smaller; 0 restores it.
+ */
+double scen_mem_estimate(const struct scenario *);
+void scen_set_mem_limit(size_t bytes);
+
 #endif
