@@ -1,0 +1,39 @@
+/*
+ * fuzz_trace.c - libFuzzer target: one trace importer, chosen at build time
+ * with -DFUZZ_FMT=TI_FMT_TRACECMD, TI_FMT_XENTRACE or TI_FMT_XENALYZE.
+ * What is imported is also summarised, written as YAML and as a measured
+ * CSV, the three things `vlocksim trace import` prints.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "trace_in.h"
+#include "util.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[300];
+	struct ti_trace *t;
+	struct vs_err err;
+	FILE *f;
+
+	if (path[0] == '\0')
+		snprintf(path, sizeof path, "%s/vlocksim-fuzz-trace.%d", getenv("TMPDIR") ?
+		    getenv("TMPDIR") : "/tmp", (int)getpid());
+	if ((f = fopen(path, "wb")) == NULL)
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	t = ti_new(0);
+	if (ti_import(t, path, FUZZ_FMT, &err) == 0) {
+		free(ti_summary(t));
+		free(ti_yaml(t));
+		free(ti_measured_csv(t, "setup", "command", "note"));
+	}
+	ti_free(t);
+	unlink(path);
+	return 0;
+}
