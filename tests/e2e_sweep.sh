@@ -159,4 +159,19 @@ run sweep "$base" --vary 'vms[0].vcpus=1,x' --out "$tmp/empty"
 check "bad value with an existing DIR: exit 2, DIR stays empty" \
     [ "$rc" -eq 2 -a -z "$(ls -A "$tmp/empty")" ]
 
+# Issue 14 D4: one sweep per folder (flock on DIR/.sweep.lock); a second is
+# refused with exit 2 before it writes or deletes anything, even its meta.
+mkdir "$tmp/locked"
+exec 9>"$tmp/locked/.sweep.lock"
+flock 9
+run sweep "$base" $quick --out "$tmp/locked"
+check "a folder another sweep holds: exit 2" [ "$rc" -eq 2 ]
+check "the message says another sweep is using it" \
+    grep -q 'locked: another sweep.* is using this folder' "$tmp/err"
+check "the refused sweep wrote nothing (no sweep.meta, no points/)" \
+    [ ! -e "$tmp/locked/sweep.meta" -a ! -e "$tmp/locked/points" ]
+exec 9>&-
+run sweep "$base" $quick --out "$tmp/locked"
+check "once the lock is free the sweep runs" [ "$rc" -eq 0 -a -s "$tmp/locked/results.csv" ]
+
 e2e_finish

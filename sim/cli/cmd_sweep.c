@@ -117,6 +117,7 @@ cmd_sweep(int argc, char **argv)
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
 	int shard = 0, nshards = 0, merge = 0, progress = 0, nbe = 0, setup = 0;
+	int lockfd = -1;
 	long long seed = -1, v;
 
 	memset(&sw, 0, sizeof sw);
@@ -241,6 +242,15 @@ cmd_sweep(int argc, char **argv)
 	    default_out(argv[optind]);
 	if (cmd_mkdir_p(out, &err))
 		goto fail;
+	/* One sweep per folder (its shards share it); MPI ranks but rank 0
+	 * write nothing there */
+	if (!mp.on || mp.rank == 0) {
+		if ((lockfd = sweep_lock(out, nshards > 0, &err)) < 0) {
+			if (lockfd == SWEEP_REFUSED)
+				rc = CMD_EXIT_INPUT;
+			goto fail;
+		}
+	}
 	if (merge) {
 		c = sweep_merge(&sw, out, argv + optind, argc - optind, &ran, &err);
 	} else {
@@ -278,6 +288,7 @@ fail:
 clean:
 	for (i = 0; i < nbe; i++)
 		be[i]->ops->close(be[i]);
+	sweep_unlock(lockfd);
 	sweep_free(&sw);
 done:
 	if (mp.on) {

@@ -13,11 +13,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -776,6 +778,51 @@ meta_claim(const struct sweep *sw, const char *dir, struct vs_err *err)
 	free(pdir);
 	free(mpath);
 	return rc;
+}
+
+int
+sweep_lock(const char *dir, int shared, struct vs_err *err)
+{
+	char *path = xasprintf("%s/.sweep.lock", dir), buf[32] = "";
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	ssize_t n;
+
+	if (fd < 0) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	/* flock(2): two sweeps on one --out would mix their points and meta;
+	 * the shards of one sweep share the folder (shared lock) */
+	if (flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+		int e = errno;
+
+		n = pread(fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (e == EWOULDBLOCK)
+			vs_errf(err, NULL, 0, 0, "%s: another sweep%s%s is using this folder; wait "
+			    "for it to finish or use another --out", dir, buf[0] ? " (pid " : "",
+			    buf[0] ? strcat(buf, ")") : "");
+		else
+			vs_errf(err, NULL, 0, 0, "%s: cannot lock: %s", path, strerror(e));
+		close(fd);
+		free(path);
+		return e == EWOULDBLOCK ? SWEEP_REFUSED : -1;
+	}
+	snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+	if (!shared && (ftruncate(fd, 0) != 0 || pwrite(fd, buf, strlen(buf), 0) < 0)) {
+		/* the pid is only for the message */
+	}
+	free(path);
+	return fd;
+}
+
+void
+sweep_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 static int

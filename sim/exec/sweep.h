@@ -108,6 +108,16 @@ struct sweep_ran {
 };
 
 /*
+ * Take DIR/.sweep.lock (flock, not waiting) for the whole sweep: its points,
+ * results.csv and plots; exclusive, or shared by the shards of one sweep
+ * (shared).  Returns the descriptor to pass to sweep_unlock, SWEEP_REFUSED
+ * when another sweep holds it, -1 on error.  Workers inherit the lock, so a
+ * folder stays locked while any runs.
+ */
+int sweep_lock(const char *dir, int shared, struct vs_err *err);
+void sweep_unlock(int fd);
+
+/*
  * Run the points of DIR (an existing directory) that are not done yet and
  * belong to this shard (all without one) on the backends (built on
  * sweep_job), then rebuild DIR/results.csv once no point is missing (a shard
