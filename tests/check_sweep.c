@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plot.h"
 #include "sweep.h"
 #include "testutil.h"
 
@@ -89,6 +90,50 @@ vals(const char *arg)
 
 #define VALS(arg, want) do { char *v_ = vals(arg); \
 	ck_assert_str_eq(v_, want); free(v_); } while (0)
+
+static void
+put(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+/* Issue 14 D5: gnuplot exits 0 on a full disk; its files are checked whole. */
+START_TEST(plot_outputs_checked)
+{
+	static const unsigned char png[] = { 0x89, 'P', 'N', 'G', 1, 2, 3, 0, 0, 0, 0, 'I', 'E',
+	    'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+	char dir[] = "/tmp/vlocksim-plot.XXXXXX", base[64], p[80];
+	struct vs_err err;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(base, sizeof base, "%s/x", dir);
+	snprintf(p, sizeof p, "%s.png", base);
+	put(p, png, sizeof png);
+	snprintf(p, sizeof p, "%s.svg", base);
+	put(p, "<svg>\n</svg>\n\n", 14);
+	ck_assert_int_eq(plot_check_outputs(base, &err), 0);
+	put(p, "<svg>\n<g>", 9);	/* cut short */
+	ck_assert_int_eq(plot_check_outputs(base, &err), -1);
+	ck_assert(strstr(err.msg, "x.svg: gnuplot's output is truncated") != NULL);
+	put(p, "", 0);			/* nothing written */
+	ck_assert_int_eq(plot_check_outputs(base, &err), -1);
+	put(p, "<svg></svg>", 11);
+	snprintf(p, sizeof p, "%s.png", base);
+	put(p, png, sizeof png - 4);	/* no CRC: truncated */
+	ck_assert_int_eq(plot_check_outputs(base, &err), -1);
+	ck_assert(strstr(err.msg, "x.png") != NULL);
+	unlink(p);
+	ck_assert_int_eq(plot_check_outputs(base, &err), -1);
+	ck_assert(strstr(err.msg, "gnuplot wrote no file") != NULL);
+	snprintf(p, sizeof p, "%s.svg", base);
+	unlink(p);
+	rmdir(dir);
+}
+END_TEST
 
 START_TEST(lists)
 {
@@ -471,6 +516,7 @@ main(void)
 	TCase *tc = tcase_create("grid");
 
 	tcase_add_test(tc, lists);
+	tcase_add_test(tc, plot_outputs_checked);
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, products);
 	tcase_add_test(tc, errors);

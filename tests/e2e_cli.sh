@@ -301,4 +301,19 @@ shares_sum "3 of 4 vCPUs idle" "$tmp/c5"
     --set duration=20us >"$tmp/c6" 2>"$tmp/err"
 shares_sum "until: duration (20us)" "$tmp/c6"
 
+# ---- issue 14 D13: destinations are checked before simulating ---------------
+
+: >"$tmp/afile"
+run run "$DATA/base.yaml" --reps 1 --out "$tmp/afile"
+check "run --out onto a file: exit 1 at once" [ "$rc" -eq 1 ]
+check "... saying it is not a folder" grep -q 'afile: exists and is not a folder' "$tmp/err"
+run run "$DATA/base.yaml" --reps 1 --trace "$tmp/nodir/t.json" --out "$tmp/o13"
+check "run --trace into a missing folder: exit 1, named" \
+    sh -c "[ $rc -eq 1 ] && grep -q 'nodir/t.json: cannot write' '$tmp/err'"
+check "... and --out was not written (no folder, no stage left)" \
+    sh -c "! ls -d '$tmp'/o13* 2>/dev/null"
+run run "$DATA/base.yaml" --reps 1 --out "$tmp/o13"
+check "run --out writes the whole set, no stage left" \
+    sh -c "[ -s '$tmp/o13/results.txt' -a -s '$tmp/o13/results.csv' -a -s '$tmp/o13/results.json' ] && ! ls -d '$tmp'/o13.tmp.* 2>/dev/null"
+
 e2e_finish

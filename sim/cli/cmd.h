@@ -23,6 +23,17 @@ int cmd_mkdir_p(const char *dir, struct vs_err *err);
 int cmd_int_opt(const char *opt, const char *arg, long long min, long long max,
     long long *out);
 int cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err);
+/*
+ * A result set written whole or not at all: cmd_stage_begin makes a folder
+ * OUT.tmp.PID beside OUT (checking that OUT's place is writable before any
+ * work), files are written there, cmd_stage_commit moves them into OUT
+ * (renames need no space), cmd_stage_abort removes them.
+ */
+char *cmd_stage_begin(const char *out, struct vs_err *err);
+int cmd_stage_commit(char *stage, const char *out, struct vs_err *err);
+void cmd_stage_abort(char *stage);
+/* A file path we will write later: its folder exists and takes a new file. */
+int cmd_check_writable(const char *path, struct vs_err *err);
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -1,13 +1,16 @@
 /* cmd_run.c - `vlocksim run`: one scenario, its replications, its report. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "report.h"
@@ -92,6 +95,118 @@ cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err
 	return rc;
 }
 
+char *
+cmd_stage_begin(const char *out, struct vs_err *err)
+{
+	char *parent = xstrdup(out), *slash, *stage;
+	struct stat st;
+
+	/* OUT itself may exist (a folder, updated file by file), but not as a file */
+	if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		vs_errf(err, NULL, 0, 0, "%s: exists and is not a folder", out);
+		free(parent);
+		return NULL;
+	}
+	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' && slash > parent)
+		*slash = '\0';
+	if ((slash = strrchr(parent, '/')) != NULL && slash > parent) {
+		*slash = '\0';
+		if (cmd_mkdir_p(parent, err)) {
+			free(parent);
+			return NULL;
+		}
+	}
+	free(parent);
+	stage = xasprintf("%s.tmp.%ld", out, (long)getpid());
+	if (mkdir(stage, 0777) != 0) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", stage, strerror(errno));
+		free(stage);
+		return NULL;
+	}
+	return stage;
+}
+
+void
+cmd_stage_abort(char *stage)
+{
+	struct dirent *e;
+	DIR *d;
+	char *p;
+
+	if (stage == NULL)
+		return;
+	if ((d = opendir(stage)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			p = xasprintf("%s/%s", stage, e->d_name);
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(stage);
+	free(stage);
+}
+
+int
+cmd_stage_commit(char *stage, const char *out, struct vs_err *err)
+{
+	struct dirent *e;
+	DIR *d;
+	char *a, *b;
+	int rc = 0;
+
+	/* a new (or empty) OUT: the whole set appears at once */
+	if (rename(stage, out) == 0) {
+		free(stage);
+		return 0;
+	}
+	if (errno != ENOTEMPTY && errno != EEXIST) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", out,
+		    strerror(errno));
+		cmd_stage_abort(stage);
+		return rc;
+	}
+	/* an existing OUT: every file is whole, each replaced by a rename */
+	if ((d = opendir(stage)) == NULL) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", stage, strerror(errno));
+		cmd_stage_abort(stage);
+		return rc;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		a = xasprintf("%s/%s", stage, e->d_name);
+		b = xasprintf("%s/%s", out, e->d_name);
+		if (rename(a, b) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", b,
+			    strerror(errno));
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	cmd_stage_abort(stage);
+	return rc;
+}
+
+int
+cmd_check_writable(const char *path, struct vs_err *err)
+{
+	char *probe = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+
+	if (fd < 0) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		free(probe);
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	free(probe);
+	return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -115,7 +230,7 @@ cmd_run(int argc, char **argv)
 	struct vs_err err;
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
-	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL;
+	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL, *stage = NULL;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
@@ -197,6 +312,13 @@ cmd_run(int argc, char **argv)
 		goto done;
 	}
 	msum_init(&sum);
+	/* Where results go is checked before anything runs. */
+	rc = 1;
+	if (out != NULL && (stage = cmd_stage_begin(out, &err)) == NULL)
+		goto fail;
+	if (trace != NULL && cmd_check_writable(trace, &err))
+		goto fail;
+	rc = CMD_EXIT_INPUT;
 	if (seed < 0)
 		seed = (long long)sc.seed;
 	if (reps < 0)
@@ -247,11 +369,9 @@ cmd_run(int argc, char **argv)
 			{ FMT_JSON, "results.json" } };
 
 		rc = 1;
-		if (cmd_mkdir_p(out, &err))
-			goto fail;
 		for (i = 0; i < 3; i++) {
 			text = report_render(outs[i].f, &ri, &sum);
-			c = cmd_write_out(out, outs[i].file, text, &err);
+			c = cmd_write_out(stage, outs[i].file, text, &err);
 			free(text);
 			if (c)
 				goto fail;
@@ -276,6 +396,13 @@ cmd_run(int argc, char **argv)
 		if (lock_out_write(lo, lockstat, &err))
 			goto fail;
 	}
+	if (stage != NULL) {
+		rc = 1;
+		c = cmd_stage_commit(stage, out, &err);
+		stage = NULL;
+		if (c)
+			goto fail;
+	}
 	text = report_render(fmt, &ri, &sum);
 	fputs(text, stdout);
 	free(text);
@@ -284,6 +411,7 @@ cmd_run(int argc, char **argv)
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
+	cmd_stage_abort(stage);
 	trace_out_free(tr);
 	lock_out_free(lo);
 	msum_free(&sum);

@@ -61,7 +61,7 @@ cmd_validate(int argc, char **argv)
 	struct vcase **cases = NULL;
 	struct vreport rep = { 0 };
 	struct vs_err err;
-	char **names = NULL, *text;
+	char **names = NULL, *text, *stage = NULL;
 	long long v;
 	int ncases = 0, nnames = 0, reps = 0, strict = 0, c, i, rc = CMD_EXIT_INPUT;
 	int jobs = pool_default_workers();
@@ -152,11 +152,15 @@ cmd_validate(int argc, char **argv)
 		if (c)
 			goto fail;
 	}
+	/* The set (reports, plot data, plots) appears whole in OUT or not at all;
+	 * where it goes is checked before any case runs. */
+	rc = CMD_EXIT_FAIL;
+	if ((stage = cmd_stage_begin(out, &err)) == NULL)
+		goto fail;
+	rc = CMD_EXIT_INPUT;
 	if (validate_cases(cases, ncases, reps, jobs, &rep, isatty(2), &err))
 		goto fail;
 	rc = CMD_EXIT_FAIL;
-	if (cmd_mkdir_p(out, &err))
-		goto fail;
 	{
 		static const struct { int f; const char *file; } outs[] = {
 			{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
@@ -164,15 +168,20 @@ cmd_validate(int argc, char **argv)
 
 		for (i = 0; i < 3; i++) {
 			text = vreport_render(&rep, outs[i].f);
-			c = cmd_write_out(out, outs[i].file, text, &err);
+			c = cmd_write_out(stage, outs[i].file, text, &err);
 			free(text);
 			if (c)
 				goto fail;
 		}
 	}
-	c = vreport_plot(&rep, cases, ncases, out, &err);
+	c = vreport_plot(&rep, cases, ncases, stage, &err);
 	if (c < 0)
 		goto fail;
+	if (cmd_stage_commit(stage, out, &err)) {
+		stage = NULL;
+		goto fail;
+	}
+	stage = NULL;
 	if (c > 0)
 		fputs("vlocksim validate: gnuplot not found; plots skipped\n", stderr);
 	text = vreport_render(&rep, fmt);
@@ -185,6 +194,7 @@ cmd_validate(int argc, char **argv)
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
+	cmd_stage_abort(stage);
 	for (i = 0; i < ncases; i++) {
 		vcase_free(cases[i]);
 		free(cases[i]);

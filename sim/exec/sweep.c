@@ -1246,6 +1246,8 @@ sweep_plot(const struct sweep *sw, const char *dir, const char *metric,
 	if ((rc = plot_data(sw, dir, c, data, err)) == 0) {
 		vars = plot_vars(sw, c, data, base);
 		rc = plot_run("sweep.gp", vars, err);
+		if (rc == 0)
+			rc = plot_check_outputs(base, err);
 		free(vars);
 	}
 	for (k = 0; k < 2; k++) {

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "plot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,5 +62,57 @@ plot_run(const char *name, const char *vars, struct vs_err *err)
 	free(script);
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return vs_errf(err, NULL, 0, 0, "gnuplot failed on plots/%s", name);
+	return 0;
+}
+
+/* 1 if path ends with tail (ignoring trailing white space), 0 if not, -1 unreadable. */
+static int
+ends_with(const char *path, const unsigned char *tail, size_t n, int skip_space)
+{
+	unsigned char buf[64];
+	FILE *f = fopen(path, "rb");
+	long end;
+	size_t got;
+
+	if (f == NULL)
+		return -1;
+	if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) <= 0) {
+		fclose(f);
+		return 0;
+	}
+	got = end < (long)sizeof buf ? (size_t)end : sizeof buf;
+	if (fseek(f, end - (long)got, SEEK_SET) != 0 || fread(buf, 1, got, f) != got) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	while (skip_space && got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' ' ||
+	    buf[got - 1] == '\r' || buf[got - 1] == '\t'))
+		got--;
+	return got >= n && memcmp(buf + got - n, tail, n) == 0;
+}
+
+int
+plot_check_outputs(const char *base, struct vs_err *err)
+{
+	/* PNG spec 11.2.5: the last chunk is IEND, length 0, CRC ae426082 */
+	static const unsigned char iend[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42,
+	    0x60, 0x82 };
+	static const char svg_end[] = "</svg>";
+	char *path;
+	int k, r;
+
+	for (k = 0; k < 2; k++) {
+		path = xasprintf("%s.%s", base, k == 0 ? "png" : "svg");
+		r = k == 0 ? ends_with(path, iend, sizeof iend, 0) :
+		    ends_with(path, (const unsigned char *)svg_end, strlen(svg_end), 1);
+		if (r != 1) {
+			vs_errf(err, NULL, 0, 0, "%s: %s", path, r < 0 ?
+			    "gnuplot wrote no file" : "gnuplot's output is truncated (disk full?)");
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
 	return 0;
 }

@@ -14,6 +14,12 @@
 char *plot_script(const char *name);
 /* gnuplot -e "VARS" SCRIPT; 1 if gnuplot is missing (skipped), 0 ok, -1 error. */
 int plot_run(const char *script_name, const char *vars, struct vs_err *err);
+/*
+ * After plot_run: BASE.png and BASE.svg (what every plots/ script writes)
+ * exist and are whole - gnuplot exits 0 even when a full disk truncated them,
+ * so the PNG must end with its IEND chunk and the SVG with </svg>.
+ */
+int plot_check_outputs(const char *base, struct vs_err *err);
 /* Quote s as a gnuplot string literal ('...' with '' for '). Malloc'd. */
 char *plot_quote(const char *s);
 

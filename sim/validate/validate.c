@@ -283,6 +283,8 @@ vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
 			free(src);
 		}
 		rc = plot_run("case.gp", vars, err);
+		if (rc == 0)
+			rc = plot_check_outputs(out, err);
 		free(q1), free(q2), free(q3), free(q4), free(q5), free(vars), free(out), free(dat);
 		if (rc < 0)
 			return -1;
@@ -304,6 +306,8 @@ vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
 			q2 = plot_quote(out);
 			vars = xasprintf("datafile=%s; out=%s", q1, q2);
 			rc = plot_run("scatter.gp", vars, err);
+			if (rc == 0)
+				rc = plot_check_outputs(out, err);
 			free(q1), free(q2), free(vars);
 		}
 		free(dat);
