@@ -71,7 +71,7 @@ struct wl_hold {
  * levels of nine aliases are 9^9 primitives from 2 KB.  This bounds what a
  * workload may expand to (primitives plus empirical samples).
  */
-#define WL_MAX_COST ((size_t)1 << 18)
+#define WL_MAX_COST ((size_t)1 << 16)
 
 struct wl_lockdef {
 	char *name;
@@ -213,6 +213,42 @@ is_timed(enum wl_opcode op)
 	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
 	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK || op == OP_IPI ||
 	    op == OP_TLB_FLUSH || op == OP_SLOCK || op == OP_SUNLOCK;
+}
+
+/*
+ * Does an iteration of the body from `from` to the end move simulated time?
+ * Lock, device and wait primitives do; durations count by their mean, which
+ * must reach 1 ns (times are whole ns: 0.1ns a step would never end).
+ */
+static int
+body_advances(const struct workload *w, size_t from)
+{
+	double ns = 0;
+	size_t i;
+
+	for (i = from; i < w->nops; i++)
+		switch (w->ops[i].op) {
+		case OP_COMPUTE:
+		case OP_SLEEP:
+		case OP_BLOCK:
+		case OP_DISK:
+			ns += dist_mean(w->ops[i].d);
+			break;
+		case OP_MEMORY:
+			if (dist_mean(w->ops[i].d) > 0)
+				return 1;
+			break;
+		case OP_ACQUIRE:
+		case OP_RELEASE:
+		case OP_IO:
+		case OP_WAIT:
+		case OP_WAITCHILD:
+		case OP_BARRIER:
+			return 1;
+		default:
+			break;
+		}
+	return ns >= 1;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
@@ -651,6 +687,9 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		if (!timed)
 			return yc_err(body, err, "this loop body takes no time "
 			    "(it needs a compute, memory, acquire or release)");
+		if (!body_advances(w, at + 1))
+			return yc_err(body, err, "this loop body takes no time (its primitives "
+			    "average less than 1ns an iteration): simulated time would stand still");
 		o = emit(w, OP_ENDLOOP);
 		o->arg = depth;
 		o->jump = (int)at + 1;

@@ -390,7 +390,7 @@ parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 }
 
 /* What the workloads of all VMs together may compile to. */
-#define SCEN_MAX_COST ((size_t)1 << 20)
+#define SCEN_MAX_COST ((size_t)1 << 18)
 
 /*
  * Bytes a run needs, from peak RSS measured on x86-64 (`count` x `vcpus`
