@@ -67,6 +67,44 @@ rmtree(char *dir)
 	free(dir);
 }
 
+/* Issue 14 D6: keys and anchors are hashed; 100,000 of each load at once
+ * (the linear look-ups took a minute), duplicates and redefinitions still
+ * behave as before. */
+START_TEST(test_many_keys_and_anchors)
+{
+	enum { N = 100000 };
+	size_t cap = (size_t)N * 40 + 100, len = 0;
+	char *t = malloc(cap), key[32];
+	struct yc_doc *doc;
+	struct yc_node *m;
+	struct vs_err err;
+	int i;
+
+	len += (size_t)snprintf(t + len, cap - len, "m:\n");
+	for (i = 0; i < N; i++)
+		len += (size_t)snprintf(t + len, cap - len, "  k%d: &a%d %d\n", i, i % 1000, i);
+	len += (size_t)snprintf(t + len, cap - len, "r: [*a7, *a999]\n");
+	doc = yc_load_string("t.yaml", t, &err);
+	ck_assert_ptr_nonnull(doc);
+	m = yc_find(yc_root(doc), "m");
+	ck_assert_uint_eq(m->n, N);
+	snprintf(key, sizeof key, "k%d", N - 1);
+	ck_assert_str_eq(yc_find(m, key)->text, "99999");
+	ck_assert_str_eq(yc_find(m, "k0")->text, "0");
+	ck_assert_ptr_null(yc_find(m, "k100000"));
+	/* an anchor redefined 100 times: the latest definition wins */
+	ck_assert_str_eq(yc_find(yc_root(doc), "r")->vals[0]->text, "99007");
+	ck_assert_str_eq(yc_find(yc_root(doc), "r")->vals[1]->text, "99999");
+	yc_free(doc);
+	/* a duplicate far past the first keys is still found */
+	len += (size_t)snprintf(t + len, cap - len, "m2: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, "
+	    "g: 7, h: 8, i: 9, j: 10, c: 11}\n");
+	ck_assert_ptr_null(yc_load_string("t.yaml", t, &err));
+	ck_assert(strstr(err.msg, "duplicate key 'c' (first at line") != NULL);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_positions)
 {
 	struct yc_doc *doc = load("name: demo\nvms:\n  - count: 2\n    vcpus: [1, 2]\n"
@@ -452,6 +490,7 @@ main(void)
 	int failures;
 
 	tcase_add_test(tc, test_positions);
+	tcase_add_test(tc, test_many_keys_and_anchors);
 	tcase_add_test(tc, test_quoted);
 	tcase_add_test(tc, test_empty_and_aliases);
 	tcase_add_test(tc, test_syntax_error);

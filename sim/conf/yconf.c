@@ -54,6 +54,7 @@ struct ld {
 	int end_col;		/* --set: column just past the value */
 	struct anchor *anchors;
 	size_t nanchors, capanchors;
+	size_t *ahix, ahcap;	/* anchor names hashed: 1 + the latest index */
 	struct vs_err *err;
 };
 
@@ -111,6 +112,7 @@ free_node(struct yc_node *n)
 	free(n->key_file);
 	free(n->vals);
 	free(n->used);
+	free(n->hix);
 	free(n);
 }
 
@@ -133,6 +135,44 @@ coll_reserve(struct yc_node *c)
 	c->used = xrealloc(c->used, cap * sizeof *c->used);
 }
 
+/* FNV-1a: maps and anchors are hashed, so 10^5 keys load in linear time. */
+static size_t
+str_hash(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+#define MAP_HASH_MIN 8		/* smaller maps are scanned */
+
+static void
+map_hash_put(struct yc_node *m, size_t i)
+{
+	size_t j = str_hash(m->keys[i], strlen(m->keys[i])) & (m->hcap - 1);
+
+	while (m->hix[j] != 0)
+		j = (j + 1) & (m->hcap - 1);
+	m->hix[j] = i + 1;
+}
+
+static void
+map_hash_build(struct yc_node *m)
+{
+	size_t i;
+
+	free(m->hix);
+	for (m->hcap = 16; m->hcap < m->n * 2; m->hcap *= 2)
+		;
+	m->hcap *= 2;
+	m->hix = xcalloc(m->hcap, sizeof *m->hix);
+	for (i = 0; i < m->n; i++)		/* in order: a probe meets the first key first */
+		map_hash_put(m, i);
+}
+
 /* Takes ownership of key. */
 static void
 map_add(struct yc_node *m, char *key, const char *kfile, int kline, int kcol,
@@ -145,6 +185,12 @@ map_add(struct yc_node *m, char *key, const char *kfile, int kline, int kcol,
 	m->key_col[m->n] = kcol;
 	m->used[m->n] = 0;
 	m->vals[m->n++] = val;
+	if (m->hix != NULL) {
+		if (m->n * 2 > m->hcap)
+			map_hash_build(m);
+		else
+			map_hash_put(m, m->n - 1);
+	}
 }
 
 static void
@@ -161,6 +207,20 @@ map_index(const struct yc_node *m, const char *key, size_t len)
 
 	if (m == NULL || m->kind != YC_MAP)
 		return -1;
+	if (m->n > MAP_HASH_MIN) {
+		struct yc_node *w = (struct yc_node *)m;	/* the index is a cache */
+
+		if (w->hix == NULL)
+			map_hash_build(w);
+		for (i = str_hash(key, len) & (m->hcap - 1); m->hix[i] != 0;
+		    i = (i + 1) & (m->hcap - 1)) {
+			const char *k = m->keys[m->hix[i] - 1];
+
+			if (strncmp(k, key, len) == 0 && k[len] == '\0')
+				return (long)(m->hix[i] - 1);
+		}
+		return -1;
+	}
 	for (i = 0; i < m->n; i++)
 		if (strncmp(m->keys[i], key, len) == 0 && m->keys[i][len] == '\0')
 			return (long)i;
@@ -242,20 +302,46 @@ next_event(struct ld *l, yaml_event_t *ev)
 static void
 add_anchor(struct ld *l, const char *name, struct yc_node *n)
 {
+	size_t i, j;
+
 	VS_GROW(l->anchors, l->capanchors, l->nanchors);
 	l->anchors[l->nanchors].name = xstrdup(name);
 	l->anchors[l->nanchors++].node = n;
+	if (l->nanchors * 2 > l->ahcap) {
+		free(l->ahix);
+		for (l->ahcap = l->ahcap ? l->ahcap * 2 : 64; l->nanchors * 2 > l->ahcap;
+		    l->ahcap *= 2)
+			;
+		l->ahix = xcalloc(l->ahcap, sizeof *l->ahix);
+		for (i = 0; i < l->nanchors; i++)
+			for (j = str_hash(l->anchors[i].name, strlen(l->anchors[i].name)) &
+			    (l->ahcap - 1); ; j = (j + 1) & (l->ahcap - 1))
+				if (l->ahix[j] == 0 ||
+				    strcmp(l->anchors[l->ahix[j] - 1].name, l->anchors[i].name) == 0) {
+					l->ahix[j] = i + 1;	/* a redefinition replaces */
+					break;
+				}
+		return;
+	}
+	for (j = str_hash(name, strlen(name)) & (l->ahcap - 1); ; j = (j + 1) & (l->ahcap - 1))
+		if (l->ahix[j] == 0 || strcmp(l->anchors[l->ahix[j] - 1].name, name) == 0) {
+			l->ahix[j] = l->nanchors;
+			return;
+		}
 }
 
 static struct yc_node *
 find_anchor(const struct ld *l, const char *name)
 {
-	size_t i;
+	size_t j;
 
-	/* Latest first: YAML lets an anchor be redefined. */
-	for (i = l->nanchors; i-- > 0;)
-		if (strcmp(l->anchors[i].name, name) == 0)
-			return l->anchors[i].node;
+	/* The latest definition: YAML lets an anchor be redefined. */
+	if (l->ahix == NULL)
+		return NULL;
+	for (j = str_hash(name, strlen(name)) & (l->ahcap - 1); l->ahix[j] != 0;
+	    j = (j + 1) & (l->ahcap - 1))
+		if (strcmp(l->anchors[l->ahix[j] - 1].name, name) == 0)
+			return l->anchors[l->ahix[j] - 1].node;
 	return NULL;
 }
 
@@ -351,6 +437,8 @@ merge_includes(struct ld *l, struct yc_node *m)
 		m->vals[i] = m->vals[i + 1];
 	}
 	m->n--;
+	free(m->hix);		/* indices moved: rebuilt on the next look-up */
+	m->hix = NULL;
 
 	nsrc = inc->kind == YC_MAP ? 1 : inc->n;
 	for (j = nsrc; j-- > 0;) {
@@ -581,6 +669,7 @@ ld_done(struct ld *l)
 	for (i = 0; i < l->nanchors; i++)
 		free(l->anchors[i].name);
 	free(l->anchors);
+	free(l->ahix);
 	free(l->dir);
 	free(l->real);
 }

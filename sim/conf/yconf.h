@@ -40,6 +40,7 @@ struct yc_node {
 	unsigned char *used;	/* YC_MAP: key i was read */
 	const char **key_file;	/* YC_MAP: where key i was written (includes
 				 * and --set put keys from other files in a map) */
+	size_t *hix, hcap;	/* YC_MAP: hash of the keys (1 + index; 0 free), or NULL */
 };
 
 struct yc_doc;
