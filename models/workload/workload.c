@@ -328,7 +328,8 @@ op_dist(struct workload *w, struct wl_op *o, const struct yc_node *v, enum unit_
 {
 	if ((o->d = dist_from_yaml(v, kind, hz, err)) == NULL)
 		return -1;
-	return charge(w, v, dist_nsamples(o->d), err);
+	/* a sample is 8 bytes, a primitive ~128: 16 samples cost one */
+	return charge(w, v, dist_nsamples(o->d) / 16, err);
 }
 
 static int

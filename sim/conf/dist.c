@@ -109,6 +109,9 @@ add_sample(struct dist *d, size_t *cap, double v)
  * lines skipped.  A bare number carries unit; a value with its own unit
  * keeps it.  Errors point into the CSV file.
  */
+/* An empirical distribution's samples: 8 MiB, a million measured values. */
+#define DIST_MAX_SAMPLES (1 << 20)
+
 static int
 read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
     enum unit_kind kind, double hz, struct vs_err *err)
@@ -120,6 +123,7 @@ read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
 	double v;
 	FILE *f;
 	int lineno = 0, rc = -1;
+	long len;
 
 	if (fnode->text[0] == '/' || sl == NULL)
 		path = xstrdup(fnode->text);
@@ -132,8 +136,17 @@ read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
 		free(path);
 		return -1;
 	}
-	while (getline(&line, &lcap, f) != -1) {
+	while ((len = vs_getline(&line, &lcap, f, VS_LINE_MAX)) != -1) {
 		lineno++;
+		if (len == VS_LINE_TOO_LONG) {
+			vs_errf(err, path, lineno, 1, "line longer than %zu bytes (not a samples "
+			    "file?)", VS_LINE_MAX);
+			goto out;
+		}
+		if (d->n >= DIST_MAX_SAMPLES) {
+			vs_errf(err, path, lineno, 1, "more than %d samples", DIST_MAX_SAMPLES);
+			goto out;
+		}
 		if ((p = strchr(line, '#')) != NULL)
 			*p = '\0';
 		if ((p = strchr(line, ',')) != NULL)
@@ -204,6 +217,9 @@ parse_empirical(struct dist *d, const struct yc_node *n, enum unit_kind kind,
 			return -1;
 		if (s->n == 0)
 			return yc_err(s, err, "'samples' is empty");
+		if (s->n > DIST_MAX_SAMPLES)
+			return yc_err(s, err, "'samples' holds %zu values (at most %d)", s->n,
+			    DIST_MAX_SAMPLES);
 		for (i = 0; i < s->n; i++) {
 			if (yc_node_qty(s->vals[i], kind, hz, 0, INFINITY, &v, err) == -1)
 				return -1;

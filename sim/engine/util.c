@@ -156,3 +156,39 @@ vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_e
 	free(tmp);
 	return rc;
 }
+
+long
+vs_getline(char **buf, size_t *cap, FILE *f, size_t max)
+{
+	size_t len = 0;
+	int c;
+
+	if (*cap < 256) {
+		*cap = 256;
+		*buf = xrealloc(*buf, *cap);
+	}
+	errno = 0;
+	flockfile(f);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (len + 1 >= *cap) {
+			*cap *= 2;
+			*buf = xrealloc(*buf, *cap);
+		}
+		(*buf)[len++] = (char)c;
+		if (c == '\n')
+			break;
+		if (len >= max) {
+			funlockfile(f);
+			(*buf)[len] = '\0';
+			return VS_LINE_TOO_LONG;
+		}
+	}
+	funlockfile(f);
+	(*buf)[len] = '\0';
+	if (c == EOF && (len == 0 || ferror(f))) {
+		if (ferror(f) && errno == 0)
+			errno = EIO;
+		return -1;
+	}
+	return (long)len;
+}

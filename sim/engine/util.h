@@ -11,6 +11,7 @@
 #define VS_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdarg.h>
 
@@ -44,6 +45,15 @@ void vs_grow(void **arr, size_t *cap, size_t n, size_t sz);
 uint64_t vs_mix64(uint64_t x);
 
 /* Write a whole file atomically (temp file + rename) so a failed run leaves nothing half-written. */
+/*
+ * getline(3) with a bound: the next line of f (with its newline) in *buf,
+ * its length; -1 at the end of the file or on a read error (errno says which:
+ * 0 is the end); VS_LINE_TOO_LONG when the line passes max bytes (the rest
+ * is not read: /dev/zero has no end of line).
+ */
+#define VS_LINE_TOO_LONG (-2)
+#define VS_LINE_MAX ((size_t)1 << 20)
+long vs_getline(char **buf, size_t *cap, FILE *f, size_t max);
 int vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err);
 
 #endif

@@ -602,8 +602,13 @@ ftrace_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 	ssize_t len;
 	long lineno = 0;
 
-	while ((len = getline(&line, &cap, f)) != -1) {
+	while ((len = vs_getline(&line, &cap, f, VS_LINE_MAX)) != -1) {
 		lineno++;
+		if (len == VS_LINE_TOO_LONG) {
+			free(line);
+			return vs_errf(err, t->path, (int)lineno, 1, "line longer than %zu bytes: not "
+			    "a trace-cmd/ftrace text trace", VS_LINE_MAX);
+		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		ti_ftrace_line(t, line, lineno);

@@ -48,12 +48,17 @@ lockstat_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 	long lineno = 0;
 	int version_seen = 0;
 
-	while ((len = getline(&line, &cap, f)) != -1) {
+	while ((len = vs_getline(&line, &cap, f, VS_LINE_MAX)) != -1) {
 		double v[12];
 		int nv = 0, i;
 		struct ti_lockrow r;
 
 		lineno++;
+		if (len == VS_LINE_TOO_LONG) {
+			free(line);
+			return vs_errf(err, t->path, (int)lineno, 1, "line longer than %zu bytes: not "
+			    "a /proc/lock_stat file", VS_LINE_MAX);
+		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		for (p = line; *p == ' ' || *p == '\t'; p++)

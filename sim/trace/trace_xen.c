@@ -464,10 +464,15 @@ xenalyze_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 	struct ti_vcpu *v = NULL;
 
 	t->halt_is_blocked = 1;
-	while ((len = getline(&line, &cap, f)) != -1) {
+	while ((len = vs_getline(&line, &cap, f, VS_LINE_MAX)) != -1) {
 		const char *s = line;
 
 		lineno++;
+		if (len == VS_LINE_TOO_LONG) {
+			free(line);
+			return vs_errf(err, t->path, (int)lineno, 1, "line longer than %zu bytes: "
+			    "not a xenalyze summary", VS_LINE_MAX);
+		}
 		while (*s == ' ')
 			s++;
 		if (sscanf(line, "Total time: %lf seconds (using cpu speed %lf GHz)", &secs,
@@ -534,6 +539,8 @@ xenalyze_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 		}
 	}
 	free(line);
+	if (ferror(f))
+		return vs_errf(err, NULL, 0, 0, "%s: read error: %s", t->path, strerror(errno));
 	if (t->cpu_hz_given && have_total)
 		t->summary_seconds *= file_hz / t->cpu_hz;
 	else if (!t->cpu_hz_given)
