@@ -31,6 +31,8 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 		l->wait_since[i] = -1;
 		l->req_pcpu[i] = -1;
 	}
+	if (ops->fifo && l->hv->check >= 3)
+		l->arrival = xcalloc((size_t)vm->nvcpus, sizeof *l->arrival);
 	l->st.wait = hist_new();
 	l->priv = ops->create(l, cfg);
 	return l;
@@ -46,6 +48,7 @@ lock_free(struct glock *l)
 	hist_free(l->st.wait);
 	free(l->wait_since);
 	free(l->req_pcpu);
+	free(l->arrival);
 	free(l->name);
 	free(l);
 }
@@ -116,6 +119,8 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	guest_set_acquiring(v, l);
 	l->wait_since[v->idx] = l->hv->sim->now;
 	l->waiting++;
+	if (l->arrival != NULL)
+		l->arrival[v->idx] = l->arrivals++;
 	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
 	l->ops->acquire(l, v);
 }
@@ -131,6 +136,11 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		vs_fatal("lock %s: vCPU %d took it while vCPU %d holds it", l->name, v->id,
 		    l->holder->id);
 	VS_ASSERT(runner->pcpu != NULL);
+	/* --check=full: a FIFO lock is owned in the order it was asked for */
+	if (l->arrival != NULL && l->arrival[v->idx] != l->entries++)
+		vs_fatal("check: FIFO lock %s: vCPU %d took turn %llu, turn %llu was next",
+		    l->name, v->id, (unsigned long long)l->arrival[v->idx],
+		    (unsigned long long)(l->entries - 1));
 	wait = (double)(now - l->wait_since[v->idx]);
 	l->wait_since[v->idx] = -1;
 	l->waiting--;

@@ -64,6 +64,9 @@ struct lock_ops {
 	 * section of a workload using it must be compute only (see
 	 * wl_check_sections / wl_take_section). */
 	int takes_sections;
+	/* 1: waiters own the lock in the order they called acquire (a ticket
+	 * lock); --check=full verifies it. */
+	int fifo;
 };
 
 struct glock_stats {
@@ -102,6 +105,8 @@ struct glock {
 	int *req_pcpu;		/* per vCPU: pCPU that last wrote its req_lines (-1 own) */
 	sim_time_t hold_since;
 	sim_time_t *wait_since;	/* per vCPU of the VM; -1 when not waiting */
+	uint64_t *arrival;	/* --check=full, fifo locks: per vCPU, its acquire's turn */
+	uint64_t arrivals, entries;
 	int waiting;		/* vCPUs inside acquire() now */
 	struct glock_stats st;
 };

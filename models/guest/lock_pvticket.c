@@ -198,6 +198,7 @@ const struct lock_ops lock_pvticket_ops = {
 	.create = pvt_create,
 	.destroy = pvt_destroy,
 	.acquire = pvt_acquire,
+	.fifo = 1,
 	.release = pvt_release,
 	.observe = pvt_observe,
 	.ready = pvt_ready,

@@ -237,6 +237,7 @@ const struct lock_ops lock_qspinlock_ops = {
 	.parse = qs_parse,
 	.free_cfg = qs_free_cfg,
 	.create = qs_create,
+	.fifo = 1,
 	.destroy = qs_destroy,
 	.acquire = qs_acquire,
 	.release = qs_release,

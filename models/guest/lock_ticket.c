@@ -76,6 +76,7 @@ const struct lock_ops lock_ticket_ops = {
 	.create = ticket_create,
 	.destroy = ticket_destroy,
 	.acquire = ticket_acquire,
+	.fifo = 1,
 	.release = ticket_release,
 	.observe = ticket_observe,
 	.ready = ticket_ready,

@@ -243,6 +243,15 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 		p->busy_time += now - p->busy_since;
 	}
 	p->curr = next;
+	if (hv->check >= 3 && next != NULL) {
+		int q;
+
+		/* --check=full: a vCPU runs on one pCPU at a time */
+		for (q = 0; q < hv->npcpus; q++)
+			if (q != p->id && hv->pcpus[q].curr == next)
+				vs_fatal("check: vCPU %d switched in on pCPU %d while current on pCPU %d",
+				    next->id, p->id, q);
+	}
 	if (next == NULL) {
 		set_pcpu_load(p, LOAD_IDLE);
 		return;

@@ -97,6 +97,7 @@ struct hv {
 	void *guest;		/* the guest layer's per-run data */
 	int *mem_streamers;	/* per socket: vCPUs streaming memory there (guest.c) */
 	const struct probe *probe;	/* NULL: nobody watches */
+	int check;		/* run_opts.check: 3 (--check=full) adds the costly invariants */
 };
 
 /* Tell the probe, if any. */

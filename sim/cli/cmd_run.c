@@ -221,6 +221,7 @@ cmd_run(int argc, char **argv)
 		{ "trace-window", required_argument, NULL, 'w' },
 		{ "trace-limit", required_argument, NULL, 'l' },
 		{ "lock-stat", required_argument, NULL, 'L' },
+		{ "check", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -286,6 +287,22 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'L':
 			lockstat = optarg;
+			break;
+		case 'C':
+			/* the self-checks (vlocksim(1) INVARIANTS): off, end (the
+			 * default), kernel, full */
+			if (strcmp(optarg, "off") == 0 || strcmp(optarg, "0") == 0)
+				ro.check = 0;
+			else if (strcmp(optarg, "end") == 0 || strcmp(optarg, "1") == 0)
+				ro.check = 1;
+			else if (strcmp(optarg, "kernel") == 0 || strcmp(optarg, "2") == 0)
+				ro.check = 2;
+			else if (strcmp(optarg, "full") == 0 || strcmp(optarg, "3") == 0)
+				ro.check = 3;
+			else {
+				fprintf(stderr, "vlocksim run: --check is off, end, kernel or full\n");
+				goto done;
+			}
 			break;
 		case 'h':
 			cmd_usage(stdout);

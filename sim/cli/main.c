@@ -35,6 +35,7 @@ cmd_usage(FILE *f)
 	    "                    [--format table|csv|json] [--out DIR] [--no-wall-clock]\n"
 	    "                    [--trace FILE.json[.gz] [--trace-window FROM:TO]\n"
 	    "                    [--trace-limit SIZE]] [--lock-stat FILE]\n"
+	    "                    [--check=off|end|kernel|full]\n"
 	    "      run a scenario and print its metrics (mean, sd, 95% CI over reps)\n"
 	    "  list              schedulers, locks, workload primitives and metrics\n"
 	    "  sweep SCENARIO.yaml --vary PATH=V1,V2,...|START:STOP:STEP [--vary ...]\n"

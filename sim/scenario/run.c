@@ -304,6 +304,25 @@ self_check(struct hv *hv)
 	}
 }
 
+/* --check=full: a VM whose every thread has ended holds no lock, and none waits. */
+static void
+locks_released(const struct scenario *sc, const struct built *b)
+{
+	int i, j, k;
+
+	for (i = 0; i < sc->nvms; i++)
+		for (j = 0; j < b[i].n; j++)
+			for (k = 0; wl_vm_done_at(b[i].vms[j]) >= 0 &&
+			    k < wl_nlocks(sc->vms[i].wl); k++) {
+				const struct glock *l = wl_vm_lock(b[i].vms[j], k);
+
+				if (l->holder != NULL || l->waiting != 0)
+					vs_fatal("check: VM %s lock %s: held by vCPU %d with %d "
+					    "waiting after every thread ended", b[i].vms[j]->name,
+					    l->name, l->holder ? l->holder->id : -1, l->waiting);
+			}
+}
+
 int
 run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
     struct metrics *out, struct vs_err *err)
@@ -319,6 +338,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	hv_init(&hv, &sim, &sc->machine, sc->sched, &guest_hv_ops);
 	hv.guest = &grun;
 	hv.probe = o->probe;
+	hv.check = o->check;
 	for (i = 0; i < sc->nvms; i++) {
 		const struct vmdef *d = &sc->vms[i];
 
@@ -363,6 +383,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		wl_vm_finish(hv.vms[i]);
 	if (o->check)
 		self_check(&hv);
+	if (o->check >= 3)
+		locks_released(sc, b);
 
 	metrics_add(out, "sim_seconds", "s", (double)sim.now * 1e-9);
 	if (sc->until_done) {
