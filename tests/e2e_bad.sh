@@ -10,6 +10,12 @@ ntried=0
 timer=
 [ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $tmp/rss"
 
+# Inputs that cannot live in the tree: an include of a directory and of
+# /dev/zero (%T is this scratch folder).
+mkdir "$tmp/t" "$tmp/t/adir.yaml"
+ln -s /dev/zero "$tmp/t/zero.yaml"
+cp "$bad/inc-dir.yaml" "$bad/inc-zero.yaml" "$tmp/t/"
+
 while IFS= read -r line; do
 	case $line in '#'*|'') continue ;; esac
 	want=$(printf '%s\n' "$line" | sed 's/ *|.*//')
@@ -17,7 +23,7 @@ while IFS= read -r line; do
 	re=$(printf '%s\n' "$line" | sed 's/^[^|]*|[^|]*| *//')
 	ntried=$((ntried + 1))
 	rm -rf "$tmp/o" "$tmp/rss"
-	args=$(printf '%s\n' "$args" | sed "s#%B#$bad#g; s#%O#$tmp/o#g")
+	args=$(printf '%s\n' "$args" | sed "s#%B#$bad#g; s#%O#$tmp/o#g; s#%T#$tmp/t#g")
 	# shellcheck disable=SC2086 # ARGS are words
 	(cd "$tmp" && timeout 30 $timer "$VS" $args >"$tmp/out" 2>"$tmp/err")
 	rc=$?

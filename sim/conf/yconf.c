@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include <yaml.h>
@@ -55,6 +56,7 @@ struct ld {
 	struct anchor *anchors;
 	size_t nanchors, capanchors;
 	size_t *ahix, ahcap;	/* anchor names hashed: 1 + the latest index */
+	const char *text;	/* a string's input (else the file is l->file) */
 	struct vs_err *err;
 };
 
@@ -275,6 +277,30 @@ mark_col(const struct ld *l, yaml_mark_t m)
 	return (int)m.column + 1;
 }
 
+/* Line and column (1-based) of byte off of l's input (a file, or l->text). */
+static void
+offset_pos(const struct ld *l, size_t off, int *line, int *col)
+{
+	FILE *f = l->text != NULL ? NULL : fopen(l->file, "rb");
+	size_t i;
+	int c;
+
+	for (i = 0; i < off; i++) {
+		c = l->text != NULL ? (unsigned char)l->text[i] : f != NULL ? getc(f) : EOF;
+		if (c == EOF || c == '\0')
+			break;
+		if (c == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if ((c & 0xc0) != 0x80)	/* UTF-8: count characters */
+			(*col)++;
+	}
+	if (f != NULL)
+		fclose(f);
+	if (l->text != NULL)		/* --set: columns of the assignment */
+		*col += l->col_off;
+}
+
 static int
 syntax_error(struct ld *l)
 {
@@ -282,9 +308,14 @@ syntax_error(struct ld *l)
 
 	if (p->error == YAML_MEMORY_ERROR)
 		vs_fatal("libyaml: out of memory");
-	if (p->error == YAML_READER_ERROR)
-		return vs_errf(l->err, NULL, 0, 0, "%s: cannot read YAML: %s (byte %zu)",
-		    l->file, p->problem ? p->problem : "input error", p->problem_offset);
+	if (p->error == YAML_READER_ERROR) {
+		/* the reader knows only a byte offset: count lines up to it */
+		int line = 1, col = 1;
+
+		offset_pos(l, p->problem_offset, &line, &col);
+		return vs_errf(l->err, l->file, line, col, "cannot read YAML: %s (byte %zu)",
+		    p->problem ? p->problem : "input error", p->problem_offset);
+	}
 	return vs_errf(l->err, l->file, mark_line(l, p->problem_mark),
 	    mark_col(l, p->problem_mark), "YAML syntax error: %s%s%s",
 	    p->problem ? p->problem : "unknown error", p->context ? " " : "",
@@ -684,13 +715,20 @@ load_file(struct yc_doc *doc, const char *path, const char *real,
 	FILE *f;
 	char *dir;
 
-	if ((f = fopen(path, "rb")) == NULL) {
+	struct stat st;
+
+	/* fopen takes a directory and the read then fails: say so at once */
+	if ((f = fopen(path, "rb")) == NULL ||
+	    (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) && (errno = EISDIR) != 0)) {
+		int e = errno;
+
+		if (f != NULL)
+			fclose(f);
 		if (at != NULL)
-			yc_err(at, err, "cannot read include '%s': %s", at->text,
-			    strerror(errno));
+			yc_err(at, err, "cannot read include '%s': %s", at->text, strerror(e));
 		else
 			vs_errf(err, NULL, 0, 0, "%s: cannot open scenario: %s", path,
-			    strerror(errno));
+			    strerror(e));
 		return NULL;
 	}
 	dir = dir_of(path);
@@ -700,6 +738,13 @@ load_file(struct yc_doc *doc, const char *path, const char *real,
 	root = parse_stream(&l, 0);
 	ld_done(&l);
 	fclose(f);
+	if (root == NULL && at != NULL && strstr(err->msg, " (included at ") == NULL) {
+		/* the include site too: the file may be shared by many scenarios */
+		size_t n = strlen(err->msg);
+
+		snprintf(err->msg + n, sizeof err->msg - n, " (included at %s:%d:%d)",
+		    at->file ? at->file : "?", at->line, at->col);
+	}
 	return root;
 }
 
@@ -739,6 +784,7 @@ yc_load_string(const char *name, const char *text, struct vs_err *err)
 	free(dir);
 	free(real);
 	yaml_parser_set_input_string(&l.p, (const unsigned char *)text, strlen(text));
+	l.text = text;
 	doc->root = parse_stream(&l, 0);
 	ld_done(&l);
 	if (doc->root == NULL) {
@@ -886,6 +932,7 @@ parse_set_value(struct yc_doc *doc, const char *value, int col_off,
 	l.col_off = col_off;
 	l.end_col = col_off + (int)strlen(value) + 1;
 	yaml_parser_set_input_string(&l.p, (const unsigned char *)value, strlen(value));
+	l.text = value;
 	root = parse_stream(&l, 1);
 	ld_done(&l);
 	return root;
@@ -1097,8 +1144,13 @@ node_int(const struct yc_node *n, const char *key, int64_t min, int64_t max,
 		buf[o] = '\0';
 		errno = 0;
 		long long ll = strtoll(buf, &end, 10);
-		if (*end != '\0' || errno != 0)
-			return range_err(n, key, d, (double)min, (double)max, UNIT_NONE, err);
+		if (*end != '\0' && strpbrk(buf, "eE") != NULL && fabs(d) < 9223372036854775808.0)
+			ll = (long long)d;	/* 1e16: exponent form, as exact as the double */
+		else if (*end != '\0' || errno != 0)
+			/* beyond int64: name the real bounds (range_err reads
+			 * INT64_MAX as "no upper bound") */
+			return yc_err(n, err, "%s%s%s%.80s is out of range [%" PRId64 ", %" PRId64 "]",
+			    key ? "'" : "", key ? key : "", key ? "' = " : "", n->text, min, max);
 		v = (int64_t)ll;
 	}
 	if (v < min || v > max) {

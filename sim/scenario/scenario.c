@@ -482,6 +482,33 @@ check_memory(const struct scenario *sc, const struct yc_node *vms, struct vs_err
 	    sc->vms[at].vcpus, fmt_bytes(lim, b, sizeof b));
 }
 
+/*
+ * `until: done` with no duration needs a thread that ends (as run.c counts
+ * them: every thread of a VM whose workload has no loop: forever); say where
+ * the scenario lost them (count: 0, threads: 0) rather than after setting up.
+ */
+static int
+ends_none(const struct scenario *sc, const struct yc_node *vms, struct vs_err *err)
+{
+	const struct yc_node *at = vms;
+	int i;
+
+	for (i = 0; i < sc->nvms; i++) {
+		const struct vmdef *d = &sc->vms[i];
+		int64_t t = wl_has_tasks(d->wl) ? wl_ntasks(d->wl) : d->threads;
+
+		if (d->count > 0 && t > 0 && !wl_endless(d->wl))
+			return 0;
+		if (at == vms && (d->count == 0 || t == 0)) {
+			at = yc_find(vms->vals[i], d->count == 0 ? "count" : "threads");
+			if (at == NULL)
+				at = vms->vals[i];
+		}
+	}
+	return yc_err(at, err, "'until: done' but no thread ever ends (every VM has count 0, "
+	    "no threads, or a loop: forever): give a 'duration'");
+}
+
 static int
 parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 {
@@ -547,6 +574,8 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 	if ((n = yc_find(root, "metrics")) != NULL && parse_metrics(sc, n, err))
 		return -1;
 	if (yc_check_unused(root, top_keys, err))
+		return -1;
+	if (sc->until_done && sc->duration == SIM_NEVER && ends_none(sc, vms, err))
 		return -1;
 	return check_memory(sc, vms, err);
 }
