@@ -256,7 +256,8 @@ START_TEST(test_readers)
 	ck_assert_int_eq(yc_get_qty(r, "t", UNIT_TIME, 0, 0, 0, 1000, &d, &err), -1);
 	ck_assert_str_eq(err.msg, "t.yaml:10:4: 't' = 2us (2000ns) is out of range [0ns, 1000ns]");
 	ck_assert_int_eq(yc_get_int(r, "big", 0, 0, INT64_MAX, &i, &err), -1);
-	ck_assert_str_eq(err.msg, "t.yaml:9:6: 'big' = 1e30 must be at least 0");
+	/* past int64, the real bounds (issue 14 D11: was "must be at least 0") */
+	ck_assert_str_eq(err.msg, "t.yaml:9:6: 'big' = 1e30 is out of range [0, 9223372036854775807]");
 	ck_assert_int_eq(yc_get_int(r, "neg", 0, 0, INT64_MAX, &i, &err), -1);
 	ck_assert_str_eq(err.msg, "t.yaml:11:6: 'neg' = -4 must be at least 0");
 	ck_assert_int_eq(yc_get_int(r, "u", 0, 0, INT64_MAX, &i, &err), 0);
@@ -396,7 +397,7 @@ START_TEST(test_include_errors)
 	p = put(dir, "seq.yaml", "vms:\n  - bad.yaml\n");
 	ck_assert_ptr_null(yc_load(p, &err));
 	m = xasprintf("%s/bad.yaml:2:1: YAML syntax error: did not find expected ',' or ']' "
-	    "while parsing a flow sequence", dir);
+	    "while parsing a flow sequence (included at %s/seq.yaml:2:5)", dir, dir);
 	ck_assert_str_eq(err.msg, m);
 	free(m);
 	free(p);
