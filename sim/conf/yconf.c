@@ -738,7 +738,9 @@ load_file(struct yc_doc *doc, const char *path, const char *real,
 	root = parse_stream(&l, 0);
 	ld_done(&l);
 	fclose(f);
-	if (root == NULL && at != NULL && strstr(err->msg, " (included at ") == NULL) {
+	if (root == NULL && at != NULL && strstr(err->msg, " (included at ") == NULL &&
+	    (strstr(err->msg, ": cannot read YAML: ") != NULL ||
+	    strstr(err->msg, ": YAML syntax error: ") != NULL)) {
 		/* the include site too: the file may be shared by many scenarios */
 		size_t n = strlen(err->msg);
 
