@@ -333,7 +333,8 @@ cmd_run(int argc, char **argv)
 	rc = 1;
 	if (out != NULL && (stage = cmd_stage_begin(out, &err)) == NULL)
 		goto fail;
-	if (trace != NULL && cmd_check_writable(trace, &err))
+	if ((trace != NULL && cmd_check_writable(trace, &err)) ||
+	    (lockstat != NULL && cmd_check_writable(lockstat, &err)))
 		goto fail;
 	rc = CMD_EXIT_INPUT;
 	if (seed < 0)

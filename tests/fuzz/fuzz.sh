@@ -4,7 +4,7 @@
 #   sh tests/fuzz/fuzz.sh SRCDIR BUILDDIR SECONDS [TARGET...]
 #
 # Targets: scen (the loader), run (loader + a 20 us run at --check=full),
-# tracecmd, xentrace, xenalyze (the trace importers).  The library is rebuilt
+# tracecmd, xentrace, xenalyze, lockstat, perfkvm (the trace importers).  The library is rebuilt
 # with -fsanitize=fuzzer-no-link,address,undefined into BUILDDIR/fuzz/; seed
 # corpora come from configs/, tests/data/ and the sample traces, new inputs go
 # to BUILDDIR/fuzz/corpus-TARGET, crashes to BUILDDIR/fuzz/crash-TARGET-*.
@@ -16,7 +16,7 @@ src=$(cd "$1" && pwd)
 bld=$(cd "$2" && pwd)
 secs=$3
 shift 3
-targets=${*:-scen run tracecmd xentrace xenalyze}
+targets=${*:-scen run tracecmd xentrace xenalyze lockstat perfkvm}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz: no $CLANG, skipped"; exit 77; }
 
@@ -29,6 +29,11 @@ cflags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $inc -I$src/
 	-DVS_DATADIR=\"$src\" -DVS_SRCDIR=\"$src\" -DVS_SRC_PLOTDIR=\"$src/plots\" \
 	$(pkg-config --cflags gsl yaml-0.1)"
 libs="$(pkg-config --libs gsl yaml-0.1) -lm"
+# trace.dat support is optional (configure's HAVE_LIBTRACECMD)
+if grep -q '^#define HAVE_LIBTRACECMD 1' "$bld/config.h" 2>/dev/null; then
+	cflags="$cflags $(pkg-config --cflags libtracecmd)"
+	libs="$libs $(pkg-config --libs libtracecmd)"
+fi
 
 # The library: every .c of libvlocksim_a_SOURCES (Makefile.am).
 srcs=$(sed -n '/^libvlocksim_a_SOURCES/,/^$/p' "$src/Makefile.am" | tr ' \\\t' '\n\n\n' | grep '\.c$')
@@ -86,6 +91,10 @@ for t in $targets; do
 	xenalyze) build xenalyze fuzz_trace.c "-DFUZZ_FMT=TI_FMT_XENALYZE"
 		seed xenalyze $(find "$src/tests/data/traces" -name '*xenalyze*')
 		for f in "$traces"/xen/xenalyze*.txt; do chunks xenalyze "$f" 900 300; done ;;
+	lockstat) build lockstat fuzz_trace.c "-DFUZZ_FMT=TI_FMT_LOCKSTAT"
+		seed lockstat $(find "$src/tests/data/traces/guest" -name '*lock_stat*') ;;
+	perfkvm) build perfkvm fuzz_trace.c "-DFUZZ_FMT=TI_FMT_PERFKVM"
+		seed perfkvm $(find "$src/tests/data/traces/guest" -name 'perf-*') ;;
 	*)	echo "fuzz: unknown target $t"; exit 2 ;;
 	esac
 	mkdir -p "$out/corpus-$t"

@@ -1,6 +1,6 @@
 /*
  * fuzz_trace.c - libFuzzer target: one trace importer, chosen at build time
- * with -DFUZZ_FMT=TI_FMT_TRACECMD, TI_FMT_XENTRACE or TI_FMT_XENALYZE.
+ * with -DFUZZ_FMT=TI_FMT_TRACECMD, _XENTRACE, _XENALYZE, _LOCKSTAT or _PERFKVM.
  * What is imported is also summarised, written as YAML and as a measured
  * CSV, the three things `vlocksim trace import` prints.
  */
