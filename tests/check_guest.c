@@ -205,17 +205,20 @@ START_TEST(bad_task_input_is_refused)
 	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w}]\n"
 	    "workloads:\n  w: {programs: {p: [{spawn: {program: nope}}]}, tasks: [{program: p}]}\n",
 	    &err), 0);
+	scen_free(&sc);		/* a failed load keeps what it built */
 	ck_assert_ptr_nonnull(strstr(err.msg, "no program named 'nope'"));
 	scen_free(&sc);	/* a failed load may hold parts */
 	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w}]\n"
 	    "workloads:\n  w: {programs: {p: [{compute: 1ms}]}, tasks: [{program: p, cpus: [5]}]}\n",
 	    &err), 0);
+	scen_free(&sc);
 	ck_assert_ptr_nonnull(strstr(err.msg, "vCPU 5"));
 	scen_free(&sc);	/* a failed load may hold parts */
 	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 2, workload: w,"
 	    " guest: {scheduler: bfs}}]\n"
 	    "workloads:\n  w: {programs: {p: [{compute: 1ms}]}, tasks: [{program: p}]}\n",
 	    &err), 0);
+	scen_free(&sc);
 	ck_assert_ptr_nonnull(strstr(err.msg, "unknown guest scheduler 'bfs'"));
 	scen_free(&sc);	/* a failed load may hold parts */
 }
