@@ -244,6 +244,10 @@ body_advances(const struct workload *w, size_t from)
 		case OP_WAIT:
 		case OP_WAITCHILD:
 		case OP_BARRIER:
+		case OP_IPI:
+		case OP_TLB_FLUSH:
+		case OP_SLOCK:
+		case OP_SUNLOCK:
 			return 1;
 		default:
 			break;
@@ -606,7 +610,8 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		const struct yc_node *c;
 		struct wl_op *o;
 
-		if (yc_expect(v, YC_MAP, "a mapping {cost}", err))
+		if (yc_expect(v, YC_MAP, "a mapping {cost}", err) ||
+		    no_sleep_holding(w, n, un ? "munmap" : "mmap", err))	/* down_write */
 			return -1;
 		emit_mmap_sem(w, 1);
 		o = emit(w, OP_COMPUTE);
@@ -626,6 +631,8 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		 * mmap_sem held for reading (Linux 4.16 __do_page_fault: down_read) */
 		struct wl_op *o;
 
+		if (no_sleep_holding(w, n, "fault", err))	/* down_read may sleep */
+			return -1;
 		emit_mmap_sem(w, 1)->n = 1;
 		o = emit(w, OP_COMPUTE);
 		if ((o->d = dist_from_yaml(v, UNIT_TIME, hz, err)) == NULL)
@@ -642,6 +649,9 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 			    yc_check_unused(v, "name, read", err))
 				return -1;
 		} else if (name_arg(v, un ? "unlock" : "lock", &s, err))
+			return -1;
+		/* mutex_lock / down_read may sleep: not under a spinlock (might_sleep) */
+		if (!un && no_sleep_holding(w, n, "lock", err))
 			return -1;
 		si = slock_index(w, s, v);
 		w->slocks[si].read_used |= rd;
