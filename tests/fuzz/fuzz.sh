@@ -29,6 +29,11 @@ cflags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $inc -I$src/
 	-DVS_DATADIR=\"$src\" -DVS_SRCDIR=\"$src\" -DVS_SRC_PLOTDIR=\"$src/plots\" \
 	$(pkg-config --cflags gsl yaml-0.1)"
 libs="$(pkg-config --libs gsl yaml-0.1) -lm"
+# MPI sweep ranks are optional (configure --with-mpi: HAVE_MPI)
+if grep -q '^#define HAVE_MPI 1' "$bld/config.h" 2>/dev/null; then
+	cflags="$cflags $(mpicc --showme:compile 2>/dev/null)"
+	libs="$libs $(mpicc --showme:link 2>/dev/null)"
+fi
 # trace.dat support is optional (configure's HAVE_LIBTRACECMD)
 if grep -q '^#define HAVE_LIBTRACECMD 1' "$bld/config.h" 2>/dev/null; then
 	cflags="$cflags $(pkg-config --cflags libtracecmd)"
