@@ -119,6 +119,12 @@ lockstat_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 			}
 		if (nv < 0)
 			continue;
+		i = nv == 12 ? 6 : 5;
+		/* a count past 2^64 is not a count (and would overflow the cast) */
+		if (!(v[0] < 1.8e19 && v[1] < 1.8e19 && v[i] < 1.8e19 && v[i + 1] < 1.8e19)) {
+			ti_skip(t, lineno, 1, "a count out of range");
+			continue;
+		}
 		memset(&r, 0, sizeof r);
 		r.con_bounces = (uint64_t)v[0];
 		r.contentions = (uint64_t)v[1];

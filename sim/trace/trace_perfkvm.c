@@ -83,7 +83,8 @@ perfkvm_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 			    "column titles (VM-EXIT Samples Samples% Time% ...)");
 			continue;
 		}
-		if (sscanf(p, "%63s %llu %lf%% %lf%%%n", reason, &n, &sp, &tp, &k) != 4) {
+		k = -1;		/* %n is not reached when the input ends at the last % */
+		if (sscanf(p, "%63s %llu %lf%% %lf%%%n", reason, &n, &sp, &tp, &k) != 4 || k < 0) {
 			ti_skip(t, lineno, (int)(p - line) + 1, "not a perf kvm stat row "
 			    "(REASON SAMPLES SAMPLES% TIME% MIN MAX AVG)");
 			continue;
