@@ -56,6 +56,17 @@ sed -i 's/^loops400,one,completion_seconds,s,[^,]*,/loops400,one,completion_seco
 check "calibration ignores prediction rows" \
   "[ -s '$T/c2.yaml' ] && [ \"\$(grep -v '^# Written' '$T/c1.yaml')\" = \"\$(grep -v '^# Written' '$T/c2.yaml')\" ]"
 
+# Without --output, calibrate writes out/calibrate/ and leaves CALIB's output: alone.
+(cd "$T/v" && "$VS" calibrate calib.yaml --cases cases > "$T/cal.out" 2>&1)
+check "calibrate without --output writes out/calibrate/NAME" \
+  "[ -s '$T/v/out/calibrate/synthetic.yaml' ] && [ ! -e '$T/v/calibrated.out.yaml' ]"
+check "calibrate says how to replace the shipped file" \
+  "grep -q -- '--output calibrated.out.yaml replaces it' '$T/cal.out'"
+(cd "$T/v" && SOURCE_DATE_EPOCH=86400 "$VS" calibrate calib.yaml --cases cases \
+  --output "$T/c3.yaml" > /dev/null 2>&1)
+check "--output with SOURCE_DATE_EPOCH dates the file from it" \
+  "grep -q ' on 1970-01-02\\.' '$T/c3.yaml'"
+
 # A scenario takes the calibrated values through `calibration:`.
 cp "$T/c1.yaml" "$T/v/calibrated.yaml"
 printf 'calibration: calibrated.yaml\n' >> "$T/v/scenario.yaml"

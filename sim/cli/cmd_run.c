@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "datadir.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -106,16 +107,15 @@ cmd_run(int argc, char **argv)
 		{ "trace-window", required_argument, NULL, 'w' },
 		{ "trace-limit", required_argument, NULL, 'l' },
 		{ "lock-stat", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct run_opts ro = { 1, 1, NULL };
+	struct run_opts ro = { .wall_clock = 1, .check = 1 };
 	struct scenario sc;
 	struct msum sum;
 	struct vs_err err;
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
-	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL;
+	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL, *path;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
@@ -172,17 +172,14 @@ cmd_run(int argc, char **argv)
 		case 'L':
 			lockstat = optarg;
 			break;
-		case 'h':
-			cmd_usage(stdout);
-			rc = 0;
-			goto done;
 		default:
-			cmd_usage(stderr);
+			cmd_try("run");
 			goto done;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "vlocksim run: name one scenario file\n");
+		cmd_try("run");
 		goto done;
 	}
 	if (window != NULL && (trace == NULL || trace_out_window(window, &tw_from, &tw_to,
@@ -191,7 +188,12 @@ cmd_run(int argc, char **argv)
 		    "--trace-window needs --trace FILE.json" : err.msg);
 		goto done;
 	}
-	if (scen_load(&sc, argv[optind], sets, nsets, &err)) {
+	path = vs_scenario_find(argv[optind]);
+	c = scen_load(&sc, path, sets, nsets, &err);
+	free(path);
+	if (c == 0)
+		c = run_check_metrics(&sc, &err);	/* before anything is simulated */
+	if (c) {
 		fprintf(stderr, "%s\n", err.msg);
 		scen_free(&sc);
 		goto done;
@@ -230,12 +232,6 @@ cmd_run(int argc, char **argv)
 			goto fail;
 	} else if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
 		goto fail;
-	for (i = 0; i < sc.nmetrics; i++)
-		if (msum_find(&sum, sc.metrics[i]) < 0) {
-			vs_errf(&err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim list shows "
-			    "how metrics are named)", sc.metric_where[i], sc.metrics[i]);
-			goto fail;
-		}
 	ri.scenario = sc.name;
 	ri.seed = (uint64_t)seed;
 	ri.reps = reps;

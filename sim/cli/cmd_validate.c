@@ -104,6 +104,7 @@ cmd_validate(int argc, char **argv)
 			    "--strict: exit 3 when a prediction row misses its tolerance.");
 			return 0;
 		default:
+			cmd_try("validate");
 			return CMD_EXIT_INPUT;
 		}
 	}

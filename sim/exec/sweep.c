@@ -362,7 +362,7 @@ point_load(const struct sweep *sw, size_t i, struct scenario *sc, uint64_t *seed
 static int
 point_check(struct sweep *sw, size_t i, struct vs_err *err)
 {
-	struct run_opts ro = { 0, 1, NULL };
+	struct run_opts ro = { .wall_clock = 0, .check = 1 };
 	struct scenario sc, dry;
 	struct metrics m;
 	uint64_t seed;
@@ -639,7 +639,7 @@ static int
 point_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
 {
 	const struct sweep *sw = ctx;
-	struct run_opts ro = { 0, 1, NULL };
+	struct run_opts ro = { .wall_clock = 0, .check = 1 };
 	struct scenario sc;
 	struct msum sum;
 	uint64_t seed;

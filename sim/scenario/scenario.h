@@ -25,6 +25,7 @@
 #include "engine.h"
 #include "guest/kernel.h"
 #include "hw/machine.h"
+#include "param.h"
 #include "util.h"
 
 struct sched_ops;
@@ -70,5 +71,8 @@ struct scenario {
 int scen_load(struct scenario *, const char *path, char *const *sets, int nsets,
     struct vs_err *err);
 void scen_free(struct scenario *);
+
+/* The keys of vms[].guest common to every guest scheduler (param.h). */
+extern const struct vs_param scen_guest_params[];
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include "datadir.h"
 #include "metrics.h"
 #include "run.h"
 #include "scenario.h"
@@ -16,18 +17,15 @@
 static const char *const case_keys = "name, title, scenario, measured, metric, "
     "tolerance, reps, seed, setups, variants, rows";
 
-/* Where the cases live: ./validation/cases, the source tree's, the installed. */
+/* Where the cases live: the lookup order of datadir.h. */
 const char *
 vcase_dir(void)
 {
-	static const char *const dirs[] = { "validation/cases", VS_SRCDIR "/validation/cases",
-	    VS_DATADIR "/validation/cases" };
-	size_t i;
+	static char *dir;
 
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (access(dirs[i], R_OK) == 0)
-			return dirs[i];
-	return dirs[0];
+	if (dir == NULL && (dir = vs_data_find("validation/cases")) == NULL)
+		dir = xstrdup("validation/cases");
+	return dir;
 }
 
 /* NAME -> DIR/NAME.yaml; a path is taken as it is. */
@@ -260,7 +258,7 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 {
 	struct scenario sc;
 	struct msum sum;
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	char **sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof *sets);
 	int i, k, rc = -1;
 
