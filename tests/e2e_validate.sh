@@ -11,7 +11,13 @@ chmod -R u+w "$T/v"
 "$VS" validate --cases "$T/v/cases" --out "$T/o1" --format csv > "$T/out1.csv" 2> "$T/err1"
 check "validate exits 0" "[ $? -eq 0 ]"
 check "CSV columns as specified" \
-  "head -1 '$T/o1/validation.csv' | grep -qx 'case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,rel_error,within_tolerance'"
+  "head -1 '$T/o1/validation.csv' | grep -qx 'case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,rel_error,within_tolerance,tolerance,judged_by,capped,reps'"
+check "each row carries its tolerance and the rule that judged it" \
+  "grep -q '^synthetic,loops400/two,prediction,.*,yes,rel 5%,rel,no,1\$' '$T/o1/validation.csv' &&
+   grep -q '^synthetic,loops400/one,prediction,.*,no,rel 5%,miss,no,1\$' '$T/o1/validation.csv'"
+check "the text report ends with one line per case and the total" \
+  "tail -2 '$T/o1/validation.txt' | head -1 | grep -q '^case synthetic: [0-9]/2 .*; tolerance rel 5%\$' &&
+   tail -1 '$T/o1/validation.txt' | grep -q '^overall: '"
 check "one line per row" "[ \$(grep -c '^synthetic,' '$T/o1/validation.csv') -eq 3 ]"
 check "summary per case and overall" \
   "grep -q '^# case synthetic: [0-9]/2 prediction rows within tolerance, median |rel_error|' '$T/o1/validation.csv' && grep -q '^# overall: ' '$T/o1/validation.csv'"
@@ -35,6 +41,19 @@ for f in validation.csv validation.txt validation.json; do
 done
 "$VS" validate --cases "$T/v/cases" --out "$T/oj0" -j 0 > /dev/null 2>&1
 check "validate -j 0 is refused" "[ $? -eq 2 ]"
+
+# A row whose run stops at the duration cap is marked capped (completed = 0),
+# whatever its error.
+sed -e 's/^name: synthetic/name: capped/' -e 's/tolerance: {rel: 0.05}/tolerance: {rel: 0.01, or_sd: true}/' \
+  -e 's/  loops400: \["workloads.w.program\[0\].loop=400"\]/  loops400: ["workloads.w.program[0].loop=400", "duration=50us"]/' \
+  "$T/v/cases/synthetic.yaml" > "$T/v/cases/capped.yaml"
+"$VS" validate capped --cases "$T/v/cases" --out "$T/oc" > "$T/outc.txt" 2> "$T/errc"
+check "a capped prediction is marked in CSV and text" \
+  "grep -q '^capped,loops400/two,prediction,.*,yes,' '$T/oc/validation.csv' &&
+   grep 'loops400/two' '$T/outc.txt' | grep -q 'CAPPED\$' && grep -q '; 2 capped' '$T/outc.txt'"
+check "the row's tolerance says or sd" "grep -q ',rel 1% or sd,' '$T/oc/validation.csv'"
+check "validate is quiet on a pipe" "[ ! -s '$T/errc' ]"
+rm "$T/v/cases/capped.yaml"
 
 # Honesty: a prediction row's measured value changes nothing predicted.
 sed -i 's/^loops400,two,completion_seconds,s,[^,]*,/loops400,two,completion_seconds,s,99,/' "$T/v/measured.csv"

@@ -181,7 +181,7 @@ cmd_validate(int argc, char **argv)
 	free(text);
 	for (i = 0; i < rep.n; i++)
 		missed += rep.r[i].role == ROLE_PREDICTION && !rep.r[i].within;
-	rc = strict && missed ? 3 : 0;
+	rc = strict && missed ? CMD_EXIT_MISSED : 0;
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);

@@ -9,10 +9,16 @@
 #include "plot.h"
 #include "report.h"
 
+/* The pool's progress (finished, running, total) as progress.h's line. */
+static struct progress vprog;
+
 static void
 vprogress(size_t finished, size_t running, size_t total)
 {
-	fprintf(stderr, "\rvalidate: %zu/%zu rows, %zu running   ", finished, total, running);
+	char d[32];
+
+	snprintf(d, sizeof d, "%zu running", running);
+	progress_show(&vprog, (double)finished, (double)total, "rows", d);
 }
 
 int
@@ -35,9 +41,9 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 			jobs[k].reps = reps;
 		}
 	/* The predictions are made first and without the measured tables. */
+	progress_start(&vprog, progress ? stderr : NULL, "validate");
 	rc = vcase_predict_rows(jobs, n, workers, progress ? vprogress : NULL, pred, err);
-	if (progress)
-		fputs("\r\033[K", stderr);
+	progress_end(&vprog);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const struct vcase *c = jobs[k].c;
 		const struct vrow *row = jobs[k].r;
@@ -59,7 +65,13 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 		r->predicted = pred[k].mean;
 		r->predicted_ci95 = pred[k].ci95;
 		r->rel_error = (pred[k].mean - m->mean) / m->mean;
-		r->within = vcase_within(c, m, pred[k].mean);
+		r->rule = vcase_judge(c, m, pred[k].mean);
+		r->within = r->rule != RULE_MISS;
+		r->capped = pred[k].capped;
+		r->n = pred[k].n;
+		r->tolerance = vcase_tolerance(c);
+		r->tol_rel = c->tol_abs > 0 ? 0 : c->tol_rel;
+		r->tol_abs = c->tol_abs;
 	}
 	free(jobs);
 	free(pred);
@@ -76,6 +88,7 @@ vreport_free(struct vreport *v)
 		free(v->r[i].row);
 		free(v->r[i].metric);
 		free(v->r[i].unit);
+		free(v->r[i].tolerance);
 	}
 	free(v->r);
 	memset(v, 0, sizeof *v);
@@ -89,15 +102,17 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Prediction rows within tolerance and their median |rel_error|, for one case or all. */
+/* Prediction rows within tolerance, capped, and their median |rel_error|, for
+ * one case or all. */
 static void
 summarise(const struct vreport *v, const char *case_name, int *within, int *npred,
-    double *median)
+    int *capped, double *median)
 {
 	double *e = xmalloc((size_t)(v->n + 1) * sizeof *e);
 	int i, k = 0;
 
 	*within = 0;
+	*capped = 0;
 	for (i = 0; i < v->n; i++) {
 		const struct vresult *r = &v->r[i];
 
@@ -106,6 +121,7 @@ summarise(const struct vreport *v, const char *case_name, int *within, int *npre
 			continue;
 		e[k++] = fabs(r->rel_error);
 		*within += r->within;
+		*capped += r->capped;
 	}
 	*npred = k;
 	qsort(e, (size_t)k, sizeof *e, cmp_double);
@@ -113,22 +129,31 @@ summarise(const struct vreport *v, const char *case_name, int *within, int *npre
 	free(e);
 }
 
+/* One line per case (with its tolerance and capped rows), then the total. */
 static void
 summary_lines(FILE *f, const struct vreport *v, const char *prefix)
 {
-	int i, w, n;
+	int i, w, n, cap;
 	double med;
 
 	for (i = 0; i < v->n; i++) {
 		if (i > 0 && strcmp(v->r[i].case_name, v->r[i - 1].case_name) == 0)
 			continue;
-		summarise(v, v->r[i].case_name, &w, &n, &med);
+		summarise(v, v->r[i].case_name, &w, &n, &cap, &med);
 		fprintf(f, "%scase %s: %d/%d prediction rows within tolerance, "
-		    "median |rel_error| %.1f%%\n", prefix, v->r[i].case_name, w, n, 100 * med);
+		    "median |rel_error| %.1f%%; tolerance %s", prefix, v->r[i].case_name, w, n,
+		    100 * med, v->r[i].tolerance);
+		if (cap > 0)
+			fprintf(f, "; %d capped", cap);
+		fputc('\n', f);
 	}
-	summarise(v, NULL, &w, &n, &med);
+	summarise(v, NULL, &w, &n, &cap, &med);
 	fprintf(f, "%soverall: %d/%d prediction rows within tolerance, median |rel_error| "
-	    "%.1f%%\n", prefix, w, n, 100 * med);
+	    "%.1f%%", prefix, w, n, 100 * med);
+	if (cap > 0)
+		fprintf(f, "; %d capped (the run hit its duration cap: the prediction is a "
+		    "lower bound)", cap);
+	fputc('\n', f);
 }
 
 /* The numeric columns of a result row, in the order of the CSV header. */
@@ -152,14 +177,14 @@ vreport_render(const struct vreport *v, int fmt)
 	char *buf = NULL, *s;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int i, w, n;
+	int i, w, n, cap;
 	double med;
 
 	if (f == NULL)
 		vs_fatal("open_memstream failed");
 	if (fmt == FMT_CSV) {
 		fputs("case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,"
-		    "rel_error,within_tolerance\n", f);
+		    "rel_error,within_tolerance,tolerance,judged_by,capped,reps\n", f);
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
 
@@ -173,7 +198,8 @@ vreport_render(const struct vreport *v, int fmt)
 				fputc(',', f);
 				report_num(f, num[k], 0);
 			}
-			fprintf(f, ",%s\n", r->within ? "yes" : "no");
+			fprintf(f, ",%s,%s,%s,%s,%d\n", r->within ? "yes" : "no", r->tolerance,
+			    vrule_name(r->rule), r->capped ? "yes" : "no", r->n);
 		}
 		summary_lines(f, v, "# ");
 	} else if (fmt == FMT_JSON) {
@@ -186,11 +212,11 @@ vreport_render(const struct vreport *v, int fmt)
 			    r->unit };
 			double num[NNUM];
 			int k;
+			char *q;
 
 			fputs(i ? ",\n    {" : "\n    {", f);
 			for (k = 0; k < 5; k++) {
-				char *q = report_json_str(sv[k]);
-
+				q = report_json_str(sv[k]);
 				fprintf(f, "%s\"%s\": %s", k ? ", " : "", sk[k], q);
 				free(q);
 			}
@@ -199,23 +225,44 @@ vreport_render(const struct vreport *v, int fmt)
 				fprintf(f, ", \"%s\": ", num_names[k]);
 				report_num(f, num[k], 1);
 			}
-			fprintf(f, ", \"within_tolerance\": %s}", r->within ? "true" : "false");
+			q = report_json_str(r->tolerance);
+			fprintf(f, ", \"within_tolerance\": %s, \"tolerance\": %s, "
+			    "\"judged_by\": \"%s\", \"capped\": %s, \"reps\": %d}",
+			    r->within ? "true" : "false", q, vrule_name(r->rule),
+			    r->capped ? "true" : "false", r->n);
+			free(q);
 		}
-		summarise(v, NULL, &w, &n, &med);
+		summarise(v, NULL, &w, &n, &cap, &med);
 		fprintf(f, "\n  ],\n  \"prediction_rows\": %d,\n  \"within_tolerance\": %d,\n"
-		    "  \"median_abs_rel_error\": ", n, w);
+		    "  \"capped\": %d,\n  \"median_abs_rel_error\": ", n, w, cap);
 		report_num(f, med, 1);
 		fputs("\n}\n", f);
 	} else {
-		fprintf(f, "%-10s %-10s %-12s %14s %12s %14s %12s %9s  %s\n", "case", "row",
-		    "role", "measured", "sd", "predicted", "ci95", "rel_err", "ok");
+		int wc = 4, wr = 3;
+
+		/* Columns as wide as the longest case and row names. */
+		for (i = 0; i < v->n; i++) {
+			if ((int)strlen(v->r[i].case_name) > wc)
+				wc = (int)strlen(v->r[i].case_name);
+			if ((int)strlen(v->r[i].row) > wr)
+				wr = (int)strlen(v->r[i].row);
+		}
+		fprintf(f, "%-*s  %-*s  %-11s %13s %11s %13s %11s %9s  %-15s %s\n", wc, "case",
+		    wr, "row", "role", "measured", "sd", "predicted", "ci95", "rel_err",
+		    "tolerance", "ok (by)");
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
+			char ok[48];
 
-			fprintf(f, "%-10s %-10s %-12s %14.6g %12.4g %14.6g %12.4g %8.1f%%  %s\n",
-			    r->case_name, r->row, vrole_name(r->role), r->measured,
+			if (r->role == ROLE_CALIBRATION)
+				snprintf(ok, sizeof ok, "(fit)");
+			else
+				snprintf(ok, sizeof ok, "%s (%s)", r->within ? "yes" : "NO",
+				    vrule_name(r->rule));
+			fprintf(f, "%-*s  %-*s  %-11s %13.6g %11.4g %13.6g %11.4g %8.1f%%  %-15s %s%s\n",
+			    wc, r->case_name, wr, r->row, vrole_name(r->role), r->measured,
 			    r->measured_sd, r->predicted, r->predicted_ci95, 100 * r->rel_error,
-			    r->role == ROLE_CALIBRATION ? "(fit)" : r->within ? "yes" : "NO");
+			    r->tolerance, ok, r->capped ? "  CAPPED" : "");
 		}
 		summary_lines(f, v, "");
 	}

@@ -235,14 +235,40 @@ vcase_metric(const struct vcase *c, const struct vrow *r)
 	return r->metric != NULL ? r->metric : c->metric;
 }
 
-int
-vcase_within(const struct vcase *c, const struct mrow *m, double predicted)
+enum vrule
+vcase_judge(const struct vcase *c, const struct mrow *m, double predicted)
 {
 	double d = fabs(predicted - m->mean);
 
+	if (c->tol_abs > 0 && d <= c->tol_abs)
+		return RULE_ABS;
+	if (c->tol_abs <= 0 && d <= c->tol_rel * fabs(m->mean))
+		return RULE_REL;
+	if (c->tol_or_sd && d <= m->sd)
+		return RULE_SD;
+	return RULE_MISS;
+}
+
+int
+vcase_within(const struct vcase *c, const struct mrow *m, double predicted)
+{
+	return vcase_judge(c, m, predicted) != RULE_MISS;
+}
+
+const char *
+vrule_name(enum vrule r)
+{
+	static const char *const names[] = { "miss", "rel", "abs", "sd" };
+
+	return names[r];
+}
+
+char *
+vcase_tolerance(const struct vcase *c)
+{
 	if (c->tol_abs > 0)
-		return d <= c->tol_abs || (c->tol_or_sd && d <= m->sd);
-	return d <= c->tol_rel * fabs(m->mean) || (c->tol_or_sd && d <= m->sd);
+		return xasprintf("abs %g%s", c->tol_abs, c->tol_or_sd ? " or sd" : "");
+	return xasprintf("rel %g%%%s", 100 * c->tol_rel, c->tol_or_sd ? " or sd" : "");
 }
 
 const struct mrow *
@@ -283,7 +309,11 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 	}
 	out->mean = rep_mean(&sum.reps[k]);
 	out->ci95 = rep_ci95(&sum.reps[k]);
+	out->n = (int)sum.reps[k].n;
 	out->unit = xstrdup(sum.units[k]);
+	/* `completed` < 1: a replication stopped at the duration cap, not at the end. */
+	k = msum_find(&sum, "completed");
+	out->capped = k >= 0 && rep_mean(&sum.reps[k]) < 1;
 	rc = 0;
 out:
 	msum_free(&sum);
