@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "progress.h"
 #include "datadir.h"
 #include "report.h"
 #include "run.h"
@@ -93,6 +95,25 @@ cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err
 	return rc;
 }
 
+/* A long run's line on a terminal: replications done (the current one's
+ * share of its duration cap when it has one), simulated time. */
+struct run_prog {
+	struct progress p;
+	int rep, reps;
+	double cap_ns;
+};
+
+static void
+run_progress(void *arg, double now_ns)
+{
+	struct run_prog *rp = arg;
+	char d[64];
+
+	snprintf(d, sizeof d, "rep %d, %.3g s simulated", rp->rep + 1, now_ns * 1e-9);
+	progress_show(&rp->p, rp->rep + (rp->cap_ns > 0 ? now_ns / rp->cap_ns : 0), rp->reps,
+	    "reps", d);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -124,6 +145,7 @@ cmd_run(int argc, char **argv)
 	char *lockstat = NULL;
 	double tlimit = 256.0 * 1024 * 1024;	/* bytes: Perfetto UI opens this much easily */
 	const char *why = NULL;
+	struct run_prog rp;
 	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -203,34 +225,36 @@ cmd_run(int argc, char **argv)
 		seed = (long long)sc.seed;
 	if (reps < 0)
 		reps = sc.reps;
-	if (trace != NULL || lockstat != NULL) {
-		/* The timeline is of the first replication; the others run unwatched. */
-		if (trace != NULL) {
-			tr = trace_out_new(&sc, tw_from, tw_to);
-			trace_out_set_limit(tr, (size_t)tlimit);
-			tee.a = trace_out_probe(tr);
-		}
-		if (lockstat != NULL) {
-			lo = lock_out_new();
-			tee.b = lock_out_probe(lo);
-		}
-		tee.p.fn = tee_fn;
-		tee.p.ctx = &tee;
-		ro.probe = &tee.p;
-		c = run_reps(&sc, (uint64_t)seed, 1, &ro, &sum, &err);
-		ro.probe = NULL;
-		for (i = 1; c == 0 && i < reps; i++) {
-			struct metrics m;
+	/* The timeline is of the first replication; the others run unwatched. */
+	if (trace != NULL) {
+		tr = trace_out_new(&sc, tw_from, tw_to);
+		trace_out_set_limit(tr, (size_t)tlimit);
+		tee.a = trace_out_probe(tr);
+	}
+	if (lockstat != NULL) {
+		lo = lock_out_new();
+		tee.b = lock_out_probe(lo);
+	}
+	tee.p.fn = tee_fn;
+	tee.p.ctx = &tee;
+	progress_start(&rp.p, isatty(STDERR_FILENO) ? stderr : NULL, "run");
+	rp.reps = reps;
+	rp.cap_ns = sc.duration != SIM_NEVER ? (double)sc.duration : 0;
+	ro.progress = run_progress;
+	ro.progress_arg = &rp;
+	for (i = 0, c = 0; c == 0 && i < reps; i++) {
+		struct metrics m;
 
-			metrics_init(&m);
-			c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
-			if (c == 0)
-				msum_add(&sum, &m);
-			metrics_free(&m);
-		}
-		if (c)
-			goto fail;
-	} else if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
+		ro.probe = i == 0 && (tee.a != NULL || tee.b != NULL) ? &tee.p : NULL;
+		rp.rep = i;
+		metrics_init(&m);
+		c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
+		if (c == 0)
+			msum_add(&sum, &m);
+		metrics_free(&m);
+	}
+	progress_end(&rp.p);
+	if (c)
 		goto fail;
 	ri.scenario = sc.name;
 	ri.seed = (uint64_t)seed;

@@ -46,7 +46,8 @@ progress_show(struct progress *p, double done, double total, const char *unit,
 	if (p->tty == NULL)
 		return;
 	now = progress_now();
-	if (p->shown && now - p->last < 0.2 && done < total)
+	/* nothing for work done within a second; then at most 5 redraws a second */
+	if ((!p->shown && now - p->t0 < 1.0) || (p->shown && now - p->last < 0.2))
 		return;
 	p->last = now;
 	p->shown = 1;

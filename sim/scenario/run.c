@@ -304,6 +304,14 @@ self_check(struct hv *hv)
 	}
 }
 
+static void
+run_tick(const struct sim *s, void *arg)
+{
+	const struct run_opts *o = arg;
+
+	o->progress(o->progress_arg, (double)s->now);
+}
+
 int
 run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
     struct metrics *out, struct vs_err *err)
@@ -354,6 +362,10 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		vs_errf(err, NULL, 0, 0, "%s: 'until: done' but no thread ever ends "
 		    "(no finite workload has a thread): give a 'duration'", sc->path);
 		goto out;
+	}
+	if (o->progress != NULL) {
+		sim.tick = run_tick;
+		sim.tick_arg = (void *)o;
 	}
 	t0 = now_wall();
 	if (!o->names_only)

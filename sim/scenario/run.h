@@ -19,7 +19,8 @@ struct run_opts {
 	const struct probe *probe;	/* optional observer of model events */
 	int names_only;		/* build and start the model, run no event: the metric
 				 * names the scenario yields (values are meaningless) */
-	void (*progress)(void *arg, double sim_now_ns);	/* optional, ~1/s of wall time */
+	/* Optional: called every 2^20 events with the simulated time (progress). */
+	void (*progress)(void *arg, double sim_now_ns);
 	void *progress_arg;
 };
 
