@@ -345,4 +345,23 @@ shares_sum "3 of 4 vCPUs idle" "$tmp/c5"
     --set duration=20us >"$tmp/c6" 2>"$tmp/err"
 shares_sum "until: duration (20us)" "$tmp/c6"
 
+# ---- the timeline picture --------------------------------------------------
+# Two vCPUs on one ticket lock: both run, one holds while the other waits.
+run run "$tmp/badmetric.yaml" --reps 1 --set 'metrics=[g.l.wait_mean_ns]' \
+	--set 'workloads.w.program[0].loop=2000' --timeline "$tmp/tl.png" \
+	--trace-window 0:20us --format csv
+check "run --timeline exits 0" [ "$rc" -eq 0 ]
+check "the timeline data has running, waiting and holding bars of both vCPUs" \
+	sh -c "awk '\$4 == 0' '$tmp/tl.png.dat' | grep -q ' 1.18 0\$' &&
+	awk '\$4 == 0' '$tmp/tl.png.dat' | grep -q ' 0.18 0\$' &&
+	awk '\$4 == 4' '$tmp/tl.png.dat' | grep -q . && awk '\$4 == 6' '$tmp/tl.png.dat' | grep -q ."
+check "bars stay inside the window" \
+	sh -c "! awk 'NF == 4 && \$1 >= 0 && (\$1 < 0 || \$2 > 20.0001)' '$tmp/tl.png.dat' | grep -q ."
+if command -v gnuplot >/dev/null 2>&1; then
+	check "the timeline PNG is drawn" sh -c "file '$tmp/tl.png' 2>/dev/null | grep -q PNG ||
+		head -c 4 '$tmp/tl.png' | grep -q PNG"
+fi
+run run "$tmp/badmetric.yaml" --timeline "$tmp/tl.gif"
+check "--timeline refuses another extension (exit 2)" sh -c "[ $rc -eq 2 ] && grep -q 'FILE.png or FILE.svg' '$tmp/err'"
+
 e2e_finish

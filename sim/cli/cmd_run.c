@@ -16,6 +16,7 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "timeline.h"
 #include "trace_lockout.h"
 #include "trace_out.h"
 #include "units.h"
@@ -29,10 +30,10 @@ fmt_us(sim_time_t ns, char *buf, size_t n)
 	return buf;
 }
 
-/* Two probe consumers on one run (--trace and --lock-stat). */
+/* Up to three probe consumers on one run (--trace, --lock-stat, --timeline). */
 struct tee_probe {
 	struct probe p;
-	const struct probe *a, *b;
+	const struct probe *a, *b, *c;
 };
 
 static void
@@ -44,6 +45,8 @@ tee_fn(void *ctx, const struct probe_ev *e)
 		t->a->fn(t->a->ctx, e);
 	if (t->b != NULL)
 		t->b->fn(t->b->ctx, e);
+	if (t->c != NULL)
+		t->c->fn(t->c->ctx, e);
 }
 
 int
@@ -128,6 +131,7 @@ cmd_run(int argc, char **argv)
 		{ "trace-window", required_argument, NULL, 'w' },
 		{ "trace-limit", required_argument, NULL, 'l' },
 		{ "lock-stat", required_argument, NULL, 'L' },
+		{ "timeline", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts ro = { .wall_clock = 1, .check = 1 };
@@ -141,7 +145,9 @@ cmd_run(int argc, char **argv)
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
 	struct lock_out *lo = NULL;
-	struct tee_probe tee = { { NULL, NULL }, NULL, NULL };
+	struct tee_probe tee = { { NULL, NULL }, NULL, NULL, NULL };
+	struct timeline *tl = NULL;
+	char *tlpath = NULL;
 	char *lockstat = NULL;
 	double tlimit = 256.0 * 1024 * 1024;	/* bytes: Perfetto UI opens this much easily */
 	const char *why = NULL;
@@ -191,6 +197,9 @@ cmd_run(int argc, char **argv)
 			if (strcmp(optarg, "0") == 0)
 				tlimit = 0;
 			break;
+		case 'P':
+			tlpath = optarg;
+			break;
 		case 'L':
 			lockstat = optarg;
 			break;
@@ -204,10 +213,15 @@ cmd_run(int argc, char **argv)
 		cmd_try("run");
 		goto done;
 	}
-	if (window != NULL && (trace == NULL || trace_out_window(window, &tw_from, &tw_to,
-	    &err))) {
-		fprintf(stderr, "vlocksim run: %s\n", trace == NULL ?
-		    "--trace-window needs --trace FILE.json" : err.msg);
+	if (window != NULL && ((trace == NULL && tlpath == NULL) ||
+	    trace_out_window(window, &tw_from, &tw_to, &err))) {
+		fprintf(stderr, "vlocksim run: %s\n", trace == NULL && tlpath == NULL ?
+		    "--trace-window needs --trace FILE.json or --timeline FILE.png" : err.msg);
+		goto done;
+	}
+	if (tlpath != NULL && !timeline_path_ok(tlpath)) {
+		fprintf(stderr, "vlocksim run: --timeline %s: the picture is FILE.png or "
+		    "FILE.svg\n", tlpath);
 		goto done;
 	}
 	path = vs_scenario_find(argv[optind]);
@@ -235,6 +249,19 @@ cmd_run(int argc, char **argv)
 		lo = lock_out_new();
 		tee.b = lock_out_probe(lo);
 	}
+	if (tlpath != NULL) {
+		/* A picture is readable over a short window: 2 ms unless one is given. */
+		sim_time_t a = tw_from, b = tw_to;
+
+		if (window == NULL) {
+			a = 0;
+			b = 2000000;
+			fprintf(stderr, "vlocksim run: --timeline shows 0:2ms of simulated time; "
+			    "choose another window with --trace-window FROM:TO\n");
+		}
+		tl = timeline_new(&sc, a, b);
+		tee.c = timeline_probe(tl);
+	}
 	tee.p.fn = tee_fn;
 	tee.p.ctx = &tee;
 	progress_start(&rp.p, isatty(STDERR_FILENO) ? stderr : NULL, "run");
@@ -245,7 +272,8 @@ cmd_run(int argc, char **argv)
 	for (i = 0, c = 0; c == 0 && i < reps; i++) {
 		struct metrics m;
 
-		ro.probe = i == 0 && (tee.a != NULL || tee.b != NULL) ? &tee.p : NULL;
+		ro.probe = i == 0 && (tee.a != NULL || tee.b != NULL || tee.c != NULL) ?
+		    &tee.p : NULL;
 		rp.rep = i;
 		metrics_init(&m);
 		c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
@@ -296,6 +324,18 @@ cmd_run(int argc, char **argv)
 		if (lock_out_write(lo, lockstat, &err))
 			goto fail;
 	}
+	if (tl != NULL) {
+		char *ttl = xasprintf("%s, seed %lld, replication 1: %s", sc.name, seed,
+		    window != NULL ? window : "0:2ms");
+
+		rc = 1;
+		c = timeline_write(tl, tlpath, ttl, &err);
+		free(ttl);
+		if (c < 0)
+			goto fail;
+		if (c > 0)
+			fprintf(stderr, "vlocksim run: no gnuplot: only %s.dat written\n", tlpath);
+	}
 	text = report_render(fmt, &ri, &sum);
 	fputs(text, stdout);
 	free(text);
@@ -306,6 +346,7 @@ fail:
 clean:
 	trace_out_free(tr);
 	lock_out_free(lo);
+	timeline_free(tl);
 	msum_free(&sum);
 	scen_free(&sc);
 done:
