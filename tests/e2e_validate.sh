@@ -24,7 +24,7 @@ check "summary per case and overall" \
 check "stdout is the CSV" "cmp -s '$T/out1.csv' '$T/o1/validation.csv'"
 check "txt and json written" "[ -s '$T/o1/validation.txt' ] && [ -s '$T/o1/validation.json' ]"
 if command -v gnuplot >/dev/null 2>&1; then
-  for f in synthetic.png synthetic.svg scatter.png scatter.svg; do
+  for f in synthetic.png synthetic.svg scatter.png scatter.svg summary.png summary.svg; do
     check "plot $f written" "[ -s '$T/o1/$f' ]"
   done
 fi
@@ -53,6 +53,8 @@ check "a capped prediction is marked in CSV and text" \
    grep 'loops400/two' '$T/outc.txt' | grep -q 'CAPPED\$' && grep -q '; 2 capped' '$T/outc.txt'"
 check "the row's tolerance says or sd" "grep -q ',rel 1% or sd,' '$T/oc/validation.csv'"
 check "validate is quiet on a pipe" "[ ! -s '$T/errc' ]"
+check "the summary data has each prediction row with its band, within and capped" \
+  "[ \$(grep -c '^[0-9]' '$T/oc/summary.dat') -eq 2 ] && grep -q '^0 1 -75 1 0 1 0 ' '$T/oc/summary.dat'"
 rm "$T/v/cases/capped.yaml"
 
 # Honesty: a prediction row's measured value changes nothing predicted.

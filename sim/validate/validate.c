@@ -278,63 +278,206 @@ write_text(const char *path, const char *text, struct vs_err *err)
 	return vs_write_file_atomic(path, text, strlen(text), err);
 }
 
+/* Half-width of the tolerance band around a measured value, in its unit. */
+static double
+band_of(const struct vresult *r)
+{
+	double b = r->tol_abs > 0 ? r->tol_abs : r->tol_rel * fabs(r->measured);
+
+	return b;
+}
+
+/* Does row r's tolerance include or_sd (its band widens to the sd)? */
+static int
+or_sd(const struct vresult *r)
+{
+	return strstr(r->tolerance, "or sd") != NULL;
+}
+
+static char *
+quote_free(char *s)
+{
+	char *q = plot_quote(s);
+
+	free(s);
+	return q;
+}
+
+/*
+ * One case: a panel per unit (seed003 mixes Gcycles and %); a log axis
+ * when a panel's values span more than 10x; measured with its tolerance band,
+ * predicted with its 95% CI only when n >= 3 (a t-based CI from 2 runs is
+ * 12.7 sd wide: it says nothing), capped runs marked.
+ */
+static int
+plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
+    struct vs_err *err)
+{
+	char *buf = NULL, *dat = xasprintf("%s/%s.dat", dir, c->name), *vars, *arr, *s;
+	const char **units = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int i, j, p, np = 0, rc, n = 0;
+
+	/* Panels by unit: rows of one unit share an axis. */
+	for (i = 0; i < v->n; i++) {
+		if (strcmp(v->r[i].case_name, c->name) != 0)
+			continue;
+		n = v->r[i].n;
+		for (p = 0; p < np && strcmp(units[p], v->r[i].unit) != 0; p++)
+			;
+		if (p == np) {
+			units = xrealloc(units, (size_t)(np + 1) * sizeof *units);
+			units[np++] = v->r[i].unit;
+		}
+	}
+	arr = xasprintf("array ylab[%d]; array logy[%d]", np > 0 ? np : 1, np > 0 ? np : 1);
+	for (p = 0; p < np; p++) {
+		double lo = INFINITY, hi = 0;
+		const char *m1 = NULL;
+		int several = 0;
+
+		fprintf(f, "# panel %d: %s\n", p + 1, units[p]);
+		for (i = 0, j = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+			double b;
+
+			if (strcmp(r->case_name, c->name) != 0 || strcmp(r->unit, units[p]) != 0)
+				continue;
+			if (m1 == NULL)
+				m1 = r->metric;
+			several |= strcmp(m1, r->metric) != 0;
+			b = band_of(r);
+			if (or_sd(r) && r->measured_sd > b)
+				b = r->measured_sd;
+			/* index "row" role measured sd predicted ci95 band within capped */
+			fprintf(f, "%d \"%s\" %d %.10g %.10g %.10g %.10g %.10g %d %d\n", j++, r->row,
+			    r->role == ROLE_PREDICTION, r->measured, r->measured_sd, r->predicted,
+			    r->n >= 3 ? r->predicted_ci95 : 0, b, r->within, r->capped);
+			if (r->measured > 0 && r->measured < lo)
+				lo = r->measured;
+			if (r->predicted > 0 && r->predicted < lo)
+				lo = r->predicted;
+			if (r->measured > hi)
+				hi = r->measured;
+			if (r->predicted > hi)
+				hi = r->predicted;
+		}
+		fputs("\n\n", f);
+		s = xasprintf("%s; ylab[%d] = '%s (%s)'; logy[%d] = %d", arr, p + 1,
+		    several ? "each row: its metric" : m1, units[p], p + 1,
+		    lo > 0 && isfinite(lo) && hi / lo > 10);
+		free(arr);
+		arr = s;
+	}
+	fclose(f);
+	rc = vs_write_file_atomic(dat, buf, strlen(buf), err);
+	free(buf);
+	if (rc == 0) {
+		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/%s", dir, c->name));
+		char *q3 = quote_free(xasprintf("%s: %s", c->name, c->title));
+		char *q4 = quote_free(xasprintf("measured: %s", c->measured.source ?
+		    c->measured.source : c->measured.path));
+		char *q5 = quote_free(n >= 3 ? xasprintf("predicted (± 95%% CI, n = %d)", n) :
+		    xasprintf("predicted (n = %d: no CI drawn)", n));
+		char *q6 = quote_free(vcase_tolerance(c));
+
+		vars = xasprintf("%s; datafile=%s; out=%s; ttl=%s; src=%s; predkey=%s; tol=%s; "
+		    "np=%d", arr, q1, q2, q3, q4, q5, q6, np);
+		rc = plot_run("case.gp", vars, err);
+		free(q1), free(q2), free(q3), free(q4), free(q5), free(q6), free(vars);
+	}
+	free(arr);
+	free(units);
+	free(dat);
+	return rc;
+}
+
+/* Every case's prediction rows: relative error against the tolerance band,
+ * cases side by side (a gap between them), coloured by case. */
+static int
+plot_summary(const struct vreport *v, const char *dir, struct vs_err *err)
+{
+	char *buf = NULL, *dat = xasprintf("%s/summary.dat", dir), *names = xstrdup(""), *s;
+	char *tics = xstrdup(""), *vars;
+	const char *cur = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int i, x = 0, ci = -1, x0 = 0, rc;
+	double top = 200;	/* % shown; rows above it are drawn at the top, labelled */
+
+	for (i = 0; i < v->n; i++)
+		if (v->r[i].role == ROLE_PREDICTION && 100 * v->r[i].rel_error * 1.1 > top)
+			top = fmin(100 * v->r[i].rel_error * 1.1, 500);
+	fputs("# x case rel_err_% band_% within capped clipped \"label\"\n", f);
+	for (i = 0; i <= v->n; i++) {
+		const struct vresult *r = i < v->n ? &v->r[i] : NULL;
+		double e, b;
+
+		if (r != NULL && r->role != ROLE_PREDICTION)
+			continue;
+		/* a new case (or the end): close the previous one's tic */
+		if (cur != NULL && (r == NULL || strcmp(r->case_name, cur) != 0)) {
+			s = xasprintf("%s%s\"%s\" %g", tics, *tics ? ", " : "", cur,
+			    (x0 + x - 1) / 2.0);
+			free(tics);
+			tics = s;
+			x++;
+		}
+		if (r == NULL)
+			break;
+		if (cur == NULL || strcmp(r->case_name, cur) != 0) {
+			cur = r->case_name;
+			x0 = x;
+			ci++;
+			s = xasprintf("%s%s'%s'", names, ci ? ", " : "", cur);
+			free(names);
+			names = s;
+		}
+		e = 100 * r->rel_error;
+		b = fabs(r->measured) > 0 ? 100 * band_of(r) / fabs(r->measured) : 0;
+		if (or_sd(r) && fabs(r->measured) > 0)
+			b = fmax(b, 100 * r->measured_sd / fabs(r->measured));
+		fprintf(f, "%d %d %.6g %.6g %d %d %d \"%.0f%%\"\n", x++, ci + 1, fmin(e, top),
+		    fmin(b, top), r->within, r->capped, e > top, e);
+	}
+	fclose(f);
+	rc = ci < 0 ? 0 : vs_write_file_atomic(dat, buf, strlen(buf), err);
+	free(buf);
+	if (rc == 0 && ci >= 0) {
+		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/summary", dir));
+		char *q3 = plot_quote(tics);
+
+		vars = xasprintf("datafile=%s; out=%s; xtl=%s; array cases[%d] = [%s]; "
+		    "ncases=%d; top=%g; nx=%d", q1, q2, q3, ci + 1, names, ci + 1, top, x);
+		rc = plot_run("summary.gp", vars, err);
+		free(q1), free(q2), free(q3), free(vars);
+	}
+	free(names);
+	free(tics);
+	free(dat);
+	return rc;
+}
+
 int
 vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
     const char *dir, struct vs_err *err)
 {
-	char *buf, *vars, *q1, *q2, *q3, *q4, *q5;
+	char *buf, *vars, *q1, *q2;
 	size_t len;
 	FILE *f;
-	int i, j, k, rc = 0, skipped = 0;
+	int i, k, rc = 0, skipped = 0;
 
 	for (k = 0; k < ncases; k++) {
-		const struct vcase *c = cases[k];
-		char *dat = xasprintf("%s/%s.dat", dir, c->name), *out;
-		const char *unit = "";
-
-		buf = NULL;
-		f = open_memstream(&buf, &len);
-		for (i = 0, j = 0; i < v->n; i++) {
-			const struct vresult *r = &v->r[i];
-
-			if (strcmp(r->case_name, c->name) != 0)
-				continue;
-			unit = r->unit;
-			fprintf(f, "%d \"%s\" %d %.10g %.10g %.10g %.10g\n", j++, r->row,
-			    r->role == ROLE_PREDICTION, r->measured, r->measured_sd, r->predicted,
-			    r->predicted_ci95);
-		}
-		fclose(f);
-		rc = write_text(dat, buf, err);
-		free(buf);
-		if (rc) {
-			free(dat);
-			return rc;
-		}
-		out = xasprintf("%s/%s", dir, c->name);
-		{
-			char *ttl = xasprintf("%s: %s", c->name, c->title);
-			char *ylab = xasprintf("%s (%s)", c->metric, unit);
-			char *src = xasprintf("measured: %s", c->measured.source ?
-			    c->measured.source : c->measured.path);
-
-			q1 = plot_quote(dat);
-			q2 = plot_quote(out);
-			q3 = plot_quote(ttl);
-			q4 = plot_quote(ylab);
-			q5 = plot_quote(src);
-			vars = xasprintf("datafile=%s; out=%s; ttl=%s; ylab=%s; src=%s", q1, q2,
-			    q3, q4, q5);
-			free(ttl);
-			free(ylab);
-			free(src);
-		}
-		rc = plot_run("case.gp", vars, err);
-		free(q1), free(q2), free(q3), free(q4), free(q5), free(vars), free(out), free(dat);
+		rc = plot_case(v, cases[k], dir, err);
 		if (rc < 0)
 			return -1;
 		skipped |= rc;
 	}
+	rc = plot_summary(v, dir, err);
+	if (rc < 0)
+		return -1;
+	skipped |= rc;
 	{
 		char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
 
