@@ -1147,8 +1147,10 @@ plot_vars(const struct sweep *sw, size_t c, const char *data, const char *out)
 	t = xasprintf("%s: %s against %s", sw->name, sw->cols[c], x->path);
 	gp_var(f, "ttl", t);
 	free(t);
-	t = xasprintf("mean and 95%% CI over %d reps; seed %llu at every point",
-	    sw->reps0, sw->seed0);
+	/* A t-based CI from n < 3 runs is uselessly wide (t = 12.7 at n = 2): none. */
+	t = sw->reps0 >= 3 ? xasprintf("mean and 95%% CI over n = %d reps; seed %llu at "
+	    "every point", sw->reps0, sw->seed0) : xasprintf("mean of n = %d reps (no CI "
+	    "drawn below 3); seed %llu at every point", sw->reps0, sw->seed0);
 	gp_var(f, "sub", t);
 	free(t);
 	t = x->unit != NULL && x->unit[0] ? xasprintf("%s (%s)", x->path, x->unit) :
@@ -1158,6 +1160,13 @@ plot_vars(const struct sweep *sw, size_t c, const char *data, const char *out)
 	t = xasprintf("%s (%s)", sw->cols[c], sw->units[c]);
 	gp_var(f, "ylab", t);
 	free(t);
+	{
+		int xint = x->unit != NULL;
+
+		for (r = 0; xint && r < (size_t)x->nvals; r++)
+			xint = x->num[r] == (double)(long long)x->num[r];
+		fprintf(f, "xint = %d; noci = %d; ", xint, sw->reps0 < 3);
+	}
 	fprintf(f, "xcat = %d; nlines = %zu; array keys[%zu]; ", x->unit == NULL, nlines,
 	    nlines);
 	for (r = 0; r < nlines; r++) {
