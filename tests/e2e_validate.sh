@@ -109,4 +109,14 @@ rm -f "$T/v/cases/x.yaml"
 check "a failing row under -j 3 exits 2 naming the row" \
   "[ $? -eq 2 ] && grep -q 'case broken, row loops400/one' '$T/err5' && [ ! -e '$T/o5' ]"
 
+# A row whose metric the scenario does not yield fails before anything runs:
+# the case's loop is made 10^12 iterations long, so a run would take hours.
+sed -e 's/^name: synthetic/name: typo/' -e 's/{row: loops400\/one, role: prediction}/{row: loops400\/one, role: prediction, metric: g.l.no_such}/' \
+  -e 's/  loops200: \["workloads.w.program\[0\].loop=200"\]/  loops200: ["workloads.w.program[0].loop=1000000000000"]/' \
+  "$T/v/cases/synthetic.yaml" > "$T/v/cases/typo.yaml"
+timeout 20 "$VS" validate typo --cases "$T/v/cases" --out "$T/ot" > /dev/null 2> "$T/errt"
+check "an unknown row metric: exit 2 before simulating, nothing written" \
+  "[ $? -eq 2 ] && grep -q \"row loops400/one: the scenario has no metric 'g.l.no_such'\" '$T/errt' && [ ! -e '$T/ot' ]"
+rm "$T/v/cases/typo.yaml"
+
 e2e_finish

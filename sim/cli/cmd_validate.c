@@ -153,6 +153,10 @@ cmd_validate(int argc, char **argv)
 		if (c)
 			goto fail;
 	}
+	/* Nothing is simulated until every case's rows are known to be good. */
+	for (i = 0; i < ncases; i++)
+		if (vcase_check(cases[i], &err))
+			goto fail;
 	if (validate_cases(cases, ncases, reps, jobs, &rep, isatty(2), &err))
 		goto fail;
 	rc = CMD_EXIT_FAIL;

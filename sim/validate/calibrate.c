@@ -91,7 +91,7 @@ calib_load(struct calib *c, const char *path, const char *cases_dir, struct vs_e
 		    vcase_path(cases_dir, n->vals[i]->text);
 		c->cases[i] = xcalloc(1, sizeof **c->cases);
 		c->ncases++;
-		if (vcase_load(c->cases[i], p, err)) {
+		if (vcase_load(c->cases[i], p, err) || vcase_check(c->cases[i], err)) {
 			free(p);
 			goto out;
 		}

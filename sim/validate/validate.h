@@ -91,6 +91,9 @@ int vcase_predict_rows(const struct vpjob *jobs, size_t n, int workers,
     void (*progress)(size_t finished, size_t running, size_t total),
     struct vpred *out, struct vs_err *err);
 
+/* Every row's scenario loads and yields the row's metric, checked without
+ * simulating (a names_only run), so a typo fails before minutes of runs. */
+int vcase_check(const struct vcase *, struct vs_err *err);
 /* The metric compared for a row: its own, else the case's. */
 const char *vcase_metric(const struct vcase *, const struct vrow *);
 /* Which rule of the case's tolerance accepts predicted (RULE_MISS: none):

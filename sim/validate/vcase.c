@@ -277,6 +277,35 @@ vcase_measured(const struct vcase *c, const struct vrow *r)
 	return measured_find(&c->measured, r->setup, r->variant);
 }
 
+int
+vcase_check(const struct vcase *c, struct vs_err *err)
+{
+	struct run_opts o = { .names_only = 1 };
+	int i, rc = 0;
+
+	for (i = 0; i < c->nrows && rc == 0; i++) {
+		const struct vrow *r = &c->rows[i];
+		struct scenario sc;
+		struct metrics m;
+
+		metrics_init(&m);
+		if (scen_load(&sc, c->scenario, r->sets, r->nsets, err) ||
+		    run_check_metrics(&sc, err) || run_once(&sc, c->seed, &o, &m, err)) {
+			char *msg = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
+
+			snprintf(err->msg, sizeof err->msg, "%s", msg);
+			free(msg);
+			rc = -1;
+		} else if (metrics_find(&m, vcase_metric(c, r)) < 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: case %s, row %s: the scenario has no "
+			    "metric '%s' (vlocksim list shows how metrics are named)", c->path,
+			    c->name, r->id, vcase_metric(c, r));
+		metrics_free(&m);
+		scen_free(&sc);
+	}
+	return rc;
+}
+
 /* Honest by construction: nothing here can see the measured table. */
 int
 vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, int nextra,
