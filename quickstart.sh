@@ -51,7 +51,7 @@ done
 grep -v '^#' validation/measured/seed001_kernbench.csv | grep -v ',base-sd,' > out/default/measured.csv
 if command -v gnuplot >/dev/null 2>&1; then
 	gnuplot -e "nople='out/default/x5570/results.csv'; ple='out/default/x7560-ple/results.csv'; \
-	    measured='out/default/measured.csv'; scale=$scale; out='out/default/kernbench-overcommit'" \
+	    measured='out/default/measured.csv'; scale=$scale; reps=2; out='out/default/kernbench-overcommit'" \
 	    plots/kernbench-overcommit.gp
 fi
 echo
