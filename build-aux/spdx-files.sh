@@ -4,7 +4,7 @@
 spdx_files() {
 	(cd "$1" && find . \( -name .git -o -name build-san -o -name autom4te.cache \
 		-o -path ./tests/data -o -path ./debian/vlocksim \
-		-o -path ./debian/.debhelper -o -path './vlocksim-*' \) -prune -o \
+		-o -path ./debian/.debhelper -o -path './vlocksim-*' -o -path ./out \) -prune -o \
 		-type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.gp' \
 		-o -name Makefile.am -o -name configure.ac -o -path ./.ci/run \
 		-o -path ./debian/rules \) -print |
