@@ -250,7 +250,7 @@ START_TEST(ipi_flows_and_waits)
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	struct trace_out *t;
 	struct metrics m;
 	const char *text, *p;
