@@ -34,6 +34,7 @@ make -j"$(nproc)" >/dev/null
 # A second run reuses the finished points.
 scale=10
 k=workloads.kernbench.programs
+mkdir -p out/default
 sweep() {
 	./vlocksim sweep "configs/seed001/$1.yaml" --vary "vms[1].count=0,1,2,3" \
 	    --vary "vms[0].lock=ticket,pv-ticket" \
@@ -41,25 +42,33 @@ sweep() {
 	    --set "$k.make_cold[1].spawn.count=$((1800 / scale))" \
 	    --set "$k.make[0].compute=4.4e8cycles" --set "$k.make_cold[0].compute=4.4e8cycles" \
 	    --set "$k.make[3].compute=2.34e9cycles" --set "$k.make_cold[3].compute=2.34e9cycles" \
-	    --reps 2 -j "$(nproc)" --out "out/default/$1" 2>/dev/null
+	    --reps 2 -j "$(nproc)" --plot bench.make_mean_s --out "out/default/$1"
 }
 for m in x5570 x7560-ple; do
 	# A sweep refuses a folder made from other inputs (the scenario changed): start afresh.
-	sweep "$m" || { rm -rf "out/default/$m"; sweep "$m"; }
+	sweep "$m" || { echo "quickstart: out/default/$m came from other inputs; starting afresh"; rm -rf "out/default/$m"; sweep "$m"; }
 done
 grep -v '^#' validation/measured/seed001_kernbench.csv | grep -v ',base-sd,' > out/default/measured.csv
 if command -v gnuplot >/dev/null 2>&1; then
 	gnuplot -e "nople='out/default/x5570/results.csv'; ple='out/default/x7560-ple/results.csv'; \
-	    measured='out/default/measured.csv'; scale=$scale; out='out/default/kernbench-overcommit'" \
+	    measured='out/default/measured.csv'; scale=$scale; reps=2; out='out/default/kernbench-overcommit'" \
 	    plots/kernbench-overcommit.gp
 fi
 echo
-echo "kernbench elapsed seconds (predicted x$scale; measured in validation/measured/seed001_kernbench.csv)"
-printf '%-12s %-10s %-10s %12s\n' machine hogs lock predicted
+echo "kernbench Elapsed Time, s (predicted: mean of 2 reps x$scale; measured: seed 001, mean ± sd of 3 runs)"
+printf '%-10s %-10s %-10s %10s %18s %7s\n' host overcommit lock predicted "measured ± sd" ratio
 for m in x5570 x7560-ple; do
-	awk -F, -v m="$m" -v s="$scale" 'NR == 1 { for (i = 1; i <= NF; i++)
-		if ($i == "bench.make_mean_s_mean") c = i; next }
-		{ printf "%-12s %-10s %-10s %12.1f\n", m, $1 " VMs", $2, $c * s }' \
-	    "out/default/$m/results.csv"
+	# Join each sweep point with its measured row: setup nople-Nx / ple-Nx,
+	# variant base (ticket) / patched (pv-ticket); 4x was not measured.
+	awk -F, -v m="$m" -v s="$scale" 'NR == FNR { if ($3 == "bench.make_mean_s") {
+			mean[$1 "/" $2] = $5; sd[$1 "/" $2] = $6 } next }
+		FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "bench.make_mean_s_mean") c = i; next }
+		{ x = $1 + 1; key = (m == "x5570" ? "nople-" : "ple-") x "x/" \
+			($2 == "ticket" ? "base" : "patched"); p = $c * s
+		  if (key in mean) printf "%-10s %-10s %-10s %10.1f %10.1f ± %6.1f %6.2fx\n",
+			m, x "x", $2, p, mean[key], sd[key], p / mean[key]
+		  else printf "%-10s %-10s %-10s %10.1f %18s %7s\n", m, x "x", $2, p, "(not measured)", "-" }' \
+	    out/default/measured.csv "out/default/$m/results.csv"
 done
+echo "ratio = predicted / measured; validate seed001 judges the full-size runs against their tolerance."
 echo "quickstart: plot in out/default/kernbench-overcommit.png (and .svg)"

@@ -1,24 +1,42 @@
-# case.gp - one validation case: measured (sd error bars) beside predicted
-# (95% CI), calibration rows apart from prediction rows.
-# Variables (set with -e): datafile, out (without extension), ttl, ylab, src.
-# datafile columns: index "row" role(0 calibration, 1 prediction) measured sd predicted ci95
+# case.gp - one validation case: measured (± sd, with its tolerance band)
+# beside predicted (± 95% CI when n >= 3), calibration rows apart from
+# prediction rows, capped runs marked; one panel per unit, each on a log
+# axis when its values span more than 10x.
+# Variables (set with -e by vlocksim validate): datafile, out (without
+# extension), ttl, src, predkey (the predicted key title, saying n), tol (the
+# case's tolerance), np, ylab[1..np], logy[1..np].
+# datafile: one block per panel (gnuplot index), columns
+#   index "row" role(0 calibration, 1 prediction) measured sd predicted ci95 band within capped
 set datafile separator whitespace
-set title ttl noenhanced
-set ylabel ylab noenhanced
-set xlabel "measured row (setup/variant)"
-set key top left box opaque samplen 2
-set bmargin 6
+set style fill transparent solid 0.25 noborder
+set key outside top center horizontal maxrows 2 noenhanced samplen 2
 set grid ytics
-set xtics rotate by -30 noenhanced
-set yrange [0:*]
-set autoscale ymax
-set offsets 0.5, 0.5, graph 0.25, 0
-set label 1 src at screen 0.01, screen 0.02 font ",7" noenhanced
+set xtics rotate by -35 noenhanced
+set offsets 0.6, 0.6, 0, 0
+ph = 380		# pixels per panel
+H = 60 + ph * np
 do for [fmt in "png svg"] {
-    if (fmt eq "png") { set terminal pngcairo size 1000,600 enhanced font ",10" } \
-    else { set terminal svg size 1000,600 enhanced font ",10" }
+    if (fmt eq "png") { set terminal pngcairo size 1100,H enhanced font ",10" } \
+    else { set terminal svg size 1100,H enhanced font ",10" }
     set output out.".".fmt
-    plot datafile using ($1-0.12):4:5:xtic(2) with yerrorbars pt 7 ps 1.2 lc rgb "black" title "measured (± sd)", \
-         ''       using ($1+0.12):($3==0 ? $6 : 1/0):7 with yerrorbars pt 5 ps 1.2 lc rgb "#1f77b4" title "predicted, calibration row (± 95% CI)", \
-         ''       using ($1+0.12):($3==1 ? $6 : 1/0):7 with yerrorbars pt 9 ps 1.5 lc rgb "#d62728" title "predicted, prediction row (± 95% CI)"
+    set multiplot layout np, 1 title ttl noenhanced
+    do for [p=1:np] {
+        set ylabel ylab[p] noenhanced
+        if (logy[p]) { set logscale y; set yrange [*:*]; set format y "%g" } else { unset logscale y; set yrange [0:*]; set format y "%g" }
+        set bmargin 7
+        if (p > 1) { unset key }
+        if (p == np) { set label 1 src." | tolerance: ".tol at screen 0.01, screen 0.012 font ",8" noenhanced }
+        # the band: measured ± tolerance (wider of it and the sd when or_sd)
+        # (on a log axis a band reaching 0 stops at a tenth of the measured value)
+        plot datafile index (p-1) using 1:4:($1-0.38):($1+0.38):(logy[p] && $4-$8 < $4/10 ? $4/10 : $4-$8):($4+$8) with boxxyerror lc rgb "#bbbbbb" title "measured ± tolerance", \
+             '' index (p-1) using ($1-0.12):4:5:xtic(2) with yerrorbars pt 7 ps 1.1 lc rgb "black" title "measured (± sd)", \
+             '' index (p-1) using ($1+0.12):($3==0 ? $6 : 1/0):7 with yerrorbars pt 5 ps 1.1 lc rgb "#1f77b4" title "calibration row: ".predkey, \
+             '' index (p-1) using ($1+0.12):($3==1 && $9==1 ? $6 : 1/0):7 with yerrorbars pt 9 ps 1.4 lc rgb "#2ca02c" title "prediction within tolerance", \
+             '' index (p-1) using ($1+0.12):($3==1 && $9==0 ? $6 : 1/0):7 with yerrorbars pt 8 ps 1.4 lc rgb "#d62728" title "prediction outside tolerance", \
+             '' index (p-1) using ($1+0.12):($10==1 ? $6 : 1/0):("capped") with labels offset 0,1.2 font ",8" tc rgb "#d62728" notitle
+        unset label 1
+    }
+    set key
+    unset multiplot
+    unset output
 }

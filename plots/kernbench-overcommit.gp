@@ -15,18 +15,22 @@ set xrange [0.8:4.2]
 set xtics ("1x" 1, "2x" 2, "3x" 3, "4x" 4)
 set key outside right top vertical noenhanced
 set grid
-set label 1 sprintf("predicted: 1/%g of each build simulated, times x%g; calibrated on the 1x BASE rows (mean, sd) only", scale, scale) at screen 0.01, screen 0.02 font ",8" noenhanced
-set bmargin 5
+set label 1 sprintf("predicted: 1/%g of each build simulated, times x%g; calibrated on the 1x BASE rows (mean, sd) only", scale, scale) at screen 0.01, screen 0.012 font ",8" noenhanced
+set bmargin 6.5
+# A t-based CI from fewer than 3 replications is 12.7 sd wide at n = 2: not drawn.
+noci = exists("reps") ? reps < 3 : 0
+ci(c) = noci ? 0 : column(c) * scale
+if (noci) { set label 2 sprintf("predicted lines: mean of n = %d replications (no CI drawn below 3)", reps) at screen 0.01, screen 0.038 font ",8" noenhanced }
 ox(s) = real(substr(s, strstrt(s, "-") + 1, strstrt(s, "x") - 1))
 isnople(s) = strstrt(s, "nople") == 1
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1150,620 enhanced font ",10" } \
     else { set terminal svg size 1150,620 enhanced font ",10" }
     set output out.".".fmt
-    plot nople every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
-         nople every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
-         ple every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
-         ple every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(column("bench.make_mean_s_ci95")*scale) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
+    plot nople every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(ci("bench.make_mean_s_ci95")) with yerrorlines lw 2 pt 7 lc rgb "#d62728" title "X5570, no PLE, ticket (BASE): predicted", \
+         nople every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(ci("bench.make_mean_s_ci95")) with yerrorlines lw 2 pt 5 lc rgb "#1f77b4" title "X5570, no PLE, pv-ticket: predicted", \
+         ple every 2::0 using ($1+1):(column("bench.make_mean_s_mean")*scale):(ci("bench.make_mean_s_ci95")) with yerrorlines lw 2 dt 2 pt 7 lc rgb "#ff7f0e" title "X7560, PLE, ticket (BASE): predicted", \
+         ple every 2::1 using ($1+1):(column("bench.make_mean_s_mean")*scale):(ci("bench.make_mean_s_ci95")) with yerrorlines lw 2 dt 2 pt 5 lc rgb "#2ca02c" title "X7560, PLE, pv-ticket: predicted", \
          measured using (ox(strcol(1))-0.04):(isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 9 ps 1.6 lc rgb "#d62728" title "X5570 BASE: measured (± sd)", \
          measured using (ox(strcol(1))-0.02):(isnople(strcol(1)) && strcol(2) eq "patched" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 11 ps 1.6 lc rgb "#1f77b4" title "X5570 pv-ticket: measured (± sd)", \
          measured using (ox(strcol(1))+0.02):(!isnople(strcol(1)) && strcol(2) eq "base" ? column("mean") : 1/0):(column("sd")) with yerrorbars pt 8 ps 1.6 lc rgb "#ff7f0e" title "X7560 PLE BASE: measured (± sd)", \

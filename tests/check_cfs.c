@@ -558,7 +558,7 @@ START_TEST(weight_for_an_unknown_vm_is_an_error)
 	struct scenario sc;
 	struct vs_err err = { "" };
 	struct metrics m;
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 
 	ck_assert_int_eq(tu_load(&sc,
 	    TEST_MACHINE

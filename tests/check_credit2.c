@@ -278,7 +278,7 @@ START_TEST(cap_above_100_per_vcpu_is_an_error)
 	struct scenario sc;
 	struct vs_err err = { "" };
 	struct metrics m;
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 
 	ck_assert_int_eq(tu_load(&sc, text, &err), 0);
 	metrics_init(&m);

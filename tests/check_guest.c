@@ -126,7 +126,7 @@ rep_sd_of(const char *text, const char *metric)
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	struct msum s;
 	double sd;
 

@@ -119,7 +119,7 @@ START_TEST(ipi_to_preempted_vcpu_waits_until_it_runs)
 	struct metrics m;
 	struct seen s;
 	struct probe p = { watch, &s };
-	struct run_opts o = { 0, 2, &p };
+	struct run_opts o = { .wall_clock = 0, .check = 2, .probe = &p };
 
 	seen_init(&s, 1, 0);
 	ck_assert_msg(tu_load(&sc, preempted, &err) == 0, "%s", err.msg);

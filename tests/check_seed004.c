@@ -128,8 +128,13 @@ START_TEST(tolerance_abs_and_rel)
 	ck_assert(!vcase_within(&c, &r, 75.7));
 	ck_assert(!vcase_within(&c, &r, 71.6));
 	r.sd = 3;
+	ck_assert_int_eq(vcase_judge(&c, &r, 75.6), RULE_ABS);
+	ck_assert_int_eq(vcase_judge(&c, &r, 75.7), RULE_MISS);
 	c.tol_or_sd = 1;
 	ck_assert(vcase_within(&c, &r, 76.6));
+	ck_assert_int_eq(vcase_judge(&c, &r, 76.6), RULE_SD);
+	c.tol_abs = 0;
+	ck_assert_int_eq(vcase_judge(&c, &r, 73.67 * 1.049), RULE_REL);
 }
 END_TEST
 

@@ -143,7 +143,7 @@ START_TEST(rwsem_readers_share_writers_exclude)
 	struct probe p = { watch, &b };
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 2, &p };
+	struct run_opts o = { .wall_clock = 0, .check = 2, .probe = &p };
 
 	memset(&b, 0, sizeof b);
 	ck_assert_msg(tu_load(&sc,

@@ -182,7 +182,7 @@ traced(sim_time_t from, sim_time_t to, struct metrics *m)
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	struct trace_out *t;
 	char *text;
 	size_t len;
@@ -250,7 +250,7 @@ START_TEST(ipi_flows_and_waits)
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	struct trace_out *t;
 	struct metrics m;
 	const char *text, *p;

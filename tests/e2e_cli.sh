@@ -21,6 +21,50 @@ check "--help prints the usage" grep -q '^usage: vlocksim' "$tmp/out"
 
 run run --help
 check "run --help exits 0" [ "$rc" -eq 0 ]
+for c in run list sweep validate calibrate; do
+	run "$c" --help
+	check "$c --help prints $c's own usage" grep -q "^usage: vlocksim $c " "$tmp/out"
+	run "$c" -h
+	check "$c -h is --help" sh -c "[ $rc -eq 0 ] && grep -q '^usage: vlocksim $c ' '$tmp/out'"
+	run help "$c"
+	check "help $c is $c --help" grep -q "^usage: vlocksim $c " "$tmp/out"
+done
+run trace import --help
+check "trace import --help prints its usage" grep -q '^usage: vlocksim trace import' "$tmp/out"
+run run --no-such-option
+check "a bad option: exit 2, the command's name and a pointer to its help" \
+	sh -c "[ $rc -eq 2 ] && grep -q '^vlocksim run: unrecognized option' '$tmp/err' &&
+	grep -qx \"Try 'vlocksim run --help'.\" '$tmp/err' && ! grep -q '^usage:' '$tmp/err'"
+run --help
+check "--help documents the exit statuses" sh -c "grep -q '3 validate --strict' '$tmp/out' &&
+	grep -q '134 a model bug' '$tmp/out'"
+check "--help names the data directory" grep -q '^Shipped scenarios, cases and plot scripts: /' "$tmp/out"
+
+# A bare name runs the shipped example (configs/examples/NAME.yaml), from anywhere.
+abs_src=$(cd "$top_srcdir" && pwd)
+(cd "$tmp" && VLOCKSIM_DATADIR=$abs_src "$VS" run ticket-4threads --reps 1 \
+	--set 'workloads.spin.program[0].loop=100' --format csv > "$tmp/named.csv" 2> "$tmp/err")
+check "run NAME finds configs/examples/NAME.yaml" grep -q '^guest.counter.acquisitions,' "$tmp/named.csv"
+run run no-such-example
+check "an unknown NAME exits 2 naming it" sh -c "[ $rc -eq 2 ] && grep -q '^no-such-example: cannot open' '$tmp/err'"
+
+# An unknown metric is refused before anything is simulated: a run of 10^12
+# iterations would take hours, the refusal takes no time.
+cat > "$tmp/badmetric.yaml" <<EOF2
+name: badmetric
+until: done
+machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}
+hypervisor: {kind: none, scheduler: pinned}
+vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]
+workloads:
+  w:
+    locks: {l: {}}
+    program: [{loop: 1000000000000, do: [{acquire: l}, {compute: 5ns}, {release: l}]}]
+metrics: [g.l.wait_mean_ns, g.l.no_such_metric]
+EOF2
+run run "$tmp/badmetric.yaml" --out "$tmp/bm"
+check "unknown metric: exit 2 with FILE:LINE:COLUMN, nothing written" \
+	sh -c "[ $rc -eq 2 ] && grep -q 'badmetric.yaml:10:29: unknown metric .g.l.no_such_metric.' '$tmp/err' && [ ! -e '$tmp/bm' ]"
 
 run --version
 check "--version exits 0" [ "$rc" -eq 0 ]
@@ -31,13 +75,13 @@ check "list exits 0" [ "$rc" -eq 0 ]
 check "list shows the pinned scheduler" grep -q '^  pinned ' "$tmp/out"
 check "list shows the ticket lock" grep -q '^  ticket ' "$tmp/out"
 check "list shows the spinpark lock" grep -q '^  spinpark ' "$tmp/out"
-check "list shows pv-qspinlock's steal switch and its default" grep -q '^      steal: once$' "$tmp/out"
+check "list shows pv-qspinlock's steal switch and its default" grep -q '^      steal = once  (enum none|once|hybrid)$' "$tmp/out"
 check "list shows the credit2 scheduler" grep -q '^  credit2 ' "$tmp/out"
 check "list shows credit2's parameters and defaults" \
-	grep -q 'params: runqueue=socket .*ratelimit=1ms .*migrate_resist=500us' "$tmp/out"
-check "list shows credit's vcpu_migration_delay" grep -q 'vcpu_migration_delay=0' "$tmp/out"
+	sh -c "grep -q '^      runqueue = socket  (enum' '$tmp/out' && grep -q '^      migrate_resist = 500us  (time, ns)' '$tmp/out'"
+check "list shows credit's vcpu_migration_delay" grep -q '^      vcpu_migration_delay = 0  (time, ns)' "$tmp/out"
 check "list shows the sleeping locks" grep -q '^  rwsem ' "$tmp/out"
-check "list shows the IPI switches" grep -q 'pv_tlb_flush: BOOL' "$tmp/out"
+check "list shows the IPI switches" grep -q '^      ipi.pv_tlb_flush = false  (bool)' "$tmp/out"
 check "list shows the ipi primitive" grep -q '^  ipi: {to: all' "$tmp/out"
 run run "$top_srcdir/configs/examples/ipi-ebizzy.yaml" --reps 1 --set duration=20ms \
 	--set vms[1].count=1 --set vms[0].guest.ipi.pv_tlb_flush=true --format csv
@@ -315,5 +359,35 @@ check "... and --out was not written (no folder, no stage left)" \
 run run "$DATA/base.yaml" --reps 1 --out "$tmp/o13"
 check "run --out writes the whole set, no stage left" \
     sh -c "[ -s '$tmp/o13/results.txt' -a -s '$tmp/o13/results.csv' -a -s '$tmp/o13/results.json' ] && ! ls -d '$tmp'/o13.tmp.* 2>/dev/null"
+# ---- the timeline picture --------------------------------------------------
+# Two vCPUs on one ticket lock: both run, one holds while the other waits.
+run run "$tmp/badmetric.yaml" --reps 1 --set 'metrics=[g.l.wait_mean_ns]' \
+	--set 'workloads.w.program[0].loop=2000' --timeline "$tmp/tl.png" \
+	--trace-window 0:20us --format csv
+check "run --timeline exits 0" [ "$rc" -eq 0 ]
+check "the timeline data has running, waiting and holding bars of both vCPUs" \
+	sh -c "awk '\$4 == 0' '$tmp/tl.png.dat' | grep -q ' 1.18 0\$' &&
+	awk '\$4 == 0' '$tmp/tl.png.dat' | grep -q ' 0.18 0\$' &&
+	awk '\$4 == 4' '$tmp/tl.png.dat' | grep -q . && awk '\$4 == 6' '$tmp/tl.png.dat' | grep -q ."
+check "bars stay inside the window" \
+	sh -c "! awk 'NF == 4 && \$1 >= 0 && (\$1 < 0 || \$2 > 20.0001)' '$tmp/tl.png.dat' | grep -q ."
+if command -v gnuplot >/dev/null 2>&1; then
+	check "the timeline PNG is drawn" sh -c "file '$tmp/tl.png' 2>/dev/null | grep -q PNG ||
+		head -c 4 '$tmp/tl.png' | grep -q PNG"
+fi
+run run "$tmp/badmetric.yaml" --timeline "$tmp/tl.gif"
+check "--timeline refuses another extension (exit 2)" sh -c "[ $rc -eq 2 ] && grep -q 'FILE.png or FILE.svg' '$tmp/err'"
+
+# ---- progress: a line on a terminal for a run over a second, none on a pipe -----
+run run "$top_srcdir/configs/examples/ticket-4threads.yaml" --reps 2 --format csv
+check "no progress on a pipe" [ ! -s "$tmp/err" ]
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$VS' run '$top_srcdir/configs/examples/ticket-4threads.yaml' --reps 4 --format csv >/dev/null" \
+		/dev/null > "$tmp/tty" 2>&1
+	check "a run over a second shows reps done, elapsed and eta on a terminal" \
+		grep -q 'run: [0-9.]*/4 reps, [0-9]*s elapsed, eta ' "$tmp/tty"
+else
+	skip "no script(1): progress on a terminal"
+fi
 
 e2e_finish

@@ -41,7 +41,7 @@ tu_run_check(const char *text, uint64_t seed, const struct probe *probe, int che
 {
 	struct scenario sc;
 	struct vs_err err = { "" };
-	struct run_opts o = { 0, check, probe };
+	struct run_opts o = { .wall_clock = 0, .check = check, .probe = probe };
 
 	if (tu_load(&sc, text, &err) != 0)
 		ck_abort_msg("scenario did not load: %s", err.msg);

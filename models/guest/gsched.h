@@ -12,6 +12,7 @@
 #define VS_GSCHED_H
 
 #include "guest/task.h"
+#include "param.h"
 
 struct gkernel;
 
@@ -20,6 +21,9 @@ enum { GS_WAKE = 1, GS_FORK = 2, GS_MIGRATE = 4 };
 struct guest_sched_ops {
 	const char *name;
 	const char *desc;
+	/* Its own keys of vms[].guest (param.h), or NULL; the guest kernel's
+	 * common keys are scen_guest_params (sim/scenario/scenario.h). */
+	const struct vs_param *params;
 	/* Put t in c's queue (flags: GS_WAKE, GS_FORK, GS_MIGRATE); t is not curr. */
 	void (*enqueue)(struct gcpu *c, struct task *t, int flags);
 	/* Take t out of c's queue (it migrates away). */

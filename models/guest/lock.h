@@ -26,6 +26,7 @@
 
 #include "guest/guest.h"
 #include "evq.h"
+#include "param.h"
 #include "util.h"
 
 struct glock;
@@ -36,16 +37,13 @@ struct hist;
 struct yc_node;
 struct machine;
 
-/* A parameter of an algorithm, as `vlocksim list` shows it (NULL-terminated
- * arrays); def parses as the key's value unless it is in parentheses. */
-struct lock_param {
-	const char *name, *def, *what;
-};
+/* An algorithm's parameters, as `vlocksim list` shows them: param.h. */
+#define lock_param vs_param	/* the older name, for tables written before */
 
 struct lock_ops {
 	const char *name;
 	const char *desc;
-	const struct lock_param *params;	/* optional */
+	const struct vs_param *params;	/* optional, NULL-terminated (param.h) */
 	/* Read algorithm parameters (NULL node: defaults). Optional. */
 	int (*parse)(const struct yc_node *params, const struct machine *, void **cfg,
 	    struct vs_err *);

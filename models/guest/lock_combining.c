@@ -212,10 +212,10 @@ comb_observe(struct glock *l, struct vcpu *v)
 	return 0;
 }
 
-static const struct lock_param comb_params[] = {
+static const struct vs_param comb_params[] = {
 	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
-	  "unbounded)" },
-	{ NULL, NULL, NULL }
+	  "unbounded)", "int", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_combining_ops = {

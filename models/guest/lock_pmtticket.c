@@ -188,11 +188,11 @@ pmt_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct lock_param pmt_params[] = {
+static const struct vs_param pmt_params[] = {
 	{ "timeout_shift", "8", "pmtlock_timeout_shift: a waiter leaves its turn after "
-	  "(waiters ahead x 2) << shift iterations" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)" },
-	{ NULL, NULL, NULL }
+	  "(waiters ahead x 2) << shift iterations", "int", "" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_pmtticket_ops = {

@@ -569,18 +569,18 @@ pvq_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct lock_param pvq_params[] = {
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h 1 << 15)" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)" },
+static const struct vs_param pvq_params[] = {
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h 1 << 15)", "int", "" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
 	{ "steal", "once", "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
-	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)" },
+	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)", "enum none|once|hybrid", "" },
 	{ "wait_early", "true", "halt when the predecessor's node is not running (4.5 \"Queue node "
-	  "adaptive spinning\"); false: 4.2-4.4" },
+	  "adaptive spinning\"); false: 4.2-4.4", "bool", "" },
 	{ "wait_early_preempted", "true", "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
-	  "if vCPU is preempted\", 2019, reverted)" },
+	  "if vCPU is preempted\", 2019, reverted)", "bool", "" },
 	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
-	  "a halted successor when it becomes head" },
-	{ NULL, NULL, NULL }
+	  "a halted successor when it becomes head", "enum unlock|head", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_pvqspinlock_ops = {

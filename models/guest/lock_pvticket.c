@@ -182,11 +182,11 @@ pvt_free_cfg(void *c)
 	free(c);
 }
 
-static const struct lock_param pvt_params[] = {
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)" },
-	{ "unlock_extra", "(machine atomic)", "extra unlock cost with PV on (locked add + flag test)" },
-	{ NULL, NULL, NULL }
+static const struct vs_param pvt_params[] = {
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)", "int", "" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
+	{ "unlock_extra", "(machine atomic)", "extra unlock cost with PV on (locked add + flag test)", "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_pvticket_ops = {

@@ -223,11 +223,11 @@ qs_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct lock_param qs_params[] = {
+static const struct vs_param qs_params[] = {
 	{ "hypervisor", "false", "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
-	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas" },
-	{ "virt_fallback", "false", "older name of hypervisor" },
-	{ NULL, NULL, NULL }
+	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas", "bool", "" },
+	{ "virt_fallback", "false", "older name of hypervisor", "bool", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_qspinlock_ops = {

@@ -259,15 +259,15 @@ sp_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct lock_param sp_params[] = {
+static const struct vs_param sp_params[] = {
 	{ "spin_count", "100", "max_adaptive_count: spin iterations before sleeping (glibc "
-	  "tunable glibc.pthread.mutex_spin_count)" },
+	  "tunable glibc.pthread.mutex_spin_count)", "int", "" },
 	{ "adaptive", "true", "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
-	  "acquisition (glibc); false: always spin_count" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)" },
+	  "acquisition (glibc); false: always spin_count", "bool", "" },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)", "time", "ns" },
 	{ "wake", "(machine hypercall exit)", "the releaser's cost to wake a sleeper (the "
-	  "reschedule IPI's exit)" },
-	{ NULL, NULL, NULL }
+	  "reschedule IPI's exit)", "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_spinpark_ops = {

@@ -158,9 +158,9 @@ tas_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct lock_param tas_params[] = {
-	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop" },
-	{ NULL, NULL, NULL }
+static const struct vs_param tas_params[] = {
+	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop", "bool", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct lock_ops lock_tas_ops = {

@@ -17,6 +17,7 @@
 #ifndef VS_SLOCK_H
 #define VS_SLOCK_H
 
+#include "param.h"
 #include <stdint.h>
 
 #include "guest/guest.h"
@@ -29,6 +30,8 @@ struct hist;
 struct slock_ops {
 	const char *name;
 	const char *desc;
+	/* Its keys beside kind: (param.h), or NULL: none today. */
+	const struct vs_param *params;
 	/* May a task take it now (read: as a reader)? */
 	int (*can_take)(const struct slock *, int read);
 	/* May a waiter of this mode spin on the owner (the owner's state aside)? */

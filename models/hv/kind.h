@@ -12,6 +12,7 @@
 #ifndef VS_KIND_H
 #define VS_KIND_H
 
+#include "param.h"
 #include "util.h"
 
 struct hv;
@@ -24,6 +25,8 @@ struct metrics;
 struct hv_kind_ops {
 	const char *name;
 	const char *desc;
+	/* Its keys of the hypervisor mapping (param.h), or NULL. */
+	const struct vs_param *params;
 	/* Read kind-specific keys of the hypervisor mapping (ple: ...). */
 	int (*parse)(const struct yc_node *hv, const struct machine *, void **cfg,
 	    struct vs_err *);

@@ -61,9 +61,18 @@ xen_ple_exit(struct hv *hv, struct vcpu *v)
 	hv_yield(v);
 }
 
+/* hypervisor.* keys of xen. */
+static const struct vs_param xen_params[] = {
+	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmcs.c ple_gap 128)", "bool", "" },
+	{ "ple.window", "4096cycles", "vmcs.c ple_window", "time", "cycles" },
+	{ "ple.gap", "128", "ple_gap: accepted, not modelled", "int", "cycles" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct hv_kind_ops kind_xen_ops = {
 	.name = "xen",
 	.desc = "Xen HVM: PLE exits yield (SCHEDOP_yield); poll/event-channel wake",
+	.params = xen_params,
 	.parse = xen_parse,
 	.free_cfg = xen_free_cfg,
 	.init = xen_init,

@@ -596,9 +596,47 @@ kvm_list(FILE *o)
 	kvm_hp_list(o);
 }
 
+/* hypervisor.* keys of kvm (kvm_parse, kvm_hp_parse; kvm_list has the version table). */
+static const struct vs_param kvm_params[] = {
+	{ "directed_yield", "3.2", "kvm_vcpu_on_spin version, or {version, SWITCH: bool...} "
+	  "(spin_handler is the older name); vlocksim list prints each version's switches",
+	  "enum (see the version table)", "" },
+	{ "ple.defaults", "3.2", "Intel PLE presets: 3.2 (vmx.c LNX-3.6/4.5) or 6.6 (dynamic, "
+	  "max 4294967295cycles)", "enum 3.2|6.6", "" },
+	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmx.c ple_gap != 0)", "bool", "" },
+	{ "ple.window", "4096cycles", "ple_window (KVM_VMX_DEFAULT_PLE_WINDOW)", "time", "cycles" },
+	{ "ple.gap", "128cycles", "ple_gap: the longest gap between PAUSEs of one loop", "time",
+	  "cycles" },
+	{ "ple.dynamic", "false", "grow/shrink the window per vCPU (LNX-3.18 grow_ple_window; "
+	  "true with defaults 6.6)", "bool", "" },
+	{ "ple.grow", "2", "ple_window_grow", "number", "" },
+	{ "ple.shrink", "0", "ple_window_shrink", "number", "" },
+	{ "ple.max", "1073741823cycles", "ple_window_max", "time", "cycles" },
+	{ "pause_filter.count", "3000", "AMD SVM pause_filter_count (LNX-6.6 svm.c), in PAUSEs",
+	  "int", "" },
+	{ "pause_filter.thresh", "128cycles", "pause_filter_thresh", "time", "cycles" },
+	{ "pause_filter.grow", "2", "pause_filter_count_grow", "number", "" },
+	{ "pause_filter.shrink", "0", "pause_filter_count_shrink", "number", "" },
+	{ "pause_filter.max", "65535", "pause_filter_count_max", "int", "" },
+	{ "pv.sched_yield", "true", "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
+	  "host)", "bool", "" },
+	{ "pv.yield_on_kick", "false", "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
+	  "5.3)", "bool", "" },
+	{ "halt_poll", "0", "a fixed poll window every halt (halt_poll_ns, Linux 4.0; 0: off), or "
+	  "{policy: dynamic|fixed|off, max, grow, grow_start, shrink, window}", "time", "ns" },
+	{ "halt_poll.max", "200us", "halt_poll_ns (x86 KVM_HALT_POLL_NS_DEFAULT, policy dynamic)",
+	  "time", "ns" },
+	{ "halt_poll.grow", "2", "halt_poll_ns_grow", "number", "" },
+	{ "halt_poll.grow_start", "10us", "halt_poll_ns_grow_start", "time", "ns" },
+	{ "halt_poll.shrink", "2", "halt_poll_ns_shrink (0: reset, the Linux 4.0-5.4 default)",
+	  "number", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct hv_kind_ops kind_kvm_ops = {
 	.name = "kvm",
 	.desc = "KVM: PLE exits call kvm_vcpu_on_spin (directed yield_to); halt/kick",
+	.params = kvm_params,
 	.parse = kvm_parse,
 	.free_cfg = kvm_free_cfg,
 	.init = kvm_init,

@@ -12,6 +12,8 @@
 #include "evq.h"
 #include "util.h"
 
+#include "param.h"
+
 struct hv;
 struct pcpu;
 struct vcpu;
@@ -20,9 +22,11 @@ struct yc_node;
 struct sched_ops {
 	const char *name;
 	const char *desc;
-	/* Its parameters with defaults and where they come from, for
-	 * `vlocksim list` (NULL: none): one line, or one parameter a line. */
-	const char *params;
+	/* Its parameters (hypervisor.params.NAME) with type, unit, default and
+	 * source, for `vlocksim list`: a NULL-terminated array (param.h), or NULL. */
+	const struct vs_param *params;
+	/* More of them shared with other tables (fair_params of cfs and eevdf). */
+	const struct vs_param *params_more;
 	/* Read the scheduler's parameters (NULL node: defaults) into *cfg. */
 	int (*parse)(const struct yc_node *params, double hz, void **cfg, struct vs_err *);
 	void (*free_cfg)(void *cfg);

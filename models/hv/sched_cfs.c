@@ -316,15 +316,23 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	return fair_init(hv, &c->f, &cfs_class, c, &cfg->fc, err);
 }
 
+/* hypervisor.params of cfs beside fair_params: LNX-3.2 fair.c sysctl defaults. */
+static const struct vs_param cfs_params[] = {
+	{ "latency", "6ms", "sysctl_sched_latency (x factor): the period every runnable entity "
+	  "runs in", "time", "ns" },
+	{ "min_granularity", "0.75ms", "sysctl_sched_min_granularity (x factor): shortest slice",
+	  "time", "ns" },
+	{ "wakeup_granularity", "1ms", "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
+	  "a waker needs to preempt", "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct sched_ops sched_cfs_ops = {
 	.name = "cfs",
 	.desc = "KVM host: vCPU threads under Linux 3.2 CFS (vruntime, buddies, yield_to, "
 	    "groups, cpu.max)",
-	.params =
-	    "latency: 6ms                 sysctl_sched_latency (x factor; LNX-3.2 defaults)\n"
-	    "min_granularity: 0.75ms      sysctl_sched_min_granularity (x factor)\n"
-	    "wakeup_granularity: 1ms      sysctl_sched_wakeup_granularity (x factor)\n"
-	    FAIR_PARAMS_HELP,
+	.params = cfs_params,
+	.params_more = fair_params,
 	.parse = cfs_parse,
 	.free_cfg = fair_free_cfg,
 	.init = cfs_init,

@@ -906,13 +906,27 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 	    "caps", err);
 }
 
+/* hypervisor.params of credit: Xen 4.2 sched_credit.c and its boot parameters. */
+static const struct vs_param csched_params[] = {
+	{ "tickle", "upstream-4.2", "which runq_tickle: upstream-4.2, patched-2012 (the 2012 "
+	  "tickle patch), xen-4.3", "enum upstream-4.2|patched-2012|xen-4.3", "" },
+	{ "tslice", "30ms", "sched_credit_tslice_ms: the time slice", "time", "ns" },
+	{ "tick", "(tslice/3)", "CSCHED_TICKS_PER_TSLICE 3: the accounting tick", "time", "ns" },
+	{ "ratelimit", "1ms", "sched_ratelimit_us (4.2): minimum run before preemption",
+	  "time", "ns" },
+	{ "tickle_one_idle", "true", "tickle one idle pCPU, not all (4.2 runq_tickle)",
+	  "bool", "" },
+	{ "vcpu_migration_delay", "0", "vcpu_migration_delay boot parameter (4.2): cache-hot "
+	  "window", "time", "ns" },
+	{ "weights", "{VM: 256}", "domain weight (xl sched-credit -w; default 256)", "map", "" },
+	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct sched_ops sched_credit_ops = {
 	.name = "credit",
 	.desc = "Xen 4.1/4.2 credit scheduler (tickle: upstream-4.2, patched-2012, xen-4.3)",
-	.params = "tickle=upstream-4.2 (upstream-4.2|patched-2012|xen-4.3), "
-	    "tslice=30ms (sched_credit_tslice_ms), tick=tslice/3, ratelimit=1ms "
-	    "(sched_ratelimit_us, 4.2), tickle_one_idle=true, vcpu_migration_delay=0 "
-	    "(Xen 4.2 boot parameter), weights={VM: 256}, caps={VM: 0}",
+	.params = csched_params,
 	.parse = csched_parse,
 	.free_cfg = csched_free_cfg,
 	.init = csched_init,

@@ -1315,14 +1315,29 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 	    "balance_over, weights, caps, cap_period", err);
 }
 
+/* hypervisor.params of credit2: Xen sched_credit2.c and its boot parameters. */
+static const struct vs_param csched2_params[] = {
+	{ "runqueue", "socket", "credit2_runqueue: one run queue per cpu|core|socket|node|all",
+	  "enum cpu|core|socket|node|all", "" },
+	{ "max_cpus_runqueue", "16", "sched_credit2_max_cpus_runqueue", "int", "" },
+	{ "ratelimit", "1ms", "sched_ratelimit_us", "time", "ns" },
+	{ "migrate_resist", "500us", "sched_credit2_migrate_resist", "time", "ns" },
+	{ "load_window_shift", "30", "LOADAVG_WINDOW_SHIFT: load averaging window (2^N ns)",
+	  "int", "" },
+	{ "load_precision_shift", "18", "credit2_load_precision_shift", "int", "" },
+	{ "balance_under", "0", "credit2_balance_under", "int", "" },
+	{ "balance_over", "-3", "credit2_balance_over", "int", "" },
+	{ "weights", "{VM: 256}", "domain weight (default 256)", "map", "" },
+	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%" },
+	{ "cap_period", "10ms", "credit2_cap_period_ms: budget replenishment period",
+	  "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct sched_ops sched_credit2_ops = {
 	.name = "credit2",
 	.desc = "Xen 4.19 credit2 scheduler (Xen's default since 4.12)",
-	.params = "runqueue=socket (cpu|core|socket|node|all; credit2_runqueue), "
-	    "max_cpus_runqueue=16, ratelimit=1ms (sched_ratelimit_us), "
-	    "migrate_resist=500us (sched_credit2_migrate_resist), load_window_shift=30, "
-	    "load_precision_shift=18, balance_under=0, balance_over=-3, weights={VM: 256}, "
-	    "caps={VM: 0} (% of a pCPU), cap_period=10ms (credit2_cap_period_ms)",
+	.params = csched2_params,
 	.parse = csched2_parse,
 	.free_cfg = csched2_free_cfg,
 	.init = csched2_init,

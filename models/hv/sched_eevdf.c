@@ -427,19 +427,27 @@ eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	return fair_init(hv, &e->f, &eevdf_class, e, &cfg->fc, err);
 }
 
+/* hypervisor.params of eevdf beside fair_params: LNX-6.6 fair.c and features.h. */
+static const struct vs_param eevdf_params[] = {
+	{ "base_slice", "0.75ms", "sysctl_sched_base_slice (x factor; LNX-6.6)", "time", "ns" },
+	{ "run_to_parity", "true", "RUN_TO_PARITY: curr keeps the CPU until its deadline", "bool",
+	  "" },
+	{ "place_lag", "true", "PLACE_LAG: a woken entity keeps its lag", "bool", "" },
+	{ "place_deadline_initial", "true", "PLACE_DEADLINE_INITIAL: half a slice for a new task",
+	  "bool", "" },
+	{ "next_buddy", "false", "NEXT_BUDDY: pick the wakee / yield_to target if eligible",
+	  "bool", "" },
+	{ "delay_dequeue", "false", "LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps "
+	  "while not eligible stays queued until picked or woken", "bool", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 const struct sched_ops sched_eevdf_ops = {
 	.name = "eevdf",
 	.desc = "KVM host: vCPU threads under Linux 6.6 EEVDF (lag, deadlines, "
 	    "RUN_TO_PARITY, yield moves the deadline, groups, cpu.max)",
-	.params =
-	    "base_slice: 0.75ms           sysctl_sched_base_slice (x factor; LNX-6.6)\n"
-	    "run_to_parity: true          RUN_TO_PARITY: curr keeps the CPU until its deadline\n"
-	    "place_lag: true              PLACE_LAG: a woken entity keeps its lag\n"
-	    "place_deadline_initial: true PLACE_DEADLINE_INITIAL: half a slice for a new task\n"
-	    "next_buddy: false            NEXT_BUDDY: pick the wakee / yield_to target if eligible\n"
-	    "delay_dequeue: false         LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps\n"
-	    "                             while not eligible stays queued until picked or woken\n"
-	    FAIR_PARAMS_HELP,
+	.params = eevdf_params,
+	.params_more = fair_params,
 	.parse = eevdf_parse,
 	.free_cfg = fair_free_cfg,
 	.init = eevdf_init,

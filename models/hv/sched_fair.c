@@ -27,6 +27,24 @@ static const char *const fair_groups_names[] = { "none", "per-vm", "autogroup", 
 const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 4e6, FAIR_SCALE_LOG, 0,
     FAIR_GROUPS_NONE, 0, NULL, NULL, NULL };
 
+/* hypervisor.params keys of every fair policy (cfs, eevdf): fair_parse_common. */
+const struct vs_param fair_params[] = {
+	{ "scaling", "log", "sysctl_sched_tunable_scaling: the factor 1+ilog2(min(ncpus,8)) "
+	  "(LNX-3.6 get_update_sysctl_factor)", "enum none|log|linear", "" },
+	{ "hz", "1000", "host CONFIG_HZ (the tick checks preemption)", "number", "Hz" },
+	{ "migration_cost", "0.5ms", "sysctl_sched_migration_cost (task_hot, idle_balance)",
+	  "time", "ns" },
+	{ "balance_interval", "4ms", "periodic load balance (sd->balance_interval)", "time", "ns" },
+	{ "yield_to_esrch", "false", "LNX-4.5 yield_to returns -ESRCH when both rqs hold one task",
+	  "bool", "" },
+	{ "weights", "{VM: 1024}", "a VM's vCPU-thread weight, 15..88761 (nice 19..-20)", "map",
+	  "" },
+	{ "groups", "none", "one task group per VM (FAIR_GROUP_SCHED, calc_group_shares); per-vm: "
+	  "its vms[].cgroup weight and max; autogroup: 1024, no max",
+	  "enum none|per-vm|autogroup", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 void
 fair_free_cfg(void *p)
 {

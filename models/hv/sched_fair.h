@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "evq.h"
+#include "param.h"
 #include "util.h"
 
 struct hv;
@@ -192,17 +193,8 @@ int fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *
 	"groups, weights"
 /* sched_ops.free_cfg of a policy whose cfg starts with its struct fair_cfg. */
 void fair_free_cfg(void *cfg);
-/* The common keys for `vlocksim list` (struct sched_ops.params). */
-#define FAIR_PARAMS_HELP \
-	"scaling: log                 none|log|linear: the sysctl factor 1+ilog2(min(ncpus,8))\n" \
-	"hz: 1000                     host CONFIG_HZ (the tick checks preemption)\n" \
-	"migration_cost: 0.5ms        sysctl_sched_migration_cost (task_hot, idle_balance)\n" \
-	"balance_interval: 4ms        periodic load balance\n" \
-	"yield_to_esrch: false        LNX-4.5 yield_to -ESRCH when both rqs hold one task\n" \
-	"weights: {VM: 15..88761}     a VM's vCPU-thread weight (nice 19..-20), default 1024\n" \
-	"groups: none                 none|per-vm|autogroup: one task group per VM\n" \
-	"                             (FAIR_GROUP_SCHED, calc_group_shares); per-vm: its\n" \
-	"                             vms[].cgroup weight and max; autogroup: 1024, no max\n"
+/* The common keys for `vlocksim list` (struct sched_ops.params_more; param.h). */
+extern const struct vs_param fair_params[];
 extern const struct fair_cfg fair_cfg_defaults;
 
 /* LNX-3.6 fair.c get_update_sysctl_factor for a scaling (none, log, linear). */

@@ -11,13 +11,17 @@
 
 #define CMD_EXIT_INPUT 2	/* bad input: message names FILE:LINE:COLUMN */
 #define CMD_EXIT_FAIL 1		/* a run-time failure (cannot write output) */
+#define CMD_EXIT_MISSED 3	/* validate --strict: a prediction missed its tolerance */
 
 struct cmd_entry {
 	const char *name;
-	int (*fn)(int argc, char **argv);	/* argv[0] is the command's name */
+	int (*fn)(int argc, char **argv);	/* argv[0] is "vlocksim NAME" */
+	const char *usage;	/* `vlocksim NAME --help`; NULL: fn prints its own */
 };
 
 void cmd_usage(FILE *);
+/* "Try 'vlocksim NAME --help'." on stderr, after a usage error. */
+void cmd_try(const char *name);
 int cmd_mkdir_p(const char *dir, struct vs_err *err);
 /* An integer option in [min, max]; prints "vlocksim: OPT takes ..." and returns -1 if not. */
 int cmd_int_opt(const char *opt, const char *arg, long long min, long long max,

@@ -1,4 +1,12 @@
-/* cmd_calibrate.c - `vlocksim calibrate CALIB.yaml [--out FILE]`. */
+/*
+ * cmd_calibrate.c - `vlocksim calibrate CALIB.yaml [--output FILE]`.
+ *
+ * Without --output the fit goes to out/calibrate/NAME.yaml: following the
+ * README never rewrites a tracked file.  The shipped calibrations are
+ * reproduced with --output set to CALIB's `output:` (the path printed at the
+ * end); the date line honours SOURCE_DATE_EPOCH (reproducible builds), so the
+ * same fit with the same epoch gives the same bytes.
+ */
 #include "config.h"
 
 #include <getopt.h>
@@ -13,21 +21,56 @@
 #include "cmd.h"
 #include "validate.h"
 
+/* a/b/../../c -> c: the path as a user would type it (lexical only). */
+static char *
+path_tidy(const char *p)
+{
+	char *s = xstrdup(p), *o = xmalloc(strlen(p) + 2), *tok, *save;
+	size_t *ends = xcalloc(strlen(p) + 1, sizeof *ends), n = 0, len = 0;
+	int abs = *p == '/';
+
+	o[0] = '\0';
+	for (tok = strtok_r(s, "/", &save); tok != NULL; tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0 && n > 0 && strcmp(o + (n > 1 ? ends[n - 2] + 1 :
+		    0), "..") != 0) {
+			n--;
+			len = n > 0 ? ends[n - 1] : 0;
+			o[len] = '\0';
+			continue;
+		}
+		len += (size_t)sprintf(o + len, "%s%s", n > 0 ? "/" : "", tok);
+		ends[n++] = len;
+	}
+	if (abs) {
+		char *a = xasprintf("/%s", o);
+
+		free(o);
+		o = a;
+	} else if (n == 0)
+		strcpy(o, ".");
+	free(s);
+	free(ends);
+	return o;
+}
+
 int
 cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "out", required_argument, NULL, 'o' },	/* the old spelling */
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "cases", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct calib cal;
 	struct vs_err err;
-	const char *out = NULL, *dir = NULL;
-	char date[32], *text;
-	time_t now = time(NULL);
+	const char *out = NULL, *dir = NULL, *epoch = getenv("SOURCE_DATE_EPOCH");
+	char date[32], *text, *shipped = NULL, *mine = NULL;
+	time_t now = epoch != NULL && *epoch != '\0' ? (time_t)strtoll(epoch, NULL, 10) :
+	    time(NULL);
 	int c, rc = CMD_EXIT_INPUT, i, jobs = pool_default_workers();
 	long long v;
 
@@ -44,14 +87,8 @@ cmd_calibrate(int argc, char **argv)
 		case 'c':
 			dir = optarg;
 			break;
-		case 'h':
-			puts("usage: vlocksim calibrate CALIB.yaml [-j N] [--out FILE] [--cases DIR]\n"
-			    "Fits CALIB's params to the calibration rows of its cases and writes\n"
-			    "the YAML that scenarios include with `calibration: FILE`.\n"
-			    "-j N: an evaluation's rows run on N worker processes (default: the\n"
-			    "cores); the fit is the same for any N.");
-			return 0;
 		default:
+			cmd_try("calibrate");
 			return CMD_EXIT_INPUT;
 		}
 	}
@@ -61,12 +98,13 @@ cmd_calibrate(int argc, char **argv)
 	}
 	if (calib_load(&cal, argv[optind], dir ? dir : vcase_dir(), &err))
 		goto fail;
-	if (out == NULL)
-		out = cal.output;
+	if (cal.output != NULL)
+		shipped = path_tidy(cal.output);
 	if (out == NULL) {
-		fprintf(stderr, "vlocksim calibrate: no --out and no 'output' in %s\n",
-		    argv[optind]);
-		goto clean;
+		mine = xasprintf("out/calibrate/%s.yaml", cal.name);
+		if (cmd_mkdir_p("out/calibrate", &err))
+			goto fail;
+		out = mine;
 	}
 	cal.jobs = jobs;
 	if (calib_fit(&cal, isatty(2), &err))
@@ -84,11 +122,16 @@ cmd_calibrate(int argc, char **argv)
 		printf("  %s = %.6g%s\n", cal.params[i].paths[0], cal.params[i].value,
 		    cal.params[i].unit);
 	printf("written to %s\n", out);
+	if (mine != NULL && shipped != NULL)
+		printf("(the shipped calibration %s is unchanged; --output %s replaces it)\n",
+		    shipped, shipped);
 	rc = 0;
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 clean:
+	free(shipped);
+	free(mine);
 	calib_free(&cal);
 	return rc;
 }

@@ -13,9 +13,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "progress.h"
+#include "datadir.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "timeline.h"
 #include "trace_lockout.h"
 #include "trace_out.h"
 #include "units.h"
@@ -29,10 +32,10 @@ fmt_us(sim_time_t ns, char *buf, size_t n)
 	return buf;
 }
 
-/* Two probe consumers on one run (--trace and --lock-stat). */
+/* Up to three probe consumers on one run (--trace, --lock-stat, --timeline). */
 struct tee_probe {
 	struct probe p;
-	const struct probe *a, *b;
+	const struct probe *a, *b, *c;
 };
 
 static void
@@ -44,6 +47,8 @@ tee_fn(void *ctx, const struct probe_ev *e)
 		t->a->fn(t->a->ctx, e);
 	if (t->b != NULL)
 		t->b->fn(t->b->ctx, e);
+	if (t->c != NULL)
+		t->c->fn(t->c->ctx, e);
 }
 
 int
@@ -207,6 +212,25 @@ cmd_check_writable(const char *path, struct vs_err *err)
 	return 0;
 }
 
+/* A long run's line on a terminal: replications done (the current one's
+ * share of its duration cap when it has one), simulated time. */
+struct run_prog {
+	struct progress p;
+	int rep, reps;
+	double cap_ns;
+};
+
+static void
+run_progress(void *arg, double now_ns)
+{
+	struct run_prog *rp = arg;
+	char d[64];
+
+	snprintf(d, sizeof d, "rep %d, %.3g s simulated", rp->rep + 1, now_ns * 1e-9);
+	progress_show(&rp->p, rp->rep + (rp->cap_ns > 0 ? now_ns / rp->cap_ns : 0), rp->reps,
+	    "reps", d);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -222,24 +246,28 @@ cmd_run(int argc, char **argv)
 		{ "trace-limit", required_argument, NULL, 'l' },
 		{ "lock-stat", required_argument, NULL, 'L' },
 		{ "check", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "timeline", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct run_opts ro = { 1, 1, NULL };
+	struct run_opts ro = { .wall_clock = 1, .check = 1 };
 	struct scenario sc;
 	struct msum sum;
 	struct vs_err err;
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
 	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL, *stage = NULL;
+	char *path;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
 	struct lock_out *lo = NULL;
-	struct tee_probe tee = { { NULL, NULL }, NULL, NULL };
+	struct tee_probe tee = { { NULL, NULL }, NULL, NULL, NULL };
+	struct timeline *tl = NULL;
+	char *tlpath = NULL;
 	char *lockstat = NULL;
 	double tlimit = 256.0 * 1024 * 1024;	/* bytes: Perfetto UI opens this much easily */
 	const char *why = NULL;
+	struct run_prog rp;
 	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -285,6 +313,9 @@ cmd_run(int argc, char **argv)
 			if (strcmp(optarg, "0") == 0)
 				tlimit = 0;
 			break;
+		case 'P':
+			tlpath = optarg;
+			break;
 		case 'L':
 			lockstat = optarg;
 			break;
@@ -304,26 +335,33 @@ cmd_run(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case 'h':
-			cmd_usage(stdout);
-			rc = 0;
-			goto done;
 		default:
-			cmd_usage(stderr);
+			cmd_try("run");
 			goto done;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "vlocksim run: name one scenario file\n");
+		cmd_try("run");
 		goto done;
 	}
-	if (window != NULL && (trace == NULL || trace_out_window(window, &tw_from, &tw_to,
-	    &err))) {
-		fprintf(stderr, "vlocksim run: %s\n", trace == NULL ?
-		    "--trace-window needs --trace FILE.json" : err.msg);
+	if (window != NULL && ((trace == NULL && tlpath == NULL) ||
+	    trace_out_window(window, &tw_from, &tw_to, &err))) {
+		fprintf(stderr, "vlocksim run: %s\n", trace == NULL && tlpath == NULL ?
+		    "--trace-window needs --trace FILE.json or --timeline FILE.png" : err.msg);
 		goto done;
 	}
-	if (scen_load(&sc, argv[optind], sets, nsets, &err)) {
+	if (tlpath != NULL && !timeline_path_ok(tlpath)) {
+		fprintf(stderr, "vlocksim run: --timeline %s: the picture is FILE.png or "
+		    "FILE.svg\n", tlpath);
+		goto done;
+	}
+	path = vs_scenario_find(argv[optind]);
+	c = scen_load(&sc, path, sets, nsets, &err);
+	free(path);
+	if (c == 0)
+		c = run_check_metrics(&sc, &err);	/* before anything is simulated */
+	if (c) {
 		fprintf(stderr, "%s\n", err.msg);
 		scen_free(&sc);
 		goto done;
@@ -341,41 +379,51 @@ cmd_run(int argc, char **argv)
 		seed = (long long)sc.seed;
 	if (reps < 0)
 		reps = sc.reps;
-	if (trace != NULL || lockstat != NULL) {
-		/* The timeline is of the first replication; the others run unwatched. */
-		if (trace != NULL) {
-			tr = trace_out_new(&sc, tw_from, tw_to);
-			trace_out_set_limit(tr, (size_t)tlimit);
-			tee.a = trace_out_probe(tr);
-		}
-		if (lockstat != NULL) {
-			lo = lock_out_new();
-			tee.b = lock_out_probe(lo);
-		}
-		tee.p.fn = tee_fn;
-		tee.p.ctx = &tee;
-		ro.probe = &tee.p;
-		c = run_reps(&sc, (uint64_t)seed, 1, &ro, &sum, &err);
-		ro.probe = NULL;
-		for (i = 1; c == 0 && i < reps; i++) {
-			struct metrics m;
+	/* The timeline is of the first replication; the others run unwatched. */
+	if (trace != NULL) {
+		tr = trace_out_new(&sc, tw_from, tw_to);
+		trace_out_set_limit(tr, (size_t)tlimit);
+		tee.a = trace_out_probe(tr);
+	}
+	if (lockstat != NULL) {
+		lo = lock_out_new();
+		tee.b = lock_out_probe(lo);
+	}
+	if (tlpath != NULL) {
+		/* A picture is readable over a short window: 2 ms unless one is given. */
+		sim_time_t a = tw_from, b = tw_to;
 
-			metrics_init(&m);
-			c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
-			if (c == 0)
-				msum_add(&sum, &m);
-			metrics_free(&m);
+		if (window == NULL) {
+			a = 0;
+			b = 2000000;
+			fprintf(stderr, "vlocksim run: --timeline shows 0:2ms of simulated time; "
+			    "choose another window with --trace-window FROM:TO\n");
 		}
-		if (c)
-			goto fail;
-	} else if (run_reps(&sc, (uint64_t)seed, reps, &ro, &sum, &err))
+		tl = timeline_new(&sc, a, b);
+		tee.c = timeline_probe(tl);
+	}
+	tee.p.fn = tee_fn;
+	tee.p.ctx = &tee;
+	progress_start(&rp.p, isatty(STDERR_FILENO) ? stderr : NULL, "run");
+	rp.reps = reps;
+	rp.cap_ns = sc.duration != SIM_NEVER ? (double)sc.duration : 0;
+	ro.progress = run_progress;
+	ro.progress_arg = &rp;
+	for (i = 0, c = 0; c == 0 && i < reps; i++) {
+		struct metrics m;
+
+		ro.probe = i == 0 && (tee.a != NULL || tee.b != NULL || tee.c != NULL) ?
+		    &tee.p : NULL;
+		rp.rep = i;
+		metrics_init(&m);
+		c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
+		if (c == 0)
+			msum_add(&sum, &m);
+		metrics_free(&m);
+	}
+	progress_end(&rp.p);
+	if (c)
 		goto fail;
-	for (i = 0; i < sc.nmetrics; i++)
-		if (msum_find(&sum, sc.metrics[i]) < 0) {
-			vs_errf(&err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim list shows "
-			    "how metrics are named)", sc.metric_where[i], sc.metrics[i]);
-			goto fail;
-		}
 	ri.scenario = sc.name;
 	ri.seed = (uint64_t)seed;
 	ri.reps = reps;
@@ -421,6 +469,18 @@ cmd_run(int argc, char **argv)
 		if (c)
 			goto fail;
 	}
+	if (tl != NULL) {
+		char *ttl = xasprintf("%s, seed %lld, replication 1: %s", sc.name, seed,
+		    window != NULL ? window : "0:2ms");
+
+		rc = 1;
+		c = timeline_write(tl, tlpath, ttl, &err);
+		free(ttl);
+		if (c < 0)
+			goto fail;
+		if (c > 0)
+			fprintf(stderr, "vlocksim run: no gnuplot: only %s.dat written\n", tlpath);
+	}
 	text = report_render(fmt, &ri, &sum);
 	fputs(text, stdout);
 	free(text);
@@ -432,6 +492,7 @@ clean:
 	cmd_stage_abort(stage);
 	trace_out_free(tr);
 	lock_out_free(lo);
+	timeline_free(tl);
 	msum_free(&sum);
 	scen_free(&sc);
 done:

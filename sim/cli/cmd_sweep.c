@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "datadir.h"
 #include "exec_mpi.h"
 #include "sweep.h"
 #include "util.h"
@@ -115,6 +116,7 @@ cmd_sweep(int argc, char **argv)
 	struct sweep_ran ran;
 	struct sweep_mpi mp = { 0, 0, 1, 0 };
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
+	char *scen = NULL;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
 	int shard = 0, nshards = 0, merge = 0, progress = 0, nbe = 0, setup = 0;
 	int lockfd = -1;
@@ -182,7 +184,7 @@ cmd_sweep(int argc, char **argv)
 			rc = 0;
 			goto done;
 		default:
-			cmd_usage(stderr);
+			cmd_try("sweep");
 			goto done;
 		}
 	}
@@ -205,7 +207,8 @@ cmd_sweep(int argc, char **argv)
 			    "PATH=V1,V2,...\n");
 			goto done;
 		}
-		sweep_init(&sw, argv[optind]);
+		scen = vs_scenario_find(argv[optind]);
+		sweep_init(&sw, scen);
 		sw.reps = reps;
 		sw.seed = seed;
 		sw.shard = shard;
@@ -306,5 +309,6 @@ done:
 	free(varies);
 	free(sets);
 	free(out);
+	free(scen);
 	return rc;
 }

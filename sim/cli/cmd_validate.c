@@ -104,6 +104,7 @@ cmd_validate(int argc, char **argv)
 			    "--strict: exit 3 when a prediction row misses its tolerance.");
 			return 0;
 		default:
+			cmd_try("validate");
 			return CMD_EXIT_INPUT;
 		}
 	}
@@ -158,6 +159,10 @@ cmd_validate(int argc, char **argv)
 	if ((stage = cmd_stage_begin(out, &err)) == NULL)
 		goto fail;
 	rc = CMD_EXIT_INPUT;
+	/* Nothing is simulated until every case's rows are known to be good. */
+	for (i = 0; i < ncases; i++)
+		if (vcase_check(cases[i], &err))
+			goto fail;
 	if (validate_cases(cases, ncases, reps, jobs, &rep, isatty(2), &err))
 		goto fail;
 	rc = CMD_EXIT_FAIL;
@@ -189,7 +194,7 @@ cmd_validate(int argc, char **argv)
 	free(text);
 	for (i = 0; i < rep.n; i++)
 		missed += rep.r[i].role == ROLE_PREDICTION && !rep.r[i].within;
-	rc = strict && missed ? 3 : 0;
+	rc = strict && missed ? CMD_EXIT_MISSED : 0;
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);

@@ -10,6 +10,8 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->seed = seed;
 	s->stopped = 0;
 	s->q = evq_new();
+	s->tick = NULL;
+	s->tick_arg = NULL;
 }
 
 void
@@ -66,6 +68,8 @@ sim_run(struct sim *s)
 		s->now = ev.time;
 		s->events++;
 		ev.fn(s, ev.arg, ev.data);
+		if ((s->events & 0xfffff) == 0 && s->tick != NULL)
+			s->tick(s, s->tick_arg);
 	}
 }
 

@@ -21,6 +21,10 @@ struct sim {
 	uint64_t seed;		/* the run's seed (scenario seed mixed with the replication) */
 	int stopped;
 	struct evq *q;
+	/* Optional observer called every 2^20 events (progress lines); it must
+	 * not touch the model, so results are the same with or without it. */
+	void (*tick)(const struct sim *, void *arg);
+	void *tick_arg;
 };
 
 typedef void (*sim_fn)(void *sim, void *arg, int64_t data);

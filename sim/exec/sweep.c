@@ -364,7 +364,7 @@ point_load(const struct sweep *sw, size_t i, struct scenario *sc, uint64_t *seed
 static int
 point_check(struct sweep *sw, size_t i, struct vs_err *err)
 {
-	struct run_opts ro = { 0, 1, NULL };
+	struct run_opts ro = { .wall_clock = 0, .check = 1 };
 	struct scenario sc, dry;
 	struct metrics m;
 	uint64_t seed;
@@ -641,7 +641,7 @@ static int
 point_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
 {
 	const struct sweep *sw = ctx;
-	struct run_opts ro = { 0, 1, NULL };
+	struct run_opts ro = { .wall_clock = 0, .check = 1 };
 	struct scenario sc;
 	struct msum sum;
 	uint64_t seed;
@@ -1194,8 +1194,10 @@ plot_vars(const struct sweep *sw, size_t c, const char *data, const char *out)
 	t = xasprintf("%s: %s against %s", sw->name, sw->cols[c], x->path);
 	gp_var(f, "ttl", t);
 	free(t);
-	t = xasprintf("mean and 95%% CI over %d reps; seed %llu at every point",
-	    sw->reps0, sw->seed0);
+	/* A t-based CI from n < 3 runs is uselessly wide (t = 12.7 at n = 2): none. */
+	t = sw->reps0 >= 3 ? xasprintf("mean and 95%% CI over n = %d reps; seed %llu at "
+	    "every point", sw->reps0, sw->seed0) : xasprintf("mean of n = %d reps (no CI "
+	    "drawn below 3); seed %llu at every point", sw->reps0, sw->seed0);
 	gp_var(f, "sub", t);
 	free(t);
 	t = x->unit != NULL && x->unit[0] ? xasprintf("%s (%s)", x->path, x->unit) :
@@ -1205,6 +1207,13 @@ plot_vars(const struct sweep *sw, size_t c, const char *data, const char *out)
 	t = xasprintf("%s (%s)", sw->cols[c], sw->units[c]);
 	gp_var(f, "ylab", t);
 	free(t);
+	{
+		int xint = x->unit != NULL;
+
+		for (r = 0; xint && r < (size_t)x->nvals; r++)
+			xint = x->num[r] == (double)(long long)x->num[r];
+		fprintf(f, "xint = %d; noci = %d; ", xint, sw->reps0 < 3);
+	}
 	fprintf(f, "xcat = %d; nlines = %zu; array keys[%zu]; ", x->unit == NULL, nlines,
 	    nlines);
 	for (r = 0; r < nlines; r++) {

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "plot.h"
+#include "datadir.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,17 +12,10 @@
 char *
 plot_script(const char *name)
 {
-	const char *dirs[] = { VS_SRC_PLOTDIR, VS_DATADIR "/plots", "plots" };
-	size_t i;
+	char *rel = xasprintf("plots/%s", name), *p = vs_data_find(rel);
 
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		char *p = xasprintf("%s/%s", dirs[i], name);
-
-		if (access(p, R_OK) == 0)
-			return p;
-		free(p);
-	}
-	return NULL;
+	free(rel);
+	return p;
 }
 
 char *

@@ -1,8 +1,8 @@
 /*
  * plot.h - run a gnuplot script from plots/ with variables set.
  *
- * Scripts are found in the source tree's plots/ (when run from a build) or
- * in the installed data directory.  Without gnuplot, plotting is skipped with
+ * Scripts are found along datadir.h's lookup order ($VLOCKSIM_DATADIR,
+ * ./plots, the installed data directory).  Without gnuplot, plotting is skipped with
  * one warning: results never depend on it.
  */
 #ifndef VS_PLOT_H

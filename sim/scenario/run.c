@@ -323,6 +323,14 @@ locks_released(const struct scenario *sc, const struct built *b)
 			}
 }
 
+static void
+run_tick(const struct sim *s, void *arg)
+{
+	const struct run_opts *o = arg;
+
+	o->progress(o->progress_arg, (double)s->now);
+}
+
 int
 run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
     struct metrics *out, struct vs_err *err)
@@ -375,8 +383,13 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		    "(no finite workload has a thread): give a 'duration'", sc->path);
 		goto out;
 	}
+	if (o->progress != NULL) {
+		sim.tick = run_tick;
+		sim.tick_arg = (void *)o;
+	}
 	t0 = now_wall();
-	sim_run(&sim);
+	if (!o->names_only)
+		sim_run(&sim);
 	wall = now_wall() - t0;
 	hv_finish(&hv);
 	for (i = 0; i < hv.nvms; i++)
@@ -427,6 +440,29 @@ out:
 	free(b);
 	hv_destroy(&hv);
 	sim_destroy(&sim);
+	return rc;
+}
+
+int
+run_check_metrics(const struct scenario *sc, struct vs_err *err)
+{
+	struct run_opts o = { 0 };
+	struct metrics m;
+	int i, rc = 0;
+
+	if (sc->nmetrics == 0)
+		return 0;
+	o.names_only = 1;
+	metrics_init(&m);
+	if (run_once(sc, sc->seed, &o, &m, err) == 0) {
+		for (i = 0; i < sc->nmetrics && rc == 0; i++)
+			if (metrics_find(&m, sc->metrics[i]) < 0)
+				rc = vs_errf(err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim "
+				    "list shows how metrics are named)", sc->metric_where[i],
+				    sc->metrics[i]);
+	} else
+		rc = -1;
+	metrics_free(&m);
 	return rc;
 }
 

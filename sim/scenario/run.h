@@ -17,12 +17,23 @@ struct run_opts {
 	int check;		/* 1: self-check conservation at the end of each run; 2: also
 				 * the guest kernel's run queues at every switch */
 	const struct probe *probe;	/* optional observer of model events */
+	int names_only;		/* build and start the model, run no event: the metric
+				 * names the scenario yields (values are meaningless) */
+	/* Optional: called every 2^20 events with the simulated time (progress). */
+	void (*progress)(void *arg, double sim_now_ns);
+	void *progress_arg;
 };
 
 /* Seed of replication r: r = 0 is the scenario's seed itself. */
 uint64_t run_seed(uint64_t seed, int rep);
 int run_once(const struct scenario *, uint64_t seed, const struct run_opts *,
     struct metrics *out, struct vs_err *err);
+/*
+ * Every name in the scenario's `metrics:` filter is one the run yields, checked
+ * without simulating (a names_only run): else -1 and "FILE:LINE:COL: unknown
+ * metric 'X'" in err.
+ */
+int run_check_metrics(const struct scenario *, struct vs_err *err);
 /* reps replications from seed; summary in *sum. */
 int run_reps(const struct scenario *, uint64_t seed, int reps, const struct run_opts *,
     struct msum *sum, struct vs_err *err);

@@ -370,6 +370,32 @@ parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *er
 	    "directed_yield, halt_poll, pv", err);
 }
 
+/* The keys of vms[].guest that every guest scheduler reads (parse_guest). */
+const struct vs_param scen_guest_params[] = {
+	{ "scheduler", "cfs", "the guest scheduler (vlocksim list: guest schedulers)", "enum", "" },
+	{ "hz", "250", "CONFIG_HZ of the guest (task form; 0 in the per-vCPU form)", "int", "Hz" },
+	{ "tickless", "true", "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "" },
+	{ "halt_poll", "0", "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
+	  "long before HLT", "time", "ns" },
+	{ "steal_clock", "false", "the guest sees steal time (kvm-clock steal): preempted time is "
+	  "not charged to the running task", "bool", "" },
+	{ "start_phase", "(aligned; random in the task form)", "ticks of the vCPUs in phase, "
+	  "or at random offsets", "enum aligned|random", "" },
+	{ "vcpu_is_preempted", "false", "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
+	  "owner's vCPU is preempted (steal time)", "bool", "" },
+	{ "ipi.mode", "physical", "x2APIC physical: an ICR-write exit per destination; cluster: "
+	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
+	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "" },
+	{ "ipi.ipiv", "false", "posted interrupts / IPI virtualization: no sender exit", "bool",
+	  "" },
+	{ "ipi.pv_tlb_flush", "false", "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
+	  "marked in steal time and flushes on its next entry", "bool", "" },
+	{ "ipi.pv_sched_yield", "false", "Linux 5.3: after a function-call IPI, yield "
+	  "(KVM_HC_SCHED_YIELD) to the first preempted target", "bool", "" },
+	{ "ipi.flush_cost", "500ns", "one TLB flush, local or a target's handler", "time", "ns" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
 static int
 parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 {

@@ -25,6 +25,7 @@
 #include "engine.h"
 #include "guest/kernel.h"
 #include "hw/machine.h"
+#include "param.h"
 #include "util.h"
 
 struct sched_ops;
@@ -79,5 +80,7 @@ void scen_free(struct scenario *);
  */
 double scen_mem_estimate(const struct scenario *);
 void scen_set_mem_limit(size_t bytes);
+/* The keys of vms[].guest common to every guest scheduler (param.h). */
+extern const struct vs_param scen_guest_params[];
 
 #endif

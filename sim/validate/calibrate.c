@@ -1,4 +1,5 @@
 #include "calibrate.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,7 +91,7 @@ calib_load(struct calib *c, const char *path, const char *cases_dir, struct vs_e
 		    vcase_path(cases_dir, n->vals[i]->text);
 		c->cases[i] = xcalloc(1, sizeof **c->cases);
 		c->ncases++;
-		if (vcase_load(c->cases[i], p, err)) {
+		if (vcase_load(c->cases[i], p, err) || vcase_check(c->cases[i], err)) {
 			free(p);
 			goto out;
 		}
@@ -174,7 +175,7 @@ to_u(const struct cparam *p, double x)
 
 struct eval {
 	struct calib *c;
-	int progress;
+	struct progress *progress;
 	int failed;
 	struct vs_err *err;
 	gsl_multimin_fminimizer *s;
@@ -267,13 +268,18 @@ objective(const gsl_vector *u, void *arg)
 	free(jobs);
 	free(pred);
 	c->evals++;
-	if (e->progress) {
-		fprintf(stderr, "\rcalibrate: eval %d, iter %d, objective %.4g   ", c->evals,
-		    c->iters, sum);
-		for (i = 0; i < c->nparams; i++)
-			fprintf(stderr, " %s=%.5g%s", c->params[i].paths[0], c->params[i].value,
-			    c->params[i].unit);
-		fputs("\033[K", stderr);
+	{
+		/* iterations of at most max_iter: the ETA is an upper bound */
+		char *d = xasprintf("eval %d, objective %.4g", c->evals, sum), *d2;
+
+		for (i = 0; i < c->nparams && i < 2; i++) {
+			d2 = xasprintf("%s, %s=%.5g%s", d, c->params[i].paths[0],
+			    c->params[i].value, c->params[i].unit);
+			free(d);
+			d = d2;
+		}
+		progress_show(e->progress, c->iters, c->max_iter, "iterations at most", d);
+		free(d);
 	}
 	return sum;
 }
@@ -284,7 +290,8 @@ calib_fit(struct calib *c, int progress, struct vs_err *err)
 	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
 	gsl_multimin_function fn;
 	gsl_vector *u0, *step;
-	struct eval e = { c, progress, 0, err, NULL };
+	struct progress prog;
+	struct eval e = { c, &prog, 0, err, NULL };
 	int i, status = GSL_CONTINUE, ncal = 0;
 
 	for (i = 0; i < c->ncases; i++) {
@@ -295,6 +302,7 @@ calib_fit(struct calib *c, int progress, struct vs_err *err)
 	}
 	if (ncal == 0)
 		return vs_errf(err, NULL, 0, 0, "%s: the cases have no calibration rows", c->path);
+	progress_start(&prog, progress ? stderr : NULL, "calibrate");
 	u0 = gsl_vector_alloc((size_t)c->nparams);
 	step = gsl_vector_alloc((size_t)c->nparams);
 	for (i = 0; i < c->nparams; i++) {
@@ -313,8 +321,7 @@ calib_fit(struct calib *c, int progress, struct vs_err *err)
 		if (e.s->fval < 1e-12)	/* exact fit: nothing left to gain */
 			break;
 	}
-	if (progress)
-		fputs("\r\033[K", stderr);
+	progress_end(&prog);
 	if (!e.failed) {
 		for (i = 0; i < c->nparams; i++)
 			c->params[i].value = to_value(&c->params[i],

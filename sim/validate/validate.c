@@ -9,10 +9,16 @@
 #include "plot.h"
 #include "report.h"
 
+/* The pool's progress (finished, running, total) as progress.h's line. */
+static struct progress vprog;
+
 static void
 vprogress(size_t finished, size_t running, size_t total)
 {
-	fprintf(stderr, "\rvalidate: %zu/%zu rows, %zu running   ", finished, total, running);
+	char d[32];
+
+	snprintf(d, sizeof d, "%zu running", running);
+	progress_show(&vprog, (double)finished, (double)total, "rows", d);
 }
 
 int
@@ -35,9 +41,9 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 			jobs[k].reps = reps;
 		}
 	/* The predictions are made first and without the measured tables. */
+	progress_start(&vprog, progress ? stderr : NULL, "validate");
 	rc = vcase_predict_rows(jobs, n, workers, progress ? vprogress : NULL, pred, err);
-	if (progress)
-		fputs("\r\033[K", stderr);
+	progress_end(&vprog);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const struct vcase *c = jobs[k].c;
 		const struct vrow *row = jobs[k].r;
@@ -59,7 +65,13 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 		r->predicted = pred[k].mean;
 		r->predicted_ci95 = pred[k].ci95;
 		r->rel_error = (pred[k].mean - m->mean) / m->mean;
-		r->within = vcase_within(c, m, pred[k].mean);
+		r->rule = vcase_judge(c, m, pred[k].mean);
+		r->within = r->rule != RULE_MISS;
+		r->capped = pred[k].capped;
+		r->n = pred[k].n;
+		r->tolerance = vcase_tolerance(c);
+		r->tol_rel = c->tol_abs > 0 ? 0 : c->tol_rel;
+		r->tol_abs = c->tol_abs;
 	}
 	free(jobs);
 	free(pred);
@@ -76,6 +88,7 @@ vreport_free(struct vreport *v)
 		free(v->r[i].row);
 		free(v->r[i].metric);
 		free(v->r[i].unit);
+		free(v->r[i].tolerance);
 	}
 	free(v->r);
 	memset(v, 0, sizeof *v);
@@ -89,15 +102,17 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Prediction rows within tolerance and their median |rel_error|, for one case or all. */
+/* Prediction rows within tolerance, capped, and their median |rel_error|, for
+ * one case or all. */
 static void
 summarise(const struct vreport *v, const char *case_name, int *within, int *npred,
-    double *median)
+    int *capped, double *median)
 {
 	double *e = xmalloc((size_t)(v->n + 1) * sizeof *e);
 	int i, k = 0;
 
 	*within = 0;
+	*capped = 0;
 	for (i = 0; i < v->n; i++) {
 		const struct vresult *r = &v->r[i];
 
@@ -106,6 +121,7 @@ summarise(const struct vreport *v, const char *case_name, int *within, int *npre
 			continue;
 		e[k++] = fabs(r->rel_error);
 		*within += r->within;
+		*capped += r->capped;
 	}
 	*npred = k;
 	qsort(e, (size_t)k, sizeof *e, cmp_double);
@@ -113,22 +129,31 @@ summarise(const struct vreport *v, const char *case_name, int *within, int *npre
 	free(e);
 }
 
+/* One line per case (with its tolerance and capped rows), then the total. */
 static void
 summary_lines(FILE *f, const struct vreport *v, const char *prefix)
 {
-	int i, w, n;
+	int i, w, n, cap;
 	double med;
 
 	for (i = 0; i < v->n; i++) {
 		if (i > 0 && strcmp(v->r[i].case_name, v->r[i - 1].case_name) == 0)
 			continue;
-		summarise(v, v->r[i].case_name, &w, &n, &med);
+		summarise(v, v->r[i].case_name, &w, &n, &cap, &med);
 		fprintf(f, "%scase %s: %d/%d prediction rows within tolerance, "
-		    "median |rel_error| %.1f%%\n", prefix, v->r[i].case_name, w, n, 100 * med);
+		    "median |rel_error| %.1f%%; tolerance %s", prefix, v->r[i].case_name, w, n,
+		    100 * med, v->r[i].tolerance);
+		if (cap > 0)
+			fprintf(f, "; %d capped", cap);
+		fputc('\n', f);
 	}
-	summarise(v, NULL, &w, &n, &med);
+	summarise(v, NULL, &w, &n, &cap, &med);
 	fprintf(f, "%soverall: %d/%d prediction rows within tolerance, median |rel_error| "
-	    "%.1f%%\n", prefix, w, n, 100 * med);
+	    "%.1f%%", prefix, w, n, 100 * med);
+	if (cap > 0)
+		fprintf(f, "; %d capped (the run hit its duration cap: the prediction is a "
+		    "lower bound)", cap);
+	fputc('\n', f);
 }
 
 /* The numeric columns of a result row, in the order of the CSV header. */
@@ -152,14 +177,14 @@ vreport_render(const struct vreport *v, int fmt)
 	char *buf = NULL, *s;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int i, w, n;
+	int i, w, n, cap;
 	double med;
 
 	if (f == NULL)
 		vs_fatal("open_memstream failed");
 	if (fmt == FMT_CSV) {
 		fputs("case,row,role,metric,unit,measured,measured_sd,predicted,predicted_ci95,"
-		    "rel_error,within_tolerance\n", f);
+		    "rel_error,within_tolerance,tolerance,judged_by,capped,reps\n", f);
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
 
@@ -173,7 +198,8 @@ vreport_render(const struct vreport *v, int fmt)
 				fputc(',', f);
 				report_num(f, num[k], 0);
 			}
-			fprintf(f, ",%s\n", r->within ? "yes" : "no");
+			fprintf(f, ",%s,%s,%s,%s,%d\n", r->within ? "yes" : "no", r->tolerance,
+			    vrule_name(r->rule), r->capped ? "yes" : "no", r->n);
 		}
 		summary_lines(f, v, "# ");
 	} else if (fmt == FMT_JSON) {
@@ -186,11 +212,11 @@ vreport_render(const struct vreport *v, int fmt)
 			    r->unit };
 			double num[NNUM];
 			int k;
+			char *q;
 
 			fputs(i ? ",\n    {" : "\n    {", f);
 			for (k = 0; k < 5; k++) {
-				char *q = report_json_str(sv[k]);
-
+				q = report_json_str(sv[k]);
 				fprintf(f, "%s\"%s\": %s", k ? ", " : "", sk[k], q);
 				free(q);
 			}
@@ -199,23 +225,44 @@ vreport_render(const struct vreport *v, int fmt)
 				fprintf(f, ", \"%s\": ", num_names[k]);
 				report_num(f, num[k], 1);
 			}
-			fprintf(f, ", \"within_tolerance\": %s}", r->within ? "true" : "false");
+			q = report_json_str(r->tolerance);
+			fprintf(f, ", \"within_tolerance\": %s, \"tolerance\": %s, "
+			    "\"judged_by\": \"%s\", \"capped\": %s, \"reps\": %d}",
+			    r->within ? "true" : "false", q, vrule_name(r->rule),
+			    r->capped ? "true" : "false", r->n);
+			free(q);
 		}
-		summarise(v, NULL, &w, &n, &med);
+		summarise(v, NULL, &w, &n, &cap, &med);
 		fprintf(f, "\n  ],\n  \"prediction_rows\": %d,\n  \"within_tolerance\": %d,\n"
-		    "  \"median_abs_rel_error\": ", n, w);
+		    "  \"capped\": %d,\n  \"median_abs_rel_error\": ", n, w, cap);
 		report_num(f, med, 1);
 		fputs("\n}\n", f);
 	} else {
-		fprintf(f, "%-10s %-10s %-12s %14s %12s %14s %12s %9s  %s\n", "case", "row",
-		    "role", "measured", "sd", "predicted", "ci95", "rel_err", "ok");
+		int wc = 4, wr = 3;
+
+		/* Columns as wide as the longest case and row names. */
+		for (i = 0; i < v->n; i++) {
+			if ((int)strlen(v->r[i].case_name) > wc)
+				wc = (int)strlen(v->r[i].case_name);
+			if ((int)strlen(v->r[i].row) > wr)
+				wr = (int)strlen(v->r[i].row);
+		}
+		fprintf(f, "%-*s  %-*s  %-11s %13s %11s %13s %11s %9s  %-15s %s\n", wc, "case",
+		    wr, "row", "role", "measured", "sd", "predicted", "ci95", "rel_err",
+		    "tolerance", "ok (by)");
 		for (i = 0; i < v->n; i++) {
 			const struct vresult *r = &v->r[i];
+			char ok[48];
 
-			fprintf(f, "%-10s %-10s %-12s %14.6g %12.4g %14.6g %12.4g %8.1f%%  %s\n",
-			    r->case_name, r->row, vrole_name(r->role), r->measured,
+			if (r->role == ROLE_CALIBRATION)
+				snprintf(ok, sizeof ok, "(fit)");
+			else
+				snprintf(ok, sizeof ok, "%s (%s)", r->within ? "yes" : "NO",
+				    vrule_name(r->rule));
+			fprintf(f, "%-*s  %-*s  %-11s %13.6g %11.4g %13.6g %11.4g %8.1f%%  %-15s %s%s\n",
+			    wc, r->case_name, wr, r->row, vrole_name(r->role), r->measured,
 			    r->measured_sd, r->predicted, r->predicted_ci95, 100 * r->rel_error,
-			    r->role == ROLE_CALIBRATION ? "(fit)" : r->within ? "yes" : "NO");
+			    r->tolerance, ok, r->capped ? "  CAPPED" : "");
 		}
 		summary_lines(f, v, "");
 	}
@@ -231,65 +278,206 @@ write_text(const char *path, const char *text, struct vs_err *err)
 	return vs_write_file_atomic(path, text, strlen(text), err);
 }
 
+/* Half-width of the tolerance band around a measured value, in its unit. */
+static double
+band_of(const struct vresult *r)
+{
+	double b = r->tol_abs > 0 ? r->tol_abs : r->tol_rel * fabs(r->measured);
+
+	return b;
+}
+
+/* Does row r's tolerance include or_sd (its band widens to the sd)? */
+static int
+or_sd(const struct vresult *r)
+{
+	return strstr(r->tolerance, "or sd") != NULL;
+}
+
+static char *
+quote_free(char *s)
+{
+	char *q = plot_quote(s);
+
+	free(s);
+	return q;
+}
+
+/*
+ * One case: a panel per unit (seed003 mixes Gcycles and %); a log axis
+ * when a panel's values span more than 10x; measured with its tolerance band,
+ * predicted with its 95% CI only when n >= 3 (a t-based CI from 2 runs is
+ * 12.7 sd wide: it says nothing), capped runs marked.
+ */
+static int
+plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
+    struct vs_err *err)
+{
+	char *buf = NULL, *dat = xasprintf("%s/%s.dat", dir, c->name), *vars, *arr, *s;
+	const char **units = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int i, j, p, np = 0, rc, n = 0;
+
+	/* Panels by unit: rows of one unit share an axis. */
+	for (i = 0; i < v->n; i++) {
+		if (strcmp(v->r[i].case_name, c->name) != 0)
+			continue;
+		n = v->r[i].n;
+		for (p = 0; p < np && strcmp(units[p], v->r[i].unit) != 0; p++)
+			;
+		if (p == np) {
+			units = xrealloc(units, (size_t)(np + 1) * sizeof *units);
+			units[np++] = v->r[i].unit;
+		}
+	}
+	arr = xasprintf("array ylab[%d]; array logy[%d]", np > 0 ? np : 1, np > 0 ? np : 1);
+	for (p = 0; p < np; p++) {
+		double lo = INFINITY, hi = 0;
+		const char *m1 = NULL;
+		int several = 0;
+
+		fprintf(f, "# panel %d: %s\n", p + 1, units[p]);
+		for (i = 0, j = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+			double b;
+
+			if (strcmp(r->case_name, c->name) != 0 || strcmp(r->unit, units[p]) != 0)
+				continue;
+			if (m1 == NULL)
+				m1 = r->metric;
+			several |= strcmp(m1, r->metric) != 0;
+			b = band_of(r);
+			if (or_sd(r) && r->measured_sd > b)
+				b = r->measured_sd;
+			/* index "row" role measured sd predicted ci95 band within capped */
+			fprintf(f, "%d \"%s\" %d %.10g %.10g %.10g %.10g %.10g %d %d\n", j++, r->row,
+			    r->role == ROLE_PREDICTION, r->measured, r->measured_sd, r->predicted,
+			    r->n >= 3 ? r->predicted_ci95 : 0, b, r->within, r->capped);
+			if (r->measured > 0 && r->measured < lo)
+				lo = r->measured;
+			if (r->predicted > 0 && r->predicted < lo)
+				lo = r->predicted;
+			if (r->measured > hi)
+				hi = r->measured;
+			if (r->predicted > hi)
+				hi = r->predicted;
+		}
+		fputs("\n\n", f);
+		s = xasprintf("%s; ylab[%d] = '%s (%s)'; logy[%d] = %d", arr, p + 1,
+		    several ? "each row: its metric" : m1, units[p], p + 1,
+		    lo > 0 && isfinite(lo) && hi / lo > 10);
+		free(arr);
+		arr = s;
+	}
+	fclose(f);
+	rc = vs_write_file_atomic(dat, buf, strlen(buf), err);
+	free(buf);
+	if (rc == 0) {
+		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/%s", dir, c->name));
+		char *q3 = quote_free(xasprintf("%s: %s", c->name, c->title));
+		char *q4 = quote_free(xasprintf("measured: %s", c->measured.source ?
+		    c->measured.source : c->measured.path));
+		char *q5 = quote_free(n >= 3 ? xasprintf("predicted (± 95%% CI, n = %d)", n) :
+		    xasprintf("predicted (n = %d: no CI drawn)", n));
+		char *q6 = quote_free(vcase_tolerance(c));
+
+		vars = xasprintf("%s; datafile=%s; out=%s; ttl=%s; src=%s; predkey=%s; tol=%s; "
+		    "np=%d", arr, q1, q2, q3, q4, q5, q6, np);
+		rc = plot_run("case.gp", vars, err);
+		free(q1), free(q2), free(q3), free(q4), free(q5), free(q6), free(vars);
+	}
+	free(arr);
+	free(units);
+	free(dat);
+	return rc;
+}
+
+/* Every case's prediction rows: relative error against the tolerance band,
+ * cases side by side (a gap between them), coloured by case. */
+static int
+plot_summary(const struct vreport *v, const char *dir, struct vs_err *err)
+{
+	char *buf = NULL, *dat = xasprintf("%s/summary.dat", dir), *names = xstrdup(""), *s;
+	char *tics = xstrdup(""), *vars;
+	const char *cur = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int i, x = 0, ci = -1, x0 = 0, rc;
+	double top = 200;	/* % shown; rows above it are drawn at the top, labelled */
+
+	for (i = 0; i < v->n; i++)
+		if (v->r[i].role == ROLE_PREDICTION && 100 * v->r[i].rel_error * 1.1 > top)
+			top = fmin(100 * v->r[i].rel_error * 1.1, 500);
+	fputs("# x case rel_err_% band_% within capped clipped \"label\"\n", f);
+	for (i = 0; i <= v->n; i++) {
+		const struct vresult *r = i < v->n ? &v->r[i] : NULL;
+		double e, b;
+
+		if (r != NULL && r->role != ROLE_PREDICTION)
+			continue;
+		/* a new case (or the end): close the previous one's tic */
+		if (cur != NULL && (r == NULL || strcmp(r->case_name, cur) != 0)) {
+			s = xasprintf("%s%s\"%s\" %g", tics, *tics ? ", " : "", cur,
+			    (x0 + x - 1) / 2.0);
+			free(tics);
+			tics = s;
+			x++;
+		}
+		if (r == NULL)
+			break;
+		if (cur == NULL || strcmp(r->case_name, cur) != 0) {
+			cur = r->case_name;
+			x0 = x;
+			ci++;
+			s = xasprintf("%s%s'%s'", names, ci ? ", " : "", cur);
+			free(names);
+			names = s;
+		}
+		e = 100 * r->rel_error;
+		b = fabs(r->measured) > 0 ? 100 * band_of(r) / fabs(r->measured) : 0;
+		if (or_sd(r) && fabs(r->measured) > 0)
+			b = fmax(b, 100 * r->measured_sd / fabs(r->measured));
+		fprintf(f, "%d %d %.6g %.6g %d %d %d \"%.0f%%\"\n", x++, ci + 1, fmin(e, top),
+		    fmin(b, top), r->within, r->capped, e > top, e);
+	}
+	fclose(f);
+	rc = ci < 0 ? 0 : vs_write_file_atomic(dat, buf, strlen(buf), err);
+	free(buf);
+	if (rc == 0 && ci >= 0) {
+		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/summary", dir));
+		char *q3 = plot_quote(tics);
+
+		vars = xasprintf("datafile=%s; out=%s; xtl=%s; array cases[%d] = [%s]; "
+		    "ncases=%d; top=%g; nx=%d", q1, q2, q3, ci + 1, names, ci + 1, top, x);
+		rc = plot_run("summary.gp", vars, err);
+		free(q1), free(q2), free(q3), free(vars);
+	}
+	free(names);
+	free(tics);
+	free(dat);
+	return rc;
+}
+
 int
 vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
     const char *dir, struct vs_err *err)
 {
-	char *buf, *vars, *q1, *q2, *q3, *q4, *q5;
+	char *buf, *vars, *q1, *q2;
 	size_t len;
 	FILE *f;
-	int i, j, k, rc = 0, skipped = 0;
+	int i, k, rc = 0, skipped = 0;
 
 	for (k = 0; k < ncases; k++) {
-		const struct vcase *c = cases[k];
-		char *dat = xasprintf("%s/%s.dat", dir, c->name), *out;
-		const char *unit = "";
-
-		buf = NULL;
-		f = open_memstream(&buf, &len);
-		for (i = 0, j = 0; i < v->n; i++) {
-			const struct vresult *r = &v->r[i];
-
-			if (strcmp(r->case_name, c->name) != 0)
-				continue;
-			unit = r->unit;
-			fprintf(f, "%d \"%s\" %d %.10g %.10g %.10g %.10g\n", j++, r->row,
-			    r->role == ROLE_PREDICTION, r->measured, r->measured_sd, r->predicted,
-			    r->predicted_ci95);
-		}
-		fclose(f);
-		rc = write_text(dat, buf, err);
-		free(buf);
-		if (rc) {
-			free(dat);
-			return rc;
-		}
-		out = xasprintf("%s/%s", dir, c->name);
-		{
-			char *ttl = xasprintf("%s: %s", c->name, c->title);
-			char *ylab = xasprintf("%s (%s)", c->metric, unit);
-			char *src = xasprintf("measured: %s", c->measured.source ?
-			    c->measured.source : c->measured.path);
-
-			q1 = plot_quote(dat);
-			q2 = plot_quote(out);
-			q3 = plot_quote(ttl);
-			q4 = plot_quote(ylab);
-			q5 = plot_quote(src);
-			vars = xasprintf("datafile=%s; out=%s; ttl=%s; ylab=%s; src=%s", q1, q2,
-			    q3, q4, q5);
-			free(ttl);
-			free(ylab);
-			free(src);
-		}
-		rc = plot_run("case.gp", vars, err);
-		if (rc == 0)
-			rc = plot_check_outputs(out, err);
-		free(q1), free(q2), free(q3), free(q4), free(q5), free(vars), free(out), free(dat);
+		rc = plot_case(v, cases[k], dir, err);
 		if (rc < 0)
 			return -1;
 		skipped |= rc;
 	}
+	rc = plot_summary(v, dir, err);
+	if (rc < 0)
+		return -1;
+	skipped |= rc;
 	{
 		char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "measured.h"
+#include "progress.h"
 #include "util.h"
 
 enum vrole { ROLE_CALIBRATION, ROLE_PREDICTION };
@@ -66,6 +67,8 @@ const char *vrole_name(enum vrole);
 /* One row's prediction: the scenario with the row's overrides (+ extra). */
 struct vpred {
 	double mean, ci95;
+	int n;			/* replications behind mean and ci95 */
+	int capped;		/* a replication hit the duration cap (completed < 1) */
 	char *unit;
 };
 int vcase_predict(const struct vcase *, const struct vrow *, char *const *extra,
@@ -88,10 +91,20 @@ int vcase_predict_rows(const struct vpjob *jobs, size_t n, int workers,
     void (*progress)(size_t finished, size_t running, size_t total),
     struct vpred *out, struct vs_err *err);
 
+/* Every row's scenario loads and yields the row's metric, checked without
+ * simulating (a names_only run), so a typo fails before minutes of runs. */
+int vcase_check(const struct vcase *, struct vs_err *err);
 /* The metric compared for a row: its own, else the case's. */
 const char *vcase_metric(const struct vcase *, const struct vrow *);
+/* Which rule of the case's tolerance accepts predicted (RULE_MISS: none):
+ * abs (|pred - meas| <= abs), rel (<= rel x |meas|), sd (or_sd: <= meas sd). */
+enum vrule { RULE_MISS, RULE_REL, RULE_ABS, RULE_SD };
+enum vrule vcase_judge(const struct vcase *, const struct mrow *, double predicted);
+const char *vrule_name(enum vrule);
 /* Is predicted within the case's tolerance of the measured row? */
 int vcase_within(const struct vcase *, const struct mrow *, double predicted);
+/* The tolerance as text: "rel 25% or sd", "abs 5" (malloc'd). */
+char *vcase_tolerance(const struct vcase *);
 
 /* The measured row for a case row (NULL if the table lacks it). */
 const struct mrow *vcase_measured(const struct vcase *, const struct vrow *);
@@ -101,11 +114,16 @@ const struct mrow *vcase_measured(const struct vcase *, const struct vrow *);
 /* ---- running cases (validate.c) ---- */
 
 struct vresult {
-	char *case_name, *row, *metric, *unit;
+	char *case_name, *row, *metric, *unit, *tolerance;
 	enum vrole role;
 	double measured, measured_sd, predicted, predicted_ci95, rel_error;
 	int within;
+	enum vrule rule;	/* which rule judged it (RULE_MISS: none accepted) */
+	int capped;		/* the prediction's run stopped at the duration cap */
+	int n;			/* replications of the prediction */
+	double tol_rel, tol_abs;	/* the band the plots draw (tol_abs > 0: absolute) */
 };
+
 
 struct vreport {
 	struct vresult *r;

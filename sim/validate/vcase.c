@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include "datadir.h"
 #include "metrics.h"
 #include "run.h"
 #include "scenario.h"
@@ -16,18 +17,15 @@
 static const char *const case_keys = "name, title, scenario, measured, metric, "
     "tolerance, reps, seed, setups, variants, rows";
 
-/* Where the cases live: ./validation/cases, the source tree's, the installed. */
+/* Where the cases live: the lookup order of datadir.h. */
 const char *
 vcase_dir(void)
 {
-	static const char *const dirs[] = { "validation/cases", VS_SRCDIR "/validation/cases",
-	    VS_DATADIR "/validation/cases" };
-	size_t i;
+	static char *dir;
 
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (access(dirs[i], R_OK) == 0)
-			return dirs[i];
-	return dirs[0];
+	if (dir == NULL && (dir = vs_data_find("validation/cases")) == NULL)
+		dir = xstrdup("validation/cases");
+	return dir;
 }
 
 /* NAME -> DIR/NAME.yaml; a path is taken as it is. */
@@ -237,20 +235,75 @@ vcase_metric(const struct vcase *c, const struct vrow *r)
 	return r->metric != NULL ? r->metric : c->metric;
 }
 
-int
-vcase_within(const struct vcase *c, const struct mrow *m, double predicted)
+enum vrule
+vcase_judge(const struct vcase *c, const struct mrow *m, double predicted)
 {
 	double d = fabs(predicted - m->mean);
 
+	if (c->tol_abs > 0 && d <= c->tol_abs)
+		return RULE_ABS;
+	if (c->tol_abs <= 0 && d <= c->tol_rel * fabs(m->mean))
+		return RULE_REL;
+	if (c->tol_or_sd && d <= m->sd)
+		return RULE_SD;
+	return RULE_MISS;
+}
+
+int
+vcase_within(const struct vcase *c, const struct mrow *m, double predicted)
+{
+	return vcase_judge(c, m, predicted) != RULE_MISS;
+}
+
+const char *
+vrule_name(enum vrule r)
+{
+	static const char *const names[] = { "miss", "rel", "abs", "sd" };
+
+	return names[r];
+}
+
+char *
+vcase_tolerance(const struct vcase *c)
+{
 	if (c->tol_abs > 0)
-		return d <= c->tol_abs || (c->tol_or_sd && d <= m->sd);
-	return d <= c->tol_rel * fabs(m->mean) || (c->tol_or_sd && d <= m->sd);
+		return xasprintf("abs %g%s", c->tol_abs, c->tol_or_sd ? " or sd" : "");
+	return xasprintf("rel %g%%%s", 100 * c->tol_rel, c->tol_or_sd ? " or sd" : "");
 }
 
 const struct mrow *
 vcase_measured(const struct vcase *c, const struct vrow *r)
 {
 	return measured_find(&c->measured, r->setup, r->variant);
+}
+
+int
+vcase_check(const struct vcase *c, struct vs_err *err)
+{
+	struct run_opts o = { .names_only = 1 };
+	int i, rc = 0;
+
+	for (i = 0; i < c->nrows && rc == 0; i++) {
+		const struct vrow *r = &c->rows[i];
+		struct scenario sc;
+		struct metrics m;
+
+		metrics_init(&m);
+		if (scen_load(&sc, c->scenario, r->sets, r->nsets, err) ||
+		    run_check_metrics(&sc, err) || run_once(&sc, c->seed, &o, &m, err)) {
+			char *msg = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
+
+			snprintf(err->msg, sizeof err->msg, "%s", msg);
+			free(msg);
+			rc = -1;
+		} else if (metrics_find(&m, vcase_metric(c, r)) < 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: case %s, row %s: the scenario has no "
+			    "metric '%s' (vlocksim list shows how metrics are named)", c->path,
+			    c->name, r->id, vcase_metric(c, r));
+		metrics_free(&m);
+		scen_free(&sc);
+	}
+	return rc;
 }
 
 /* Honest by construction: nothing here can see the measured table. */
@@ -260,7 +313,7 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 {
 	struct scenario sc;
 	struct msum sum;
-	struct run_opts o = { 0, 1, NULL };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	char **sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof *sets);
 	int i, k, rc = -1;
 
@@ -285,7 +338,11 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 	}
 	out->mean = rep_mean(&sum.reps[k]);
 	out->ci95 = rep_ci95(&sum.reps[k]);
+	out->n = (int)sum.reps[k].n;
 	out->unit = xstrdup(sum.units[k]);
+	/* `completed` < 1: a replication stopped at the duration cap, not at the end. */
+	k = msum_find(&sum, "completed");
+	out->capped = k >= 0 && rep_mean(&sum.reps[k]) < 1;
 	rc = 0;
 out:
 	msum_free(&sum);

@@ -1,8 +1,8 @@
 /*
  * vpredict.c - many rows' predictions at once, on the worker pool: validate
  * runs every row of every case this way, calibrate every calibration row of
- * an evaluation.  A worker sends back mean and ci95 as hex floats (exact) and
- * the unit, so the report has the same bytes for any number of workers.
+ * an evaluation.  A worker sends back mean and ci95 as hex floats (exact), the
+ * replications, whether a run was capped, and the unit, so the report has the same bytes for any number of workers.
  */
 #include "validate.h"
 
@@ -34,7 +34,7 @@ vp_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
 
 	if (vcase_predict(j->c, j->r, j->extra, j->nextra, j->reps, &p, err))
 		return -1;
-	*out = xasprintf("%a\n%a\n%s", p.mean, p.ci95, p.unit);
+	*out = xasprintf("%a\n%a\n%d\n%d\n%s", p.mean, p.ci95, p.n, p.capped, p.unit);
 	*len = strlen(*out);
 	free(p.unit);
 	return 0;
@@ -44,12 +44,14 @@ static void
 vp_done(void *ctx, size_t i, const char *buf, size_t len)
 {
 	struct vp_ctx *x = ctx;
-	char *text = xstrndup(buf, len), *e1, *e2;
+	char *text = xstrndup(buf, len), *e1, *e2, *e3, *e4;
 
 	x->out[i].mean = strtod(text, &e1);
 	x->out[i].ci95 = strtod(e1, &e2);
-	VS_ASSERT(e1 != text && e2 != e1 && *e2 == '\n');
-	x->out[i].unit = xstrdup(e2 + 1);
+	x->out[i].n = (int)strtol(e2, &e3, 10);
+	x->out[i].capped = (int)strtol(e3, &e4, 10);
+	VS_ASSERT(e1 != text && e2 != e1 && e3 != e2 && e4 != e3 && *e4 == '\n');
+	x->out[i].unit = xstrdup(e4 + 1);
 	x->got[i] = 1;
 	free(text);
 }

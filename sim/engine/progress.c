@@ -1,0 +1,75 @@
+/* progress.c - the status line of progress.h. */
+#include "progress.h"
+
+#include <time.h>
+
+double
+progress_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+progress_start(struct progress *p, FILE *tty, const char *what)
+{
+	p->tty = tty;
+	p->what = what;
+	p->t0 = progress_now();
+	p->last = 0;
+	p->shown = 0;
+}
+
+/* 75s -> "1m15s", 3725s -> "1h02m". */
+static void
+hms(char *buf, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, n, "%lds", t);
+}
+
+void
+progress_show(struct progress *p, double done, double total, const char *unit,
+    const char *detail)
+{
+	double now, el;
+	char e[32], eta[32];
+
+	if (p->tty == NULL)
+		return;
+	now = progress_now();
+	/* nothing for work done within a second; then at most 5 redraws a second */
+	if ((!p->shown && now - p->t0 < 1.0) || (p->shown && now - p->last < 0.2))
+		return;
+	p->last = now;
+	p->shown = 1;
+	el = now - p->t0;
+	hms(e, sizeof e, el);
+	if (total > 0 && done > 0 && done < total)
+		hms(eta, sizeof eta, el / done * (total - done));
+	else
+		snprintf(eta, sizeof eta, "?");
+	if (total > 0)
+		fprintf(p->tty, "\r%s: %g/%g %s, %s elapsed, eta %s%s%s\033[K", p->what, done,
+		    total, unit, e, eta, detail ? "  " : "", detail ? detail : "");
+	else
+		fprintf(p->tty, "\r%s: %g %s, %s elapsed%s%s\033[K", p->what, done, unit, e,
+		    detail ? "  " : "", detail ? detail : "");
+	fflush(p->tty);
+}
+
+void
+progress_end(struct progress *p)
+{
+	if (p->tty != NULL && p->shown)
+		fputs("\r\033[K", p->tty);
+	p->shown = 0;
+}

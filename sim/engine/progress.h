@@ -1,0 +1,33 @@
+/*
+ * progress.h - one status line on a terminal for long work (validate,
+ * calibrate, run): done/total, elapsed, ETA; nothing at all on a pipe.
+ *
+ *	struct progress p;
+ *	progress_start(&p, isatty(2) ? stderr : NULL, "validate");
+ *	progress_show(&p, done, total, "seed001-x5570 nople-2x/base");
+ *	progress_end(&p);
+ *
+ * Redrawn at most every 0.2 s so it costs nothing; the ETA is linear in done.
+ */
+#ifndef VS_PROGRESS_H
+#define VS_PROGRESS_H
+
+#include <stdio.h>
+
+struct progress {
+	FILE *tty;		/* NULL: quiet */
+	const char *what;
+	double t0, last;
+	int shown;
+};
+
+/* Monotonic seconds. */
+double progress_now(void);
+void progress_start(struct progress *, FILE *tty, const char *what);
+/* total <= 0: unknown (no ETA).  detail may be NULL. */
+void progress_show(struct progress *, double done, double total, const char *unit,
+    const char *detail);
+/* Erase the line (if one was drawn). */
+void progress_end(struct progress *);
+
+#endif
