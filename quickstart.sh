@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # quickstart.sh - set up vlocksim on Debian 12 and run the default scenario.
 # Safe to run again: it installs only what is missing and rebuilds only what changed.
 set -e

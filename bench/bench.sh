@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench.sh VLOCKSIM EVQ_HOLD SRCDIR - the table `make bench` prints.
 #
 # Each reference scenario runs BENCH_RUNS times (default 3); every rate is

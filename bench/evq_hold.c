@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * evq_hold.c - the bare event queue's cost per event, for make bench's
  * "evq ns/event" column: the classic hold model (Vaucher & Duval, CACM 1975)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # case.gp - one validation case: measured (± sd, with its tolerance band)
 # beside predicted (± 95% CI when n >= 3), calibration rows apart from
 # prediction rows, capped runs marked; one panel per unit, each on a log

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernbench-overcommit.gp - the quick start's plot: kernbench elapsed time
 # against overcommit, ticket (BASE) and pv-ticket (BASE+patch), without and
 # with PLE; predicted lines from two sweeps, measured points (seed 001) on top.

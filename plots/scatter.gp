@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scatter.gp - every validation row: predicted against measured, with y = x.
 # Variables: datafile, out (without extension).
 # datafile columns: measured predicted role(0 calibration, 1 prediction) "case/row"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # summary.gp - every prediction row of a validate run: relative error
 # (predicted - measured) / measured, grouped and coloured by case, with each
 # row's tolerance band (grey) around 0; filled points are within tolerance,

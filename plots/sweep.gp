@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sweep.gp - one metric of a sweep against the first varied path, one line
 # per value (combination) of the other varied paths, with 95% CI bars when
 # there are 3 or more replications.

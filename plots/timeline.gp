@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # timeline.gp - a short window of one run (vlocksim run --timeline FILE.png).
 # Per vCPU (a row each, the first at the top): the upper band is its runstate,
 # the lower band its lock state; marks above are exits and kicks.

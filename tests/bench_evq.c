@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_evq.c - binary vs 4-ary indexed heap on a hold-model workload.
  *

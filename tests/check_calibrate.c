@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_calibrate.c - the validation loop: cases, honest predictions, calibration. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_cfs.c - the KVM host scheduler `cfs` (models/hv/sched_cfs.c). */
 #include "testutil.h"
 #include "rig.h"

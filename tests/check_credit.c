@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_credit.c - the Xen credit scheduler `credit` (models/hv/sched_credit.c). */
 #include "testutil.h"
 #include "rig.h"

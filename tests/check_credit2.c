@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_credit2.c - the Xen credit2 scheduler `credit2` (models/hv/sched_credit2.c,
  * after Xen RELEASE-4.19.0 xen/common/sched/credit2.c). */
 #include "testutil.h"

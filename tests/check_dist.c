@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_dist.c - distributions: sample means against analytic means, the
  * truncated normal, empirical sets (inline and CSV), and YAML errors.

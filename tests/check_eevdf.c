@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_eevdf.c - the KVM host scheduler `eevdf` (models/hv/sched_eevdf.c,
  * Linux 6.6 kernel/sched/fair.c). */
 #include "testutil.h"

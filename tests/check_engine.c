@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_engine.c - the engine, runstates, SMT rates, determinism, streams. */
 #include "testutil.h"
 

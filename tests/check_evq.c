@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_evq.c - event queue: order, ties, cancel, stale ids, a long
  * randomized run against a sorted reference array, and evq_move against

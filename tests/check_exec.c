@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_exec.c - the executor's master loop (exec_run) on a scripted backend:
  * ids handed out in order as slots free up, a lost job run again elsewhere and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_fair.c - what the fair schedulers (cfs, eevdf) share, each test run
  * under both: weights, and group scheduling (per-VM task groups with
  * cpu.weight shares and cpu.max bandwidth; models/hv/sched_fair.c). */

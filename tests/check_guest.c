@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_guest.c - the guest kernel: tasks, its scheduler, idle, ticks. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_ipi.c - guest IPIs: delivery to preempted vCPUs, the senders' exits
  * per x2APIC mode and PV send-IPI, PV TLB flush. */
 #include "testutil.h"

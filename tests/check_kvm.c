@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_kvm.c - KVM mechanisms: pause-loop exits, directed yield, halt/kick. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_kvm_dy.c - KVM's decisions, one situation each: which vCPU
  * kvm_vcpu_on_spin yields to under each version and switch, and what the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_layers.sh [TOP] - fail when a file includes a header of a layer above it.
 #
 # Layers, bottom first (sim/README.md); a file may include headers of its own

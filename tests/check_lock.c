@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_lock.c - guest lock algorithms: mutual exclusion and order. */
 #include "testutil.h"
 

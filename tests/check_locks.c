@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_locks.c - the lock algorithms tas, qspinlock, pv-qspinlock,
  * combining (and ticket, pv-ticket): mutual exclusion under overcommitted

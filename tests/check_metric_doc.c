@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_metric_doc.c - the metric table (sim/scenario/metric_doc.c) covers
  * every metric that run.c prints, for shipped scenarios of both forms, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_pool.c - the worker pool (sim/exec/pool.h): results by job, failures. */
 #include <check.h>
 #include <signal.h>

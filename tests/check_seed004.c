@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_seed004.c - what seed 004 added: the memory bandwidth model, per-VM
  * metrics, per-row metrics and absolute tolerances in validation cases, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_slock.c - sleeping locks: mutex spinning on its owner, rwsem
  * sharing, and the books of their waits. */
 #include "testutil.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_spdx.sh - every source file names its licence with an SPDX line.
 # Skipped (77) while no file has one: the lead adds them tree-wide with
 # build-aux/spdx.sh; from then on a new file without the line fails here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_stats.c - tw on a hand-computed trace, hist quantiles and mean,
  * rep mean/sd/ci95 on known data.

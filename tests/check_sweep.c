@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_sweep.c - sweep grids (lists, ranges, units, products, errors) and runs. */
 #include <check.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_trace.c - trace import: MLE fits, both ftrace renderings, a generated
  * xentrace file, a xenalyze summary, bad input, bounded memory, byte-identical

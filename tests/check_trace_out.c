@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_trace_out.c - the Chrome trace-event export (sim/trace/trace_out.c). */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_units.c - units_parse(): every unit, separators, and the errors.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_yconf.c - YAML tree: positions, includes, --set, readers, errors.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_bad.sh - the hostile-input corpus (tests/bad/MANIFEST): every input of the
 # reliability audit is refused with exit 2 and a FILE:LINE:COLUMN message (or
 # the flag's name), in bounded time and memory, leaving nothing in --out.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_check.sh - every shipped scenario (configs/*/*.yaml with vms:) runs 50 ms
 # of simulated time under --check=full: runstate conservation, the guest
 # kernel's run queues at every switch, mutual exclusion, the pv-qspinlock

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_cli.sh - end-to-end checks of the vlocksim command line.
 #
 # Run by `make check` (top_srcdir and top_builddir are exported), or by hand:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_docs.sh - what the README and the man page point at is really there.
 # In `make distcheck` this runs in the unpacked tarball, so a path the README
 # names but `make dist` leaves out fails here.  In a git checkout it also checks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_golden.sh - scenarios of the per-vCPU form give the numbers they gave
 # before the guest kernel existed.  tests/data/golden/*.json were written by
 # vlocksim at cee5d5f (before tasks) with `run FILE --no-wall-clock --format

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_guest.sh - guest traces in (issue 19) and the traces users have (issue 15):
 # /proc/lock_stat, lock:contention_*, guest sched_switch, `trace scenario` and its
 # round trip through the simulator's own lock_stat, perf kvm stat and perf script,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_layers.sh - the include layering (tests/check_layers.sh): the tree
 # passes, and a copy with one upward include injected fails, naming it.
 #

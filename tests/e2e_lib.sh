@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_lib.sh - what every end-to-end script shares; sourced, not run.
 #
 # Sets VS (the binary), DATA (tests/data), tmp (a scratch folder removed at

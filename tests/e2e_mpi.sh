@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_mpi.sh - `vlocksim sweep` on MPI ranks (mpirun, loopback only): the bytes
 # of -j 1 at -np 2 and 3, progress across ranks, a killed rank (job aborted,
 # then resumed; or, with --enable-recovery, its point handed out again), bad

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_phase.sh - phase-locking (issue 14, from the reliability audit): with
 # constant compute times, 64 vCPUs on one pCPU never had a lock holder
 # preempted, and ticket, tas and qspinlock gave byte-identical numbers, because

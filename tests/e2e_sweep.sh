@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_sweep.sh - end-to-end checks of `vlocksim sweep`: kill -9 and resume,
 # refusal of other arguments on the same folder, bad input, -j, plots.
 #

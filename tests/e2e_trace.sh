@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_trace.sh - `vlocksim run --trace` and `trace import --measured` from the
 # command line (the trace_out details are in check_trace_out.c).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_validate.sh - `vlocksim validate` and `calibrate` from the command line.
 . "$(dirname "$0")/e2e_lib.sh"
 T=$tmp

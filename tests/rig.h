@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rig.h - a bare hypervisor for scheduler unit tests: a machine, a scheduler
  * with its parameters, VMs added by the test (header-only, static). */
 #ifndef VS_RIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* testutil.h - helpers shared by the Check tests (header-only, static). */
 #ifndef VS_TESTUTIL_H
 #define VS_TESTUTIL_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # host-variants.sh - the sweep of host-variants.yaml: host scheduler (cfs,
 # eevdf) x cgroups (none, per-vm) x halt polling (off, dynamic) x directed
 # yield (3.2, 5.3) x 1x-3x, for a pv-qspinlock guest with a kernel.  Writes

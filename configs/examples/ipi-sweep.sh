@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The issue-11 exploration: ebizzy and hackbench in an 8- and a 32-vCPU KVM
 # guest at 1x-3x overcommit under host CFS, PLE off/on, PV TLB flush off/on,
 # x2APIC physical vs PV send-IPI.  Writes OUT/{ebizzy,hackbench}-{8,32}/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gsched_cfs.c - the guest's fair scheduler, after Linux 3.2's
  * kernel/sched_fair.c (the guest kernel of seed 001): a run queue per vCPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gsched_fifo.c - a first-in first-out guest scheduler for tests: no tick or
  * wakeup preemption, so a task runs until it blocks or exits (like Linux's

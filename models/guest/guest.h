@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * guest.h - what a vCPU's guest code is doing, and how it advances.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ipi.c - the guest kernel's IPIs (ipi.h): sending, function calls that
  * wait, TLB shootdowns and their paravirtual variants.

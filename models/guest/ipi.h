@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ipi.h - inter-processor interrupts in the guest kernel: how a vCPU sends
  * them (x2APIC physical or cluster ICR writes, the KVM PV send-IPI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kernel.c - the guest kernel's core: switching tasks on a vCPU, the idle
  * loop, wakeups and the IPIs they send, the timer tick, balancing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kernel.h - the guest kernel: tasks on vCPUs, its scheduler, idle, the
  * timer tick and the interrupts between vCPUs (models/README.md, "The guest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock.h - guest spinlocks: the ops table and the glue all algorithms share.
  *

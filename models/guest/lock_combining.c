@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_combining.c - Ling Ma's delegation ("ali spinlock") lock.
  *

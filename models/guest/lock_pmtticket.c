@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_pmtticket.c - the preemptable ticket spinlock (pmtlock).
  *

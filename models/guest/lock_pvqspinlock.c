@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_pvqspinlock.c - paravirtual queued spinlock as in Linux 4.5 (KVM).
  *

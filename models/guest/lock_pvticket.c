@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_pvticket.c - paravirtual ticket spinlock with halt and kick (KVM).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_qspinlock.c - the queued spinlock, native (Linux 4.2+ x86).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_spinpark.c - an unfair spin-then-park mutex: spin a budget, then
  * sleep until the releaser wakes one sleeper, who must then win the word

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_tas.c - the unfair test-and-set byte lock, with or without PAUSE.
  *

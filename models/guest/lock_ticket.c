@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lock_ticket.c - the x86 ticket spinlock (Linux 2.6.25 - 3.x, native).
  *

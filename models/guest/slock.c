@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slock.c - the sleeping locks' shared core (slock.h): fast path,
  * optimistic spinning on the owner, the wait list and handoff.

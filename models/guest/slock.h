@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slock.h - sleeping locks of the guest kernel (mutex, rwsem): they block
  * the *task*, not the vCPU, as Linux's kernel/locking/mutex.c and rwsem.c.

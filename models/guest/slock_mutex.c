@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slock_mutex.c - Linux's mutex (kernel/locking/mutex.c, 4.10): one owner;
  * a contender spins on the owner while it runs (mutex_optimistic_spin,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slock_rwsem.c - Linux's rw_semaphore (kernel/locking/rwsem-xadd.c, 4.10):
  * readers share it, a writer excludes everyone; a reader queues behind

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * task.h - the guest kernel's tasks and per-vCPU run queues, as the guest
  * scheduler policies (gsched_*.c) see them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ticket_word.h - the {head, tail} word of x86 ticket locks and who holds
  * which ticket; shared by lock_ticket.c and lock_pvticket.c (header-only).

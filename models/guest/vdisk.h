@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vdisk.h - a VM's virtual disk: requests served one at a time, in order,
  * by the device behind it (QEMU's block layer on one host disk).  A task that

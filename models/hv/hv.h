@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hv.h - the hypervisor core: pCPUs, VMs, vCPUs and context switches.
  *

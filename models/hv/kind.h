@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kind.h - what kind of hypervisor: the mechanisms that differ between KVM,
  * Xen and bare metal, as an ops table (the host scheduler is separate).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kind_none.c - no hypervisor: threads on bare metal.
  *

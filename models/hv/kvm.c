@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kvm.c - KVM's side of spinning: pause-loop exiting, directed yield, and
  * the host side of the PV hypercalls (halt polling: kvm_halt_poll.c).

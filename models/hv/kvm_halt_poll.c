@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kvm_halt_poll.c - KVM halt polling: before a halted vCPU's thread sleeps,
  * it busy-polls for a wake event, keeping its pCPU (the vCPU stays running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kvm_priv.h - KVM's per-run state, shared by kvm.c (PLE, directed yield,
  * PV hypercalls) and kvm_halt_poll.c (halt polling).  Private to models/hv.

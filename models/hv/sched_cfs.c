@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_cfs.c - a KVM host: vCPU threads under Linux's fair scheduler (CFS).
  *

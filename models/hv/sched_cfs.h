@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_cfs.h - what the cfs scheduler shows outside its file (for tests
  * and the timeline exporter); the policy itself is reached only through

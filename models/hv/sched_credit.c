@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_credit.c - Xen's credit scheduler, as in Xen 4.1/4.2
  * (xen/common/sched_credit.c; model-reference §1), with three choices of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_credit.h - private to the Xen credit scheduler (sched_credit*.c)
  * and its unit test.  Nothing else includes this: the hv core reaches the

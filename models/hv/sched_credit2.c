@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_credit2.c - Xen's credit2 scheduler, as in Xen RELEASE-4.19.0
  * (xen/common/sched/credit2.c; Xen's default scheduler since 4.12).

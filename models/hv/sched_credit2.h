@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_credit2.h - private to the Xen credit2 scheduler (sched_credit2.c)
  * and its unit test.  The hv core reaches it only through sched_credit2_ops.

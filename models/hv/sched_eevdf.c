@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_eevdf.c - a KVM host: vCPU threads under Linux 6.6's EEVDF fair
  * scheduler (kernel/sched/fair.c of v6.6, features.h defaults:

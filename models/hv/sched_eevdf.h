@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_eevdf.h - what the eevdf scheduler shows outside its file (for
  * tests); the policy itself is reached only through sched_eevdf_ops.

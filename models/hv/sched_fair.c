@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_fair.c - the task-level half of Linux's fair class, shared by the
  * `cfs` (3.2) and `eevdf` (6.6) host schedulers: walks over the group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_fair.h - what Linux's fair class has in common between the `cfs`
  * (3.2) and `eevdf` (6.6) host schedulers: the task-level code of

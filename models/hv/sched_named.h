@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_named.h - per-VM scheduler settings written by VM name
  * (`weights: {vm: 512}`, `caps: {vm: 50}`), shared by the Xen schedulers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * machine.h - the host: topology, clock and the costs of moving data.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * workload.h - guest workloads: small programs of primitives, one instance
  * per guest thread (one thread per vCPU), interpreted as the vCPU runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd.h - the CLI's commands, one file each (cmd_run.c, cmd_list.c, ...),
  * in the manner of tmux's cmd_entry table.

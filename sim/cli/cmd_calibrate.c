@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_calibrate.c - `vlocksim calibrate CALIB.yaml [--output FILE]`.
  *

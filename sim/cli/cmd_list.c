@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_list.c - `vlocksim list [--format text|yaml]`: what the registry holds,
  * read from the ops tables themselves (their vs_param arrays, param.h) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_machine.c - `vlocksim machine probe [--time S]`: a machine file of this
  * host on stdout.  The topology from hwloc (packages, cores, PUs); measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_run.c - `vlocksim run`: one scenario, its replications, its report. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_sweep.c - `vlocksim sweep`: a grid of overrides times replications, in
  * parallel worker processes and, under mpirun, on MPI ranks; resumable after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_trace.c - `vlocksim trace import FILE [--format F] [--cpu-hz HZ] [--out FILE.yaml]`:
  * read a real KVM or Xen trace, print a per-vCPU summary, write fitted

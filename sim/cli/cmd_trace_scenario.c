@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_trace_scenario.c - `vlocksim trace scenario GUEST_TRACE [HOST_TRACE]
  * --machine M.yaml --out my.yaml`: a runnable scenario from a guest's own

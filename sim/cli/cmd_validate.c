@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_validate.c - `vlocksim validate`: every case, predicted against measured. */
 #include "config.h"
 

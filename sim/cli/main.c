@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * main.c - the command line: the edge where errors are reported.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * param.h - one descriptor type for the parameters of every ops table
  * (hypervisor kinds, host schedulers, locks, guest schedulers), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * yconf.c - YAML scenarios as a tree of positioned nodes.
  *

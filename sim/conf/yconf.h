@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * yconf.h - a YAML document as a tree that remembers where every node came from.
  *

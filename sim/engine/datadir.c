@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datadir.c - the data lookup order of datadir.h. */
 #include "config.h"
 #include "datadir.h"

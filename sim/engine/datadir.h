@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * datadir.h - where the shipped scenarios, cases and plot scripts are found.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine.h - one simulation run: the clock and the event loop.
  *

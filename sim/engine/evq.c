@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * evq.c - the event queue: an indexed 4-ary min-heap on (time, seq).
  *

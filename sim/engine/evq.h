@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * evq.h - the event queue: an indexed 4-ary min-heap.
  *

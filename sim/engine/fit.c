@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fit.c - exponential, lognormal and gamma MLE with AIC and KS D (GSL).
  */

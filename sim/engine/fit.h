@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fit.h - maximum-likelihood fits of positive samples.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * metrics.h - named results of one run, and their summary over replications.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe.h - a hook that sees model events as they happen.
  *

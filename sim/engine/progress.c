@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* progress.c - the status line of progress.h. */
 #include "progress.h"
 

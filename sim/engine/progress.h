@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * progress.h - one status line on a terminal for long work (validate,
  * calibrate, run): done/total, elapsed, ETA; nothing at all on a pipe.

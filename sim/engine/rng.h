@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rng.h - random streams: one GSL generator per entity.
  *

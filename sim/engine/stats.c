@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stats.c - time-weighted levels, log-bucketed histograms, replications.
  */

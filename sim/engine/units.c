@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * units.c - parse "4096cycles", "2.5 us", "15000/s", "4_000_000".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exec.c - the master's loop over the backends: fill free slots in id order,
  * collect results, stop starting jobs after a failure.  See exec.h.

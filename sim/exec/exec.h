@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exec.h - the executor: independent numbered jobs run by a set of workers,
  * their results collected by one process (the master).

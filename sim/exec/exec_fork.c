@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exec_fork.c - the fork backend: every job in a fresh fork of this process,
  * its result sent back through a pipe, so only the master writes files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exec_mpi.c - the mpi backend: jobs on MPI ranks 1..N-1, results back to
  * rank 0.  See exec_mpi.h for the roles and the messages.

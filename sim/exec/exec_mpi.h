@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exec_mpi.h - MPI ranks as executor workers (configure --with-mpi).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pool.h - the worker pool: run independent jobs 0..n-1 in worker processes
  * and hand each job's result (bytes) back to the parent.

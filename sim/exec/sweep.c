@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sweep.c - grid expansion, point execution in worker processes, resumable
  * results.  See sweep.h for the grid order and the files in DIR.

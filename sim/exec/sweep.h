@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sweep.h - a grid of --set overrides times replications, run in parallel
  * worker processes, resumable after a kill.

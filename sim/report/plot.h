@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * plot.h - run a gnuplot script from plots/ with variables set.
  *

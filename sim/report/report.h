@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.h - a run's summary as a table, CSV or JSON.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metric_doc.c - the metric table of metric_doc.h (names as run.c makes them). */
 #include "metric_doc.h"
 

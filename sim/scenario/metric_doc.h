@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * metric_doc.h - every metric a run can print: its name pattern, unit and one
  * line of meaning, for `vlocksim list` and the man page.

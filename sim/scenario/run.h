@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * run.h - build the model a scenario describes, run it, collect metrics.
  */

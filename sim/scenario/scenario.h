@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * scenario.h - a scenario file, read and checked in full before any run.
  *

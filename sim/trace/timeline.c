@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* timeline.c - the timeline picture of timeline.h. */
 #include "timeline.h"
 

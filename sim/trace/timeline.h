@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timeline.h - a picture of a short window of one run (gnuplot PNG or SVG):
  * per vCPU a runstate band (running, runnable, blocked, offline) over a lock

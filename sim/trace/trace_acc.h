@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_acc.h - the contract between the trace accumulator (trace_in.c) and
  * the format readers (trace_ftrace.c, trace_xen.c).

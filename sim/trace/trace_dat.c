@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_dat.c - trace-cmd's trace.dat read through libtracecmd (trace-cmd
  * 3.x, Debian libtracecmd-dev): each record is rendered by libtraceevent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_ftrace.c - `trace-cmd report` and raw tracefs text (FORMATS.md §1).
  *

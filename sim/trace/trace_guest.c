@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_guest.c - the accumulator's guest side: lock classes and tasks
  * (trace_guest.h), their report and the workload built from them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_guest.h - the guest side of an imported trace (issue 19): lock
  * classes from /proc/lock_stat and lock:contention_begin/end, tasks from the

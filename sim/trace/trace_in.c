@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_in.c - what every trace format shares: per-vCPU accumulation
  * (exits, runstates, halts, wakeups), format detection, the summary and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_in.h - import real KVM and Xen traces into per-vCPU aggregates and
  * fitted distributions (`vlocksim trace import`).

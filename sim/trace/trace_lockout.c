@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_lockout.c - a run's lock events as /proc/lock_stat (trace_lockout.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_lockout.h - the simulator's own lock events as /proc/lock_stat text
  * (`vlocksim run --lock-stat FILE`), so that a run can be fed back through

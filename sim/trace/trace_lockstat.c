@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_lockstat.c - /proc/lock_stat text (CONFIG_LOCK_STAT), as the kernel's
  * Documentation/locking/lockstat.rst shows it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_meas.c - an imported trace as a measured table (measured.h format),
  * so validation cases can compare the simulator with it:

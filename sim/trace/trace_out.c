@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_out.c - Chrome trace-event JSON from the model's probe events.
  *

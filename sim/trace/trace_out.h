@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_out.h - timeline export: Chrome trace-event JSON (opens in Perfetto
  * and chrome://tracing), written by a struct probe consumer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_perfkvm.c - `perf kvm stat report` text (FORMATS.md §1.5; perf's
  * tools/perf/builtin-kvm.c print_result):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_scen.c - scenario and measured table from a guest trace (trace_scen.h).
  */

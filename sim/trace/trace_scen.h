@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_scen.h - a runnable scenario from a guest trace (and, optionally, a
  * host trace): `vlocksim trace scenario` (sim/cli/cmd_trace_scenario.c).

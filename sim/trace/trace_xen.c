@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_xen.c - xentrace binary and xenalyze summary text (FORMATS.md §2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * calibrate.h - fit scenario parameters to the calibration rows of cases.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * measured.h - a published table, as each validation/measured CSV holds it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* validate.c - predicted against measured, with errors and summaries. */
 #include "validate.h"
 

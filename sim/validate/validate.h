@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * validate.h - validation cases: a scenario, a measured table, and how each
  * measured row maps to scenario overrides.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vpredict.c - many rows' predictions at once, on the worker pool: validate
  * runs every row of every case this way, calibrate every calibration row of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz.sh - build the libFuzzer targets with clang and run each one.
 #
 #   sh tests/fuzz/fuzz.sh SRCDIR BUILDDIR SECONDS [TARGET...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_scen.c - libFuzzer target: the scenario loader (and, built with
  * -DFUZZ_RUN, a short bounded run of what it accepts).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_trace.c - libFuzzer target: one trace importer, chosen at build time
  * with -DFUZZ_FMT=TI_FMT_TRACECMD, _XENTRACE, _XENALYZE, _LOCKSTAT or _PERFKVM.
