@@ -17,28 +17,6 @@ extern const struct sched_ops sched_credit_ops;
 
 /* ---- a host built by hand: vCPUs without guest work just run ---- */
 
-/* Give vCPU v the pCPUs of mask (bit i = pCPU i). */
-static void
-rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
-{
-	int i;
-
-	for (i = 0; i < r->hv.npcpus; i++)
-		v->affinity[i] = mask >> i & 1;
-}
-
-static void
-rig_until(struct rig *r, sim_time_t t)
-{
-	r->sim.end = t;
-	sim_run(&r->sim);
-}
-
-static int
-pcpu_of(const struct vcpu *v)
-{
-	return v->pcpu != NULL ? v->pcpu->id : -1;
-}
 
 #define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
 #define M4 "{sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}"

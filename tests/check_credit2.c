@@ -24,27 +24,6 @@ extern const struct sched_ops sched_credit2_ops;
 
 /* ---- a host built by hand: vCPUs without guest work just run ---- */
 
-static void
-rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
-{
-	int i;
-
-	for (i = 0; i < r->hv.npcpus; i++)
-		v->affinity[i] = mask >> i & 1;
-}
-
-static void
-rig_until(struct rig *r, sim_time_t t)
-{
-	r->sim.end = t;
-	sim_run(&r->sim);
-}
-
-static int
-pcpu_of(const struct vcpu *v)
-{
-	return v->pcpu != NULL ? v->pcpu->id : -1;
-}
 
 static struct csched2_rqd *
 rqd_of_cpu(struct rig *r, int cpu)

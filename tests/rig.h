@@ -64,4 +64,29 @@ rig_free(struct rig *r)
 		yc_free(r->pdoc);
 }
 
+/* Give vCPU v the pCPUs of mask (bit i = pCPU i). */
+static inline void
+rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
+{
+	int i;
+
+	for (i = 0; i < r->hv.npcpus; i++)
+		v->affinity[i] = mask >> i & 1;
+}
+
+/* Run the rig's simulation up to t. */
+static inline void
+rig_until(struct rig *r, sim_time_t t)
+{
+	r->sim.end = t;
+	sim_run(&r->sim);
+}
+
+/* The pCPU v runs on, -1 if none. */
+static inline int
+pcpu_of(const struct vcpu *v)
+{
+	return v->pcpu != NULL ? v->pcpu->id : -1;
+}
+
 #endif
