@@ -146,6 +146,53 @@ START_TEST(scenario_cgroup_weight_and_max_take_effect)
 }
 END_TEST
 
+/* Two VMs that name one cgroup share its group: on 2 pCPUs the VM alone in
+ * its group gets half, the pair the other half between them (per VM: 1/3). */
+START_TEST(vms_naming_one_cgroup_share_it)
+{
+	struct metrics m;
+	char text[1024];
+	int shared;
+
+	for (shared = 0; shared < 2; shared++) {
+		snprintf(text, sizeof text,
+		    "machine: {sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+		    "duration: 600ms\n"
+		    "hypervisor: {kind: kvm, scheduler: %s, params: {groups: per-vm}}\n"
+		    "vms:\n"
+		    "  - {name: a, vcpus: 2, workload: w}\n"
+		    "  - {name: h, count: 2, vcpus: 2, workload: w%s}\n"
+		    "workloads: {w: {program: [{loop: forever, do: [{compute: 1ms}]}]}}\n",
+		    fair_scheds[_i]->name, shared ? ", cgroup: {name: hogs}" : "");
+		tu_run(text, 1, NULL, &m);
+		ck_assert_double_eq_tol(tu_metric(&m, "a.running_share"),
+		    shared ? 50.0 : 100.0 / 3, 2.0);
+		ck_assert_double_eq_tol(tu_metric(&m, "h.running_share"),
+		    shared ? 25.0 : 100.0 / 3, 2.0);
+		metrics_free(&m);
+	}
+}
+END_TEST
+
+/* VMs sharing a cgroup must agree on its settings; the second is named. */
+START_TEST(one_cgroup_two_weights_refused)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+
+	ck_assert_int_ne(tu_load(&sc, TEST_MACHINE
+	    "duration: 1ms\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, params: {groups: per-vm}}\n"
+	    "vms:\n"
+	    "  - {name: a, vcpus: 1, workload: w, cgroup: {name: g, weight: 200}}\n"
+	    "  - {name: b, vcpus: 1, workload: w, cgroup: {name: g}}\n"
+	    "workloads: {w: {program: [{compute: 1us}]}}\n", &err), 0);
+	ck_assert_msg(strstr(err.msg, ":6:") != NULL && strstr(err.msg, "'b'") != NULL &&
+	    strstr(err.msg, "cgroup 'g'") != NULL, "%s", err.msg);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(bad_cgroup_names_file_line_col)
 {
 	static const char *const bad[] = {
@@ -181,6 +228,8 @@ fair_suite(void)
 	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
 	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);
 	tcase_add_loop_test(tc, scenario_cgroup_weight_and_max_take_effect, 0, 2);
+	tcase_add_loop_test(tc, vms_naming_one_cgroup_share_it, 0, 2);
+	tcase_add_test(tc, one_cgroup_two_weights_refused);
 	tcase_add_test(tc, bad_cgroup_names_file_line_col);
 	suite_add_tcase(s, tc);
 	return s;

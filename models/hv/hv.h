@@ -41,6 +41,8 @@ struct vm_cgroup {
 	long weight;		/* cpu.weight, 1..10000, default 100 */
 	int64_t quota, period;	/* cpu.max in ns; quota < 0: "max" (no limit) */
 	const char *where;	/* "file:line:col" if the scenario gave one, else NULL */
+	const char *name;	/* VMs naming one group share it; NULL: a group of its own */
+	int gid;		/* the fair schedulers' task group (set by them) */
 };
 
 struct vm {

@@ -599,7 +599,7 @@ static void
 attach_task(struct fair *f, struct fair_se *se, int cpu)
 {
 	if (f->tg != NULL) {
-		struct fair_tg *tg = &f->tg[se->v->vm->id];
+		struct fair_tg *tg = &f->tg[se->v->vm->cg.gid];
 
 		se->cfs_rq = &tg->rq[cpu];
 		se->parent = &tg->se[cpu];
@@ -849,18 +849,39 @@ init_rq(struct fair_rq *rq, int cpu, struct fair_tg *tg, struct fair_se *owner)
 	rq->owner = owner;
 }
 
-/* One task group per VM (libvirt's machine.slice/<vm>.scope), under the root. */
+/*
+ * One task group per VM (libvirt's machine.slice/<vm>.scope), under the
+ * root; VMs that name one cgroup share its group (a libvirt partition, or
+ * the autogroup of the one shell session that started them).
+ */
 static int
 init_groups(struct fair *f, struct vs_err *err)
 {
 	struct hv *hv = f->hv;
-	int g, c;
+	int g, c, i, j;
 
-	f->ntg = hv->nvms;
+	f->ntg = 0;
+	for (i = 0; i < hv->nvms; i++) {
+		struct vm *vm = hv->vms[i];
+
+		vm->cg.gid = f->ntg;
+		for (j = 0; vm->cg.name != NULL && j < i; j++)
+			if (hv->vms[j]->cg.name != NULL &&
+			    strcmp(hv->vms[j]->cg.name, vm->cg.name) == 0) {
+				vm->cg.gid = hv->vms[j]->cg.gid;
+				break;
+			}
+		if (vm->cg.gid == f->ntg)
+			f->ntg++;
+	}
 	f->tg = xcalloc((size_t)f->ntg + 1, sizeof *f->tg);
 	for (g = 0; g < f->ntg; g++) {
 		struct fair_tg *tg = &f->tg[g];
-		const struct vm *vm = hv->vms[g];
+		const struct vm *vm = NULL;
+
+		for (i = 0; vm == NULL; i++)	/* the group's first VM gives its settings */
+			if (hv->vms[i]->cg.gid == g)
+				vm = hv->vms[i];
 
 		tg->f = f;
 		tg->id = g;

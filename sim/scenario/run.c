@@ -361,6 +361,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 			vm->cg.quota = d->cg_quota;
 			vm->cg.period = d->cg_period;
 			vm->cg.where = d->cg_where;
+			vm->cg.name = d->cg_name;
 
 			for (k = 0; k < d->vcpus; k++)
 				vm->vcpus[k]->rng = rng_new(seed, vcpu_entity(nm, k));

@@ -242,21 +242,51 @@ parse_cpu_max(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err
 	return 0;
 }
 
-/* vms[i].cgroup: {weight: 1..10000, max: "50ms/100ms"} */
+/* vms[i].cgroup: {name: NAME, weight: 1..10000, max: "50ms/100ms"} */
 static int
 parse_cgroup(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err *err)
 {
 	const struct yc_node *m;
+	const char *name;
 	int64_t w;
 
-	if (yc_expect(n, YC_MAP, "a mapping with weight and/or max", err) ||
-	    yc_get_int(n, "weight", 100, 1, 10000, &w, err))
+	if (yc_expect(n, YC_MAP, "a mapping with name, weight and/or max", err) ||
+	    yc_get_int(n, "weight", 100, 1, 10000, &w, err) ||
+	    yc_get_str(n, "name", "", &name, err))
 		return -1;
 	d->cg_weight = (long)w;
 	if ((m = yc_find(n, "max")) != NULL && parse_cpu_max(m, hz, d, err))
 		return -1;
+	if (name[0] != '\0')
+		d->cg_name = xstrdup(name);
 	d->cg_where = where(n);
-	return yc_check_unused(n, "weight, max", err);
+	return yc_check_unused(n, "name, weight, max", err);
+}
+
+/* VMs that name one cgroup share it (a libvirt partition, one shell's
+ * autogroup): they must agree on its weight and max. */
+static int
+check_cgroups(const struct scenario *sc, struct vs_err *err)
+{
+	int i, j;
+
+	for (i = 0; i < sc->nvms; i++) {
+		const struct vmdef *a = &sc->vms[i];
+
+		for (j = 0; a->cg_name != NULL && j < i; j++) {
+			const struct vmdef *b = &sc->vms[j];
+
+			if (b->cg_name == NULL || strcmp(a->cg_name, b->cg_name) != 0)
+				continue;
+			if (a->cg_weight != b->cg_weight || a->cg_quota != b->cg_quota ||
+			    a->cg_period != b->cg_period)
+				return vs_errf(err, NULL, 0, 0, "%s: VM '%s' puts cgroup '%s' at "
+				    "another weight or max than VM '%s' (%s) does", a->cg_where,
+				    a->name, a->cg_name, b->name, b->cg_where);
+			break;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -598,6 +628,8 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 			    "primitives and samples in all (YAML aliases repeat a node at every use)",
 			    SCEN_MAX_COST);
 	}
+	if (check_cgroups(sc, err))
+		return -1;
 	if ((n = yc_find(root, "metrics")) != NULL && parse_metrics(sc, n, err))
 		return -1;
 	if (yc_check_unused(root, top_keys, err))
@@ -682,6 +714,7 @@ scen_free(struct scenario *sc)
 		wl_free(d->wl);
 		free(d->affinity);
 		free(d->cg_where);
+		free(d->cg_name);
 		free(d->where);
 		free(d->name);
 	}

@@ -46,6 +46,7 @@ struct vmdef {
 	/* cgroup: {weight, max} (cgroup v2 cpu controller); cg_where NULL: none given */
 	long cg_weight;
 	int64_t cg_quota, cg_period;	/* ns; quota < 0: "max" */
+	char *cg_name;			/* cgroup.name: VMs that name one group share it */
 	char *cg_where;
 };
 
