@@ -653,6 +653,82 @@ START_TEST(groups_yield_skips_the_whole_vm)
 }
 END_TEST
 
+/*
+ * LNX-3.2 update_cfs_load / calc_cfs_shares: a group weighs its other
+ * pCPUs' loads as averaged over the shares window.  VM a has a vCPU on each
+ * of 2 pCPUs beside a hog; a1 blocks at 100 ms.  With the current loads a0's
+ * group entity jumps to the group's full 1024 at once; with the window it
+ * keeps about half until a1's rq has been idle for some windows, and gets
+ * all of it once four idle windows drop the history.
+ */
+struct sw {
+	struct rig *t;
+	long w_after[3];
+};
+
+static long
+a0_group_weight(struct rig *t)
+{
+	const struct fair_tg *tg = fair_tg_of(&t->hv, t->hv.vms[0]->vcpus[0]);
+
+	return tg->se[0].weight;
+}
+
+static void
+sw_block(void *s, void *arg, int64_t data)
+{
+	struct sw *x = arg;
+
+	hv_block(x->t->hv.vms[0]->vcpus[1]);
+}
+
+static void
+sw_look(void *s, void *arg, int64_t data)
+{
+	struct sw *x = arg;
+
+	x->w_after[data] = a0_group_weight(x->t);
+}
+
+static void
+shares_window_run(const char *params, struct sw *x)
+{
+	struct rig t;
+	struct vm *a, *h;
+
+	memset(x, 0, sizeof *x);
+	x->t = &t;
+	rig_init(&t, &sched_cfs_ops, M2, params, 300 * MS);
+	a = th_vm(&t, "a", 2, 0);
+	h = th_vm(&t, "h", 2, 0);
+	rig_aff(&t, a->vcpus[0], 1);
+	rig_aff(&t, a->vcpus[1], 2);
+	rig_aff(&t, h->vcpus[0], 1);
+	rig_aff(&t, h->vcpus[1], 2);
+	rig_start(&t);
+	sim_at(&t.sim, 100 * MS, sw_block, x, 0);
+	sim_at(&t.sim, 99 * MS, sw_look, x, 0);
+	sim_at(&t.sim, 106 * MS, sw_look, x, 1);
+	sim_at(&t.sim, 200 * MS, sw_look, x, 2);
+	th_run(&t);
+	rig_free(&t);
+}
+
+START_TEST(group_shares_follow_the_averaged_load)
+{
+	struct sw x;
+
+	shares_window_run("{groups: per-vm, shares_window: 0ms}", &x);
+	ck_assert_int_eq(x.w_after[0], 512);	/* half of 1024 on each pCPU */
+	ck_assert_int_eq(x.w_after[1], 1024);	/* a1 gone: all of it at once */
+	ck_assert_int_eq(x.w_after[2], 1024);
+	shares_window_run("{groups: per-vm}", &x);
+	ck_assert_msg(x.w_after[0] > 450 && x.w_after[0] < 580, "%ld", x.w_after[0]);
+	ck_assert_msg(x.w_after[1] < 800, "6 ms after: %ld", x.w_after[1]);
+	ck_assert_int_eq(x.w_after[2], 1024);
+}
+END_TEST
+
 /* groups: none is today's scheduler: the same run, switch for switch. */
 START_TEST(groups_none_is_the_default)
 {
@@ -699,6 +775,7 @@ cfs_suite(void)
 	tcase_add_test(tc, weight_for_an_unknown_vm_is_an_error);
 	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
 	tcase_add_test(tc, groups_none_is_the_default);
+	tcase_add_test(tc, group_shares_follow_the_averaged_load);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -136,8 +136,11 @@ START_TEST(scenario_cgroup_weight_and_max_take_effect)
 	    "workloads: {w: {program: [{loop: forever, do: [{compute: 1ms}]}]}}\n",
 	    fair_scheds[_i]->name);
 	tu_run(text, 1, NULL, &m);
-	/* c is capped at 1 of 8 pCPUs; a and b share the other 7 as 3:1. */
-	ck_assert_double_eq_tol(tu_metric(&m, "c.running_share"), 100.0 / 8, 0.3);
+	/* c is capped at 1 of 8 pCPUs (a little under: local runtime handed out
+	 * in 5 ms slices expires unused at the period's end, expire_cfs_rq_runtime);
+	 * a and b share the other 7 as 3:1. */
+	ck_assert_double_le(tu_metric(&m, "c.running_share"), 100.0 / 8 + 0.3);
+	ck_assert_double_ge(tu_metric(&m, "c.running_share"), 100.0 / 8 - 1.0);
 	/* Within 20%: 24 threads spread over 8 pCPUs by the balancer, so each
 	 * pCPU's split is only as fair as the spread (groups: none gives 1:1). */
 	ck_assert_double_eq_tol(tu_metric(&m, "a.running_share") /

@@ -25,7 +25,7 @@
 /* The parameters as written (unscaled base values, ns). */
 struct cfs_cfg {
 	struct fair_cfg fc;
-	double latency, min_gran, wakeup_gran;
+	double latency, min_gran, wakeup_gran, shares_window;
 };
 
 struct cfs {
@@ -52,10 +52,13 @@ cfs_parse(const struct yc_node *params, double hz, void **out, struct vs_err *er
 	    &cfg->min_gran, err) ||
 	    yc_get_qty(params, "wakeup_granularity", UNIT_TIME, hz, 1e6, 0, 1e10,
 	    &cfg->wakeup_gran, err) ||
+	    /* LNX-3.2 sched_fair.c sysctl_sched_shares_window: 10 ms */
+	    yc_get_qty(params, "shares_window", UNIT_TIME, hz, 10e6, 0, 1e10,
+	    &cfg->shares_window, err) ||
 	    fair_parse_common(params, hz, &cfg->fc, err))
 		return -1;
 	return yc_check_unused(params, "latency, min_granularity, wakeup_granularity, "
-	    FAIR_CFG_KEYS, err);
+	    "shares_window, " FAIR_CFG_KEYS, err);
 }
 
 /* ---- virtual time ---- */
@@ -304,7 +307,7 @@ static const struct fair_class cfs_class = {
 static int
 cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
-	struct cfs_cfg defaults = { fair_cfg_defaults, 6e6, 0.75e6, 1e6 };
+	struct cfs_cfg defaults = { fair_cfg_defaults, 6e6, 0.75e6, 1e6, 10e6 };
 	const struct cfs_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
 	struct cfs *c = xcalloc(1, sizeof *c);
 	int f = fair_sysctl_factor(cfg->fc.scaling, hv->npcpus);
@@ -314,6 +317,7 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	c->wakeup_gran = (int64_t)(cfg->wakeup_gran * f);
 	/* LNX-3.6 core.c sched_proc_update_handler: DIV_ROUND_UP(latency, min_gran) */
 	c->nr_latency = (int)((c->latency + c->min_gran - 1) / c->min_gran);
+	c->f.shares_window = (int64_t)cfg->shares_window;	/* not scaled by the factor */
 	return fair_init(hv, &c->f, &cfs_class, c, &cfg->fc, err);
 }
 
@@ -325,6 +329,8 @@ static const struct vs_param cfs_params[] = {
 	  "time", "ns" },
 	{ "wakeup_granularity", "1ms", "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
 	  "a waker needs to preempt", "time", "ns" },
+	{ "shares_window", "10ms", "sysctl_sched_shares_window: groups weigh their other pCPUs' "
+	  "loads averaged over it (update_cfs_load); 0: the current loads", "time", "ns" },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -177,18 +177,25 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	rq->avg_load -= se->weight;
 }
 
-/* LNX-3.6 fair.c account_entity_enqueue */
+static void update_cfs_load(struct fair *, struct fair_rq *, int global);
+static void update_shares(struct fair *, int cpu);
+
+/* LNX-3.6 fair.c account_entity_enqueue (LNX-3.2 enqueue_entity: update_cfs_load first) */
 void
 fair_account_enqueue(struct fair_rq *rq, struct fair_se *se)
 {
+	if (rq->tg != NULL)
+		update_cfs_load(rq->tg->f, rq, 0);
 	rq->nr_running++;
 	rq->load += se->weight;
 }
 
-/* LNX-3.6 fair.c account_entity_dequeue */
+/* LNX-3.6 fair.c account_entity_dequeue (LNX-3.2 dequeue_entity: update_cfs_load first) */
 void
 fair_account_dequeue(struct fair_rq *rq, struct fair_se *se)
 {
+	if (rq->tg != NULL)
+		update_cfs_load(rq->tg->f, rq, 0);
 	rq->nr_running--;
 	rq->load -= se->weight;
 }
@@ -282,21 +289,73 @@ check_enqueue_throttle(struct fair *f, struct fair_rq *rq)
 
 /* ---- shares (hierarchical weights) ---- */
 
+/* LNX-3.2 sched_fair.c update_cfs_rq_load_contribution: publish this rq's
+ * average in tg->load_weight when it moved by more than an eighth */
+static void
+update_load_contribution(struct fair_rq *rq, int global)
+{
+	long avg = (long)(rq->load_avg / (rq->load_period + 1)) - rq->load_contribution;
+
+	if (global || labs(avg) > rq->load_contribution / 8) {
+		rq->tg->load_weight += avg;
+		rq->load_contribution += avg;
+	}
+}
+
+/*
+ * LNX-3.2 sched_fair.c update_cfs_load: accumulate load x time since the
+ * last stamp; past the window (sysctl_sched_shares_window, 10 ms) the sums
+ * are halved, and four idle windows drop the history.  No-op for the
+ * current-load mode (eevdf: 6.6's PELT averages are not modelled).
+ */
+static void
+update_cfs_load(struct fair *f, struct fair_rq *rq, int global)
+{
+	int64_t window = f->shares_window, now = f->hv->sim->now, delta;
+
+	if (window <= 0 || rq->throttled)
+		return;
+	delta = now - rq->load_stamp;
+	if (rq->load_stamp > rq->load_last && now - rq->load_last > 4 * window) {
+		rq->load_period = 0;
+		rq->load_avg = 0;
+		delta = window - 1;
+	}
+	rq->load_stamp = now;
+	rq->load_unacc = 0;
+	rq->load_period += delta;
+	if (rq->load != 0) {
+		rq->load_last = now;
+		rq->load_avg += delta * rq->load;
+	}
+	if (global || rq->load_period > window || rq->load_period == 0)
+		update_load_contribution(rq, global);
+	while (rq->load_period > window) {
+		rq->load_period /= 2;
+		rq->load_avg /= 2;
+	}
+}
+
 /*
  * LNX-3.2 fair.c calc_cfs_shares (= LNX-6.6 calc_group_shares): the group's
  * entity on this pCPU weighs tg->shares x this rq's load / the group's load
- * over all pCPUs, clamped to [MIN_SHARES, tg->shares].  The kernels use
- * decayed load averages (3.2: a 10 ms window, 6.6: PELT); here the loads are
- * the current queue weights.
+ * over all pCPUs, clamped to [MIN_SHARES, tg->shares].  3.2 (cfs, with its
+ * shares window) takes the other rqs' averaged contributions and this rq's
+ * current load (calc_tg_weight); otherwise the loads are the current queue
+ * weights (6.6 uses PELT averages, not modelled).
  */
 static long
-calc_group_shares(const struct fair_tg *tg, const struct fair_rq *rq, int ncpus)
+calc_group_shares(const struct fair *f, const struct fair_tg *tg, const struct fair_rq *rq)
 {
 	long total = 0, shares;
 	int c;
 
-	for (c = 0; c < ncpus; c++)
-		total += tg->rq[c].load;
+	if (f->shares_window > 0) {
+		total = tg->load_weight - rq->load_contribution + rq->load;
+	} else {
+		for (c = 0; c < f->hv->npcpus; c++)
+			total += tg->rq[c].load;
+	}
 	shares = total > 0 ? tg->shares * rq->load / total : 0;
 	if (shares < FAIR_MIN_SHARES)
 		shares = FAIR_MIN_SHARES;
@@ -337,7 +396,7 @@ update_cfs_shares(struct fair *f, struct fair_rq *rq)
 
 	if (se == NULL || rq->throttled)
 		return;
-	shares = calc_group_shares(rq->tg, rq, f->hv->npcpus);
+	shares = calc_group_shares(f, rq->tg, rq);
 	if (shares != se->weight)
 		reweight_entity(f, se->cfs_rq, se, shares);
 }
@@ -356,6 +415,7 @@ fair_update_curr(struct fair *f, struct fair_rq *rq)
 		return;
 	se->exec_start = now;
 	se->sum_exec += d;
+	rq->load_unacc += d;	/* LNX-3.2 __update_curr: load_unacc_exec_time */
 	f->cls->update_curr(f, rq, se, d);
 	fair_update_min_vruntime(f, rq);
 	account_cfs_rq_runtime(f, rq, d);
@@ -428,6 +488,7 @@ throttle_cfs_rq(struct fair *f, struct fair_rq *rq)
 	struct fair_se *se;
 	int delta = rq->h_nr_running, dequeue = 1;
 
+	update_cfs_load(f, rq, 0);	/* LNX-3.2 tg_throttle_down: record the last load */
 	for (se = rq->owner; se != NULL; se = se->parent) {
 		struct fair_rq *qrq = se->cfs_rq;
 
@@ -455,6 +516,10 @@ unthrottle_cfs_rq(struct fair *f, struct fair_rq *rq)
 	int delta = rq->h_nr_running, enqueue = 1;
 
 	rq->throttled = 0;
+	/* LNX-3.2 tg_unthrottle_up: the throttled time is not in the averages */
+	rq->load_last += f->hv->sim->now - rq->load_stamp;
+	rq->load_stamp = f->hv->sim->now;
+	update_cfs_shares(f, rq);
 	if (rq->load == 0)
 		return;
 	for (se = rq->owner; se != NULL; se = se->parent) {
@@ -755,6 +820,7 @@ idle_balance(struct fair *f, struct fair_cpu *c)
 	c->idle_stamp = f->hv->sim->now;
 	if (c->avg_idle < f->migration_cost)
 		return;
+	update_shares(f, c->root.cpu);	/* LNX-3.2 idle_balance */
 	if (balance_one(f, c->root.cpu, 1) != NULL)
 		c->idle_stamp = -1;
 }
@@ -1230,6 +1296,7 @@ fair_tick(struct hv *hv, struct pcpu *p)
 	if (hv->sim->now < c->next_balance)
 		return;
 	c->next_balance = hv->sim->now + f->balance_interval;
+	update_shares(f, p->id);	/* LNX-3.2 rebalance_domains */
 	if ((se = balance_one(f, p->id, 2)) == NULL)
 		return;
 	if (c->root.curr == NULL) {	/* the idle task is preempted, locally: no IPI */
@@ -1239,8 +1306,34 @@ fair_tick(struct hv *hv, struct pcpu *p)
 		f->cls->check_preempt_wakeup(f, c, se);	/* pull_task: check_preempt_curr */
 }
 
+/* At the tick (entity_tick).  LNX-3.2 update_entity_shares_tick: only once
+ * the rq ran a window's worth since its load was last folded. */
 void
 fair_update_shares(struct fair *f, struct fair_rq *rq)
 {
+	if (f->shares_window > 0) {
+		if (rq->tg == NULL || rq->load_unacc <= f->shares_window)
+			return;
+		update_cfs_load(f, rq, 0);
+	}
 	update_cfs_shares(f, rq);
+}
+
+/* LNX-3.2 fair.c update_shares (rebalance_domains, idle_balance): fold every
+ * group rq of this pCPU that has load or history, publishing its average. */
+static void
+update_shares(struct fair *f, int cpu)
+{
+	int g;
+
+	if (f->shares_window <= 0)
+		return;
+	for (g = 0; g < f->ntg; g++) {
+		struct fair_rq *rq = &f->tg[g].rq[cpu];
+
+		if (rq->throttled || (rq->load == 0 && rq->load_avg == 0 && rq->curr == NULL))
+			continue;	/* not on the leaf list (list_del_leaf_cfs_rq) */
+		update_cfs_load(f, rq, 1);
+		update_cfs_shares(f, rq);
+	}
 }

@@ -97,6 +97,10 @@ struct fair_rq {
 	struct fair_se *owner;	/* the group entity that holds this rq (NULL: root) */
 	int throttled;		/* CFS bandwidth: out of runtime this period */
 	int64_t runtime_remaining;
+	/* LNX-3.2 struct cfs_rq: the group rq's load over the shares window */
+	int64_t load_stamp, load_last, load_period, load_unacc;
+	int64_t load_avg;	/* sum of ns x load, halved each window */
+	long load_contribution;	/* what this rq last added to tg->load_weight */
 };
 
 /* Per pCPU: the root rq and what Linux keeps in struct rq. */
@@ -121,6 +125,7 @@ struct fair_tg {
 	evq_id period_ev;
 	uint64_t nr_throttled;	/* periods in which some rq was throttled */
 	int throttled_now;
+	long load_weight;	/* LNX-3.2 tg->load_weight: the rqs' contributions */
 };
 
 struct fair;
@@ -180,6 +185,7 @@ struct fair {
 	int factor;		/* get_update_sysctl_factor */
 	int64_t migration_cost, balance_interval, bw_slice;
 	int yield_to_esrch;
+	int64_t shares_window;	/* > 0: 3.2's averaged group loads; 0: the current ones */
 	uint64_t seq;
 	struct rng *rng;	/* ties in fork placement */
 };
