@@ -365,6 +365,54 @@ START_TEST(tick_moves_running_vcpu_to_an_idle_core)
 }
 END_TEST
 
+/* Seed 004's host and pinning (machines/numa16-wsm.yaml: 2 sockets x 4 cores x
+ * 2 threads; each VM's 2 busy vCPUs pinned to node 0's pCPUs 0-7): creation
+ * puts a VM's vCPUs on sibling threads (pCPU n, n+1), and _csched_cpu_pick at
+ * the ticks spreads them until no core runs two while another runs none; it
+ * never crosses the pinning.  _i = VMs on node 0 (1..5: 2..10 vCPUs). */
+START_TEST(seed004_topology_spreads_over_cores_first)
+{
+	struct rig r;
+	struct vm *vm;
+	int nvm = _i, nv = 2 * nvm, i, c, t;
+
+	rig_init(&r, &sched_credit_ops, "{sockets: 2, cores_per_socket: 4, threads_per_core: 2, "
+	    "clock: 2.4GHz}", NULL, 0);
+	vm = hv_add_vm(&r.hv, "g", nv, NULL, "test");
+	for (i = 0; i < nv; i++)
+		rig_aff(&r, vm->vcpus[i], 0xff);
+	rig_start(&r);
+	rig_until(&r, 5 * MS);
+	/* as domctl max_vcpus places them: vCPU 0 then cycling on, so the
+	 * first two share core 0 */
+	ck_assert_int_eq(pcpu_of(vm->vcpus[0]) / 2, pcpu_of(vm->vcpus[1]) / 2);
+	for (t = 1; t <= 10; t++) {
+		int per_core[4] = { 0 }, busy = 0, doubled = 0;
+
+		rig_until(&r, t * 100 * MS);
+		for (i = 0; i < nv; i++) {
+			int p = pcpu_of(vm->vcpus[i]);
+
+			if (p < 0)
+				continue;	/* waiting: more vCPUs than threads */
+			ck_assert_int_lt(p, 8);
+			per_core[p / 2]++;
+		}
+		for (c = 0; c < 4; c++) {
+			busy += per_core[c] > 0;
+			doubled += per_core[c] == 2;
+		}
+		ck_assert_int_eq(busy, nv < 4 ? nv : 4);
+		ck_assert_int_eq(doubled, nv <= 4 ? 0 : (nv < 8 ? nv - 4 : 4));
+	}
+	/* the spreading was the ticks' doing (with 8 or more vCPUs every
+	 * thread is taken from the start) */
+	if (nv < 8)
+		ck_assert_uint_gt(csched_priv(&r.hv)->st.migrations, 0);
+	rig_free(&r);
+}
+END_TEST
+
 /* ---- tickling ---- */
 
 /*
@@ -744,6 +792,7 @@ credit_suite(void)
 	tcase_add_test(tc, yield_goes_behind_one_lower_priority_vcpu);
 	tcase_add_test(tc, tick_moves_running_vcpu_to_an_idle_core);
 	tcase_add_test(tc, tick_resorts_the_run_queue_after_accounting);
+	tcase_add_loop_test(tc, seed004_topology_spreads_over_cores_first, 1, 6);
 	tcase_add_loop_test(tc, tickle_new_pinned_busy_cpu, 0, 3);
 	tcase_add_loop_test(tc, tickle_new_free_busy_cpu, 0, 3);
 	tcase_add_test(tc, patches_change_nothing_for_equal_affinities);
