@@ -185,6 +185,67 @@ START_TEST(dom0_takes_its_share_from_busy_guests)
 }
 END_TEST
 
+/* sysbench-cpu (configs/presets/sysbench-cpu.yaml), 300 requests of 1 ms, in
+ * a VM whose vCPUs sit on pCPUs 0 and 2 (bare metal, pinned; SMT slowdown
+ * 2); with hog, a busy VM on pCPU 3 halves vCPU 1's speed.  The VM's time. */
+static double
+sysbench_cpu_seconds(int hog)
+{
+	char path[] = "/tmp/vlocksim-test-XXXXXX";
+	char *top = realpath(srcdir(), NULL);	/* the scenario is in /tmp */
+	char *text = xasprintf("name: sbcpu\nuntil: done\nduration: 10s\n"
+	    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 2, "
+	    "clock: 2GHz, costs: {smt_busy_slowdown: 2}}\n"
+	    "hypervisor: {kind: none, scheduler: pinned}\n"
+	    "vms:\n"
+	    "  - {name: s, vcpus: 2, affinity: \"0,2\", workload: cpu}\n"
+	    "  - {name: h, count: %d, vcpus: 1, affinity: \"3\", workload: hog}\n"
+	    "workloads:\n"
+	    "  cpu: %s/configs/presets/sysbench-cpu.yaml\n"
+	    "  hog: {program: [{loop: forever, do: [{compute: 1ms}]}]}\n", hog, top);
+	static char set_len[] = "workloads.cpu.programs.request[0].compute=1ms";
+	static char set_n[] = "workloads.cpu.programs.run[0].spawn.count=300";
+	char *sets[] = { set_len, set_n };
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	int fd = mkstemp(path);
+	FILE *f;
+	double v;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	if (scen_load(&sc, path, sets, 2, &err) != 0)
+		ck_abort_msg("%s", err.msg);
+	unlink(path);
+	metrics_init(&m);
+	if (run_once(&sc, 1, &o, &m, &err) != 0)
+		ck_abort_msg("%s", err.msg);
+	v = tu_metric(&m, "s.vm_seconds");
+	ck_assert_double_eq(tu_metric(&m, "s.events"), 300);
+	metrics_free(&m);
+	scen_free(&sc);
+	free(text);
+	free(top);
+	return v;
+}
+
+/* sysbench 0.4 sb_cpu.c cpu_get_request: both threads take requests from one
+ * counter, so a thread slowed by a busy SMT sibling just does fewer: 300 ms
+ * of requests over speeds 1 + 1/2 take 200 ms, not the 300 ms that a fixed
+ * 150 per thread would (the slow thread's share at half speed). */
+START_TEST(sysbench_cpu_threads_share_the_requests)
+{
+	double alone = sysbench_cpu_seconds(0), slowed = sysbench_cpu_seconds(1);
+
+	ck_assert_double_eq_tol(alone, 0.150, 0.150 * 0.03);
+	ck_assert_double_eq_tol(slowed, 0.200, 0.200 * 0.03);
+}
+END_TEST
+
 /* Every seed 004 case loads, and each row's metric is the table's. */
 START_TEST(seed004_cases_load)
 {
@@ -234,6 +295,7 @@ main(void)
 	tcase_add_test(vc, tolerance_abs_and_rel);
 	tcase_add_test(vc, seed004_cases_load);
 	tcase_add_test(bw, dom0_takes_its_share_from_busy_guests);
+	tcase_add_test(bw, sysbench_cpu_threads_share_the_requests);
 	suite_add_tcase(s, bw);
 	suite_add_tcase(s, vc);
 	return tu_main(s);
