@@ -160,6 +160,7 @@ static const char *const locks[] = {
 	"{kind: pv-qspinlock, steal: hybrid, spin_threshold: 64, kick: head}",
 	"spinpark", "{kind: spinpark, spin_count: 0}", "{kind: spinpark, adaptive: false}",
 	"pmt-ticket", "{kind: pmt-ticket, timeout_shift: 0}",
+	"{kind: pv-ticket, backend: none}",
 };
 #define NLOCKS ((int)(sizeof locks / sizeof locks[0]))
 #define NSEEDS 30
@@ -759,6 +760,48 @@ START_TEST(spinpark_woken_waiter_can_lose)
 }
 END_TEST
 
+/*
+ * backend: under preemption the KVM backend's waiters halt and are kicked
+ * (short threshold: often); with backend none (PARAVIRT_SPINLOCKS=y, no
+ * backend: seed 000's configuration C) the same lock never halts or kicks
+ * and runs exactly as the native ticket lock, whatever the threshold.
+ */
+START_TEST(pvticket_backend_switch)
+{
+	static int none_takes[MAXEV];
+	const char *sched = _i ? "credit" : "cfs";
+	struct watch *w = watch_new();
+	struct metrics m;
+	int none_n;
+
+	/* runs are cut at 120 ms: compare who took the lock, in which order */
+	overcommit_run("{kind: pv-ticket, spin_threshold: 64}", 70 + (uint64_t)_i, sched,
+	    1500, w, &m);
+	ck_assert_int_eq(w->violations, 0);
+	ck_assert_msg(w->halts > 10 && w->kicks > 10, "%s: kvm %d halts, %d kicks", sched,
+	    w->halts, w->kicks);
+	metrics_free(&m);
+
+	w = watch_new();
+	overcommit_run("{kind: pv-ticket, backend: none, spin_threshold: 64}",
+	    70 + (uint64_t)_i, sched, 1500, w, &m);
+	ck_assert_int_eq(w->violations, 0);
+	ck_assert_int_eq(w->halts, 0);
+	ck_assert_int_eq(w->kicks, 0);
+	ck_assert_int_gt(w->ntake, 100);
+	none_n = w->ntake;
+	memcpy(none_takes, w->takes, sizeof none_takes);
+	metrics_free(&m);
+
+	w = watch_new();
+	overcommit_run("ticket", 70 + (uint64_t)_i, sched, 1500, w, &m);
+	metrics_free(&m);
+	ck_assert_msg(w->ntake == none_n && memcmp(w->takes, none_takes, sizeof none_takes) == 0,
+	    "%s: backend none took %d times, ticket %d, or in another order", sched, none_n,
+	    w->ntake);
+}
+END_TEST
+
 /* What `vlocksim list` gives as a parameter's default is its default. */
 START_TEST(listed_defaults_are_the_defaults)
 {
@@ -828,6 +871,7 @@ locks_suite(void)
 	tcase_add_loop_test(tc, pmt_ticket_times_out_of_turn, 0, 2);
 	tcase_add_test(tc, spinpark_spins_then_parks);
 	tcase_add_loop_test(tc, spinpark_woken_waiter_can_lose, 0, 2);
+	tcase_add_loop_test(tc, pvticket_backend_switch, 0, 2);
 	tcase_add_test(tc, listed_defaults_are_the_defaults);
 	suite_add_tcase(s, tc);
 	return s;

@@ -9,6 +9,14 @@
  * PV spinlocks on, unlock is a locked add with a full barrier plus a test of
  * the flag; if the flag is set and the next ticket's owner registered, the
  * unlocker kicks it with KVM_HC_KICK_CPU and the host wakes it.
+ *
+ * backend: none is the guest kernel of seed 000's configuration C: Jeremy
+ * Fitzhardinge's 2011 ticketlock series with PARAVIRT_SPINLOCKS=y but no
+ * KVM backend (the KVM patches are configurations D/E).  pv_lock_ops stay
+ * paravirt_nop and the jump label paravirt_ticketlocks_enabled stays off,
+ * so a waiter that reaches SPIN_THRESHOLD calls a no-op and spins on,
+ * nobody sets the slowpath flag, and unlock is the native plain add: the
+ * algorithm is the native ticket lock (INC 2 instead of 1 changes nothing).
  */
 #include <stdlib.h>
 
@@ -17,7 +25,11 @@
 #include "hv/hv.h"
 #include "yconf.h"
 
+enum pvt_backend { PVT_KVM, PVT_NONE };
+static const char *const pvt_backend_names[] = { "kvm", "none", NULL };
+
 struct pvt_cfg {
+	int backend;		/* enum pvt_backend */
 	double threshold;	/* iterations before the slow path */
 	double iter_ns;		/* one spin iteration: a read and a PAUSE */
 	double unlock_ns;	/* the PV unlock's extra cost (locked add, flag test) */
@@ -43,13 +55,16 @@ pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->hypercall_ns = m->exit_hypercall_ns;
 	/* LNX-3.18 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
-	if (yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
+	if (yc_get_enum(n, "backend", pvt_backend_names, PVT_KVM, &c->backend, err) ||
+	    yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
 	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.1, 1e6,
 	    &c->iter_ns, err) ||
-	    yc_get_qty(n, "unlock_extra", UNIT_TIME, m->hz, m->atomic_ns, 0, 1e6,
-	    &c->unlock_ns, err))
+	    /* jeremy/xen 2011 asm/spinlock.h arch_spin_unlock: with the jump
+	     * label off (no backend) unlock is the plain __add of native */
+	    yc_get_qty(n, "unlock_extra", UNIT_TIME, m->hz,
+	    c->backend == PVT_NONE ? 0 : m->atomic_ns, 0, 1e6, &c->unlock_ns, err))
 		return -1;
-	return yc_check_unused(n, "kind, spin_threshold, iteration, unlock_extra", err);
+	return yc_check_unused(n, "kind, backend, spin_threshold, iteration, unlock_extra", err);
 }
 
 static void *
@@ -86,6 +101,10 @@ static void pvt_slowpath(struct vcpu *v);
 static double
 budget(const struct pvt *t)
 {
+	/* jeremy/xen 2011 paravirt-spinlocks.c: lock_spinning = paravirt_nop
+	 * without a backend, so the SPIN_THRESHOLD loop just starts again */
+	if (t->cfg->backend == PVT_NONE)
+		return GUEST_FOREVER;
 	return t->cfg->threshold * t->cfg->iter_ns;
 }
 
@@ -184,9 +203,10 @@ pvt_free_cfg(void *c)
 }
 
 static const struct vs_param pvt_params[] = {
+	{ "backend", "kvm", "kvm: kvm_lock_spinning halts, unlock kicks; none: PARAVIRT_SPINLOCKS=y with no backend (pv ops nop, jump label off: the native ticket lock; seed 000 C)", "enum kvm|none", "" },
 	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)", "int", "" },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
-	{ "unlock_extra", "(machine atomic)", "extra unlock cost with PV on (locked add + flag test)", "time", "ns" },
+	{ "unlock_extra", "(machine atomic; 0 with backend none)", "extra unlock cost with PV on (locked add + flag test)", "time", "ns" },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 
