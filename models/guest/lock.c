@@ -66,9 +66,9 @@ lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
 
 /*
  * A streaming copy's misses are independent: each L1D miss holds a fill
- * buffer, so up to mlp of them are in flight at once (Intel 64 and IA-32
- * Optimization Reference Manual, 248966: 10 L1D fill buffers per core from
- * Nehalem to Haswell).  n lines cost ceil(n / mlp) latencies.
+ * buffer, so up to mlp of them are in flight at once (10 L1D line fill
+ * buffers per core, Nehalem to Haswell: a secondary source, models/README.md
+ * "Memory-level parallelism").  n lines cost ceil(n / mlp) latencies.
  */
 double
 lock_stream_ns(const struct glock *l, int from, const struct vcpu *to, int n)

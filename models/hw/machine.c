@@ -123,7 +123,7 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	    err))
 		return -1;
 	/* Memory-level parallelism of a streaming copy: L1D fill buffers
-	 * (10 on Nehalem to Haswell, Intel optimization manual 248966); the
+	 * (10 on Nehalem to Haswell, secondary source in models/README.md); the
 	 * default 1 charges every line serially, as before it existed. */
 	if (yc_get_int(c, "mlp", 1, 1, 64, &v, err))
 		return -1;
