@@ -436,6 +436,53 @@ START_TEST(word_lines_come_with_the_lock)
 }
 END_TEST
 
+/* A pool (the slab node's shared array): a section that finds it able to
+ * serve copies as before; one that finds it empty (take) or full (put) takes
+ * the slow path instead, and how often emerges from the alternating vCPUs. */
+START_TEST(pool_slow_path_only_when_empty_or_full)
+{
+	const char *h = "g.l.hold_mean_ns", *sl = "g.l.slow_share";
+	double plain = lines_run("ticket", "{cs_lines: 1, stream_lines: 8}", 8, h);
+
+	/* never empty or full: no slow section, the same cost as no pool */
+	ck_assert_double_eq_tol(lines_run("ticket", "{cs_lines: 1, stream_lines: 8, "
+	    "pool: {batches: 100000, fill: 50000, slow_lines: 8}}", 8, sl), 0, 1e-9);
+	ck_assert_double_eq_tol(lines_run("ticket", "{cs_lines: 1, stream_lines: 8, "
+	    "pool: {batches: 100000, fill: 50000, slow_lines: 8}}", 8, h), plain, 1e-6);
+	/* one batch: half the vCPUs put first into a full pool, half take from
+	 * an empty one, so some sections must take the slow path ... */
+	ck_assert_double_gt(lines_run("ticket", "{cs_lines: 1, stream_lines: 8, "
+	    "pool: {batches: 1, slow_lines: 8}}", 8, sl), 1.0);
+	/* ... but 8 vCPUs alternating, 4 putting first, move a half-full pool of
+	 * 8 at most 4 either way: when it is empty every next section is a put */
+	ck_assert_double_eq_tol(lines_run("ticket", "{cs_lines: 1, stream_lines: 8, "
+	    "pool: {batches: 8, fill: 4, slow_lines: 8}}", 8, sl), 0, 1e-9);
+}
+END_TEST
+
+/* The slow path's shared structures (struct page, freelists): an owner gets
+ * them from the previous holder, a combiner keeps them in its cache. */
+START_TEST(pool_slow_lines_stay_with_a_combiner)
+{
+	const char *h = "g.l.hold_mean_ns", *sl = "g.l.slow_share";
+	const char *p0 = "{cs_lines: 1, pool: {batches: 1}}";
+	const char *p8 = "{cs_lines: 1, pool: {batches: 1, slow_lines: 8}}";
+	double share = lines_run("ticket", p8, 1, sl) / 100;
+	double t = lines_run("ticket", p8, 1, h) - lines_run("ticket", p0, 1, h);
+	double c = lines_run("combining", p8, 1, h) - lines_run("combining", p0, 1, h);
+
+	ck_assert_double_gt(share, 0.01);
+	/* ticket: 8 lines from another core (80 cycles = 40 ns at 2 GHz, or 12
+	 * cycles from a sibling) per slow section */
+	ck_assert_double_gt(t, share * 8 * 6.0);
+	/* combining: the same sections cost (almost) nothing more */
+	ck_assert_double_lt(c, 0.25 * t);
+	/* and the slow path's compute is charged to either */
+	ck_assert_double_gt(lines_run("combining", "{cs_lines: 1, pool: {batches: 1, "
+	    "slow: 1us}}", 1, h) - lines_run("combining", p0, 1, h), share * 1000 * 0.9);
+}
+END_TEST
+
 START_TEST(pvqspinlock_halts_kicks_and_never_strands)
 {
 	struct watch *w = watch_new();
@@ -860,6 +907,8 @@ locks_suite(void)
 	tcase_add_test(tc, stream_lines_overlap_up_to_mlp);
 	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
 	tcase_add_test(tc, word_lines_come_with_the_lock);
+	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);
+	tcase_add_test(tc, pool_slow_lines_stay_with_a_combiner);
 	tcase_add_loop_test(tc, pvqspinlock_halts_kicks_and_never_strands, 0, 6);
 	tcase_add_test(tc, pvqspinlock_spins_before_halting);
 	tcase_add_test(tc, tas_without_pause_is_slower);

@@ -28,10 +28,17 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->req_stream = lines->req_stream;
 	l->wait_since = xmalloc((size_t)vm->nvcpus * sizeof *l->wait_since);
 	l->req_pcpu = xmalloc((size_t)vm->nvcpus * sizeof *l->req_pcpu);
+	l->pool_put = xcalloc((size_t)vm->nvcpus, 1);
 	for (i = 0; i < vm->nvcpus; i++) {
 		l->wait_since[i] = -1;
 		l->req_pcpu[i] = -1;
+		l->pool_put[i] = (unsigned char)(i & 1);	/* half of them put first */
 	}
+	l->pool_batches = lines->pool_batches;
+	l->pool_avail = lines->pool_fill;
+	l->slow_lines = lines->slow_lines;
+	l->slow_word = lines->slow_word;
+	l->slow_ns = lines->slow_ns;
 	if (ops->fifo && l->hv->check >= 3)
 		l->arrival = xcalloc((size_t)vm->nvcpus, sizeof *l->arrival);
 	l->st.wait = hist_new();
@@ -49,6 +56,7 @@ lock_free(struct glock *l)
 	hist_free(l->st.wait);
 	free(l->wait_since);
 	free(l->req_pcpu);
+	free(l->pool_put);
 	free(l->arrival);
 	free(l->name);
 	free(l);
@@ -126,6 +134,25 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	l->ops->acquire(l, v);
 }
 
+/*
+ * v's section moves a batch through the pool: 1 if the pool cannot serve it
+ * (mm/slab.c 4.3: transfer_objects finds the shared array empty, or
+ * cache_flusharray finds it full), so the section takes the slow path.
+ */
+static int
+pool_slow(struct glock *l, const struct vcpu *v)
+{
+	int put = l->pool_put[v->idx];
+
+	if (l->pool_batches == 0)
+		return 0;
+	l->pool_put[v->idx] = (unsigned char)!put;
+	if (put ? l->pool_avail == l->pool_batches : l->pool_avail == 0)
+		return 1;
+	l->pool_avail += put ? 1 : -1;
+	return 0;
+}
+
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
@@ -153,8 +180,18 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		l->st.contended++;
 	l->st.wait_ns += wait;
 	hist_add(l->st.wait, wait);
-	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner) +
-	    lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
+	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner);
+	if (pool_slow(l, v)) {
+		/* mm/slab.c 4.3 cache_alloc_refill's slab walk / free_block: struct
+		 * page and freelist lines one after another, and the node's list
+		 * heads and free_objects, which share list_lock's line */
+		l->st.slow++;
+		lines += l->slow_lines * lock_line_ns(l, l->data_pcpu, runner) +
+		    l->slow_word * lock_line_ns(l, l->last_pcpu, runner) + l->slow_ns;
+		if (l->slow_word > 0)
+			l->last_pcpu = runner->pcpu->id;
+	} else
+		lines += lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
 	l->data_pcpu = runner->pcpu->id;
 	if (l->word_lines > 0) {
 		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's

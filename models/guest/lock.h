@@ -19,6 +19,13 @@
  * per-CPU array), free when the requester runs its own section; a combiner
  * pays for them, and the requester pays again when it next touches them
  * (lock_reclaim_ns).
+ *
+ * A pool (the slab node's shared array_cache): the section moves one batch
+ * into or out of a bounded pool the lock guards, each vCPU alternately
+ * taking and putting.  A take from an empty pool or a put into a full one
+ * takes the slow path instead of the copy: slow_lines of shared structures
+ * chased one after another from the data's last writer, slow_word lines in
+ * the lock word's line, and slow_ns of compute.
  */
 #ifndef VS_LOCK_H
 #define VS_LOCK_H
@@ -70,6 +77,7 @@ struct lock_ops {
 
 struct glock_stats {
 	uint64_t acquisitions, contended, kicks, halts;
+	uint64_t slow;		/* sections that took the pool's slow path */
 	double wait_ns, hold_ns;
 	double path_ns;		/* acquire() to the continuation past the release (workload.c) */
 	struct hist *wait;		/* ns from acquire() to owning */
@@ -102,6 +110,11 @@ struct glock {
 	int req_lines;		/* the requester's own lines, read one after another */
 	int req_stream;		/* ... and those it then copies in one burst */
 	int *req_pcpu;		/* per vCPU: pCPU that last wrote its req_lines (-1 own) */
+	/* The pool (pool_batches 0: none): batches in it now, per vCPU the
+	 * direction of its next section (1 put, 0 take), the slow path. */
+	int pool_batches, pool_avail, slow_lines, slow_word;
+	double slow_ns;
+	unsigned char *pool_put;
 	sim_time_t hold_since;
 	sim_time_t *wait_since;	/* per vCPU of the VM; -1 when not waiting */
 	uint64_t *arrival;	/* --check=full, fifo locks: per vCPU, its acquire's turn */
@@ -110,9 +123,11 @@ struct glock {
 	struct glock_stats st;
 };
 
-/* The lines a section touches (workload `locks:` settings). */
+/* The lines a section touches (workload `locks:` settings), and its pool. */
 struct lock_lines {
 	int cs, stream, word, req, req_stream;
+	int pool_batches, pool_fill, slow_lines, slow_word;
+	double slow_ns;
 };
 
 struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,

@@ -884,6 +884,36 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 	return 0;
 }
 
+/*
+ * A lock's pool (lock.h): `pool: {batches, fill, slow_lines, slow_word_lines,
+ * slow}`, the slab node's shared array_cache and what a section does when it
+ * is empty or full.
+ */
+static int
+lock_pool_from_yaml(const struct yc_node *p, double hz, struct lock_lines *ll,
+    struct vs_err *err)
+{
+	int64_t batches, fill, slow, word;
+
+	if (p == NULL)
+		return 0;
+	if (yc_expect(p, YC_MAP, "a mapping of pool settings", err) ||
+	    yc_get_int(p, "batches", 8, 1, 1 << 20, &batches, err) ||
+	    yc_get_int(p, "fill", 0, 0, 1 << 20, &fill, err) ||
+	    yc_get_int(p, "slow_lines", 0, 0, 4096, &slow, err) ||
+	    yc_get_int(p, "slow_word_lines", 0, 0, 4096, &word, err) ||
+	    yc_get_qty(p, "slow", UNIT_TIME, hz, 0, 0, 1e9, &ll->slow_ns, err))
+		return -1;
+	if (fill > batches)
+		return yc_err(yc_find(p, "fill"), err, "pool fill %lld is more than its %lld "
+		    "batches", (long long)fill, (long long)batches);
+	ll->pool_batches = (int)batches;
+	ll->pool_fill = (int)fill;
+	ll->slow_lines = (int)slow;
+	ll->slow_word = (int)word;
+	return yc_check_unused(p, "batches, fill, slow_lines, slow_word_lines, slow", err);
+}
+
 struct workload *
 wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err *err)
 {
@@ -980,8 +1010,9 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			    yc_get_int(ld, "req_lines", 0, 0, 4096, &req, err) ||
 			    yc_get_int(ld, "req_stream_lines", 0, 0, 4096, &reqs, err) ||
 			    yc_get_num(ld, "calls", 0, 0, 1e18, &calls, err) ||
+			    lock_pool_from_yaml(yc_find(ld, "pool"), hz, &w->locks[li].lines, err) ||
 			    yc_check_unused(ld, "cs_lines, stream_lines, word_lines, req_lines, "
-			    "req_stream_lines, calls", err))
+			    "req_stream_lines, calls, pool", err))
 				goto fail;
 			w->locks[li].lines.cs = (int)lines;
 			w->locks[li].lines.stream = (int)stream;
