@@ -180,6 +180,9 @@ bad ipi-key "--set:1:18: " "unknown key 'wat'" "$e" --set 'vms[0].guest.ipi.wat=
 bad set-unknown-key "--set:1:12: " "unknown key 'bogus'" "$f" --set 'hypervisor.bogus=1'
 bad lock-switch "--set:1:41: " "'steal' must be one of: none, once, hybrid" "$f" \
     --set 'vms[0].lock={kind: pv-qspinlock, steal: sometimes}'
+s3=$top_srcdir/configs/seed003/seed003.yaml
+bad pool-overfull "--set:1:" "pool fill 3 is more than its 2 batches" "$s3" \
+    --set 'workloads.slab.locks.list_lock.pool={batches: 2, fill: 3}'
 bad set-bad-value "--set:1:14: " "'vcpus' must be an integer, got 'four'" "$f" \
     --set 'vms[0].vcpus=four'
 bad kvm-dy-version "--set:1:37: " "'version' must be one of: 3.2, 3.10, 5.3" "$f" \
