@@ -52,6 +52,19 @@ sim_cancel(struct sim *s, evq_id *id)
 	*id = EVQ_NONE;
 }
 
+sim_time_t
+sim_next_time(const struct sim *s)
+{
+	return evq_peek_time(s->q);
+}
+
+void
+sim_advance(struct sim *s, sim_time_t t)
+{
+	VS_ASSERT(t >= s->now && t < evq_peek_time(s->q) && t <= s->end && !s->stopped);
+	s->now = t;
+}
+
 void
 sim_run(struct sim *s)
 {

@@ -38,6 +38,14 @@ evq_id sim_after(struct sim *, sim_time_t dt, sim_fn fn, void *arg, int64_t data
 void sim_move(struct sim *, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data);
 /* Cancel *id if pending and clear it. */
 void sim_cancel(struct sim *, evq_id *id);
+/* The earliest pending event's time (SIM_NEVER: none). */
+sim_time_t sim_next_time(const struct sim *);
+/*
+ * From inside an event: move the clock on to t, which is before every pending
+ * event and not past the end, so nothing but the caller acts in between (an
+ * exact fast-forward of work the caller accounts for in one step).
+ */
+void sim_advance(struct sim *, sim_time_t t);
 /* Run until the queue is empty, sim_stop() is called, or the end time. */
 void sim_run(struct sim *);
 void sim_stop(struct sim *);
