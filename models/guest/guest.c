@@ -173,6 +173,65 @@ mem_set(struct guest *g, int on)
 	}
 }
 
+/*
+ * The PLE fast-forward (issue 13): a spinner whose exit yielded to nobody and
+ * changed nothing (kind ple_repeatable) would go on exit -> scan -> re-entry
+ * -> window -> exit, each cycle the same, until some other event changes the
+ * world.  With no event pending before the cycles' events, nothing else can:
+ * take the whole cycles that end before the next pending event (and not past
+ * the end) in one step, with the slow path's arithmetic, then go on as usual.
+ * Called in ple_exit, after the scan (pre is the exit's cost, ple_left 0).
+ */
+static void
+ple_fast_forward(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+	struct sim *s = g->sim;
+	sim_time_t e = sim_ns(g->pre), w, p, bound, k, i, t;
+	double left, rem = g->rem, win = ple_window(g);
+	int fails;
+
+	if (hv->kind->ple_repeatable == NULL || g->act != GA_SPIN || g->obs_at >= 0 ||
+	    g->v->pcpu == NULL || !(g->pre > 0) || win == GUEST_FOREVER ||
+	    (fails = hv->kind->ple_repeatable(hv, g->v)) < 0)
+		return;
+	w = sim_ns(win);
+	p = e + w;
+	/* the last cycle's exit must come before the next pending event (a tie
+	 * would fire after it in the slow path) and not after the end */
+	bound = sim_next_time(s) - 1;
+	if (s->end < bound)
+		bound = s->end;
+	if (bound <= s->now || p <= 0)
+		return;
+	k = (bound - s->now) / p;
+	/* the budget: settle's steps at re-entry (pre's rounding) and at the exit */
+	left = (double)e - g->pre;
+	for (i = 0; rem != GUEST_FOREVER && i < k; i++) {
+		double r = rem > left ? rem - left : 0;
+
+		/* arm: the window ends first, else the budget does (the slow path) */
+		if (!(w < sim_ns(r)))
+			break;
+		rem = r > (double)w ? r - (double)w : 0;
+	}
+	if (rem != GUEST_FOREVER)
+		k = i;
+	if (k <= 0)
+		return;
+	for (i = 1; hv->probe != NULL && i <= k; i++) {
+		t = s->now + i * p;
+		hv_probe_at(hv, t, PR_PLE_EXIT, g->v->id, g->v->pcpu->id, g->cond ? NULL : g->lock,
+		    0);
+	}
+	hv->st.exits_ple += (uint64_t)k;
+	hv->st.exits_ple_bulk += (uint64_t)k;
+	hv->kind->ple_repeat(hv, g->v, (uint64_t)k);
+	g->rem = rem;
+	sim_advance(s, s->now + k * p);
+	g->t0 = s->now;
+}
+
 /* Intel SDM "PAUSE-loop exiting": the spin outlasted the window; exit. */
 static void
 ple_exit(struct guest *g)
@@ -184,6 +243,8 @@ ple_exit(struct guest *g)
 	g->in_ple = 1;
 	g->pre += hv->m->exit_ple_ns;
 	hv->kind->ple_exit(hv, g->v);
+	if (hv->fast_forward)
+		ple_fast_forward(g);
 	arm(g);
 }
 

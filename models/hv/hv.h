@@ -62,6 +62,7 @@ struct hv_stats {
 	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io, exits_ipi, exits_timer;
 	double io_ns;			/* vCPU time spent in I/O exits */
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
+	uint64_t exits_ple_bulk;	/* of exits_ple, those the fast-forward took in bulk */
 };
 
 /*
@@ -101,18 +102,28 @@ struct hv {
 	int *mem_streamers;	/* per socket: vCPUs streaming memory there (guest.c) */
 	const struct probe *probe;	/* NULL: nobody watches */
 	int check;		/* run_opts.check: 3 (--check=full) adds the costly invariants */
+	int fast_forward;	/* exact shortcuts on (scenario key fast_forward; 0: the slow
+				 * path, the reference) */
 };
+
+/* Tell the probe, if any, of an event at time t (a fast-forward's past steps). */
+static inline void
+hv_probe_at(const struct hv *hv, sim_time_t t, enum probe_kind k, int vcpu, int pcpu,
+    const void *lock, int aux)
+{
+	if (hv->probe != NULL) {
+		struct probe_ev e = { k, t, vcpu, pcpu, lock, aux };
+
+		hv->probe->fn(hv->probe->ctx, &e);
+	}
+}
 
 /* Tell the probe, if any. */
 static inline void
 hv_probe(const struct hv *hv, enum probe_kind k, int vcpu, int pcpu, const void *lock,
     int aux)
 {
-	if (hv->probe != NULL) {
-		struct probe_ev e = { k, hv->sim->now, vcpu, pcpu, lock, aux };
-
-		hv->probe->fn(hv->probe->ctx, &e);
-	}
+	hv_probe_at(hv, hv->sim->now, k, vcpu, pcpu, lock, aux);
 }
 
 void hv_init(struct hv *, struct sim *, const struct machine *, const struct sched_ops *,

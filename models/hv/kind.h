@@ -41,6 +41,14 @@ struct hv_kind_ops {
 	void (*ple_exit)(struct hv *, struct vcpu *);
 	/* The exit handling is over; the vCPU is back in the guest. */
 	void (*ple_done)(struct hv *, struct vcpu *);
+	/* Optional, for the PLE fast-forward (guest.c ple_fast_forward): right
+	 * after ple_exit, >= 0 if that exit changed nothing but counters (no
+	 * yield, the window as it was, no other vCPU's state), so that with
+	 * nothing else happening the next exit does exactly the same; -1 if not. */
+	int (*ple_repeatable)(struct hv *, struct vcpu *);
+	/* ... then n more such exits (each after a ple_done) happen at once:
+	 * their counters, and the state after the last ple_exit. */
+	void (*ple_repeat)(struct hv *, struct vcpu *, uint64_t n);
 	/* A halt begins: how long the vCPU polls before it blocks (0: it blocks
 	 * at once).  Called once per halt. */
 	double (*halt_poll)(struct hv *, struct vcpu *);

@@ -82,12 +82,14 @@ struct kvm_vcpu {
 	int ipi_to;		/* the vCPU (global id) it last kicked, -1 none */
 	struct kvm_hp_vcpu hp;
 	uint64_t dy_yields, pv_yields, pv_yield_tries;
+	int ff_fails;		/* the last PLE exit's failed yield_to calls; -1: not repeatable */
 };
 
 struct kvm {
 	const struct kvm_cfg *cfg;
 	struct kvm_vcpu *v;	/* per vCPU, by global id */
 	int *last_boosted;	/* per VM */
+	int scan_touched;	/* this scan changed another vCPU's state (dy_eligible) */
 };
 
 static int
@@ -313,12 +315,14 @@ shrink_window(struct kvm *k, struct kvm_vcpu *kv)
 
 /* LNX-3.10 kvm_main.c: kvm_vcpu_eligible_for_directed_yield */
 static int
-eligible(struct kvm_vcpu *t)
+eligible(struct kvm *k, struct kvm_vcpu *t)
 {
 	int e = !t->in_spin_loop || t->dy_eligible;
 
-	if (t->in_spin_loop)
+	if (t->in_spin_loop) {
 		t->dy_eligible = !t->dy_eligible;
+		k->scan_touched = 1;
+	}
 	return e;
 }
 
@@ -337,7 +341,7 @@ candidate(struct kvm *k, const struct vcpu *me, const struct vcpu *t)
 	/* halted: its wait queue is active and no kick is pending */
 	if (t->blocked && hv->gops->is_halted(t))
 		return 0;
-	if (s->dy_eligible && !eligible(kt))
+	if (s->dy_eligible && !eligible(k, kt))
 		return 0;
 	/* LNX-3.2 kvm_vcpu_yield_to: PF_VCPU (in guest mode) refuses */
 	if (s->skip_running && t->pcpu != NULL)
@@ -345,17 +349,15 @@ candidate(struct kvm *k, const struct vcpu *me, const struct vcpu *t)
 	return 1;
 }
 
-/* LNX-3.2 / 3.10 / 5.3 kvm_main.c: kvm_vcpu_on_spin */
-static void
-kvm_ple_exit(struct hv *hv, struct vcpu *me)
+/* LNX-3.2 / 3.10 / 5.3 kvm_main.c: kvm_vcpu_on_spin; returns 1 if it yielded */
+static int
+on_spin(struct hv *hv, struct vcpu *me)
 {
 	struct kvm *k = hv->kind_priv;
 	struct vm *vm = me->vm;
 	struct kvm_vcpu *km = &k->v[me->id];
 	int last = k->last_boosted[vm->id], pass, i, tries = 3, r;
 
-	if (k->cfg->dynamic)
-		grow_window(k, km);
 	km->in_spin_loop = 1;
 	/* 2025 IPI-aware proposal: the vCPU we kicked and that has not run since first */
 	if (k->cfg->dy.prefer_ipi && km->ipi_to >= 0) {
@@ -364,7 +366,7 @@ kvm_ple_exit(struct hv *hv, struct vcpu *me)
 		if (t->vm == vm && candidate(k, me, t) && hv_yield_to(me, t) > 0) {
 			km->dy_yields++;
 			k->last_boosted[vm->id] = t->idx;
-			return;
+			return 1;
 		}
 	}
 	for (pass = 0; pass < 2; pass++) {
@@ -379,12 +381,58 @@ kvm_ple_exit(struct hv *hv, struct vcpu *me)
 			if (r > 0) {
 				km->dy_yields++;
 				k->last_boosted[vm->id] = i;
-				return;
+				return 1;
 			}
 			if (r < 0 && k->cfg->dy.esrch_exit && --tries == 0)
-				return;
+				return 0;
 		}
 	}
+	return 0;
+}
+
+/*
+ * handle_pause (vmx.c) / pause_interception (svm.c): grow the window, then
+ * kvm_vcpu_on_spin.  A scan that yielded to nobody, left the window as it was
+ * and touched no other vCPU leaves everything as it found it (last_boosted_vcpu
+ * moves only on a successful yield_to): the PLE fast-forward may repeat it.
+ */
+static void
+kvm_ple_exit(struct hv *hv, struct vcpu *me)
+{
+	struct kvm *k = hv->kind_priv;
+	struct kvm_vcpu *km = &k->v[me->id];
+	uint64_t fail0 = hv->st.yield_to_fail;
+	double w0 = km->window_ns;
+
+	if (k->cfg->dynamic)
+		grow_window(k, km);
+	k->scan_touched = 0;
+	km->ff_fails = -1;
+	if (!on_spin(hv, me) && !k->scan_touched && km->window_ns == w0)
+		km->ff_fails = (int)(hv->st.yield_to_fail - fail0);
+}
+
+static int
+kvm_ple_repeatable(struct hv *hv, struct vcpu *v)
+{
+	struct kvm *k = hv->kind_priv;
+
+	return k->v[v->id].ff_fails;
+}
+
+/* n more exits as the last: kvm_ple_done, then the same failed scan. */
+static void
+kvm_ple_repeat(struct hv *hv, struct vcpu *v, uint64_t n)
+{
+	struct kvm *k = hv->kind_priv;
+	struct kvm_vcpu *kv = &k->v[v->id];
+
+	VS_ASSERT(kv->ff_fails >= 0);
+	if (n == 0)
+		return;
+	kv->dy_eligible = 0;
+	kv->in_spin_loop = 1;
+	hv->st.yield_to_fail += n * (uint64_t)kv->ff_fails;
 }
 
 static void
@@ -645,6 +693,8 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.ple_window = kvm_ple_window,
 	.ple_exit = kvm_ple_exit,
 	.ple_done = kvm_ple_done,
+	.ple_repeatable = kvm_ple_repeatable,
+	.ple_repeat = kvm_ple_repeat,
 	.halt_poll = kvm_halt_poll,
 	.halt_end = kvm_halt_end,
 	.sched_in = kvm_sched_in,

@@ -41,7 +41,9 @@ struct sched_ops {
 	/* Choose what pCPU p runs next (NULL: idle) and for how long (0: no limit). */
 	struct vcpu *(*do_schedule)(struct hv *, struct pcpu *p, sim_time_t *slice);
 	void (*yield)(struct hv *, struct vcpu *);			/* optional */
-	int (*yield_to)(struct hv *, struct vcpu *from, struct vcpu *to); /* optional */
+	/* optional; >0 yielded, else it failed and changed nothing (the PLE
+	 * fast-forward repeats failed scans without calling it again) */
+	int (*yield_to)(struct hv *, struct vcpu *from, struct vcpu *to);
 	void (*tick)(struct hv *, struct pcpu *);			/* optional */
 };
 

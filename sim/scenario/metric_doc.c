@@ -16,6 +16,8 @@ const struct metric_doc metric_docs[] = {
 	{ "ctx_switches", "count", "host context switches between vCPUs" },
 	{ "hlt_exits", "count", "HLT exits (a vCPU halted)" },
 	{ "ple_exits", "count", "PAUSE-loop exits" },
+	{ "ple_exits_bulk", "count", "of those, the exits the PLE fast-forward took in bulk (0 "
+	  "with fast_forward: false; a cost figure like events)" },
 	{ "io_exits", "count", "PIO/MMIO exits (io: primitive)" },
 	{ "io_exit_cpu_share", "% of a CPU", "host CPU time spent handling I/O exits" },
 	{ "hypercalls", "count", "hypercall exits (kicks, yields, io: hypercall)" },

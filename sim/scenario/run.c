@@ -352,6 +352,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	hv.guest = &grun;
 	hv.probe = o->probe;
 	hv.check = o->check;
+	hv.fast_forward = sc->fast_forward;
 	for (i = 0; i < sc->nvms; i++) {
 		const struct vmdef *d = &sc->vms[i];
 
@@ -419,6 +420,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "ctx_switches", "count", (double)hv.st.ctx_switches);
 	metrics_add(out, "hlt_exits", "count", (double)hv.st.exits_hlt);
 	metrics_add(out, "ple_exits", "count", (double)hv.st.exits_ple);
+	metrics_add(out, "ple_exits_bulk", "count", (double)hv.st.exits_ple_bulk);
 	metrics_add(out, "io_exits", "count", (double)hv.st.exits_io);
 	metrics_add(out, "io_exit_cpu_share", "% of a CPU",
 	    sim.now > 0 ? 100 * hv.st.io_ns / (double)sim.now : 0);

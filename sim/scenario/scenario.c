@@ -16,7 +16,7 @@
 #include "yconf.h"
 
 static const char *const top_keys = "name, description, seed, reps, until, duration, "
-    "machine, hypervisor, vms, workloads, metrics, calibration";
+    "machine, hypervisor, vms, workloads, metrics, calibration, fast_forward";
 
 static char *
 where(const struct yc_node *n)
@@ -599,6 +599,9 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 	if (yc_get_enum(root, "until", until_names, d < 0 ? 1 : 0, &until, err))
 		return -1;
 	sc->until_done = until;
+	/* the engine's exact shortcuts; false runs the slow path (the reference) */
+	if (yc_get_bool(root, "fast_forward", 1, &sc->fast_forward, err))
+		return -1;
 	if (!until && d < 0)
 		return yc_err(root, err, "'until: duration' needs a 'duration'");
 	if (parse_hypervisor(sc, yc_find(root, "hypervisor"), err))

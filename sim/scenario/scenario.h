@@ -57,6 +57,7 @@ struct scenario {
 	int reps;
 	sim_time_t duration;		/* SIM_NEVER: none */
 	int until_done;
+	int fast_forward;		/* exact shortcuts (the PLE fast-forward); 0: slow path */
 	struct machine machine;
 	const struct hv_kind_ops *kind;
 	void *kind_cfg;
