@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# e2e_pleff.sh - the PLE fast-forward (guest.c ple_fast_forward) against the
+# slow path (fast_forward: false), on failed-yield PLE storms: every metric the
+# same bytes but the engine's cost figures (events, events_per_sec,
+# ple_exits_bulk), and the same trace and lock statistics.
+#
+# Run by `make check`; one line per check, then "N passed, M failed".
+
+. "$(dirname "$0")/e2e_lib.sh"
+S=$DATA/ple-ff.yaml
+
+# both NAME FILE SETS...: run the scenario with and without the fast-forward
+both() {
+	name=$1 f=$2
+	shift 2
+	for ff in true false; do
+		"$VS" run "$f" --no-wall-clock --format csv --set 'metrics=[]' "$@" \
+		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
+		grep -v '^events,\|^events_per_sec,\|^ple_exits_bulk,' "$tmp/$name.$ff" \
+		    >"$tmp/$name.$ff.m"
+	done
+	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
+}
+
+# metric NAME FILE: its mean
+metric() {
+	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
+}
+
+# bulk NAME MIN%: the fast-forward took at least MIN% of the PLE exits, none
+# with it off, and it handled fewer events
+bulk() {
+	awk -F, -v min="$2" '$1 == "ple_exits" { p = $3 } $1 == "ple_exits_bulk" { b = $3 }
+	    END { exit !(p > 0 && b >= p * min / 100) }' "$tmp/$1.true" &&
+	[ "$(metric ple_exits_bulk "$tmp/$1.false")" = 0 ] &&
+	awk -v a="$(metric events "$tmp/$1.true")" -v b="$(metric events "$tmp/$1.false")" \
+	    'BEGIN { exit !(a < b) }'
+}
+
+# positive NAME METRIC: the fast-forward run's METRIC is > 0
+positive() {
+	awk -F, -v m="$2" '$1 == m { v = $3 } END { exit !(v > 0) }' "$tmp/$1.true"
+}
+
+# KVM 3.2, CFS: the holder runs, PF_VCPU refuses it, the scan yields to nobody
+check "3.2/cfs ticket: the same metrics" both c32 "$S"
+check "3.2/cfs ticket: most exits in bulk" bulk c32 80
+# the holder is a candidate: yield_to to the same running vCPU fails every time
+check "3.2 without skip_running: the same metrics" both c32r "$S" \
+    --set 'hypervisor.directed_yield={version: "3.2", skip_running: false}'
+check "3.2 without skip_running: failed yield_to counted" positive c32r yield_to_fail
+check "3.2 without skip_running: most exits in bulk" bulk c32r 80
+# KVM 3.10's switches with -ESRCH answers (Linux 4.5 yield_to_task_fair)
+check "3.10 + yield_to_esrch: the same metrics" both c310 "$S" \
+    --set 'hypervisor.directed_yield={version: "3.10", only_preempted: false}' \
+    --set hypervisor.params.yield_to_esrch=true
+check "3.10 + yield_to_esrch: most exits in bulk" bulk c310 80
+check "5.3/eevdf: the same metrics" both eevdf "$S" --set hypervisor.scheduler=eevdf \
+    --set hypervisor.directed_yield=5.3
+check "5.3/eevdf: most exits in bulk" bulk eevdf 80
+# pv-ticket: the spin budget (SPIN_THRESHOLD) ends some storms, then it halts
+check "pv-ticket, short budget: the same metrics" both pvt "$S" \
+    --set 'vms[0].lock={kind: pv-ticket, spin_threshold: 2000}'
+check "pv-ticket, short budget: exits in bulk" bulk pvt 50
+check "pv-ticket, short budget: it halts" positive pvt hlt_exits
+# the dynamic window (6.6) grows every exit: cycles repeat only at its max
+check "6.6 dynamic window: the same metrics" both dyn "$S" --set hypervisor.ple.defaults=6.6
+# several spinners at once: each bounds the others' steps
+check "4 vCPUs, 4 pCPUs, pv-ticket: the same metrics" both four "$S" \
+    --set machine.cores_per_socket=4 --set 'vms[0].vcpus=4' --set 'vms[0].lock=pv-ticket'
+check "4 vCPUs: some exits in bulk" bulk four 1
+# the task form on the guest kernel, overcommitted: seed 001's X7560 2x BASE
+check "seed001 X7560 2x BASE (0.3 s): the same metrics" both s1 \
+    "$top_srcdir/configs/seed001/x7560-ple.yaml" --set 'vms[1].count=1' \
+    --set duration=300ms --reps 1
+
+# what a probe sees: the same trace and lock statistics
+for ff in true false; do
+	"$VS" run "$S" --no-wall-clock --format csv --reps 1 --set duration=10ms \
+	    --set 'vms[0].lock={kind: pv-ticket, spin_threshold: 2000}' --set fast_forward=$ff \
+	    --trace "$tmp/t.$ff.json" --lock-stat "$tmp/ls.$ff" >"$tmp/out.$ff" 2>"$tmp/err"
+done
+check "the same trace" cmp "$tmp/t.true.json" "$tmp/t.false.json"
+check "the trace has the PLE exits" grep -q '"name":"PLE"' "$tmp/t.true.json"
+check "the same lock statistics" cmp "$tmp/ls.true" "$tmp/ls.false"
+
+sed 's/^seed: 3$/fast_forward: maybe/' "$S" >"$tmp/bad.yaml"
+sed -i "s|\.\./\.\./configs|$top_srcdir/configs|" "$tmp/bad.yaml"
+run run "$tmp/bad.yaml"
+check "fast_forward: maybe is refused (exit 2)" [ "$rc" = 2 ]
+check "... with FILE:LINE:COLUMN" grep -q 'bad.yaml:6:[0-9]*: .*fast_forward' "$tmp/err"
+e2e_finish
