@@ -86,7 +86,7 @@ check "the trace has the PLE exits" grep -q '"name":"PLE"' "$tmp/t.true.json"
 check "the same lock statistics" cmp "$tmp/ls.true" "$tmp/ls.false"
 
 sed 's/^seed: 3$/fast_forward: maybe/' "$S" >"$tmp/bad.yaml"
-sed -i "s|\.\./\.\./configs|$top_srcdir/configs|" "$tmp/bad.yaml"
+sed -i "s|\.\./\.\./configs|$(cd "$top_srcdir" && pwd)/configs|" "$tmp/bad.yaml"
 run run "$tmp/bad.yaml"
 check "fast_forward: maybe is refused (exit 2)" [ "$rc" = 2 ]
 check "... with FILE:LINE:COLUMN" grep -q 'bad.yaml:6:[0-9]*: .*fast_forward' "$tmp/err"
