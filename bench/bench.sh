@@ -13,10 +13,13 @@
 # (python3-simpy), bench/simpy_ticket.py runs bench/peer-ticket.yaml's model
 # side by side; the ratio is of acquisitions per CPU-second.
 # BENCH_ONLY=NAME[,NAME...] runs only those rows (names as printed).
+# BENCH_SET=PATH=VALUE adds one --set to every row (fast_forward=false: the
+# slow path).  Rows with PLE exits say how many the fast-forward took in bulk.
 set -u
 VS=$1 EVQ=$2 SRC=$3
 RUNS=${BENCH_RUNS:-3}
 ONLY=${BENCH_ONLY:-}
+SET=${BENCH_SET:-}
 TIME=/usr/bin/time
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -36,7 +39,8 @@ row() {
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		if ! $TIME -f '%e %U %S' -o "$tmp/t" "$VS" run "$@" --reps "$reps" --set 'metrics=[]' \
-		    --no-wall-clock --format csv > "$tmp/out" 2> "$tmp/err"; then
+		    ${SET:+--set} ${SET:+"$SET"} --no-wall-clock --format csv > "$tmp/out" \
+		    2> "$tmp/err"; then
 			echo "bench: $name failed:"; cat "$tmp/err"; return 1
 		fi
 		awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/cpu"
@@ -57,6 +61,9 @@ row() {
 		printf "%-16s %11d %10d %6.2f/%6.2f/%6.2f %7.2f %8.2f %8.3f %7.1f %7.1f (%d)\n",
 		    n, ev, acq, lo, med, hi, w, ev / c / 1e6, acq / c / 1e6, c * 1e9 / ev, eq, p }'
 	echo "$name $ev $acq $2 $acq1" >> "$tmp/rows"
+	awk -F, -v n="$name" '$1 == "ple_exits" { p = $3 } $1 == "ple_exits_bulk" { b = $3 }
+	    END { if (p > 0) printf "%s %.0f %.0f %.2f\n", n, p, b, 100 * b / p }' \
+	    "$tmp/out" >> "$tmp/ple"
 }
 
 echo "vlocksim make bench: $RUNS run(s) per row; rates per CPU-second of the median run"
@@ -78,6 +85,10 @@ for n in 4 64 1024; do
 	row peer-$n $((2 * n)) $((n < 64 ? 5 : 2)) "$SRC/bench/peer-ticket.yaml" \
 	    --set "vms[0].vcpus=$n" --set "machine.cores_per_socket=$n"
 done
+if [ -s "$tmp/ple" ]; then
+	echo "PLE exits per replication, and those the fast-forward took in bulk (ple_exits_bulk):"
+	awk '{ printf "  %-16s %12s exits, %12s in bulk (%s%%)\n", $1, $2, $3, $4 }' "$tmp/ple"
+fi
 if [ -f "$tmp/rows" ] && grep -q '^scale-8v ' "$tmp/rows" && grep -q '^scale-4096v ' "$tmp/rows"; then
 	awk '$1 == "scale-8v" { a = $4 / $2 } $1 == "scale-4096v" { b = $4 / $2 }
 	    END { printf "ns/event at 4096 vCPUs / at 8 vCPUs: %.2f (target <= 1.5)\n", b / a }' "$tmp/rows"
