@@ -203,6 +203,78 @@ START_TEST(dy_eligible_toggles)
 }
 END_TEST
 
+/* The PLE fast-forward's question: would the next exit do exactly this one again? */
+static int
+exit_repeatable(struct t *t, int i)
+{
+	nasked = 0;
+	kind_kvm_ops.ple_exit(&t->hv, t->v[i]);
+	return kind_kvm_ops.ple_repeatable(&t->hv, t->v[i]);
+}
+
+START_TEST(a_scan_that_yields_to_nobody_repeats)
+{
+	struct t t;
+	uint64_t f0;
+	int i, r;
+
+	t_init(&t, "{spin_handler: \"3.2\"}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;	/* every yield_to fails (and so changes nothing) */
+	r = exit_repeatable(&t, 0);
+	ck_assert_int_eq(r, NV - 1);	/* the failed yield_to calls it made */
+	ck_assert_int_eq(nasked, NV - 1);
+	f0 = t.hv.st.yield_to_fail;
+	kind_kvm_ops.ple_repeat(&t.hv, t.v[0], 10);
+	ck_assert_uint_eq(t.hv.st.yield_to_fail, f0 + 10 * (NV - 1));
+	kind_kvm_ops.ple_done(&t.hv, t.v[0]);
+	/* the slow path's next exit asks the same vCPUs in the same order */
+	ck_assert_int_eq(exit_repeatable(&t, 0), NV - 1);
+	ck_assert_int_eq(asked[0], 1);
+	ck_assert_int_eq(asked[NV - 2], NV - 1);
+	kind_kvm_ops.ple_done(&t.hv, t.v[0]);
+	t_free(&t);
+
+	/* nobody to ask at all: repeatable with no calls */
+	t_init(&t, "{spin_handler: \"3.10\"}");
+	ck_assert_int_eq(exit_repeatable(&t, 0), 0);
+	ck_assert_int_eq(nasked, 0);
+	t_free(&t);
+}
+END_TEST
+
+START_TEST(a_scan_that_changes_something_does_not_repeat)
+{
+	struct t t;
+	int i;
+
+	/* a yield: last_boosted_vcpu moves on */
+	t_init(&t, "{spin_handler: \"3.2\"}");
+	answer[1] = 0;
+	ck_assert_int_eq(exit_repeatable(&t, 0), -1);
+	t_free(&t);
+
+	/* dy_eligible toggled a spinner's flag: the next scan differs */
+	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	t.v[1]->pcpu = &t.hv.pcpus[1];
+	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
+	t.v[1]->pcpu = NULL;
+	ck_assert_int_eq(exit_repeatable(&t, 0), -1);
+	t_free(&t);
+
+	/* the dynamic window grew; once at its max it stays */
+	t_init(&t, "{spin_handler: \"3.2\", ple: {dynamic: true, max: 16384cycles}}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	ck_assert_int_eq(exit_repeatable(&t, 0), -1);	/* 4096 -> 8192 */
+	ck_assert_int_eq(exit_repeatable(&t, 0), -1);	/* -> 16384 */
+	ck_assert_int_eq(exit_repeatable(&t, 0), NV - 1);	/* stays */
+	t_free(&t);
+}
+END_TEST
+
 START_TEST(esrch_exit_gives_up_after_three)
 {
 	struct t t;
@@ -347,6 +419,8 @@ main(void)
 	tcase_add_test(tc, v310_is_preempted_only);
 	tcase_add_test(tc, dy_eligible_passes_over_a_spinner_every_other_time);
 	tcase_add_test(tc, dy_eligible_toggles);
+	tcase_add_test(tc, a_scan_that_yields_to_nobody_repeats);
+	tcase_add_test(tc, a_scan_that_changes_something_does_not_repeat);
 	tcase_add_test(tc, esrch_exit_gives_up_after_three);
 	tcase_add_test(tc, ready_boost_takes_a_woken_vcpu);
 	tcase_add_test(tc, prefer_ipi_target_goes_first);
