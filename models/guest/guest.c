@@ -187,22 +187,24 @@ ple_fast_forward(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
 	struct sim *s = g->sim;
-	sim_time_t e = sim_ns(g->pre), w, p, bound, k, i, t;
-	double left, rem = g->rem, win = ple_window(g);
-	int fails;
+	sim_time_t e, w, p, bound, k, i, t;
+	double left, rem = g->rem, win;
 
-	if (hv->kind->ple_repeatable == NULL || g->act != GA_SPIN || g->obs_at >= 0 ||
-	    g->v->pcpu == NULL || !(g->pre > 0) || win == GUEST_FOREVER ||
-	    (fails = hv->kind->ple_repeatable(hv, g->v)) < 0)
+	if (g->act != GA_SPIN || g->obs_at >= 0 || g->v->pcpu == NULL || !(g->pre > 0))
 		return;
-	w = sim_ns(win);
-	p = e + w;
 	/* the last cycle's exit must come before the next pending event (a tie
-	 * would fire after it in the slow path) and not after the end */
+	 * would fire after it in the slow path) and not after the end; the
+	 * cheap test first: with other vCPUs spinning it usually fails */
+	e = sim_ns(g->pre);
 	bound = sim_next_time(s) - 1;
 	if (s->end < bound)
 		bound = s->end;
-	if (bound <= s->now || p <= 0)
+	if (bound - s->now <= e || hv->kind->ple_repeatable == NULL ||
+	    (win = ple_window(g)) == GUEST_FOREVER || hv->kind->ple_repeatable(hv, g->v) < 0)
+		return;
+	w = sim_ns(win);
+	p = e + w;
+	if (bound - s->now < p)
 		return;
 	k = (bound - s->now) / p;
 	/* the budget: settle's steps at re-entry (pre's rounding) and at the exit */
