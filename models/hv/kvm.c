@@ -392,9 +392,10 @@ on_spin(struct hv *hv, struct vcpu *me)
 
 /*
  * handle_pause (vmx.c) / pause_interception (svm.c): grow the window, then
- * kvm_vcpu_on_spin.  A scan that yielded to nobody, left the window as it was
- * and touched no other vCPU leaves everything as it found it (last_boosted_vcpu
- * moves only on a successful yield_to): the PLE fast-forward may repeat it.
+ * kvm_vcpu_on_spin.  LNX-3.2 virt/kvm/kvm_main.c kvm_vcpu_on_spin writes
+ * kvm->last_boosted_vcpu only when yield_to succeeds, so a scan that yielded to
+ * nobody, left the window as it was and toggled no dy_eligible leaves
+ * everything as it found it: the PLE fast-forward may repeat it.
  */
 static void
 kvm_ple_exit(struct hv *hv, struct vcpu *me)
