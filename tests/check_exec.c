@@ -222,8 +222,16 @@ END_TEST
 
 /* Fork backend jobs: id 7 fails, id 9 is killed, others echo their id. */
 static int
-fork_job(void *ctx, size_t id, char **out, size_t *len, struct vs_err *err)
+fork_job(void *ctx, size_t id, const char *arg, size_t arglen, char **out, size_t *len,
+    struct vs_err *err)
 {
+	if (id == 5) {
+		/* The run's argument reaches the worker as it was at submit. */
+		*out = malloc(arglen + 1);
+		memcpy(*out, arg, arglen);
+		*len = arglen;
+		return 0;
+	}
 	if (id == 7)
 		return vs_errf(err, NULL, 0, 0, "seven is bad");
 	if (id == 9)
@@ -238,6 +246,7 @@ fork_job(void *ctx, size_t id, char **out, size_t *len, struct vs_err *err)
 struct fgot {
 	size_t len[16];
 	char first[16];
+	char text[16][16];
 };
 
 static int
@@ -247,14 +256,16 @@ fgot_done(void *ctx, size_t id, const char *buf, size_t len, struct vs_err *err)
 
 	g->len[id] = len;
 	g->first[id] = buf[0];
+	snprintf(g->text[id], sizeof g->text[id], "%.*s", (int)len, buf);
 	return 0;
 }
 
 START_TEST(fork_backend)
 {
-	struct exec_job job = { NULL, fork_job };
+	struct exec_job job = { NULL, fork_job, NULL, 0 };
 	struct exec_backend *be = exec_fork_new(&job, 3);
-	size_t ids[] = { 0, 1, 2, 3, 4 }, bad[] = { 7 }, killed[] = { 9 }, failed, first;
+	size_t ids[] = { 0, 1, 2, 3, 4 }, bad[] = { 7 }, killed[] = { 9 }, five[] = { 5 };
+	size_t failed, first;
 	struct exec_prog p = prog();
 	struct fgot g;
 	struct vs_err err;
@@ -271,6 +282,24 @@ START_TEST(fork_backend)
 	ck_assert_int_eq(exec_run(&be, 1, killed, 1, fgot_done, &g, &p, &failed, &first,
 	    &err), -1);
 	ck_assert_str_eq(err.msg, "killed by signal 9");
+	/* Failures reported by the lowest id, whatever the order they end in. */
+	{
+		size_t both[] = { 9, 7 };
+
+		ck_assert_int_eq(exec_run(&be, 1, both, 2, fgot_done, &g, &p, &failed, &first,
+		    &err), -1);
+		ck_assert_uint_eq(failed, 2);
+		ck_assert_uint_eq(first, 7);
+		ck_assert_str_eq(err.msg, "seven is bad");
+	}
+	job.arg = "step 1";
+	job.arglen = 6;
+	ck_assert_int_eq(exec_run(&be, 1, five, 1, fgot_done, &g, &p, &failed, &first, &err), 0);
+	ck_assert_str_eq(g.text[5], "step 1");
+	job.arg = "step 22";
+	job.arglen = 7;
+	ck_assert_int_eq(exec_run(&be, 1, five, 1, fgot_done, &g, &p, &failed, &first, &err), 0);
+	ck_assert_str_eq(g.text[5], "step 22");
 	be->ops->close(be);
 }
 END_TEST

@@ -40,6 +40,23 @@ void cmd_stage_abort(char *stage);
 /* A file path we will write later: its folder exists and takes a new file. */
 int cmd_check_writable(const char *path, struct vs_err *err);
 
+/*
+ * Under mpirun (cmd_mpi.c): cmd_mpi_begin calls MPI_Init (-1 and a message if
+ * it cannot) and silences ranks > 0; a rank > 0 then serves (pool_serve, or
+ * validate_serve / calib_serve) and sets served; cmd_mpi_jobs lends rank 0's
+ * pool the other ranks; cmd_mpi_end, after every file is written, releases
+ * the ranks, says on rank 0's stderr how many runs the other ranks did,
+ * finalizes, and returns rc.  Without a launcher they do nothing.
+ */
+struct cmd_mpi {
+	int on, rank, size, served;
+};
+int cmd_mpi_begin(const char *what, struct cmd_mpi *);
+void cmd_mpi_jobs(const struct cmd_mpi *, int jobs_per_rank);
+/* Draw a progress line (a terminal, rank 0's under mpirun)? */
+int cmd_mpi_progress(const struct cmd_mpi *);
+int cmd_mpi_end(const char *what, struct cmd_mpi *, int rc);
+
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

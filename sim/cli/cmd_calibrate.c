@@ -56,8 +56,8 @@ path_tidy(const char *p)
 	return o;
 }
 
-int
-cmd_calibrate(int argc, char **argv)
+static int
+calibrate_main(int argc, char **argv, struct cmd_mpi *mp)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -99,6 +99,15 @@ cmd_calibrate(int argc, char **argv)
 	}
 	if (calib_load(&cal, argv[optind], dir ? dir : vcase_dir(), &err))
 		goto fail;
+	cal.jobs = jobs;
+	if (mp->rank != 0) {
+		/* Under mpirun: evaluations for rank 0, which fits and writes. */
+		calib_serve(&cal);
+		mp->served = 1;
+		rc = 0;
+		goto clean;
+	}
+	cmd_mpi_jobs(mp, jobs);
 	if (cal.output != NULL)
 		shipped = path_tidy(cal.output);
 	if (out == NULL) {
@@ -107,8 +116,7 @@ cmd_calibrate(int argc, char **argv)
 			goto fail;
 		out = mine;
 	}
-	cal.jobs = jobs;
-	if (calib_fit(&cal, isatty(2), &err))
+	if (calib_fit(&cal, cmd_mpi_progress(mp), &err))
 		goto fail;
 	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
 	text = calib_render(&cal, date);
@@ -135,4 +143,14 @@ clean:
 	free(mine);
 	calib_free(&cal);
 	return rc;
+}
+
+int
+cmd_calibrate(int argc, char **argv)
+{
+	struct cmd_mpi mp;
+
+	if (cmd_mpi_begin("calibrate", &mp))
+		return CMD_EXIT_INPUT;
+	return cmd_mpi_end("calibrate", &mp, calibrate_main(argc, argv, &mp));
 }

@@ -69,7 +69,7 @@ backends(const struct sweep_mpi *mp, const struct exec_job *job, int jobs,
 
 	be[n++] = exec_fork_new(job, jobs);
 	if (mp->on && mp->size > 1)
-		be[n++] = exec_mpi_new(jobs);
+		be[n++] = exec_mpi_new(job, jobs);
 	return n;
 }
 
@@ -302,7 +302,7 @@ done:
 			/* Never leave rank 0 waiting for a rank that could not set up. */
 			exec_mpi_serve(NULL, 1, setup ? "rank failed" : err.msg[0] ? err.msg :
 			    "rank could not read its command line");
-		exec_mpi_finalize();
+		exec_mpi_finalize(rc);
 	}
 	for (i = 0; i < nplots; i++)
 		free(plots[i]);

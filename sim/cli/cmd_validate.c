@@ -44,8 +44,8 @@ all_cases(const char *dir, int *n)
 	return v;
 }
 
-int
-cmd_validate(int argc, char **argv)
+static int
+validate_main(int argc, char **argv, struct cmd_mpi *mp)
 {
 	static const struct option opts[] = {
 		{ "reps", required_argument, NULL, 'r' },
@@ -101,7 +101,8 @@ cmd_validate(int argc, char **argv)
 			    "Runs every case (validation/cases/*.yaml by default), writes\n"
 			    "DIR/validation.{csv,txt,json} and a plot per case plus scatter.{png,svg}.\n"
 			    "-j N: rows run on N worker processes (default: the cores); the\n"
-			    "output is the same for any N.\n"
+			    "output is the same for any N.  Under mpirun, on every rank (-j per\n"
+			    "rank); rank 0 writes.\n"
 			    "--strict: exit 3 when a prediction row misses its tolerance.");
 			return 0;
 		default:
@@ -154,6 +155,14 @@ cmd_validate(int argc, char **argv)
 		if (c)
 			goto fail;
 	}
+	if (mp->rank != 0) {
+		/* Under mpirun: the same rows as rank 0, run for it; it writes. */
+		validate_serve(cases, ncases, reps, jobs);
+		mp->served = 1;
+		rc = 0;
+		goto clean;
+	}
+	cmd_mpi_jobs(mp, jobs);
 	/* The set (reports, plot data, plots) appears whole in OUT or not at all;
 	 * where it goes is checked before any case runs. */
 	rc = CMD_EXIT_FAIL;
@@ -164,7 +173,7 @@ cmd_validate(int argc, char **argv)
 	for (i = 0; i < ncases; i++)
 		if (vcase_check(cases[i], &err))
 			goto fail;
-	if (validate_cases(cases, ncases, reps, jobs, &rep, isatty(2), &err))
+	if (validate_cases(cases, ncases, reps, jobs, &rep, cmd_mpi_progress(mp), &err))
 		goto fail;
 	rc = CMD_EXIT_FAIL;
 	{
@@ -213,4 +222,14 @@ clean:
 	}
 	vreport_free(&rep);
 	return rc;
+}
+
+int
+cmd_validate(int argc, char **argv)
+{
+	struct cmd_mpi mp;
+
+	if (cmd_mpi_begin("validate", &mp))
+		return CMD_EXIT_INPUT;
+	return cmd_mpi_end("validate", &mp, validate_main(argc, argv, &mp));
 }

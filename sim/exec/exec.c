@@ -37,6 +37,10 @@ exec_prog_draw(struct exec_prog *p, int last)
 	char eta[32] = "?";
 	double now = exec_now();
 
+	if (p->show != NULL) {
+		p->show(p->show_ctx, p->done, p->running, p->total);
+		return;
+	}
 	if (p->f == NULL || (!last && p->done == p->ldone && p->running == p->lrunning &&
 	    now - p->drawn < 1.0 && p->drawn > 0))
 		return;
@@ -67,6 +71,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 
 	*failed = 0;
 	*first_failed = 0;
+	VS_ASSERT(nbe >= 1 && nbe <= EXEC_MAX_BACKENDS);
 	for (b = 0; b < nbe; b++) {
 		nslots[b] = be[b]->ops->nslots(be[b]);
 		used[b] = xcalloc((size_t)nslots[b] + 1, 1);
@@ -80,7 +85,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 					continue;
 				id = nagain ? again[nagain - 1] : ids[next];
 				if (be[b]->ops->submit(be[b], s, id, &e2)) {
-					if ((*failed)++ == 0) {
+					if ((*failed)++ == 0 || id < *first_failed) {
 						*first_failed = id;
 						*err = e2;
 					}
@@ -135,12 +140,15 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 			} else if (ev.status == EXEC_OK && done(ctx, ev.id, ev.buf, ev.len, &e2) == 0) {
 				prog->done++;
 				prog->ran++;
+				prog->ran_by[b]++;
 			} else {
 				if (ev.status != EXEC_OK)
 					vs_errf(&e2, NULL, 0, 0, "%s", ev.buf ? ev.buf : "failed");
-				fprintf(stderr, "%svlocksim %s: %s %zu: %s\n", prog->f ? "\n" : "",
-				    prog->what, prog->item, ev.id, e2.msg);
-				if ((*failed)++ == 0) {
+				if (!prog->quiet)
+					fprintf(stderr, "%svlocksim %s: %s %zu: %s\n",
+					    prog->f ? "\n" : "", prog->what, prog->item, ev.id,
+					    e2.msg);
+				if ((*failed)++ == 0 || ev.id < *first_failed) {
 					*first_failed = ev.id;
 					*err = e2;
 				}

@@ -26,10 +26,19 @@
 struct exec_job {
 	void *ctx;
 	/*
-	 * Run job id (in a worker process): 0 and *out (malloc'd, *len bytes),
-	 * or -1 and err filled.
+	 * Run job id (in a worker process) with the run's argument: 0 and *out
+	 * (malloc'd, *len bytes), or -1 and err filled.
 	 */
-	int (*run)(void *ctx, size_t id, char **out, size_t *len, struct vs_err *err);
+	int (*run)(void *ctx, size_t id, const char *arg, size_t arglen, char **out,
+	    size_t *len, struct vs_err *err);
+	/*
+	 * The run's argument, handed to every job as it starts (bytes, may be
+	 * NULL): what a worker on another rank cannot know from the command line,
+	 * e.g. the parameters of one calibration step.  The master may change it
+	 * between exec_run calls; a backend sends the value it has at submit.
+	 */
+	const char *arg;
+	size_t arglen;
 };
 
 enum exec_status {
@@ -71,8 +80,11 @@ struct exec_backend {
 	const struct exec_ops *ops;
 };
 
-/* Local worker processes: jobs slots, each job in a fresh fork. */
+/* Local worker processes: jobs slots, each job in a fresh fork (job->arg read
+ * at each submit). */
 struct exec_backend *exec_fork_new(const struct exec_job *job, int jobs);
+
+#define EXEC_MAX_BACKENDS 4
 
 /* Progress line (done includes jobs found done before the run). */
 struct exec_prog {
@@ -80,7 +92,12 @@ struct exec_prog {
 	const char *what;	/* "sweep" */
 	const char *unit;	/* "points" */
 	const char *item;	/* "point": names a job in messages */
+	int quiet;		/* no per-job failure messages: the caller reports */
+	/* Not NULL: called instead of drawing the line (f is not used). */
+	void (*show)(void *ctx, size_t done, int running, size_t total);
+	void *show_ctx;
 	size_t total, done, ran;
+	size_t ran_by[EXEC_MAX_BACKENDS];	/* of ran: by backend (be[] order) */
 	int running;
 	double t0;
 	/* What was drawn last, and when: unchanged lines are redrawn once a second. */
@@ -102,8 +119,9 @@ typedef int (*exec_done_fn)(void *ctx, size_t id, const char *buf, size_t len,
  * After the first failure no new job starts; the running ones are waited for.
  * A lost job is handed out again, before the ones not started yet.
  * *failed: jobs that failed (their messages on stderr as "vlocksim WHAT: ITEM
- * ID: message"); *first_failed: the first one's id.  Returns 0 when every job
- * succeeded, -1 otherwise (err: the first failure's message).
+ * ID: message", unless prog->quiet); *first_failed: the lowest failed id, so
+ * the error reported does not depend on timing.  Returns 0 when every job
+ * succeeded, -1 otherwise (err: that job's message).
  */
 int exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
     exec_done_fn done, void *ctx, struct exec_prog *prog, size_t *failed,

@@ -83,7 +83,8 @@ fork_child(struct exec_fork *x, size_t id, int fd)
 	for (i = 0; i < x->n; i++)
 		if (x->s[i].pid != 0)
 			close(x->s[i].fd);
-	if (x->job->run(x->job->ctx, id, &out, &len, &err) == 0) {
+	if (x->job->run(x->job->ctx, id, x->job->arg, x->job->arglen, &out, &len,
+	    &err) == 0) {
 		write_all(fd, out, len);
 		_exit(0);
 	}

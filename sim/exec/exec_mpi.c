@@ -7,10 +7,13 @@
 
 #include "exec_mpi.h"
 
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -33,18 +36,32 @@ exec_mpi_launched(void)
 
 #ifdef HAVE_MPI
 
-enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT, TAG_ALIVE };
+enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT, TAG_ALIVE, TAG_BYE, TAG_FIN };
 
 /* A serving rank says it is alive this often; silent for DEAD_S, it is gone. */
 #define ALIVE_S 0.25
 #define DEAD_S 5.0
+/* MPI_Finalize that has not returned by then waits for a rank that died after
+ * the last word (see exec_mpi_finalize). */
+#define FINALIZE_S 10
 
 enum { RANK_STARTING, RANK_READY, RANK_DEAD };
 
 static int released;
-static int nranks;
+static int nranks, myrank;
 static int *rank_state;		/* of each rank, as rank 0 sees it */
 static double *rank_seen;	/* when rank 0 last heard from it */
+static int skip_finalize;	/* a rank is known dead: nobody calls MPI_Finalize */
+static int die_rank = -1;	/* VLOCKSIM_MPI_DIE (tests): this rank dies ... */
+static char die_at[8];		/* ... at "stop" or "fin" of the end protocol */
+
+/* Fault injection for tests/e2e_mpi_end.sh: VLOCKSIM_MPI_DIE=R:stop|fin. */
+static void
+maybe_die(const char *at)
+{
+	if (myrank == die_rank && strcmp(die_at, at) == 0)
+		raise(SIGKILL);
+}
 
 static void
 nap(void)
@@ -64,24 +81,57 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 	/* A send to a dead rank returns an error instead of ending rank 0. */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	nranks = *size;
+	myrank = *rank;
 	rank_state = xcalloc((size_t)nranks, sizeof *rank_state);
 	rank_seen = xcalloc((size_t)nranks, sizeof *rank_seen);
+	{
+		const char *d = getenv("VLOCKSIM_MPI_DIE");
+
+		if (d != NULL && sscanf(d, "%d:%7s", &die_rank, die_at) != 2)
+			die_rank = -1;
+	}
 	return 0;
 }
 
-void
-exec_mpi_finalize(void)
-{
-	int r, dead = 0;
+static int finalize_rc;
 
-	/* Rank 0 marks dead ranks; a serving rank marks rank 0's slot when told. */
-	for (r = 0; r < nranks; r++)
-		dead += rank_state[r] == RANK_DEAD;
+static void
+finalize_late(int sig)
+{
+	static const char m[] = "vlocksim: MPI_Finalize did not return in 10 s (a rank "
+	    "died after the end of the run); the results were written before, leaving "
+	    "without it\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, m, sizeof m - 1) < 0)
+		_exit(finalize_rc);
+	_exit(finalize_rc);
+}
+
+void
+exec_mpi_finalize(int rc)
+{
 	free(rank_state);
 	free(rank_seen);
-	/* MPI_Finalize waits for every rank, the dead one too: leave it to mpirun. */
-	if (dead == 0)
-		MPI_Finalize();
+	rank_state = NULL;
+	rank_seen = NULL;
+	/* Everything this rank writes is out before it can be left behind. */
+	fflush(NULL);
+	/* MPI_Finalize waits for every rank, a dead one too: leave it to mpirun. */
+	if (skip_finalize)
+		return;
+	/*
+	 * Everyone answered the end protocol, but a rank can still die between
+	 * its last word and MPI_Finalize (Open MPI 4.1 has no ULFM to tell us):
+	 * then MPI_Finalize never returns.  The files are written, so leave with
+	 * the run's own status after FINALIZE_S.
+	 */
+	finalize_rc = rc;
+	signal(SIGALRM, finalize_late);
+	alarm(FINALIZE_S);
+	maybe_die("fin");
+	MPI_Finalize();
+	alarm(0);
 }
 
 /* ---- rank 0 --------------------------------------------------------------- */
@@ -93,6 +143,7 @@ struct mslot {
 
 struct exec_mpi {
 	struct exec_backend be;
+	const struct exec_job *job;	/* for its argument */
 	int jobs, n;		/* slots per rank, slots in all */
 	struct mslot *s;	/* slot k is on rank 1 + k / jobs */
 };
@@ -167,11 +218,20 @@ mpi_submit(struct exec_backend *be, int slot, size_t id, struct vs_err *err)
 {
 	struct exec_mpi *x = (struct exec_mpi *)be;
 	uint64_t v = id;
+	size_t alen = x->job->arg != NULL ? x->job->arglen : 0;
+	char *msg = xmalloc(sizeof v + alen + 1);
 	int r = 1 + slot / x->jobs;
 
+	/* JOB: the id, then the run's argument (a rank cannot know it otherwise). */
+	VS_ASSERT(alen < (size_t)INT32_MAX - sizeof v);
+	memcpy(msg, &v, sizeof v);
+	if (alen > 0)
+		memcpy(msg + sizeof v, x->job->arg, alen);
 	/* A failed send: the rank is gone, and the job is reported lost. */
-	if (MPI_Send(&v, 1, MPI_UINT64_T, r, TAG_JOB, MPI_COMM_WORLD) != MPI_SUCCESS)
+	if (MPI_Send(msg, (int)(sizeof v + alen), MPI_BYTE, r, TAG_JOB, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
 		rank_state[r] = RANK_DEAD;
+	free(msg);
 	x->s[slot].busy = 1;
 	x->s[slot].id = id;
 	return 0;
@@ -246,7 +306,7 @@ static const struct exec_ops mpi_ops = {
 };
 
 struct exec_backend *
-exec_mpi_new(int jobs)
+exec_mpi_new(const struct exec_job *job, int jobs)
 {
 	struct exec_mpi *x = xcalloc(1, sizeof *x);
 	int size;
@@ -254,41 +314,86 @@ exec_mpi_new(int jobs)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	VS_ASSERT(jobs >= 1 && size >= 2);
 	x->be.ops = &mpi_ops;
+	x->job = job;
 	x->jobs = jobs;
 	x->n = (size - 1) * jobs;
 	x->s = xcalloc((size_t)x->n, sizeof *x->s);
 	return &x->be;
 }
 
+/* Discard what a rank sends after rank 0 stopped listening for it. */
+static void
+drain_results(void)
+{
+	MPI_Status st;
+	int flag, n;
+	char *b;
+
+	for (;;) {
+		MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+		if (!flag)
+			return;
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		b = xmalloc((size_t)n + 1);
+		MPI_Recv(b, n, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+		    MPI_STATUS_IGNORE);
+		free(b);
+	}
+}
+
 void
 exec_mpi_release(void)
 {
-	int size, r, fresh;
-	char dead = 0;
-	double t0 = exec_now();
+	int size, r, waiting, flag;
+	char dead = 0, *bye;
+	double t0;
+	MPI_Status st;
 
 	if (released++)
 		return;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	bye = xcalloc((size_t)size, 1);
 	/*
-	 * A rank that died between jobs would hang everyone in MPI_Finalize:
-	 * hear from every rank once more (within DEAD_S) before saying stop.
+	 * The end protocol, a barrier with a timeout built of messages: STOP to
+	 * every rank not known dead; each answers BYE once its jobs are over; a
+	 * rank silent for DEAD_S is dead.  Then FIN says whether anyone died:
+	 * if so nobody calls MPI_Finalize (it would wait for the dead rank).
+	 * Rank 0 calls this after its results are written.
 	 */
+	drain_alive();
+	find_dead();
+	for (r = 1; r < size; r++)
+		if (rank_state[r] != RANK_DEAD &&
+		    MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD) != MPI_SUCCESS)
+			rank_state[r] = RANK_DEAD;
+	t0 = exec_now();
 	do {
 		drain_alive();
-		for (fresh = 1, r = 1; r < size; r++)
-			fresh &= rank_state[r] == RANK_DEAD ||
-			    exec_now() - rank_seen[r] < 2 * ALIVE_S;
-	} while (!fresh && exec_now() - t0 < DEAD_S && (nap(), 1));
-	for (r = 1; r < size; r++)
-		dead |= rank_state[r] == RANK_DEAD || exec_now() - rank_seen[r] >= 2 * ALIVE_S;
-	/* STOP says whether a rank died (or never spoke): then nobody waits for it
-	 * in MPI_Finalize. */
+		drain_results();
+		for (;;) {
+			MPI_Iprobe(MPI_ANY_SOURCE, TAG_BYE, MPI_COMM_WORLD, &flag, &st);
+			if (!flag)
+				break;
+			MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, TAG_BYE, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE);
+			bye[st.MPI_SOURCE] = 1;
+		}
+		for (waiting = 0, r = 1; r < size; r++)
+			waiting += rank_state[r] != RANK_DEAD && !bye[r];
+	} while (waiting > 0 && exec_now() - t0 < DEAD_S && (nap(), 1));
+	for (r = 1; r < size; r++) {
+		if (rank_state[r] != RANK_DEAD && !bye[r]) {
+			rank_state[r] = RANK_DEAD;
+			fprintf(stderr, "vlocksim: rank %d did not answer at the end "
+			    "(dead?); the results do not depend on it\n", r);
+		}
+		dead |= rank_state[r] == RANK_DEAD;
+	}
 	for (r = 1; r < size; r++)
 		if (rank_state[r] != RANK_DEAD)
-			MPI_Send(&dead, 1, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
-	if (dead)
-		rank_state[0] = RANK_DEAD;	/* rank 0 skips MPI_Finalize too */
+			MPI_Send(&dead, 1, MPI_BYTE, r, TAG_FIN, MPI_COMM_WORLD);
+	skip_finalize = dead;
+	free(bye);
 }
 
 /* ---- ranks > 0 -------------------------------------------------------------- */
@@ -307,15 +412,41 @@ send_result(size_t id, int status, const char *buf, size_t len)
 	free(msg);
 }
 
+/* After STOP and BYE: rank 0's FIN (did a rank die?).  Rank 0 sends it
+ * within DEAD_S; no word in 4 x DEAD_S and rank 0 is gone too. */
+static void
+await_fin(void)
+{
+	double t0 = exec_now();
+	char dead = 1;
+	int flag;
+
+	for (;;) {
+		MPI_Iprobe(0, TAG_FIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		if (flag) {
+			MPI_Recv(&dead, 1, MPI_BYTE, 0, TAG_FIN, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE);
+			break;
+		}
+		if (exec_now() - t0 > 4 * DEAD_S)
+			break;
+		nap();
+	}
+	skip_finalize = dead;
+}
+
 void
 exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 {
-	struct exec_backend *be = job != NULL ? exec_fork_new(job, jobs) : NULL;
-	char *used = xcalloc((size_t)jobs, 1);
+	/* The fork backend reads the job's argument at each submit: set it from
+	 * the JOB message first. */
+	struct exec_job mine = job != NULL ? *job : (struct exec_job){ 0 };
+	struct exec_backend *be = job != NULL ? exec_fork_new(&mine, jobs) : NULL;
+	char *used = xcalloc((size_t)jobs, 1), *msg;
 	struct exec_event ev;
 	struct vs_err err;
 	MPI_Status st;
-	int running = 0, stop = 0, flag, s, idle;
+	int running = 0, stop = 0, flag, s, idle, n;
 	double said = -1;
 	uint64_t id;
 
@@ -329,16 +460,20 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 		if (running < jobs && !stop) {
 			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 			if (flag && st.MPI_TAG == TAG_STOP) {
-				char dead;
-
-				MPI_Recv(&dead, 1, MPI_BYTE, 0, TAG_STOP, MPI_COMM_WORLD,
+				MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_STOP, MPI_COMM_WORLD,
 				    MPI_STATUS_IGNORE);
-				if (dead)
-					rank_state[0] = RANK_DEAD;	/* see exec_mpi_finalize */
+				maybe_die("stop");
 				stop = 1;
-			} else if (flag) {
-				MPI_Recv(&id, 1, MPI_UINT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
+			} else if (flag && st.MPI_TAG == TAG_JOB) {
+				MPI_Get_count(&st, MPI_BYTE, &n);
+				VS_ASSERT(n >= (int)sizeof id);
+				msg = xmalloc((size_t)n + 1);
+				MPI_Recv(msg, n, MPI_BYTE, 0, TAG_JOB, MPI_COMM_WORLD,
 				    MPI_STATUS_IGNORE);
+				memcpy(&id, msg, sizeof id);
+				msg[n] = '\0';
+				mine.arg = n > (int)sizeof id ? msg + sizeof id : NULL;
+				mine.arglen = (size_t)n - sizeof id;
 				idle = 0;
 				for (s = 0; used[s]; s++)
 					;
@@ -350,6 +485,10 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 					used[s] = 1;
 					running++;
 				}
+				/* The fork has its copy. */
+				mine.arg = NULL;
+				mine.arglen = 0;
+				free(msg);
 			}
 		}
 		if (running > 0 && be->ops->wait(be, idle ? 0.001 : 0, &ev)) {
@@ -361,6 +500,8 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 			nap();
 		}
 	}
+	MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_BYE, MPI_COMM_WORLD);
+	await_fin();
 	if (be != NULL)
 		be->ops->close(be);
 	free(used);
@@ -377,7 +518,7 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 }
 
 struct exec_backend *
-exec_mpi_new(int jobs)
+exec_mpi_new(const struct exec_job *job, int jobs)
 {
 	vs_fatal("exec_mpi_new without MPI");
 }
@@ -394,7 +535,7 @@ exec_mpi_release(void)
 }
 
 void
-exec_mpi_finalize(void)
+exec_mpi_finalize(int rc)
 {
 }
 

@@ -6,8 +6,17 @@
  * the master: it owns the job list and every file, and its mpi backend lends
  * it JOBS slots on each rank 1..N-1.  The other ranks serve: each runs the
  * jobs rank 0 sends it in its own fork backend (JOBS at once) and sends the
- * result bytes back.  Messages (MPI_COMM_WORLD): JOB (uint64 id) and STOP
- * from rank 0; RESULT (uint64 id, uint8 status, then the bytes) to rank 0.
+ * result bytes back.  Messages (MPI_COMM_WORLD): JOB (uint64 id, then the
+ * run's argument, exec_job.arg) and STOP from rank 0; RESULT (uint64 id,
+ * uint8 status, then the bytes) and ALIVE (every 0.25 s) to rank 0.
+ *
+ * The end (exec_mpi_release, after rank 0 has written its results): STOP to
+ * every live rank, BYE back from each once its jobs are over (a rank silent
+ * for 5 s is dead), then FIN (did a rank die?) to each.  When one died nobody
+ * calls MPI_Finalize, which would wait for it forever (Open MPI 4.1 has no
+ * ULFM); otherwise MPI_Finalize runs under a 10 s alarm, for a rank that dies
+ * between its BYE and MPI_Finalize: then the process leaves with _exit and
+ * the status the run earned (its files were written and flushed before).
  * Waiting is an MPI_Iprobe and a 1 ms sleep, never a blocking receive: Open
  * MPI's blocking calls spin a core at 100%, which would take it from the jobs.
  *
@@ -24,15 +33,22 @@
 int exec_mpi_launched(void);
 /* MPI_Init; *rank and *size of MPI_COMM_WORLD.  -1 and err without MPI. */
 int exec_mpi_init(int *rank, int *size, struct vs_err *err);
-/* Rank 0: ranks 1..size-1 as jobs slots each. */
-struct exec_backend *exec_mpi_new(int jobs);
+/* Rank 0: ranks 1..size-1 as jobs slots each; job->arg goes with each job. */
+struct exec_backend *exec_mpi_new(const struct exec_job *job, int jobs);
 /*
  * Ranks > 0: run the jobs rank 0 sends, jobs at once, until it says stop.
  * job NULL: this rank could not set up (fail_msg), every job fails with it.
  */
 void exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg);
-/* Rank 0: tell every serving rank to stop (once; later calls do nothing). */
+/* Rank 0: tell every serving rank to stop, the end protocol above (once;
+ * later calls do nothing).  Call it after the results are written. */
 void exec_mpi_release(void);
-void exec_mpi_finalize(void);
+/*
+ * Every rank, last: MPI_Finalize unless a rank is known dead, under the
+ * alarm; rc is the status to leave with if MPI_Finalize does not return.
+ * Environment VLOCKSIM_MPI_DIE=R:stop|fin (tests only): rank R kills itself
+ * on STOP, or just before MPI_Finalize.
+ */
+void exec_mpi_finalize(int rc);
 
 #endif

@@ -639,7 +639,8 @@ point_row(const struct sweep *sw, const char *dir, size_t i, int *bad)
 
 /* The job of point i (in a worker): run it, its point file text. */
 static int
-point_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
+point_run(void *ctx, size_t i, const char *arg, size_t arglen, char **out, size_t *len,
+    struct vs_err *err)
 {
 	const struct sweep *sw = ctx;
 	struct run_opts ro = { .wall_clock = 0, .check = 1 };
@@ -666,6 +667,7 @@ point_run(void *ctx, size_t i, char **out, size_t *len, struct vs_err *err)
 void
 sweep_job(const struct sweep *sw, struct exec_job *job)
 {
+	memset(job, 0, sizeof *job);
 	job->ctx = (void *)sw;
 	job->run = point_run;
 }

@@ -215,6 +215,41 @@ free_sets(char **sets, int n)
 	free(sets);
 }
 
+/* The calibration rows of every case, in case order: the same on every rank. */
+static struct vpjob *
+calib_rows(const struct calib *c, size_t *n)
+{
+	struct vpjob *jobs;
+	int i, k;
+
+	for (k = 0, *n = 0; k < c->ncases; k++)
+		*n += (size_t)c->cases[k]->nrows;
+	jobs = xcalloc(*n + 1, sizeof *jobs);
+	for (k = 0, *n = 0; k < c->ncases; k++)
+		for (i = 0; i < c->cases[k]->nrows; i++) {
+			const struct vrow *r = &c->cases[k]->rows[i];
+
+			if (r->role != ROLE_CALIBRATION)
+				continue;
+			jobs[*n].c = c->cases[k];
+			jobs[*n].r = r;
+			jobs[*n].reps = c->reps;
+			(*n)++;
+		}
+	return jobs;
+}
+
+void
+calib_serve(struct calib *c)
+{
+	size_t n;
+	struct vpjob *jobs = calib_rows(c, &n);
+
+	/* What to evaluate comes with each job: the parameters as overrides. */
+	vcase_predict_serve(jobs, n, c->jobs);
+	free(jobs);
+}
+
 /* Sum of weighted squared relative errors over calibration rows only. */
 static double
 objective(const gsl_vector *u, void *arg)
@@ -226,32 +261,21 @@ objective(const gsl_vector *u, void *arg)
 	char **sets;
 	double sum = 0;
 	size_t n, j;
-	int i, k, rc;
+	int i, rc;
 
 	if (e->failed)
 		return GSL_NAN;
 	for (i = 0; i < c->nparams; i++)
 		c->params[i].value = to_value(&c->params[i], gsl_vector_get(u, i));
 	sets = overrides(c);
-	/* Every calibration row at once on the worker pool, summed in row order. */
-	for (k = 0, n = 0; k < c->ncases; k++)
-		n += (size_t)c->cases[k]->nrows;
-	jobs = xcalloc(n + 1, sizeof *jobs);
+	/*
+	 * Every replication of every calibration row at once on the worker pool
+	 * (and the MPI ranks, which get the parameters with each job), summed in
+	 * row order.
+	 */
+	jobs = calib_rows(c, &n);
 	pred = xcalloc(n + 1, sizeof *pred);
-	for (k = 0, n = 0; k < c->ncases; k++)
-		for (i = 0; i < c->cases[k]->nrows; i++) {
-			const struct vrow *r = &c->cases[k]->rows[i];
-
-			if (r->role != ROLE_CALIBRATION)
-				continue;
-			jobs[n].c = c->cases[k];
-			jobs[n].r = r;
-			jobs[n].extra = sets;
-			jobs[n].nextra = noverrides(c);
-			jobs[n].reps = c->reps;
-			n++;
-		}
-	rc = vcase_predict_rows(jobs, n, c->jobs, NULL, pred, e->err);
+	rc = vcase_predict_rows(jobs, n, sets, noverrides(c), c->jobs, NULL, pred, e->err);
 	free_sets(sets, noverrides(c));
 	if (rc) {
 		e->failed = 1;

@@ -48,8 +48,12 @@ struct calib {
 
 int calib_load(struct calib *, const char *path, const char *cases_dir, struct vs_err *err);
 void calib_free(struct calib *);
-/* Run the fit; progress on stderr when progress != 0. */
+/* Run the fit; progress on stderr when progress != 0.  Under MPI (rank 0,
+ * pool_use_ranks) every evaluation's jobs spread over the ranks too. */
 int calib_fit(struct calib *, int progress, struct vs_err *err);
+/* Ranks > 0 of an MPI run: serve rank 0's calib_fit evaluations (c loaded
+ * from the same file), c->jobs at once, until rank 0 releases the ranks. */
+void calib_serve(struct calib *);
 /* The YAML that scenarios include (`calibration: FILE`), with its header. */
 char *calib_render(const struct calib *, const char *date);
 

@@ -19,7 +19,37 @@ vprogress(size_t finished, size_t running, size_t total)
 	char d[32];
 
 	snprintf(d, sizeof d, "%zu running", running);
-	progress_show(&vprog, (double)finished, (double)total, "rows", d);
+	progress_show(&vprog, (double)finished, (double)total, "runs", d);
+}
+
+/* Every row of every case, in case order: the same on every rank. */
+static struct vpjob *
+all_rows(struct vcase *const *cases, int ncases, int reps, size_t *n)
+{
+	struct vpjob *jobs;
+	size_t k;
+	int i, j;
+
+	for (*n = 0, i = 0; i < ncases; i++)
+		*n += (size_t)cases[i]->nrows;
+	jobs = xcalloc(*n + 1, sizeof *jobs);
+	for (i = 0, k = 0; i < ncases; i++)
+		for (j = 0; j < cases[i]->nrows; j++, k++) {
+			jobs[k].c = cases[i];
+			jobs[k].r = &cases[i]->rows[j];
+			jobs[k].reps = reps;
+		}
+	return jobs;
+}
+
+void
+validate_serve(struct vcase *const *cases, int ncases, int reps, int workers)
+{
+	size_t n;
+	struct vpjob *jobs = all_rows(cases, ncases, reps, &n);
+
+	vcase_predict_serve(jobs, n, workers);
+	free(jobs);
 }
 
 int
@@ -28,22 +58,15 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 {
 	struct vpjob *jobs;
 	struct vpred *pred;
-	size_t n = 0, k;
-	int i, j, rc;
+	size_t n, k;
+	int rc;
 
-	for (i = 0; i < ncases; i++)
-		n += (size_t)cases[i]->nrows;
-	jobs = xcalloc(n + 1, sizeof *jobs);
+	jobs = all_rows(cases, ncases, reps, &n);
 	pred = xcalloc(n + 1, sizeof *pred);
-	for (i = 0, k = 0; i < ncases; i++)
-		for (j = 0; j < cases[i]->nrows; j++, k++) {
-			jobs[k].c = cases[i];
-			jobs[k].r = &cases[i]->rows[j];
-			jobs[k].reps = reps;
-		}
 	/* The predictions are made first and without the measured tables. */
 	progress_start(&vprog, progress ? stderr : NULL, "validate");
-	rc = vcase_predict_rows(jobs, n, workers, progress ? vprogress : NULL, pred, err);
+	rc = vcase_predict_rows(jobs, n, NULL, 0, workers, progress ? vprogress : NULL, pred,
+	    err);
 	progress_end(&vprog);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const struct vcase *c = jobs[k].c;

@@ -75,22 +75,35 @@ struct vpred {
 int vcase_predict(const struct vcase *, const struct vrow *, char *const *extra,
     int nextra, int reps, struct vpred *out, struct vs_err *err);
 
-/* One row to predict: vcase_predict's arguments. */
+/* Replication rep (0-based) of one row, alone: what a worker runs. */
+int vcase_predict_rep(const struct vcase *, const struct vrow *, char *const *extra,
+    int nextra, int rep, double *value, double *completed, char **unit,
+    struct vs_err *err);
+
+/* One row to predict: vcase_predict's arguments (reps 0: the case's). */
 struct vpjob {
 	const struct vcase *c;
 	const struct vrow *r;
-	char *const *extra;
-	int nextra, reps;
+	int reps;
 };
 /*
- * Predict n rows on up to `workers` worker processes (pool.h); out[i] is job
- * i's.  The same bytes for any number of workers.  progress (NULL: none) is
- * told whenever a row starts or ends.  On failure (-1, err: the
- * lowest-numbered failed row's error) no out[i].unit is left allocated.
+ * Predict n rows, every replication of every row a job of the worker pool
+ * (pool.h: `workers` local processes, and MPI ranks when pool_use_ranks was
+ * called); out[i] is row i's, its replications summed in their order, so the
+ * bytes are vcase_predict's for any number of workers or ranks.  sets
+ * (nsets overrides, after each row's own) are the run's argument: sent with
+ * each job, so a rank needs only the jobs from its command line.  progress
+ * (NULL: none) is told whenever a replication starts or ends.  On failure
+ * (-1, err: the lowest-numbered failed job's error) no out[i].unit is left
+ * allocated.
  */
-int vcase_predict_rows(const struct vpjob *jobs, size_t n, int workers,
-    void (*progress)(size_t finished, size_t running, size_t total),
+int vcase_predict_rows(const struct vpjob *jobs, size_t n, char *const *sets, int nsets,
+    int workers, void (*progress)(size_t finished, size_t running, size_t total),
     struct vpred *out, struct vs_err *err);
+/* Ranks > 0 of an MPI run: run rank 0's vcase_predict_rows jobs (the same
+ * jobs[], built from the same command line), `workers` at once, until rank 0
+ * releases the ranks. */
+void vcase_predict_serve(const struct vpjob *jobs, size_t n, int workers);
 
 /* Every row's scenario loads and yields the row's metric, checked without
  * simulating (a names_only run), so a typo fails before minutes of runs. */
@@ -132,12 +145,15 @@ struct vreport {
 };
 
 /*
- * Predict every row of every case (all rows at once, on up to `workers`
- * worker processes), then compare each with its measured value; rows are
- * reported in case order, then row order, whatever the number of workers.
+ * Predict every row of every case (all replications of all rows at once, on
+ * up to `workers` worker processes, and MPI ranks: vcase_predict_rows), then
+ * compare each with its measured value; rows are reported in case order, then
+ * row order, whatever the number of workers or ranks.
  */
 int validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
     struct vreport *out, int progress, struct vs_err *err);
+/* Ranks > 0 of an MPI run: serve rank 0's validate_cases (same arguments). */
+void validate_serve(struct vcase *const *cases, int ncases, int reps, int workers);
 void vreport_free(struct vreport *);
 /* Text of the report: CSV (the columns), table or JSON with summaries. */
 char *vreport_render(const struct vreport *, int fmt);

@@ -351,3 +351,50 @@ out:
 	free(sets);
 	return rc;
 }
+
+/*
+ * Replication rep of a row alone (its seed as run_reps gives it), so the
+ * replications of one row can run in different processes: *value is the
+ * row's metric, *completed the run's `completed` (NAN: none).
+ */
+int
+vcase_predict_rep(const struct vcase *c, const struct vrow *r, char *const *extra,
+    int nextra, int rep, double *value, double *completed, char **unit,
+    struct vs_err *err)
+{
+	struct scenario sc;
+	struct metrics m;
+	struct run_opts o = { .wall_clock = 0, .check = 1 };
+	char **sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof *sets);
+	int i, k, rc = -1;
+
+	for (i = 0; i < r->nsets; i++)
+		sets[i] = r->sets[i];
+	for (i = 0; i < nextra; i++)
+		sets[r->nsets + i] = extra[i];
+	metrics_init(&m);
+	if (scen_load(&sc, c->scenario, sets, r->nsets + nextra, err)) {
+		char *msg = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
+
+		snprintf(err->msg, sizeof err->msg, "%s", msg);
+		free(msg);
+		goto out;
+	}
+	if (run_once(&sc, run_seed(c->seed, rep), &o, &m, err))
+		goto out;
+	if ((k = metrics_find(&m, vcase_metric(c, r))) < 0) {
+		vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'", c->path,
+		    c->name, vcase_metric(c, r));
+		goto out;
+	}
+	*value = m.vals[k];
+	*unit = xstrdup(m.units[k]);
+	k = metrics_find(&m, "completed");
+	*completed = k >= 0 ? m.vals[k] : NAN;
+	rc = 0;
+out:
+	metrics_free(&m);
+	scen_free(&sc);
+	free(sets);
+	return rc;
+}
