@@ -53,13 +53,22 @@ static int *rank_state;		/* of each rank, as rank 0 sees it */
 static double *rank_seen;	/* when rank 0 last heard from it */
 static int skip_finalize;	/* a rank is known dead: nobody calls MPI_Finalize */
 static int die_rank = -1;	/* VLOCKSIM_MPI_DIE (tests): this rank dies ... */
-static char die_at[8];		/* ... at "stop" or "fin" of the end protocol */
+static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
 
-/* Fault injection for tests/e2e_mpi_end.sh: VLOCKSIM_MPI_DIE=R:stop|fin. */
+/*
+ * Fault injection for tests/e2e_mpi.sh: VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang,
+ * rank R dies on STOP, after its BYE, just before MPI_Finalize, or hangs
+ * there (alive, never finalizing).
+ */
 static void
 maybe_die(const char *at)
 {
-	if (myrank == die_rank && strcmp(die_at, at) == 0)
+	if (myrank != die_rank)
+		return;
+	if (strcmp(at, "fin") == 0 && strcmp(die_at, "hang") == 0)
+		for (;;)
+			pause();
+	if (strcmp(die_at, at) == 0)
 		raise(SIGKILL);
 }
 
@@ -99,8 +108,8 @@ static void
 finalize_late(int sig)
 {
 	static const char m[] = "vlocksim: MPI_Finalize did not return in 10 s (a rank "
-	    "died after the end of the run); the results were written before, leaving "
-	    "without it\n";
+	    "died or hung after the end of the run); the results were written before, "
+	    "leaving without it\n";
 
 	(void)sig;
 	if (write(STDERR_FILENO, m, sizeof m - 1) < 0)
@@ -341,6 +350,33 @@ drain_results(void)
 	}
 }
 
+/*
+ * A send that cannot hang: to a rank that died, Open MPI 4.1's TCP transport
+ * may try to reconnect for ever inside a blocking MPI_Send.  -1: not
+ * delivered in DEAD_S (the request is left to MPI, never waited for).
+ */
+static int
+send_timed(const void *buf, int n, int dest, int tag)
+{
+	MPI_Request rq;
+	double t0 = exec_now();
+	int flag = 0;
+
+	if (MPI_Isend(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+		return -1;
+	for (;;) {
+		if (MPI_Test(&rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -1;
+		if (flag)
+			return 0;
+		if (exec_now() - t0 > DEAD_S) {
+			MPI_Request_free(&rq);
+			return -1;
+		}
+		nap();
+	}
+}
+
 void
 exec_mpi_release(void)
 {
@@ -363,8 +399,7 @@ exec_mpi_release(void)
 	drain_alive();
 	find_dead();
 	for (r = 1; r < size; r++)
-		if (rank_state[r] != RANK_DEAD &&
-		    MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD) != MPI_SUCCESS)
+		if (rank_state[r] != RANK_DEAD && send_timed(NULL, 0, r, TAG_STOP))
 			rank_state[r] = RANK_DEAD;
 	t0 = exec_now();
 	do {
@@ -390,8 +425,12 @@ exec_mpi_release(void)
 		dead |= rank_state[r] == RANK_DEAD;
 	}
 	for (r = 1; r < size; r++)
-		if (rank_state[r] != RANK_DEAD)
-			MPI_Send(&dead, 1, MPI_BYTE, r, TAG_FIN, MPI_COMM_WORLD);
+		if (rank_state[r] != RANK_DEAD && send_timed(&dead, 1, r, TAG_FIN)) {
+			/* Died after its BYE: the others (told "none died") finalize
+			 * under their alarm; this one does not wait for it. */
+			rank_state[r] = RANK_DEAD;
+			dead = 1;
+		}
 	skip_finalize = dead;
 	free(bye);
 }
@@ -501,6 +540,7 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 		}
 	}
 	MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_BYE, MPI_COMM_WORLD);
+	maybe_die("bye");
 	await_fin();
 	if (be != NULL)
 		be->ops->close(be);
@@ -527,6 +567,33 @@ void
 exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 {
 	vs_fatal("exec_mpi_serve without MPI");
+}
+
+/*
+ * A send that cannot hang: to a rank that died, Open MPI 4.1's TCP transport
+ * may try to reconnect for ever inside a blocking MPI_Send.  -1: not
+ * delivered in DEAD_S (the request is left to MPI, never waited for).
+ */
+static int
+send_timed(const void *buf, int n, int dest, int tag)
+{
+	MPI_Request rq;
+	double t0 = exec_now();
+	int flag = 0;
+
+	if (MPI_Isend(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+		return -1;
+	for (;;) {
+		if (MPI_Test(&rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -1;
+		if (flag)
+			return 0;
+		if (exec_now() - t0 > DEAD_S) {
+			MPI_Request_free(&rq);
+			return -1;
+		}
+		nap();
+	}
 }
 
 void

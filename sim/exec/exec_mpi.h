@@ -46,8 +46,9 @@ void exec_mpi_release(void);
 /*
  * Every rank, last: MPI_Finalize unless a rank is known dead, under the
  * alarm; rc is the status to leave with if MPI_Finalize does not return.
- * Environment VLOCKSIM_MPI_DIE=R:stop|fin (tests only): rank R kills itself
- * on STOP, or just before MPI_Finalize.
+ * Environment VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang (tests only): rank R
+ * kills itself on STOP, after its BYE, or just before MPI_Finalize, or hangs
+ * there alive.
  */
 void exec_mpi_finalize(int rc);
 

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# e2e_mpi_pool.sh - `vlocksim validate` and `calibrate` on MPI ranks (mpirun,
+# loopback only): the bytes of -j 1 at -np 2 and 3 with runs done by the other
+# ranks; the same fit under 2 ranks as in one process; bad input said once;
+# and the end of a run when a rank dies or hangs after its last job (the
+# results whole, the run ends in seconds, its status honest).  Skipped (77)
+# without an MPI build or without mpirun.
+#
+# Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_mpi_pool.sh
+
+. "$(dirname "$0")/e2e_lib.sh"
+
+if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
+    ! command -v mpirun >/dev/null 2>&1; then
+	echo "skip: built without MPI (configure --with-mpi) or no mpirun"
+	exit 77
+fi
+
+# As tests/e2e_mpi.sh: loopback, more ranks than cores, root allowed, and no
+# LeakSanitizer on Open MPI's own allocations.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export SOURCE_DATE_EPOCH=1700000000	# calibrate's date line
+MPIRUN="mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo
+    --mca oob_tcp_if_include lo"
+CASES=$top_srcdir/validation/cases
+
+# mpi NP ARGS...: vlocksim under mpirun -np NP; status in $rc, $tmp/out, $tmp/err,
+# seconds taken in $secs.
+mpi() {
+	np=$1
+	shift
+	t0=$(date +%s)
+	timeout 120 $MPIRUN -np "$np" "$VS" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+}
+
+# ---- validate: the bytes of -j 1, rows run on the other ranks ---------------------
+
+# x1: 4 rows of 3 replications and 1 more row, about 0.3 CPU-s.
+run validate x1 --cases "$CASES" -j 1 --out "$tmp/j1" --format json
+check "validate x1 -j 1 (reference)" [ "$rc" -eq 0 ]
+cp "$tmp/out" "$tmp/j1.stdout"
+for np in 2 3; do
+	mpi "$np" validate x1 --cases "$CASES" -j 1 --out "$tmp/np$np" --format json
+	if [ "$rc" -eq 0 ]; then ok "validate -np $np exits 0"; else notok "validate -np $np exits 0 (got $rc)"; show "$tmp/err"; fi
+	for f in validation.csv validation.txt validation.json; do
+		check "validate -np $np: $f byte-identical to -j 1" cmp -s "$tmp/j1/$f" "$tmp/np$np/$f"
+	done
+	check "validate -np $np: stdout byte-identical to -j 1 (rank 0 alone prints)" \
+	    cmp -s "$tmp/j1.stdout" "$tmp/out"
+	# Proof the ranks worked: rank 0 says how many runs they did (> 0); under
+	# mpirun a rank's stdout is a pty, so a progress line may come before it.
+	check "validate -np $np: runs were done by the other ranks" \
+	    grep -Eq "vlocksim validate: [1-9][0-9]* of [0-9]+ runs on rank" "$tmp/err"
+done
+
+# ---- calibrate: the same fit under 2 ranks --------------------------------------
+
+cp -r "$DATA/valid" "$tmp/v"
+chmod -R u+w "$tmp/v"
+# Three replications per evaluation, so one step's runs spread over both ranks.
+sed 's/^reps: 1$/reps: 3/' "$tmp/v/calib.yaml" >"$tmp/v/calib3.yaml"
+(cd "$tmp/v" && "$VS" calibrate calib3.yaml --cases cases -j 1 --out "$tmp/c1.yaml" \
+    >"$tmp/c1.out" 2>"$tmp/err")
+check "calibrate in one process" [ -s "$tmp/c1.yaml" ]
+(cd "$tmp/v" && timeout 120 $MPIRUN -np 2 "$VS" calibrate calib3.yaml --cases cases -j 1 \
+    --out "$tmp/c2.yaml" >"$tmp/c2.out" 2>"$tmp/err")
+rc=$?
+check "calibrate -np 2 exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "calibrate -np 2: the same file, byte for byte (same fit, same evaluations)" \
+    cmp -s "$tmp/c1.yaml" "$tmp/c2.yaml"
+check "calibrate -np 2: the same report" \
+    [ "$(sed 's/c1.yaml$//' "$tmp/c1.out")" = "$(sed 's/c2.yaml$//' "$tmp/c2.out")" ]
+check "calibrate -np 2: rank 1 ran part of every step" \
+    grep -Eq "vlocksim calibrate: [1-9][0-9]* of [0-9]+ runs on rank 1" "$tmp/err"
+
+# ---- bad input: exit 2, said once, nothing written ------------------------------------
+
+mpi 3 validate nosuchcase --cases "$CASES" --out "$tmp/bad"
+check "validate of an unknown case under -np 3: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "the message comes once, not once per rank" \
+    [ "$(grep -c 'nosuchcase' "$tmp/err")" -eq 1 ]
+check "nothing written" [ ! -e "$tmp/bad" ]
+
+# ---- a rank dies (or hangs) at the end: the end protocol (exec_mpi.h) -------------
+
+# VLOCKSIM_MPI_DIE=1:WHEN kills rank 1 on STOP, after its BYE, just before
+# MPI_Finalize, or hangs it there.  Under --enable-recovery the run must end
+# (a 5 s silence, a send that cannot complete, or the 10 s alarm on
+# MPI_Finalize), with rank 0's files whole and its status 0.
+for when in stop bye fin hang; do
+	t0=$(date +%s)
+	timeout 60 $MPIRUN --enable-recovery -x VLOCKSIM_MPI_DIE=1:$when -np 3 "$VS" validate x1 \
+	    --cases "$CASES" -j 1 --out "$tmp/d$when" --format json >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	check "rank 1 dies ($when) at the end, --enable-recovery: exit 0 (got $rc) in $secs s (< 30)" \
+	    [ "$rc" -eq 0 -a "$secs" -lt 30 ]
+	check "... validation.csv and stdout whole, the bytes of -j 1" \
+	    sh -c "cmp -s '$tmp/j1/validation.csv' '$tmp/d$when/validation.csv' &&
+	    cmp -s '$tmp/j1.stdout' '$tmp/out'"
+done
+check "a rank hung before MPI_Finalize: rank 0 says it left without it" \
+    grep -q "MPI_Finalize did not return in 10 s" "$tmp/err"
+# Without --enable-recovery mpirun ends the job when a rank dies, even after
+# the end: a failed status, but the files were written before.
+timeout 60 $MPIRUN -x VLOCKSIM_MPI_DIE=1:bye -np 3 "$VS" validate x1 --cases "$CASES" -j 1 \
+    --out "$tmp/dnr" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "rank 1 dies at the end without --enable-recovery: mpirun fails the job (rc $rc)" \
+    [ "$rc" -ne 0 -a "$rc" -ne 124 ]
+check "... validation.csv whole all the same" cmp -s "$tmp/j1/validation.csv" "$tmp/dnr/validation.csv"
+
+e2e_finish
