@@ -110,6 +110,51 @@ START_TEST(calibration_recovers_a_known_parameter)
 }
 END_TEST
 
+/*
+ * vcase_predict_rows runs each replication of each row as its own job; the
+ * sums are run_reps's, bit for bit: every field equals vcase_predict's, with
+ * random times (replications differ) and extra overrides (the run's argument
+ * a rank gets with each job), for 1 and 3 workers.
+ */
+START_TEST(rows_by_replication_are_run_reps)
+{
+	struct vcase *c = load_case();
+	char s0[] = "workloads.w.program[0].do[0].compute={dist: exponential, mean: 300ns}";
+	char s1[] = "workloads.w.program[0].do[2].compute=120ns";
+	char *sets[] = { s0, s1 };
+	struct vpjob jobs[3];
+	struct vpred want[3], got[3];
+	struct vs_err err;
+	int i, w, noisy = 0;
+
+	for (i = 0; i < 3; i++) {
+		jobs[i].c = c;
+		jobs[i].r = &c->rows[i];
+		jobs[i].reps = 2 + i;
+		if (vcase_predict(c, &c->rows[i], sets, 2, 2 + i, &want[i], &err))
+			ck_abort_msg("%s", err.msg);
+		noisy += want[i].ci95 > 0;
+	}
+	ck_assert_int_gt(noisy, 0);
+	for (w = 1; w <= 3; w += 2) {
+		if (vcase_predict_rows(jobs, 3, sets, 2, w, NULL, got, &err))
+			ck_abort_msg("%s", err.msg);
+		for (i = 0; i < 3; i++) {
+			ck_assert(memcmp(&got[i].mean, &want[i].mean, sizeof got[i].mean) == 0);
+			ck_assert(memcmp(&got[i].ci95, &want[i].ci95, sizeof got[i].ci95) == 0);
+			ck_assert_int_eq(got[i].n, want[i].n);
+			ck_assert_int_eq(got[i].capped, want[i].capped);
+			ck_assert_str_eq(got[i].unit, want[i].unit);
+			free(got[i].unit);
+		}
+	}
+	for (i = 0; i < 3; i++)
+		free(want[i].unit);
+	vcase_free(c);
+	free(c);
+}
+END_TEST
+
 static double
 predicted_of(struct vcase *c, int row)
 {
@@ -199,6 +244,7 @@ calibrate_suite(void)
 	tcase_add_test(tc, calibration_recovers_a_known_parameter);
 	tcase_add_test(tc, prediction_rows_feed_nothing);
 	tcase_add_test(tc, case_errors_name_their_place);
+	tcase_add_test(tc, rows_by_replication_are_run_reps);
 	suite_add_tcase(s, tc);
 	return s;
 }
