@@ -70,7 +70,9 @@ static const char validate_usage[] =
     "Each row carries its tolerance and the rule that judged it; rows whose run\n"
     "hit the duration cap are marked capped.\n"
     "  -j N      rows on N worker processes (default: the cores); same output\n"
-    "  --strict  exit 3 when a prediction row misses its tolerance\n";
+    "  --strict  exit 3 when a prediction row misses its tolerance\n"
+    "Under mpirun the rows' replications run on every rank too (-j N each);\n"
+    "rank 0 writes, with the same bytes.\n";
 
 static const char calibrate_usage[] =
     "usage: vlocksim calibrate CALIB.yaml [-j N] [--output FILE] [--cases DIR]\n"
@@ -79,7 +81,8 @@ static const char calibrate_usage[] =
     "Without --output it writes out/calibrate/NAME.yaml and leaves the shipped\n"
     "calibration (CALIB's output:) alone; --output FILE replaces FILE.\n"
     "-j N: an evaluation's rows run on N worker processes (default: the cores);\n"
-    "the fit is the same for any N.\n";
+    "the fit is the same for any N.  Under mpirun each evaluation's runs spread\n"
+    "over the ranks too (-j N each); rank 0 fits and writes, with the same bytes.\n";
 
 static const struct cmd_entry cmds[] = {
 	{ "run", cmd_run, run_usage },
