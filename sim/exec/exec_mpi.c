@@ -56,7 +56,7 @@ static int die_rank = -1;	/* VLOCKSIM_MPI_DIE (tests): this rank dies ... */
 static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
 
 /*
- * Fault injection for tests/e2e_mpi.sh: VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang,
+ * Fault injection for tests/e2e_mpi_pool.sh: VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang,
  * rank R dies on STOP, after its BYE, just before MPI_Finalize, or hangs
  * there (alive, never finalizing).
  */
