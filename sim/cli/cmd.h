@@ -55,6 +55,9 @@ int cmd_mpi_begin(const char *what, struct cmd_mpi *);
 void cmd_mpi_jobs(const struct cmd_mpi *, int jobs_per_rank);
 /* Draw a progress line (a terminal, rank 0's under mpirun)? */
 int cmd_mpi_progress(const struct cmd_mpi *);
+/* A rank > 0 that failed to set up (msg): it serves rank 0 with jobs that
+ * fail with msg, so rank 0 says why instead of waiting. */
+void cmd_mpi_failed(struct cmd_mpi *, const char *msg);
 int cmd_mpi_end(const char *what, struct cmd_mpi *, int rc);
 
 int cmd_run(int argc, char **argv);

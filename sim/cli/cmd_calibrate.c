@@ -138,6 +138,7 @@ calibrate_main(int argc, char **argv, struct cmd_mpi *mp)
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
+	cmd_mpi_failed(mp, err.msg);
 clean:
 	free(shipped);
 	free(mine);

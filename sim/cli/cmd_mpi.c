@@ -54,6 +54,16 @@ cmd_mpi_progress(const struct cmd_mpi *mp)
 	return isatty(STDERR_FILENO) || (mp->on && isatty(STDOUT_FILENO));
 }
 
+void
+cmd_mpi_failed(struct cmd_mpi *mp, const char *msg)
+{
+	if (!mp->on || mp->rank == 0 || mp->served)
+		return;
+	/* Rank 0 may have set up where this rank could not: its jobs say why. */
+	pool_serve(NULL, 1, msg);
+	mp->served = 1;
+}
+
 int
 cmd_mpi_end(const char *what, struct cmd_mpi *mp, int rc)
 {
@@ -73,7 +83,7 @@ cmd_mpi_end(const char *what, struct cmd_mpi *mp, int rc)
 	}
 	else if (!mp->served)
 		/* Never leave rank 0 waiting for a rank that could not set up. */
-		pool_serve(NULL, 1, "rank could not set up (rank 0 says why)");
+		pool_serve(NULL, 1, "rank could not read its command line");
 	exec_mpi_finalize(rc);
 	return rc;
 }

@@ -208,6 +208,7 @@ validate_main(int argc, char **argv, struct cmd_mpi *mp)
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
+	cmd_mpi_failed(mp, err.msg);
 clean:
 	cmd_stage_abort(stage);
 	for (i = 0; i < ncases; i++) {
