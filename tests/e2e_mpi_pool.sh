@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_mpi_pool.sh - `vlocksim validate` and `calibrate` on MPI ranks (mpirun,
 # loopback only): the bytes of -j 1 at -np 2 and 3 with runs done by the other
-# ranks; the same fit under 2 ranks as in one process; bad input said once;
+# ranks; the same fit under 2 ranks as in one process; bad input said once,
+# a rank that cannot set up named by rank 0;
 # and the end of a run when a rank dies or hangs after its last job (the
 # results whole, the run ends in seconds, its status honest).  Skipped (77)
 # without an MPI build or without mpirun.
@@ -84,6 +85,21 @@ check "validate of an unknown case under -np 3: exit 2 (got $rc)" [ "$rc" -eq 2 
 check "the message comes once, not once per rank" \
     [ "$(grep -c 'nosuchcase' "$tmp/err")" -eq 1 ]
 check "nothing written" [ ! -e "$tmp/bad" ]
+
+# A rank that cannot set up (here: it sees an empty cases folder) fails the
+# jobs it is sent with its own message, so rank 0 says why and exits 2.
+mkdir "$tmp/nocases"
+cat >"$tmp/wrap.sh" <<EOF
+#!/bin/sh
+d="$CASES"
+[ "\$OMPI_COMM_WORLD_RANK" = 1 ] && d="$tmp/nocases"
+exec "$VS" validate x1 --cases "\$d" -j 1 --out "$tmp/half"
+EOF
+timeout 120 $MPIRUN -np 2 sh "$tmp/wrap.sh" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a rank without the case: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "rank 0 says what that rank could not open" grep -q "$tmp/nocases/x1.yaml" "$tmp/err"
+check "nothing written" [ ! -e "$tmp/half" ]
 
 # ---- a rank dies (or hangs) at the end: the end protocol (exec_mpi.h) -------------
 
