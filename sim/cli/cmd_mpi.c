@@ -2,8 +2,8 @@
 /*
  * cmd_mpi.c - a command under mpirun: every rank runs the same command line;
  * rank 0 does the command and writes everything, the other ranks run its
- * pool jobs (pool.h) until it releases them.  Used by validate and calibrate
- * (sweep has its own, older, copy of the same steps around its backends).
+ * jobs until it releases them: pool jobs (pool.h) for validate and calibrate,
+ * points for sweep (its own backends, sweep.h).
  */
 #include "config.h"
 

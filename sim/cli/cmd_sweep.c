@@ -55,14 +55,9 @@ bad:
 	return -1;
 }
 
-/* Where the MPI ranks are: this process's rank, and whether it served. */
-struct sweep_mpi {
-	int on, rank, size, served;
-};
-
 /* The backends of rank 0 (or of a plain run): local forks, then the other ranks. */
 static int
-backends(const struct sweep_mpi *mp, const struct exec_job *job, int jobs,
+backends(const struct cmd_mpi *mp, const struct exec_job *job, int jobs,
     struct exec_backend **be)
 {
 	int n = 0;
@@ -115,7 +110,7 @@ cmd_sweep(int argc, char **argv)
 	struct exec_backend *be[2];
 	struct exec_job job;
 	struct sweep_ran ran;
-	struct sweep_mpi mp = { 0, 0, 1, 0 };
+	struct cmd_mpi mp;
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
 	char *scen = NULL;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
@@ -126,18 +121,8 @@ cmd_sweep(int argc, char **argv)
 	memset(&sw, 0, sizeof sw);
 	err.msg[0] = '\0';
 	/* Under mpirun every rank runs this; rank 0 alone speaks and writes. */
-	if (exec_mpi_launched()) {
-		if (exec_mpi_init(&mp.rank, &mp.size, &err)) {
-			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
-			return CMD_EXIT_INPUT;
-		}
-		mp.on = 1;
-		if (mp.rank != 0) {
-			opterr = 0;
-			if (freopen("/dev/null", "w", stderr) == NULL)
-				vs_fatal("cannot silence rank %d", mp.rank);
-		}
-	}
+	if (cmd_mpi_begin("sweep", &mp))
+		return CMD_EXIT_INPUT;
 	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
@@ -260,9 +245,7 @@ cmd_sweep(int argc, char **argv)
 	} else {
 		sweep_job(&sw, &job);
 		nbe = backends(&mp, &job, jobs, be);
-		/* Open MPI gives a rank a pty for stdout (stderr is a pipe): rank 0's
-		 * terminal is that of mpirun. */
-		if (isatty(STDERR_FILENO) || (mp.on && isatty(STDOUT_FILENO)))
+		if (cmd_mpi_progress(&mp))
 			progress = 1;
 		c = sweep_exec(&sw, out, be, nbe, progress ? stderr : NULL, &ran, &err);
 	}
@@ -295,15 +278,10 @@ clean:
 	sweep_unlock(lockfd);
 	sweep_free(&sw);
 done:
-	if (mp.on) {
-		if (mp.rank == 0)
-			exec_mpi_release();
-		else if (!mp.served)
-			/* Never leave rank 0 waiting for a rank that could not set up. */
-			exec_mpi_serve(NULL, 1, setup ? "rank failed" : err.msg[0] ? err.msg :
-			    "rank could not read its command line");
-		exec_mpi_finalize(rc);
-	}
+	/* Never leave rank 0 waiting for a rank that could not set up. */
+	cmd_mpi_failed(&mp, setup ? "rank failed" : err.msg[0] ? err.msg :
+	    "rank could not read its command line");
+	cmd_mpi_end("sweep", &mp, rc);
 	for (i = 0; i < nplots; i++)
 		free(plots[i]);
 	free(plots);
