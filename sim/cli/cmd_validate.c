@@ -40,7 +40,8 @@ all_cases(const char *dir, int *n)
 		}
 	}
 	closedir(d);
-	qsort(v, (size_t)*n, sizeof *v, cmp_str);
+	if (*n > 1)	/* an empty folder: v is NULL, which qsort may not take */
+		qsort(v, (size_t)*n, sizeof *v, cmp_str);
 	return v;
 }
 
