@@ -83,9 +83,11 @@ for np in 2 3; do
 	    cmp -s "$tmp/j1/results.csv" "$tmp/np$np/results.csv"
 	check "-np $np: one summary line, from rank 0" \
 	    [ "$(grep -c '^sweep: 8 points (8 run now, 0 already done)' "$tmp/out")" -eq 1 ]
-	# Rank 0's local worker and one per other rank: np points at once.
-	check "-np $np: the progress line on rank 0 counts $np running across ranks" \
-	    grep -q "sweep: [0-9]/8 points, $np running" "$tmp/err"
+	# Rank 0's local worker and one per other rank: up to np points at once;
+	# more than one proves the count spans ranks (how many overlap depends on
+	# the machine's load, so np itself is not required).
+	check "-np $np: the progress line on rank 0 counts points running on other ranks" \
+	    grep -Eq "sweep: [0-9]/8 points, [2-$np] running" "$tmp/err"
 done
 mpi 2 sweep "$base" $quick --out "$tmp/np2j2" -j 2
 check "-np 2 -j 2 (two workers per rank) gives the same bytes" \
