@@ -4,7 +4,8 @@
  * combining (and ticket, pv-ticket): mutual exclusion under overcommitted
  * host schedulers (preemption), FIFO order, combining runs each section
  * once, pv-qspinlock never strands a halted waiter, the TAS storm; the
- * pv-qspinlock history switches, qspinlock on a hypervisor, spinpark.
+ * pv-qspinlock history switches, qspinlock on a hypervisor, spinpark; the
+ * pv locks' irqs switch (halt with interrupts on).
  */
 #include "testutil.h"
 
@@ -170,8 +171,8 @@ static const char *const locks[] = {
  * holders and waiters.  "pinned": 8 pCPUs, one per vCPU, no preemption.
  */
 static void
-overcommit_run(const char *lock, uint64_t seed, const char *sched, int loops,
-    struct watch *w, struct metrics *m)
+overcommit_run_vm(const char *lock, const char *vm_extra, int check, uint64_t seed,
+    const char *sched, int loops, struct watch *w, struct metrics *m)
 {
 	char text[2048];
 	struct probe p = { watch_fn, w };
@@ -183,7 +184,7 @@ overcommit_run(const char *lock, uint64_t seed, const char *sched, int loops,
 	    "duration: 120ms\n"
 	    "hypervisor: {scheduler: %s}\n"
 	    "vms:\n"
-	    "  - {name: g, vcpus: 8, lock: %s, workload: w}\n"
+	    "  - {name: g, vcpus: 8, lock: %s, workload: w%s}\n"
 	    "workloads:\n"
 	    "  w:\n"
 	    "    locks: {l: {cs_lines: 2}}\n"
@@ -195,8 +196,15 @@ overcommit_run(const char *lock, uint64_t seed, const char *sched, int loops,
 	    "          - compute: {dist: uniform, min: 200ns, max: 4us}\n"
 	    "          - release: l\n"
 	    "          - count: ops\n",
-	    strcmp(sched, "pinned") == 0 ? 4 : 2, sched, lock, loops);
-	tu_run(text, seed, &p, m);
+	    strcmp(sched, "pinned") == 0 ? 4 : 2, sched, lock, vm_extra, loops);
+	tu_run_check(text, seed, &p, check, m);
+}
+
+static void
+overcommit_run(const char *lock, uint64_t seed, const char *sched, int loops,
+    struct watch *w, struct metrics *m)
+{
+	overcommit_run_vm(lock, "", 1, seed, sched, loops, w, m);
 }
 
 START_TEST(every_lock_is_exclusive_under_preemption)
@@ -849,6 +857,110 @@ START_TEST(pvticket_backend_switch)
 }
 END_TEST
 
+/*
+ * irqs: on (spin_lock with interrupts enabled, kvm_wait/kvm_lock_spinning
+ * safe_halt): one waiter halts behind a 10 ms section on 1 pCPU shared with
+ * the holder, so the holder is preempted whenever the waiter runs.  The
+ * guest's 1000 Hz tick wakes the halted waiter each ms: a spurious wakeup,
+ * SPIN_THRESHOLD of spinning (on the holder's pCPU), another HLT.  With irqs
+ * off the kick alone wakes it: one HLT, no ticks taken while halted.
+ */
+static void
+irq_halt_run(const char *lock, const char *irqs, struct metrics *m)
+{
+	static const char *fmt =
+	    "machine: {name: t, sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}\n"
+	    "until: done\n"
+	    "duration: 1s\n"
+	    "hypervisor: {scheduler: cfs}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, lock: {kind: %s, irqs: %s}, workload: w, guest: {hz: 1000}}\n"
+	    "workloads:\n"
+	    "  w: {program: [{acquire: l}, {compute: 10ms}, {release: l}]}\n";
+	char text[1024];
+
+	snprintf(text, sizeof text, fmt, lock, irqs);
+	tu_run_check(text, 3, NULL, 2, m);
+}
+
+START_TEST(pv_halt_irqs_switch)
+{
+	const char *lock = _i ? "pv-qspinlock" : "pv-ticket";
+	struct metrics off, on;
+	double spur, hlt, t_off, t_on;
+
+	irq_halt_run(lock, "off", &off);
+	irq_halt_run(lock, "on", &on);
+	ck_assert_double_eq(tu_metric(&off, "completed"), 1);
+	ck_assert_double_eq(tu_metric(&on, "completed"), 1);
+	/* off: one halt, ended by the release's kick; no spurious metric */
+	ck_assert_double_eq(tu_metric(&off, "hlt_exits"), 1);
+	ck_assert_int_lt(metrics_find(&off, "g.l.spurious_wakeups"), 0);
+	/* on: about one wake per tick of the 10 ms; each one halts again unless
+	 * the release came during its spin */
+	spur = tu_metric(&on, "g.l.spurious_wakeups");
+	hlt = tu_metric(&on, "hlt_exits");
+	ck_assert_msg(spur >= 5 && spur <= 12, "%s: %g spurious wakeups", lock, spur);
+	ck_assert_msg(hlt == spur || hlt == spur + 1, "%s: %g HLT exits, %g spurious", lock,
+	    hlt, spur);
+	ck_assert_double_eq(tu_metric(&on, "g.l.acquisitions"), 2);
+	/* the waiter's spins take the holder's pCPU: the run ends later */
+	t_off = tu_metric(&off, "completion_seconds");
+	t_on = tu_metric(&on, "completion_seconds");
+	ck_assert_msg(t_on > t_off + spur * 100e-6, "%s: on %g s, off %g s", lock, t_on, t_off);
+	metrics_free(&off);
+	metrics_free(&on);
+}
+END_TEST
+
+/*
+ * Under overcommit with a guest tick, waiters halted with interrupts on are
+ * woken by ticks (spurious wakeups; pv-ticket: more HLT exits), the
+ * ticket lock still goes in arrival order, and pv-qspinlock never leaves a
+ * free lock's head halted and unkicked (its own self-check, --check=full).
+ */
+START_TEST(pv_halt_irqs_under_overcommit)
+{
+	static const char *const how[][2] = {
+		{ "{kind: pv-ticket, spin_threshold: 64, irqs: off}",
+		  "{kind: pv-ticket, spin_threshold: 64, irqs: on}" },
+		{ "{kind: pv-qspinlock, spin_threshold: 64, irqs: off}",
+		  "{kind: pv-qspinlock, spin_threshold: 64, irqs: on}" },
+	};
+	int pvq = _i / 2, k, i;
+	const char *sched = _i % 2 ? "credit" : "cfs";
+	double hlt[2], spur = 0;
+
+	for (k = 0; k < 2; k++) {
+		struct watch *w = watch_new();
+		struct metrics m;
+
+		overcommit_run_vm(how[pvq][k], ", guest: {hz: 1000}", 2, 120 + (uint64_t)_i, sched,
+		    1500, w, &m);
+		ck_assert_int_eq(w->violations, 0);
+		ck_assert_int_eq(w->stranded, 0);
+		ck_assert_int_gt(w->ntake, 1000);
+		ck_assert_double_gt(tu_metric(&m, "timer_exits"), 100);
+		if (!pvq)
+			for (i = 0; i < w->ntake; i++)
+				ck_assert_msg(w->takes[i] == w->arrivals[i],
+				    "%s: take %d went to vCPU %d, but vCPU %d arrived first",
+				    how[pvq][k], i, w->takes[i], w->arrivals[i]);
+		hlt[k] = tu_metric(&m, "hlt_exits");
+		if (k == 1)
+			spur = tu_metric(&m, "g.l.spurious_wakeups");
+		metrics_free(&m);
+	}
+	ck_assert_msg(spur > 10, "%s %s: %g spurious wakeups", how[pvq][1], sched, spur);
+	/* pv-ticket: each woken waiter spins and halts again.  (pv-qspinlock may
+	 * halt less: a node woken by a tick is often running when granted, so it
+	 * is not halted to be kicked; pv_halt_irqs_switch counts exactly.) */
+	if (!pvq)
+		ck_assert_msg(hlt[1] > hlt[0], "%s: %g HLT exits with irqs on, %g off", sched,
+		    hlt[1], hlt[0]);
+}
+END_TEST
+
 /* What `vlocksim list` gives as a parameter's default is its default. */
 START_TEST(listed_defaults_are_the_defaults)
 {
@@ -921,6 +1033,8 @@ locks_suite(void)
 	tcase_add_test(tc, spinpark_spins_then_parks);
 	tcase_add_loop_test(tc, spinpark_woken_waiter_can_lose, 0, 2);
 	tcase_add_loop_test(tc, pvticket_backend_switch, 0, 2);
+	tcase_add_loop_test(tc, pv_halt_irqs_switch, 0, 2);
+	tcase_add_loop_test(tc, pv_halt_irqs_under_overcommit, 0, 4);
 	tcase_add_test(tc, listed_defaults_are_the_defaults);
 	suite_add_tcase(s, tc);
 	return s;

@@ -7,6 +7,9 @@
 #include "hv/hv.h"
 
 enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
+/* Which interrupts end a halt: none (halt() with interrupts off), the idle
+ * loop's safe_halt, or a lock slow path's safe_halt (kvm_wait with irqs on). */
+enum halt_irq { HI_OFF, HI_IDLE, HI_LOCK };
 
 struct guest {
 	struct vcpu *v;
@@ -28,7 +31,7 @@ struct guest {
 	int in_ple;		/* pre is a PLE exit being handled */
 	int polling;		/* halted, but polling before it blocks */
 	evq_id poll_ev;
-	int irq_wakes;		/* halt: an interrupt ends it (the idle loop's HLT) */
+	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
 	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
@@ -278,7 +281,7 @@ finish_halt(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
 	guest_fn f = g->cont;
-	int idle = g->irq_wakes;
+	int idle = g->irq_wakes == HI_IDLE, lock_irq = g->irq_wakes == HI_LOCK;
 
 	if (hv->kind->halt_end != NULL)
 		hv->kind->halt_end(hv, g->v, (double)(hv->sim->now - g->halt_t0), g->poll_ns,
@@ -290,6 +293,10 @@ finish_halt(struct guest *g)
 	g->cont = NULL;
 	if (idle)
 		g->irq_pending = 0;	/* the idle loop's wake is the interrupt's entry */
+	/* Linux safe_halt (sti; hlt) in kvm_wait: the handler runs on the wake,
+	 * then the lock's loop goes on */
+	if (lock_irq)
+		deliver(g);
 	f(g->v);
 	if (!idle)
 		deliver(g);
@@ -665,13 +672,14 @@ halt_now(struct vcpu *v)
 	g->waited = 0;
 	w = halt_poll(g);	/* once per halt: the hypervisor picks this halt's window */
 	/* KVM x86.c kvm_vcpu_has_events: a pending pv_unhalted means no sleep */
-	if (g->kicked && !g->irq_wakes) {
+	if (g->kicked && g->irq_wakes != HI_IDLE) {
 		g->kicked = 0;
 		finish_halt(g);
 		return;
 	}
-	/* ... and so does a pending interrupt, for the idle loop's HLT */
-	if (g->irq_wakes && g->irq_pending) {
+	/* ... and so does a pending interrupt, for a HLT with interrupts on
+	 * (one with nobody to take it, no guest kernel, never ends a halt) */
+	if (g->irq_wakes != HI_OFF && g->irq_pending && g->irq_hook != NULL) {
 		finish_halt(g);
 		return;
 	}
@@ -693,8 +701,17 @@ guest_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
 	v->vm->hv->st.exits_hlt++;
 	hv_probe(v->vm->hv, PR_HLT_EXIT, v->id, v->pcpu->id, NULL, 0);
 	v->g->after_halt = on_wake;
-	v->g->irq_wakes = 0;
+	v->g->irq_wakes = HI_OFF;
 	guest_work(v, exit_ns, halt_now);
+}
+
+/* LNX-4.5 arch/x86/kernel/kvm.c kvm_wait: safe_halt() when the lock was taken
+ * with interrupts enabled, so an interrupt ends the halt */
+void
+guest_halt_irqs(struct vcpu *v, double exit_ns, guest_fn on_wake)
+{
+	guest_halt(v, exit_ns, on_wake);
+	v->g->irq_wakes = HI_LOCK;
 }
 
 /* Linux arch/x86 default_idle -> safe_halt (sti; hlt): an interrupt ends it */
@@ -702,7 +719,7 @@ void
 guest_idle_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
 {
 	guest_halt(v, exit_ns, on_wake);
-	v->g->irq_wakes = 1;
+	v->g->irq_wakes = HI_IDLE;
 }
 
 /* Linux drivers/cpuidle/poll_state.c poll_idle: spin until need_resched */
@@ -726,7 +743,7 @@ guest_interrupt(struct vcpu *v)
 	struct guest *g = v->g;
 
 	g->irq_pending = 1;
-	if (g->act == GA_HALT && g->irq_wakes) {
+	if (g->act == GA_HALT && g->irq_wakes && g->irq_hook != NULL) {
 		guest_kick(v);		/* the same wake path as a kick: poll, or wake the thread */
 		return;
 	}

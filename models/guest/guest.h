@@ -59,6 +59,11 @@ void guest_memory(struct vcpu *, double bytes, guest_fn done);
 double guest_mem_rate(const struct vcpu *);
 /* HLT: exit cost, then block until hv_wake; then call on_wake. */
 void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+/* The same HLT with interrupts enabled (a lock's slow path, safe_halt): a
+ * kick or an interrupt ends it (one pending before it: no sleep); the
+ * interrupt's handler runs, then on_wake, which must treat a wake without
+ * its turn as spurious. */
+void guest_halt_irqs(struct vcpu *, double exit_ns, guest_fn on_wake);
 /* A device access or hypercall: the exit round trip, handled in the kernel
  * or forwarded to user space (QEMU); costs from the machine. */
 enum guest_io { IO_PIO_KERNEL, IO_PIO_USER, IO_MMIO_KERNEL, IO_MMIO_USER, IO_HYPERCALL };
@@ -72,8 +77,9 @@ void guest_idle_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
 void guest_poll(struct vcpu *, double ns, guest_fn done);
 /*
  * An interrupt for v.  It wakes an idle halt or poll; on a vCPU running guest
- * code it enters the hook at once; otherwise (preempted by the host, halted
- * in a lock's slow path, inside an exit) it waits and enters the hook when the
+ * code it enters the hook at once, and it ends a guest_halt_irqs; otherwise
+ * (preempted by the host, halted in a lock's slow path with interrupts off,
+ * inside an exit) it waits and enters the hook when the
  * vCPU next runs guest code.
  */
 void guest_interrupt(struct vcpu *);

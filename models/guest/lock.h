@@ -78,6 +78,8 @@ struct lock_ops {
 struct glock_stats {
 	uint64_t acquisitions, contended, kicks, halts;
 	uint64_t slow;		/* sections that took the pool's slow path */
+	uint64_t spurious;	/* halts woken without the waiter's turn (qspinlock_paravirt.h
+				 * pv_spurious_wakeup) */
 	double wait_ns, hold_ns;
 	double path_ns;		/* acquire() to the continuation past the release (workload.c) */
 	struct hist *wait;		/* ns from acquire() to owning */
@@ -120,6 +122,8 @@ struct glock {
 	uint64_t *arrival;	/* --check=full, fifo locks: per vCPU, its acquire's turn */
 	uint64_t arrivals, entries;
 	int waiting;		/* vCPUs inside acquire() now */
+	int halt_irqs;		/* the slow path halts with interrupts on (the algorithm sets it;
+				 * the report then gives spurious_wakeups) */
 	struct glock_stats st;
 };
 

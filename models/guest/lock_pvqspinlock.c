@@ -47,7 +47,12 @@
  *    head: Linux 4.2 pv_kick_node, the new owner kicks a halted successor at
  *    once so that it is running when it becomes head (it may be kicked
  *    again at unlock); the owner pays the hypercall;
- *  - spin_threshold: SPIN_THRESHOLD (1 << 15, asm/spinlock.h).
+ *  - spin_threshold: SPIN_THRESHOLD (1 << 15, asm/spinlock.h);
+ *  - irqs: off (default) | on.  kvm_wait halt()s when the caller's
+ *    interrupts were off (spin_lock_irqsave: the kick alone wakes it) and
+ *    safe_halt()s when on (spin_lock): then an interrupt (tick, IPI, disk)
+ *    ends the halt, the handler runs and the loop goes on, a spurious
+ *    wakeup when the node is not granted / the lock still locked.
  *
  * Assumes: an iteration is one PAUSE (machine pause_ns, param `iteration`);
  * the wait-early check (every 256 iterations) sees the predecessor's state
@@ -76,10 +81,12 @@ enum pvq_steal { PVQ_STEAL_NONE, PVQ_STEAL_ONCE, PVQ_STEAL_HYBRID };
 static const char *const pvq_steal_names[] = { "none", "once", "hybrid", NULL };
 enum pvq_kick { PVQ_KICK_UNLOCK, PVQ_KICK_HEAD };
 static const char *const pvq_kick_names[] = { "unlock", "head", NULL };
+static const char *const pvq_irqs_names[] = { "off", "on", NULL };
 
 struct pvq_cfg {
 	double threshold, iter_ns, exit_hlt_ns, hypercall_ns;
 	int wait_early, wait_early_preempted, steal, kick;
+	int irqs;		/* 1: spin_lock() with interrupts on, kvm_wait safe_halt()s */
 };
 
 struct pvq {
@@ -110,10 +117,11 @@ pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	    yc_get_bool(n, "wait_early", 1, &c->wait_early, err) ||
 	    yc_get_bool(n, "wait_early_preempted", 1, &c->wait_early_preempted, err) ||
 	    yc_get_enum(n, "steal", pvq_steal_names, PVQ_STEAL_ONCE, &c->steal, err) ||
-	    yc_get_enum(n, "kick", pvq_kick_names, PVQ_KICK_UNLOCK, &c->kick, err))
+	    yc_get_enum(n, "kick", pvq_kick_names, PVQ_KICK_UNLOCK, &c->kick, err) ||
+	    yc_get_enum(n, "irqs", pvq_irqs_names, 0, &c->irqs, err))
 		return -1;
 	return n == NULL ? 0 : yc_check_unused(n, "kind, spin_threshold, iteration, "
-	    "wait_early, wait_early_preempted, steal, kick", err);
+	    "wait_early, wait_early_preempted, steal, kick, irqs", err);
 }
 
 static void
@@ -137,6 +145,7 @@ pvq_create(struct glock *l, const void *cfg)
 	p->lp = xcalloc(n, 1);
 	p->kicked = xcalloc(n, 1);
 	p->seen_at = xcalloc(n, sizeof *p->seen_at);
+	l->halt_irqs = p->cfg->irqs;
 	return p;
 }
 
@@ -320,10 +329,13 @@ node_woken(struct vcpu *v)
 	/* cmpxchg(&pn->state, vcpu_halted, vcpu_running): hashed stays hashed */
 	if (p->state[v->idx] == PVQ_HALTED)
 		p->state[v->idx] = PVQ_RUNNING;
-	if (p->granted[v->idx])
+	if (p->granted[v->idx]) {
 		head_enter(l, v);
-	else
-		node_spin(l, v);	/* spurious wakeup: spin again */
+		return;
+	}
+	/* qstat_pv_spurious_wakeup: !node->locked; spin again */
+	l->st.spurious++;
+	node_spin(l, v);
 }
 
 /* pv_wait_node after the spin: state = halted, re-check, pv_wait */
@@ -373,6 +385,9 @@ head_woken(struct vcpu *v)
 	struct pvq *p = l->priv;
 
 	p->kicked[v->idx] = 0;
+	/* pv_wait_head_or_lock: qstat_pv_spurious_wakeup if still locked */
+	if (p->byte != 0)
+		l->st.spurious++;
 	head_round(l, v);
 }
 
@@ -440,7 +455,11 @@ pvq_halt(struct glock *l, struct vcpu *v, guest_fn on_wake)
 
 	p->kicked[v->idx] = 0;
 	l->st.halts++;
-	guest_halt(v, p->cfg->exit_hlt_ns, on_wake);
+	/* LNX-4.5 kvm.c kvm_wait: halt() if irqs were off, else safe_halt() */
+	if (p->cfg->irqs)
+		guest_halt_irqs(v, p->cfg->exit_hlt_ns, on_wake);
+	else
+		guest_halt(v, p->cfg->exit_hlt_ns, on_wake);
 }
 
 /* qspinlock.c: xchg_tail; with no predecessor v is the head at once */
@@ -581,6 +600,9 @@ static const struct vs_param pvq_params[] = {
 	  "if vCPU is preempted\", 2019, reverted)", "bool", "" },
 	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
 	  "a halted successor when it becomes head", "enum unlock|head", "" },
+	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_wait halt()s and only the kick wakes; "
+	  "on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, a "
+	  "spurious wakeup (VM.LOCK.spurious_wakeups): spin, halt again", "enum off|on", "" },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 

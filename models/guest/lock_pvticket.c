@@ -27,6 +27,7 @@
 
 enum pvt_backend { PVT_KVM, PVT_NONE };
 static const char *const pvt_backend_names[] = { "kvm", "none", NULL };
+static const char *const pvt_irqs_names[] = { "off", "on", NULL };
 
 struct pvt_cfg {
 	int backend;		/* enum pvt_backend */
@@ -34,6 +35,7 @@ struct pvt_cfg {
 	double iter_ns;		/* one spin iteration: a read and a PAUSE */
 	double unlock_ns;	/* the PV unlock's extra cost (locked add, flag test) */
 	double exit_hlt_ns, hypercall_ns;
+	int irqs;		/* 1: spin_lock() with interrupts on, kvm_lock_spinning safe_halt()s */
 };
 
 struct pvt {
@@ -62,9 +64,11 @@ pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	    /* jeremy/xen 2011 asm/spinlock.h arch_spin_unlock: with the jump
 	     * label off (no backend) unlock is the plain __add of native */
 	    yc_get_qty(n, "unlock_extra", UNIT_TIME, m->hz,
-	    c->backend == PVT_NONE ? 0 : m->atomic_ns, 0, 1e6, &c->unlock_ns, err))
+	    c->backend == PVT_NONE ? 0 : m->atomic_ns, 0, 1e6, &c->unlock_ns, err) ||
+	    yc_get_enum(n, "irqs", pvt_irqs_names, 0, &c->irqs, err))
 		return -1;
-	return yc_check_unused(n, "kind, backend, spin_threshold, iteration, unlock_extra", err);
+	return yc_check_unused(n, "kind, backend, spin_threshold, iteration, unlock_extra, irqs",
+	    err);
 }
 
 static void *
@@ -75,6 +79,7 @@ pvt_create(struct glock *l, const void *cfg)
 	t->cfg = cfg;
 	tkt_init(&t->w, l->vm->nvcpus);
 	t->registered = xcalloc((size_t)l->vm->nvcpus, 1);
+	l->halt_irqs = t->cfg->irqs;
 	return t;
 }
 
@@ -135,6 +140,8 @@ pvt_woken(struct vcpu *v)
 		lock_taken(l, v, lock_seen_ns(l, v));
 		return;
 	}
+	/* woken, not our turn (an interrupt, irqs: on): spin SPIN_THRESHOLD again */
+	l->st.spurious++;
 	lock_wait(l, v, budget(t), pvt_slowpath);
 }
 
@@ -155,7 +162,11 @@ pvt_slowpath(struct vcpu *v)
 		return;
 	}
 	l->st.halts++;
-	guest_halt(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
+	/* LNX-3.18 kvm.c kvm_lock_spinning: halt() if irqs were off, else safe_halt() */
+	if (t->cfg->irqs)
+		guest_halt_irqs(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
+	else
+		guest_halt(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
 }
 
 /* LNX-3.18 spinlock.h: arch_spin_unlock + __ticket_unlock_slowpath */
@@ -207,6 +218,7 @@ static const struct vs_param pvt_params[] = {
 	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)", "int", "" },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
 	{ "unlock_extra", "(machine atomic; 0 with backend none)", "extra unlock cost with PV on (locked add + flag test)", "time", "ns" },
+	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_lock_spinning halt()s and only the kick wakes; on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, which spins again (VM.LOCK.spurious_wakeups)", "enum off|on", "" },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -88,6 +88,8 @@ const struct metric_doc metric_docs[] = {
 	  "(sum of paths - sum of holds) over the threads' CPU time, as perf sees it" },
 	{ "VM.LOCK.slow_share", "%", "a lock with a pool: sections that found it empty (take) "
 	  "or full (put) and took the slow path" },
+	{ "VM.LOCK.spurious_wakeups", "count", "a pv lock with irqs: on: slow-path halts that "
+	  "ended (an interrupt) without the waiter's turn, so it spun and halted again" },
 	{ "VM.mmap_sem.MM.acquisitions", "count", "mmap_sem of address space MM (a rwsem): acquisitions" },
 	{ "VM.mmap_sem.MM.contended_share", "%", "mmap_sem of address space MM (a rwsem): acquisitions that waited" },
 	{ "VM.mmap_sem.MM.spins", "count", "mmap_sem of address space MM (a rwsem): waits that spun on the owner" },

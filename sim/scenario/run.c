@@ -241,7 +241,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 	nl = wl_nlocks(d->wl);
 	for (k = 0; k < nl && b->n > 0; k++) {
 		struct hist *h = hist_new();
-		double acq = 0, cont = 0, wait = 0, hold = 0, path = 0, cpu = 0, slow = 0;
+		double acq = 0, cont = 0, wait = 0, hold = 0, path = 0, cpu = 0, slow = 0, spur = 0;
 		double calls = wl_lock_calls(d->wl, k);
 		const char *ln = wl_vm_lock(b->vms[0], k)->name;
 
@@ -254,6 +254,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 			hold += l->st.hold_ns;
 			path += l->st.path_ns;
 			slow += (double)l->st.slow;
+			spur += (double)l->st.spurious;
 			hist_merge(h, l->st.wait);
 			/* CPU time of the VM's threads: threads x its elapsed time */
 			cpu += (double)wl_vm_threads(b->vms[i]) * (double)(wl_vm_done_at(b->vms[i]) >= 0 ?
@@ -287,6 +288,9 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		/* A lock with a pool (lock.h): sections that found it empty or full. */
 		if (wl_vm_lock(b->vms[0], k)->pool_batches > 0)
 			LM("slow_share", "%", acq > 0 ? 100 * slow / acq : 0);
+		/* A slow path that halts with interrupts on (lock.h halt_irqs). */
+		if (wl_vm_lock(b->vms[0], k)->halt_irqs)
+			LM("spurious_wakeups", "count", spur);
 #undef LM
 		hist_free(h);
 	}
