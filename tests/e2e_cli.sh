@@ -180,6 +180,10 @@ bad ipi-key "--set:1:18: " "unknown key 'wat'" "$e" --set 'vms[0].guest.ipi.wat=
 bad set-unknown-key "--set:1:12: " "unknown key 'bogus'" "$f" --set 'hypervisor.bogus=1'
 bad lock-switch "--set:1:41: " "'steal' must be one of: none, once, hybrid" "$f" \
     --set 'vms[0].lock={kind: pv-qspinlock, steal: sometimes}'
+bad lock-irqs "--set:1:40: " "'irqs' must be one of: off, on; got 'maybe'" "$f" \
+    --set 'vms[0].lock={kind: pv-qspinlock, irqs: maybe}'
+bad lock-irqs-ticket "--set:1:37: " "'irqs' must be one of: off, on; got 'true'" "$f" \
+    --set 'vms[0].lock={kind: pv-ticket, irqs: true}'
 s3=$top_srcdir/configs/seed003/seed003.yaml
 bad pool-overfull "--set:1:" "pool fill 3 is more than its 2 batches" "$s3" \
     --set 'workloads.slab.locks.list_lock.pool={batches: 2, fill: 3}'

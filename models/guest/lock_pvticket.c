@@ -17,6 +17,11 @@
  * so a waiter that reaches SPIN_THRESHOLD calls a no-op and spins on,
  * nobody sets the slowpath flag, and unlock is the native plain add: the
  * algorithm is the native ticket lock (INC 2 instead of 1 changes nothing).
+ *
+ * irqs: off (default) is a spin_lock_irqsave site: kvm_lock_spinning halt()s
+ * and only the kick wakes the waiter.  on is a spin_lock site: safe_halt(),
+ * so an interrupt ends the halt; the handler runs, and a waiter whose ticket
+ * has not come (a spurious wakeup) spins SPIN_THRESHOLD again, then halts.
  */
 #include <stdlib.h>
 
