@@ -113,6 +113,13 @@ for when in stop bye fin hang; do
 	    --cases "$CASES" -j 1 --out "$tmp/d$when" --format json >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	secs=$(($(date +%s) - t0))
+	# Open MPI 4.1's mpirun itself sometimes segfaults in its own teardown
+	# (PMIx_server_finalize) after it killed the hung rank; that status is
+	# mpirun's, not vlocksim's, and the files are checked whole below.
+	if [ "$when" = hang ] && [ "$rc" -eq 139 ] && grep -q 'PMIx_server_finalize' "$tmp/err"; then
+		echo "# mpirun crashed in PMIx_server_finalize after the hung rank (Open MPI); rc 139 taken as 0"
+		rc=0
+	fi
 	check "rank 1 dies ($when) at the end, --enable-recovery: exit 0 (got $rc) in $secs s (< 30)" \
 	    [ "$rc" -eq 0 -a "$secs" -lt 30 ]
 	check "... validation.csv and stdout whole, the bytes of -j 1" \
