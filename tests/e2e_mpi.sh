@@ -33,7 +33,7 @@ npoints() {
 mpi() {
 	np=$1
 	shift
-	timeout 120 $MPIRUN -np "$np" "$VS" "$@" >"$tmp/out" 2>"$tmp/err"
+	timeout -k 5 120 $MPIRUN -np "$np" "$VS" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 }
 
@@ -97,7 +97,7 @@ check "-np 2 -j 2 (two workers per rank) gives the same bytes" \
 
 run sweep "$base" $slow --out "$tmp/kref" -j 2
 check "slow reference sweep" [ "$rc" -eq 0 ]
-timeout 120 $MPIRUN -np 3 "$VS" sweep "$base" $slow --out "$tmp/k" >"$tmp/kout" 2>"$tmp/kerr" &
+timeout -k 5 120 $MPIRUN -np 3 "$VS" sweep "$base" $slow --out "$tmp/k" >"$tmp/kout" 2>"$tmp/kerr" &
 bgpid=$!
 wait_points "$tmp/k" 2
 r1=$(rank_pid "$bgpid" 1)
@@ -121,7 +121,7 @@ check "exactly 12 point files, none twice" \
 
 # ---- with --enable-recovery the job goes on: the dead rank's point is run again ---
 
-timeout 120 $MPIRUN --enable-recovery -np 3 "$VS" sweep "$base" $slow --out "$tmp/r" \
+timeout -k 5 120 $MPIRUN --enable-recovery -np 3 "$VS" sweep "$base" $slow --out "$tmp/r" \
     >"$tmp/rout" 2>"$tmp/rerr" &
 bgpid=$!
 wait_points "$tmp/r" 2
