@@ -659,7 +659,10 @@ END_TEST
  * of 2 pCPUs beside a hog; a1 blocks at 100 ms.  With the current loads a0's
  * group entity jumps to the group's full 1024 at once; with the window it
  * keeps about half until a1's rq has been idle for some windows, and gets
- * all of it once four idle windows drop the history.
+ * all of it once four idle windows drop the history.  a1's rq is folded when
+ * pCPU 1 balances (update_shares in rebalance_domains): it runs h1, so at
+ * its busy interval, 64 x 1, 2, 4 ms clamped to 200 ms: at ~64, ~192, ~392
+ * ms; pCPU 0 re-weighs within a window after, so the last look is at 250.
  */
 struct sw {
 	struct rig *t;
@@ -709,7 +712,7 @@ shares_window_run(const char *params, struct sw *x)
 	sim_at(&t.sim, 100 * MS, sw_block, x, 0);
 	sim_at(&t.sim, 99 * MS, sw_look, x, 0);
 	sim_at(&t.sim, 106 * MS, sw_look, x, 1);
-	sim_at(&t.sim, 200 * MS, sw_look, x, 2);
+	sim_at(&t.sim, 250 * MS, sw_look, x, 2);
 	th_run(&t);
 	rig_free(&t);
 }

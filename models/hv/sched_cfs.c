@@ -286,6 +286,22 @@ cfs_yield_task(struct fair *f, struct fair_cpu *cpu, struct fair_se *se)
 	fair_set_skip_buddy(se);
 }
 
+/* LNX-3.2 include/linux/topology.h SD_SIBLING_INIT, SD_MC_INIT and (x86, one
+ * node per socket) arch/x86/include/asm/topology.h SD_NODE_INIT: min/max
+ * interval and busy_factor; every domain starts at balance_interval 1 ms. */
+static void
+cfs_sd_init(enum hw_dist level, int weight, struct fair_sd_param *p)
+{
+	(void)weight;
+	p->init_interval = 1;
+	if (level == HW_REMOTE) {
+		p->min_interval = 8, p->max_interval = 32, p->busy_factor = 32;
+		return;
+	}
+	p->min_interval = 1, p->busy_factor = 64;
+	p->max_interval = level == HW_SIBLING ? 2 : 4;
+}
+
 static const struct fair_class cfs_class = {
 	.pick_with_curr = 0,
 	.min_vr_curr_on_rq = 0,
@@ -300,6 +316,10 @@ static const struct fair_class cfs_class = {
 	.renormalize = cfs_renormalize,
 	.reweight = cfs_reweight,
 	.place_initial = cfs_place_initial,
+	.sd_init = cfs_sd_init,
+	.busy_interval_trim = 0,
+	.newidle_backoff = 1,
+	.lb_next_v66 = 0,
 };
 
 /* ---- sched_ops ---- */

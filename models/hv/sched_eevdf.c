@@ -355,6 +355,18 @@ eevdf_yield_task(struct fair *f, struct fair_cpu *cpu, struct fair_se *se)
 	se->deadline += fair_delta(se->slice, se);
 }
 
+/* LNX-6.6 kernel/sched/topology.c sd_init: min_interval = sd_weight ms,
+ * max_interval = 2 * sd_weight, busy_factor 16, balance_interval starts at
+ * sd_weight (the same at every level, NUMA included). */
+static void
+eevdf_sd_init(enum hw_dist level, int weight, struct fair_sd_param *p)
+{
+	(void)level;
+	p->min_interval = p->init_interval = weight;
+	p->max_interval = 2 * weight;
+	p->busy_factor = 16;
+}
+
 static const struct fair_class eevdf_class = {
 	.pick_with_curr = 1,
 	.min_vr_curr_on_rq = 1,
@@ -370,6 +382,10 @@ static const struct fair_class eevdf_class = {
 	.renormalize = NULL,	/* 6.6: lag placement replaces renormalisation */
 	.reweight = eevdf_reweight,
 	.place_initial = eevdf_place_initial,
+	.sd_init = eevdf_sd_init,
+	.busy_interval_trim = 1,
+	.newidle_backoff = 0,
+	.lb_next_v66 = 1,
 };
 
 /* ---- sched_ops ---- */

@@ -25,7 +25,7 @@ static const char *const fair_groups_names[] = { "none", "per-vm", "autogroup", 
 
 /* ---- parameters ---- */
 
-const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 4e6, FAIR_SCALE_LOG, 0,
+const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 0, FAIR_SCALE_LOG, 0,
     FAIR_GROUPS_NONE, 0, NULL, NULL, NULL };
 
 /* hypervisor.params keys of every fair policy (cfs, eevdf): fair_parse_common. */
@@ -35,7 +35,10 @@ const struct vs_param fair_params[] = {
 	{ "hz", "1000", "host CONFIG_HZ (the tick checks preemption)", "number", "Hz" },
 	{ "migration_cost", "0.5ms", "sysctl_sched_migration_cost (task_hot, idle_balance)",
 	  "time", "ns" },
-	{ "balance_interval", "4ms", "periodic load balance (sd->balance_interval)", "time", "ns" },
+	{ "balance_interval", "(per domain)", "periodic load balance: every domain's starting and "
+	  "min_interval (max_interval keeps its ratio); unset: cfs 3.2 SD_*_INIT (SMT 1..2ms, "
+	  "socket 1..4ms, busy x64; NUMA 8..32ms, x32), eevdf 6.6 sd_init (pCPUs..2*pCPUs ms, "
+	  "busy x16)", "time", "ns" },
 	{ "yield_to_esrch", "false", "LNX-4.5 yield_to returns -ESRCH when both rqs hold one task",
 	  "bool", "" },
 	{ "weights", "{VM: 1024}", "a VM's vCPU-thread weight, 15..88761 (nice 19..-20)", "map",
@@ -71,11 +74,12 @@ fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *cfg,
 	const struct yc_node *w;
 	size_t i;
 
-	/* LNX-3.6 fair.c sysctl_sched_migration_cost, SD balance_interval */
+	/* LNX-3.6 fair.c sysctl_sched_migration_cost; balance_interval: 0 =
+	 * the per-domain intervals of the policy (fair_class.sd_init) */
 	if (yc_get_num(params, "hz", 1000, 1, 1e6, &cfg->tick_hz, err) ||
 	    yc_get_qty(params, "migration_cost", UNIT_TIME, hz, 0.5e6, 0, 1e10,
 	    &cfg->migration_cost, err) ||
-	    yc_get_qty(params, "balance_interval", UNIT_TIME, hz, 4e6, 1e3, 1e10,
+	    yc_get_qty(params, "balance_interval", UNIT_TIME, hz, 0, 1e3, 1e10,
 	    &cfg->balance_interval, err) ||
 	    yc_get_enum(params, "scaling", fair_scaling_names, FAIR_SCALE_LOG, &cfg->scaling,
 	    err) ||
@@ -748,10 +752,10 @@ migrate(struct fair *f, struct fair_se *se, int dst)
 }
 
 /*
- * One pass of load_balance over the sched domains of this pCPU, closest
- * first (SMT siblings, then the socket, then the machine), as
- * for_each_domain() does: pull one task from the busiest queue of the first
- * domain with an imbalance.  Returns the task.
+ * load_balance of one sched domain of this pCPU (level: its SMT siblings,
+ * its socket, the machine): pull one task from the busiest queue among the
+ * pCPUs the domain adds to its child (those at that distance).  Returns the
+ * task.
  *   - groups: none: tasks are counted, an imbalance is at least min_imb
  *     tasks (all threads weigh alike unless `weights` says otherwise).
  *   - groups: per-vm: the root load is weighed, as find_busiest_group does
@@ -762,67 +766,153 @@ migrate(struct fair *f, struct fair_se *se, int dst)
  *     min(cpu_load[1], now) of the others with target_load = max(cpu_load[1],
  *     now) of this one (busy_idx 2), so that a vCPU halting for a moment
  *     does not move threads; the newly-idle pass uses the loads now.
+ * pCPU ids are (socket, core, thread) in order (machine.h), so the domain
+ * is a range of ids and its child a sub-range: each pCPU is looked at once.
  */
 static struct fair_se *
-balance_one(struct fair *f, int this, int min_imb)
+balance_level(struct fair *f, int this, enum hw_dist level, int min_imb)
 {
-	static const enum hw_dist levels[] = { HW_SIBLING, HW_SOCKET, HW_REMOTE };
 	struct hv *hv = f->hv;
+	const struct machine *m = hv->m;
 	int here = f->cpu[this].root.h_nr_running, weighed = f->tg != NULL;
 	long here_load = f->cpu[this].root.load;
+	int core = m->threads_per_core, sock = core * m->cores_per_socket;
+	int lo, hi, clo, chi, i, busiest = -1, bn = 0;
+	long bl = 0;
+	struct fair_se *se = NULL;
 
 	if (min_imb > 1 && f->cpu[this].cpu_load > here_load)	/* target_load */
 		here_load = f->cpu[this].cpu_load;
-	size_t l;
-	int i;
+	if (level == HW_SIBLING) {
+		lo = this / core * core, hi = lo + core;
+		clo = this, chi = this + 1;
+	} else if (level == HW_SOCKET) {
+		lo = this / sock * sock, hi = lo + sock;
+		clo = this / core * core, chi = clo + core;
+	} else {
+		lo = 0, hi = hv->npcpus;
+		clo = this / sock * sock, chi = clo + sock;
+	}
+	if (hi > hv->npcpus)
+		hi = hv->npcpus;
+	for (i = lo; i < hi; i++) {
+		int n;
+		long load;
+		struct fair_se *cand;
 
-	for (l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-		int busiest = -1, bn = 0;
-		long bl = 0;
-		struct fair_se *se = NULL;
-
-		for (i = 0; i < hv->npcpus; i++) {
-			int n = f->cpu[i].root.h_nr_running;
-			long load = f->cpu[i].root.load;
-			struct fair_se *cand;
-
-			if (min_imb > 1 && f->cpu[i].cpu_load < load)	/* source_load */
-				load = f->cpu[i].cpu_load;
-
-			if (i == this || machine_dist(hv->m, this, i) != levels[l] || n < 2)
-				continue;
-			if (!weighed && (n - here < min_imb || (busiest >= 0 && n <= bn)))
-				continue;
-			if (weighed && (load <= here_load ||
-			    (min_imb > 1 && load * 100 <= here_load * 125) ||
-			    (busiest >= 0 && load <= bl)))
-				continue;
-			if ((cand = pull_candidate(f, i, this, weighed ? load - here_load : -1))
-			    != NULL) {
-				busiest = i;
-				bn = n;
-				bl = load;
-				se = cand;
-			}
+		if (i == clo) {
+			i = chi - 1;	/* the child domain: balanced at its own level */
+			continue;
 		}
-		if (busiest >= 0) {
-			migrate(f, se, this);
-			return se;
+		n = f->cpu[i].root.h_nr_running;
+		if (n < 2)
+			continue;
+		load = f->cpu[i].root.load;
+		if (min_imb > 1 && f->cpu[i].cpu_load < load)	/* source_load */
+			load = f->cpu[i].cpu_load;
+		if (!weighed && (n - here < min_imb || (busiest >= 0 && n <= bn)))
+			continue;
+		if (weighed && (load <= here_load ||
+		    (min_imb > 1 && load * 100 <= here_load * 125) ||
+		    (busiest >= 0 && load <= bl)))
+			continue;
+		if ((cand = pull_candidate(f, i, this, weighed ? load - here_load : -1)) != NULL) {
+			busiest = i;
+			bn = n;
+			bl = load;
+			se = cand;
 		}
 	}
-	return NULL;
+	if (busiest >= 0)
+		migrate(f, se, this);
+	return se;
 }
 
-/* LNX-3.6 fair.c idle_balance: only if this pCPU's idle periods are long */
+/* msecs_to_jiffies, on the model's clock: an interval rounded up to ticks. */
+static int64_t
+to_ticks(const struct fair *f, int64_t ns)
+{
+	int64_t t = f->hv->tick_ns;
+
+	return (ns + t - 1) / t;
+}
+
+/* LNX-3.2 rebalance_domains / LNX-6.6 get_sd_balance_interval: the domain's
+ * interval, times busy_factor when this pCPU runs something, clamped to
+ * [1 tick, max_load_balance_interval]. */
+static int64_t
+sd_interval(const struct fair *f, const struct fair_sd *sd, enum hw_dist level, int busy)
+{
+	int64_t j = to_ticks(f, busy ? sd->interval * f->sdp[level].busy_factor : sd->interval);
+	int64_t max = f->max_lb_interval / f->hv->tick_ns;
+
+	if (busy && f->cls->busy_interval_trim)
+		j--;	/* LNX-6.6: busy periods not multiples of each other */
+	if (j > max)
+		j = max;
+	if (j < 1)
+		j = 1;
+	return j * f->hv->tick_ns;
+}
+
+/* LNX-3.2 load_balance: a domain found unbalanced is balanced again at its
+ * min_interval; a balanced one backs off, doubling up to max_interval (6.6
+ * not for a newly-idle pass).  all_pinned's MAX_PINNED_INTERVAL is left out. */
+static void
+sd_tune(const struct fair *f, struct fair_sd *sd, enum hw_dist level, int moved, int newidle)
+{
+	const struct fair_sd_param *p = &f->sdp[level];
+
+	if (moved)
+		sd->interval = p->min_interval;
+	else if ((!newidle || f->cls->newidle_backoff) && sd->interval < p->max_interval)
+		sd->interval *= 2;
+}
+
+/* LNX-3.2 idle_balance (LNX-6.6 newidle_balance): only if this pCPU's idle
+ * periods are long; the domains closest first, until one gives a task. */
 static void
 idle_balance(struct fair *f, struct fair_cpu *c)
 {
-	c->idle_stamp = f->hv->sim->now;
-	if (c->avg_idle < f->migration_cost)
+	sim_time_t now = f->hv->sim->now, next = now + sim_ns(1e9);	/* jiffies + HZ */
+	int l, pulled = 0, v66 = f->cls->lb_next_v66;
+
+	c->idle_stamp = now;
+	if (c->avg_idle < f->migration_cost) {
+		/* LNX-6.6: update_next_balance of the lowest domain, then out */
+		for (l = HW_SIBLING; v66 && l <= HW_REMOTE; l++)
+			if (f->sdp[l].exists) {
+				next = c->sd[l].last_balance + sd_interval(f, &c->sd[l], l, 0);
+				if (next < c->next_balance)
+					c->next_balance = next;
+				break;
+			}
 		return;
+	}
 	update_shares(f, c->root.cpu);	/* LNX-3.2 idle_balance */
-	if (balance_one(f, c->root.cpu, 1) != NULL)
-		c->idle_stamp = -1;
+	for (l = HW_SIBLING; l <= HW_REMOTE; l++) {
+		struct fair_sd *sd = &c->sd[l];
+		struct fair_se *se;
+		sim_time_t due;
+
+		if (!f->sdp[l].exists)
+			continue;
+		if (v66 && (due = sd->last_balance + sd_interval(f, sd, l, 0)) < next)
+			next = due;	/* LNX-6.6 update_next_balance */
+		se = balance_level(f, c->root.cpu, l, 1);
+		sd_tune(f, sd, l, se != NULL, 1);
+		/* LNX-3.2: next from msecs_to_jiffies(sd->balance_interval), unclamped */
+		if (!v66 && (due = sd->last_balance + to_ticks(f, sd->interval) *
+		    f->hv->tick_ns) < next)
+			next = due;
+		if (se != NULL) {
+			pulled = 1;
+			c->idle_stamp = -1;
+			break;
+		}
+	}
+	if (v66 ? next < c->next_balance : (pulled || now > c->next_balance))
+		c->next_balance = next;
 }
 
 /* LNX-3.6 core.c ttwu_do_wakeup: average length of this rq's idle periods */
@@ -982,6 +1072,58 @@ init_groups(struct fair *f, struct vs_err *err)
 	return 0;
 }
 
+/* LNX-3.2 sched.c build_sched_domains (LNX-6.6 topology.c build_sched_domains
+ * + sd_init): a domain per level that has pCPUs at that distance (the
+ * others are degenerate and dropped: sd_degenerate), with the policy's
+ * constants; sockets are NUMA nodes (x86 since Nehalem / Opteron). */
+static void
+init_domains(struct hv *hv, struct fair *f, const struct fair_cfg *cfg)
+{
+	int l, i, max;
+
+	for (l = HW_SIBLING; l <= HW_REMOTE; l++) {
+		struct fair_sd_param *p = &f->sdp[l];
+		int exists = 0, weight = 0;
+
+		for (i = 0; i < hv->npcpus; i++) {
+			enum hw_dist d = machine_dist(hv->m, 0, i);
+
+			exists |= d == (enum hw_dist)l;
+			weight += d <= (enum hw_dist)l;
+		}
+		memset(p, 0, sizeof *p);
+		f->cls->sd_init(l, weight, p);	/* in ms */
+		p->exists = exists;
+		p->weight = weight;
+		if (cfg->balance_interval > 0) {	/* one base interval for every level */
+			p->max_interval = p->max_interval / p->min_interval *
+			    (int64_t)cfg->balance_interval;
+			p->min_interval = p->init_interval = (int64_t)cfg->balance_interval;
+		} else {
+			p->min_interval *= 1000000;
+			p->max_interval *= 1000000;
+			p->init_interval *= 1000000;
+		}
+		for (i = 0; i < hv->npcpus; i++) {
+			f->cpu[i].sd[l].interval = p->init_interval;
+			f->cpu[i].sd[l].last_balance = 0;	/* .last_balance = jiffies */
+		}
+	}
+	/* LNX-3.2 fair.c update_max_interval: HZ * num_online_cpus() / 10 */
+	max = (int)(cfg->tick_hz * hv->npcpus / 10);
+	f->max_lb_interval = (int64_t)(max < 1 ? 1 : max) * hv->tick_ns;
+}
+
+const struct fair_sd *
+fair_sd_of(const struct hv *hv, int cpu, enum hw_dist level, const struct fair_sd_param **param)
+{
+	const struct fair *f = FAIR(hv);
+
+	if (param != NULL)
+		*param = &f->sdp[level];
+	return f->sdp[level].exists ? &f->cpu[cpu].sd[level] : NULL;
+}
+
 int
 fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol,
     const struct fair_cfg *cfg, struct vs_err *err)
@@ -995,7 +1137,6 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	f->groups = cfg->groups;
 	f->factor = fair_sysctl_factor(cfg->scaling, hv->npcpus);
 	f->migration_cost = (int64_t)cfg->migration_cost;
-	f->balance_interval = (int64_t)cfg->balance_interval;
 	f->bw_slice = 5000000;	/* LNX-3.2 fair.c sysctl_sched_cfs_bandwidth_slice: 5 ms */
 	f->yield_to_esrch = cfg->yield_to_esrch;
 	hv->tick_ns = sim_ns(1e9 / cfg->tick_hz);
@@ -1004,8 +1145,9 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 		init_rq(&f->cpu[i].root, i, NULL, NULL);
 		f->cpu[i].idle_stamp = -1;
 		f->cpu[i].avg_idle = 2 * f->migration_cost;	/* core.c sched_init */
-		f->cpu[i].next_balance = f->balance_interval;
+		f->cpu[i].next_balance = 0;	/* sched_init: jiffies */
 	}
+	init_domains(hv, f, cfg);
 	f->se = xcalloc((size_t)hv->nvcpus + 1, sizeof *f->se);
 	for (k = 0; k < cfg->nweights; k++) {
 		int found = 0;
@@ -1279,6 +1421,51 @@ fair_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
 	return 1;
 }
 
+/*
+ * LNX-3.2 fair.c rebalance_domains: every domain of this pCPU whose interval
+ * (busy_factor times longer when the pCPU runs something: scheduler_tick's
+ * idle_cpu) has passed since its last balance is balanced, closest first, a
+ * periodic pass moving a task if the imbalance is >= 2 tasks; a pull makes
+ * the pCPU busy for the levels above.  next_balance is the earliest
+ * last_balance + interval.  SD_SERIALIZE's trylock always succeeds here.
+ */
+static void
+rebalance_domains(struct fair *f, struct pcpu *p)
+{
+	struct fair_cpu *c = &f->cpu[p->id];
+	sim_time_t now = f->hv->sim->now, next = now + sim_ns(60e9);	/* jiffies + 60*HZ */
+	int l, busy = fair_curr_task(c) != NULL;
+
+	for (l = HW_SIBLING; l <= HW_REMOTE; l++) {
+		struct fair_sd *sd = &c->sd[l];
+		int64_t interval;
+		struct fair_se *se;
+
+		if (!f->sdp[l].exists)
+			continue;
+		interval = sd_interval(f, sd, l, busy);
+		if (now >= sd->last_balance + interval) {
+			se = balance_level(f, p->id, l, 2);
+			sd->lb_count++;
+			sd_tune(f, sd, l, se != NULL, 0);
+			sd->last_balance = now;
+			if (se != NULL) {
+				busy = 1;	/* idle = CPU_NOT_IDLE */
+				if (c->root.curr == NULL) {	/* the idle task is preempted, locally */
+					c->need_resched = 1;
+					hv_resched(p, 0);
+				} else	/* pull_task: check_preempt_curr */
+					f->cls->check_preempt_wakeup(f, c, se);
+			}
+			if (f->cls->lb_next_v66)	/* LNX-6.6: the interval after */
+				interval = sd_interval(f, sd, l, busy);
+		}
+		if (sd->last_balance + interval < next)
+			next = sd->last_balance + interval;
+	}
+	c->next_balance = next;	/* no domain (one pCPU): never (on_null_domain) */
+}
+
 /* LNX-3.6 fair.c task_tick_fair -> entity_tick per level; core.c trigger_load_balance */
 void
 fair_tick(struct hv *hv, struct pcpu *p)
@@ -1292,18 +1479,11 @@ fair_tick(struct hv *hv, struct pcpu *p)
 			f->cls->entity_tick(f, se->cfs_rq, se);
 	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 */
 	c->cpu_load = (c->cpu_load + c->root.load) / 2;
-	/* Periodic balance: move one task if the imbalance is >= 2 tasks. */
+	/* LNX-3.2 core.c trigger_load_balance: only when the earliest domain is due */
 	if (hv->sim->now < c->next_balance)
 		return;
-	c->next_balance = hv->sim->now + f->balance_interval;
 	update_shares(f, p->id);	/* LNX-3.2 rebalance_domains */
-	if ((se = balance_one(f, p->id, 2)) == NULL)
-		return;
-	if (c->root.curr == NULL) {	/* the idle task is preempted, locally: no IPI */
-		c->need_resched = 1;
-		hv_resched(p, 0);
-	} else
-		f->cls->check_preempt_wakeup(f, c, se);	/* pull_task: check_preempt_curr */
+	rebalance_domains(f, p);
 }
 
 /* At the tick (entity_tick).  LNX-3.2 update_entity_shares_tick: only once

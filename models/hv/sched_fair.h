@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "evq.h"
+#include "hw/machine.h"
 #include "param.h"
 #include "util.h"
 
@@ -103,13 +104,32 @@ struct fair_rq {
 	long load_contribution;	/* what this rq last added to tg->load_weight */
 };
 
+/* The balancing state of one sched domain of a pCPU (LNX-3.2 struct
+ * sched_domain: balance_interval, last_balance; schedstat lb_count).  The
+ * domains are the machine's levels, indexed by enum hw_dist: HW_SIBLING
+ * (SMT), HW_SOCKET (MC), HW_REMOTE (the NUMA level over all sockets). */
+struct fair_sd {
+	int64_t interval;	/* sd->balance_interval, ns (Linux: ms) */
+	sim_time_t last_balance;
+	uint64_t lb_count;	/* periodic load balances of this domain */
+};
+
+/* A level's constants, the same for every pCPU (symmetric machines). */
+struct fair_sd_param {
+	int exists;		/* 0: degenerate (no pCPU at this distance), not built */
+	int weight;		/* pCPUs the domain spans (sd_weight) */
+	int busy_factor;
+	int64_t min_interval, max_interval, init_interval;	/* ns */
+};
+
 /* Per pCPU: the root rq and what Linux keeps in struct rq. */
 struct fair_cpu {
 	struct fair_rq root;
 	int need_resched;	/* TIF_NEED_RESCHED: a SCHEDULE softirq is coming */
 	sim_time_t idle_stamp;	/* when it went idle, -1 if not idle */
 	sim_time_t avg_idle;
-	sim_time_t next_balance;
+	sim_time_t next_balance;	/* rq->next_balance: the earliest due domain */
+	struct fair_sd sd[HW_NDIST];	/* HW_SIBLING .. HW_REMOTE */
 	long cpu_load;		/* LNX-3.2 rq->cpu_load[1]: root load decayed per tick */
 };
 
@@ -159,6 +179,19 @@ struct fair_class {
 	void (*reweight)(struct fair *, struct fair_rq *, struct fair_se *, long weight);
 	/* Fork placement of a task at init (before any enqueue). */
 	void (*place_initial)(struct fair *, struct fair_rq *, struct fair_se *);
+	/* The load-balance constants of a domain level spanning weight pCPUs, in
+	 * ms as Linux writes them (min/max/initial interval, busy_factor). */
+	void (*sd_init)(enum hw_dist level, int weight, struct fair_sd_param *);
+	/* 1: a busy pCPU's interval is one jiffy short (6.6 get_sd_balance_interval). */
+	int busy_interval_trim;
+	/* 1: the newly-idle balance also doubles a balanced domain's interval
+	 * (3.2 load_balance; 6.6 skips it for CPU_NEWLY_IDLE). */
+	int newidle_backoff;
+	/* 1: 6.6: rebalance_domains takes next_balance from the interval after
+	 * the balance, and newidle_balance only moves next_balance earlier, by
+	 * update_next_balance; 0: 3.2: from the interval before, and
+	 * idle_balance sets it from the raw intervals when it pulled or it was due. */
+	int lb_next_v66;
 };
 
 /* The parameters both policies read (unscaled, ns). */
@@ -183,7 +216,9 @@ struct fair {
 	int ntg;
 	int groups;
 	int factor;		/* get_update_sysctl_factor */
-	int64_t migration_cost, balance_interval, bw_slice;
+	int64_t migration_cost, bw_slice;
+	struct fair_sd_param sdp[HW_NDIST];	/* per level */
+	int64_t max_lb_interval;	/* max_load_balance_interval, ns */
 	int yield_to_esrch;
 	int64_t shares_window;	/* > 0: 3.2's averaged group loads; 0: the current ones */
 	uint64_t seq;
@@ -246,6 +281,10 @@ void fair_resched(struct fair *, struct fair_cpu *);
 int64_t fair_vruntime(const struct hv *, const struct vcpu *);
 /* A task group's bandwidth statistics (tests). */
 const struct fair_tg *fair_tg_of(const struct hv *, const struct vcpu *);
+/* pCPU cpu's domain at level (NULL if that level is degenerate) and the
+ * level's constants (tests). */
+const struct fair_sd *fair_sd_of(const struct hv *, int cpu, enum hw_dist level,
+    const struct fair_sd_param **param);
 
 /* ---- sched_ops bodies shared by cfs and eevdf ---- */
 void fair_wake(struct hv *, struct vcpu *);
