@@ -882,7 +882,10 @@ idle_balance(struct fair *f, struct fair_cpu *c)
 		/* LNX-6.6: update_next_balance of the lowest domain, then out */
 		for (l = HW_SIBLING; v66 && l <= HW_REMOTE; l++)
 			if (f->sdp[l].exists) {
-				next = c->sd[l].last_balance + sd_interval(f, &c->sd[l], l, 0);
+				sim_time_t due = c->sd[l].last_balance + sd_interval(f, &c->sd[l], l, 0);
+
+				if (due < next)
+					next = due;
 				if (next < c->next_balance)
 					c->next_balance = next;
 				break;
