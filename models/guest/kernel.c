@@ -137,6 +137,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->idx = i;
 		TAILQ_INIT(&c->rq);
 		c->tick_ev = EVQ_NONE;
+		c->tick_at = -1;
 		c->idle_since = -1;
 		guest_set_irq_hook(c->v, cpu_irq);
 		guest_set_entry_hook(c->v, cpu_entry);
@@ -272,8 +273,12 @@ tick_arm(struct gcpu *c)
 
 	if (per <= 0 || c->tick_ev != EVQ_NONE || c->finished)
 		return;
-	at = now < c->tick_phase ? c->tick_phase :
-	    c->tick_phase + ((now - c->tick_phase) / per + 1) * per;
+	if (now == c->tick_at)	/* the tick firing: the boundary after it, without a divide */
+		at = now + per;
+	else
+		at = now < c->tick_phase ? c->tick_phase :
+		    c->tick_phase + ((now - c->tick_phase) / per + 1) * per;
+	c->tick_at = at;
 	c->tick_ev = sim_at(ksim(k), at, tick_ev, c, 0);
 }
 

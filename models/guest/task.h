@@ -74,6 +74,7 @@ struct gcpu {
 	int tick_pending;
 	evq_id tick_ev;
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
+	sim_time_t tick_at;	/* the last tick armed (-1: none): from there the next is one period on */
 	sim_time_t idle_since;
 	double min_vruntime;	/* the policy's (CFS) */
 	int finished;		/* no task can ever run here again */
