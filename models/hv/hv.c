@@ -170,9 +170,12 @@ hv_tickle(struct hv *hv, struct pcpu *p)
 static enum hw_load
 sibling_load(const struct hv *hv, int id)
 {
-	int tpc = hv->m->threads_per_core, base = id - id % tpc, i;
+	/* the core's first thread from the precomputed core ids: no divide */
+	int tpc = hv->m->threads_per_core, base = machine_core_of(hv->m, id) * tpc, i;
 	enum hw_load l = LOAD_IDLE;
 
+	if (tpc == 1)
+		return LOAD_IDLE;	/* no SMT: no sibling */
 	for (i = base; i < base + tpc; i++)
 		if (i != id && hv->pcpus[i].load > l)
 			l = hv->pcpus[i].load;
@@ -198,11 +201,13 @@ static void
 set_pcpu_load(struct pcpu *p, enum hw_load load)
 {
 	struct hv *hv = p->hv;
-	int tpc = hv->m->threads_per_core, base = p->id - p->id % tpc, i;
+	int tpc, base, i;
 
 	if (p->load == load)
 		return;
 	p->load = load;
+	tpc = hv->m->threads_per_core;
+	base = machine_core_of(hv->m, p->id) * tpc;
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id && hv->pcpus[i].curr != NULL)
 			hv->gops->rerate(hv->pcpus[i].curr);
