@@ -206,8 +206,9 @@ fair_account_dequeue(struct fair_rq *rq, struct fair_se *se)
 
 /* LNX-3.6 fair.c update_min_vruntime: monotonic, follows curr and leftmost
  * (LNX-6.6: curr only while on_rq; __update_min_vruntime moves avg_vruntime) */
-void
-fair_update_min_vruntime(struct fair *f, struct fair_rq *rq)
+/* Inlined into update_curr, which runs at every tick and switch. */
+static inline void
+update_min_vruntime(struct fair *f, struct fair_rq *rq)
 {
 	const struct fair_se *curr = rq->curr;
 	int64_t vr = rq->min_vruntime;
@@ -223,6 +224,12 @@ fair_update_min_vruntime(struct fair *f, struct fair_rq *rq)
 		rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
 		rq->min_vruntime = vr;
 	}
+}
+
+void
+fair_update_min_vruntime(struct fair *f, struct fair_rq *rq)
+{
+	update_min_vruntime(f, rq);
 }
 
 struct fair_cpu *
@@ -421,7 +428,7 @@ fair_update_curr(struct fair *f, struct fair_rq *rq)
 	se->sum_exec += d;
 	rq->load_unacc += d;	/* LNX-3.2 __update_curr: load_unacc_exec_time */
 	f->cls->update_curr(f, rq, se, d);
-	fair_update_min_vruntime(f, rq);
+	update_min_vruntime(f, rq);
 	account_cfs_rq_runtime(f, rq, d);
 }
 
@@ -635,16 +642,6 @@ fair_clear_buddies(struct fair_rq *rq, struct fair_se *se)
 	if (rq->skip == se)
 		for (s = se; s != NULL && s->cfs_rq->skip == s; s = s->parent)
 			s->cfs_rq->skip = NULL;
-}
-
-struct fair_se *
-fair_curr_task(struct fair_cpu *c)
-{
-	struct fair_se *se = c->root.curr;
-
-	while (se != NULL && se->my_q != NULL)
-		se = se->my_q->curr;
-	return se;
 }
 
 int64_t

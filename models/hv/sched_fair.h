@@ -274,7 +274,15 @@ void fair_set_last_buddy(struct fair_se *);
 void fair_set_skip_buddy(struct fair_se *);
 void fair_clear_buddies(struct fair_rq *, struct fair_se *);
 /* The task entity running on cpu (NULL: idle). */
-struct fair_se *fair_curr_task(struct fair_cpu *);
+static inline struct fair_se *
+fair_curr_task(struct fair_cpu *c)
+{
+	struct fair_se *se = c->root.curr;
+
+	while (se != NULL && se->my_q != NULL)
+		se = se->my_q->curr;
+	return se;
+}
 /* resched_task: set need_resched and IPI the pCPU if remote. */
 void fair_resched(struct fair *, struct fair_cpu *);
 /* v's vruntime now, charging a running vCPU up to now without changing state. */
