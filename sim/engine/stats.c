@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <gsl/gsl_cdf.h>
 
 void
@@ -82,6 +83,25 @@ hist_free(struct hist *h)
 	free(h);
 }
 
+/* frexp for the finite v > 0 a histogram takes, read from the IEEE-754
+ * bits (the same m and e; no libm call per sample).  Subnormals go to
+ * frexp: they are far below HIST_EMIN anyway. */
+static inline double
+hist_frexp(double v, int *e)
+{
+	uint64_t b;
+	int be;
+
+	memcpy(&b, &v, sizeof b);
+	be = (int)(b >> 52 & 0x7ff);
+	if (be == 0)
+		return frexp(v, e);
+	*e = be - 1022;
+	b = (b & ~(0x7ffull << 52)) | (1022ull << 52);	/* exponent of [0.5, 1) */
+	memcpy(&v, &b, sizeof v);
+	return v;
+}
+
 void
 hist_add(struct hist *h, double v)
 {
@@ -100,7 +120,7 @@ hist_add(struct hist *h, double v)
 		h->zeros++;
 		return;
 	}
-	m = frexp(v, &e);		/* v = m * 2^e, m in [0.5, 1) */
+	m = hist_frexp(v, &e);		/* v = m * 2^e, m in [0.5, 1) */
 	e--;				/* v in [2^e, 2^(e+1)) */
 	if (e < HIST_EMIN) {
 		h->under++;
