@@ -214,10 +214,9 @@ set_pcpu_load(struct pcpu *p, enum hw_load load)
 }
 
 void
-hv_set_load(struct vcpu *v, enum hw_load load)
+hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 {
-	if (v->pcpu != NULL)
-		set_pcpu_load(v->pcpu, load);
+	set_pcpu_load(p, load);
 }
 
 /* Xen 4.2 schedule.c: schedule() - pick next, switch, charge runstates */

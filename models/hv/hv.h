@@ -156,8 +156,15 @@ int hv_yield_to(struct vcpu *from, struct vcpu *to);
 void hv_pv_kick(struct vcpu *from, struct vcpu *to);
 int hv_pv_sched_yield(struct vcpu *from, struct vcpu *to);
 
-/* The guest says what its running vCPU does; siblings are re-rated. */
-void hv_set_load(struct vcpu *, enum hw_load);
+/* The guest says what its running vCPU does; siblings are re-rated.  Inline
+ * so the usual case (the load it already has) costs no call. */
+void hv_set_pcpu_load(struct pcpu *, enum hw_load);
+static inline void
+hv_set_load(struct vcpu *v, enum hw_load load)
+{
+	if (v->pcpu != NULL && v->pcpu->load != load)
+		hv_set_pcpu_load(v->pcpu, load);
+}
 /* Speed of guest work on v's pCPU now (1 = nominal). */
 double hv_rate(const struct vcpu *);
 

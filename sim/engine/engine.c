@@ -22,42 +22,6 @@ sim_destroy(struct sim *s)
 	s->q = NULL;
 }
 
-evq_id
-sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *arg, int64_t data)
-{
-	VS_ASSERT(t >= s->now);
-	return evq_push(s->q, t, fn, arg, data);
-}
-
-evq_id
-sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
-{
-	VS_ASSERT(dt >= 0);
-	return evq_push(s->q, s->now + dt, fn, arg, data);
-}
-
-void
-sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data)
-{
-	VS_ASSERT(t >= s->now);
-	*id = *id != EVQ_NONE ? evq_move(s->q, *id, t, fn, arg, data) :
-	    evq_push(s->q, t, fn, arg, data);
-}
-
-void
-sim_cancel(struct sim *s, evq_id *id)
-{
-	if (*id != EVQ_NONE)
-		evq_cancel(s->q, *id);
-	*id = EVQ_NONE;
-}
-
-sim_time_t
-sim_next_time(const struct sim *s)
-{
-	return evq_peek_time(s->q);
-}
-
 void
 sim_advance(struct sim *s, sim_time_t t)
 {

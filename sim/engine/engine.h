@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "evq.h"
+#include "util.h"
 
 #define SIM_NEVER INT64_MAX
 
@@ -32,14 +33,46 @@ typedef void (*sim_fn)(void *sim, void *arg, int64_t data);
 
 void sim_init(struct sim *, uint64_t seed, sim_time_t end);
 void sim_destroy(struct sim *);
-evq_id sim_at(struct sim *, sim_time_t t, sim_fn fn, void *arg, int64_t data);
-evq_id sim_after(struct sim *, sim_time_t dt, sim_fn fn, void *arg, int64_t data);
+/* The scheduling calls are inline: the model makes one or more per event,
+ * and each is a thin check around the queue's own call. */
+static inline evq_id
+sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	return evq_push(s->q, t, fn, arg, data);
+}
+
+static inline evq_id
+sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(dt >= 0);
+	return evq_push(s->q, s->now + dt, fn, arg, data);
+}
+
 /* Set *id to fire at t (moving it if pending): as sim_cancel + sim_at. */
-void sim_move(struct sim *, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data);
+static inline void
+sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	*id = *id != EVQ_NONE ? evq_move(s->q, *id, t, fn, arg, data) :
+	    evq_push(s->q, t, fn, arg, data);
+}
+
 /* Cancel *id if pending and clear it. */
-void sim_cancel(struct sim *, evq_id *id);
+static inline void
+sim_cancel(struct sim *s, evq_id *id)
+{
+	if (*id != EVQ_NONE)
+		evq_cancel(s->q, *id);
+	*id = EVQ_NONE;
+}
+
 /* The earliest pending event's time (SIM_NEVER: none). */
-sim_time_t sim_next_time(const struct sim *);
+static inline sim_time_t
+sim_next_time(const struct sim *s)
+{
+	return evq_peek_time(s->q);
+}
 /*
  * From inside an event: move the clock on to t, which is before every pending
  * event and not past the end, so nothing but the caller acts in between (an
