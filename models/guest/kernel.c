@@ -545,17 +545,25 @@ cpu_irq(struct vcpu *v)
 		slock_resched(v);	/* the spin loop checks need_resched() */
 }
 
+/* The vCPU after idx, round the ring ((idx + 1) % ncpu without a divide:
+ * the scans below run at every tick). */
+static inline int
+next_cpu(const struct gkernel *k, int idx)
+{
+	return idx + 1 < k->ncpu ? idx + 1 : 0;
+}
+
 /* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and load_balance */
 static void
 balance_tick(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
-	int i;
+	int i, j;
 
 	if (c->nqueued > 0) {
 		/* busy with waiting tasks: kick an idle vCPU that may take one */
-		for (i = 1; i < k->ncpu; i++) {
-			struct gcpu *d = &k->cpus[(c->idx + i) % k->ncpu];
+		for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
+			struct gcpu *d = &k->cpus[j];
 			struct task *t;
 
 			if (!d->idle || d->finished || d->polling)
@@ -569,8 +577,8 @@ balance_tick(struct gcpu *c)
 		return;
 	}
 	/* nothing waiting here: pull from a vCPU with two or more waiting */
-	for (i = 1; i < k->ncpu; i++) {
-		struct gcpu *b = &k->cpus[(c->idx + i) % k->ncpu];
+	for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
+		struct gcpu *b = &k->cpus[j];
 		struct task *t;
 
 		if (b->nqueued < 2)
@@ -896,13 +904,12 @@ gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast)
 int
 gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 {
-	int i, best = -1, target;
+	int i, c, best = -1, target;
 
 	if (flags & GS_FORK) {
 		unsigned long bl = 0;
 
-		for (i = 0; i < k->ncpu; i++) {
-			int c = ((waker > 0 ? waker : 0) + i) % k->ncpu;
+		for (i = 0, c = waker > 0 ? waker : 0; i < k->ncpu; i++, c = next_cpu(k, c)) {
 
 			if (gk_task_allowed(t, c) && (best < 0 || k->cpus[c].load < bl)) {
 				best = c;
@@ -917,9 +924,7 @@ gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 			target = i;
 	if (cpu_is_idle(&k->cpus[target]))
 		return target;
-	for (i = 1; i < k->ncpu; i++) {
-		int c = (target + i) % k->ncpu;
-
+	for (i = 1, c = next_cpu(k, target); i < k->ncpu; i++, c = next_cpu(k, c)) {
 		if (gk_task_allowed(t, c) && cpu_is_idle(&k->cpus[c]) && !k->cpus[c].finished)
 			return c;
 	}
@@ -931,12 +936,10 @@ gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 struct task *
 gk_steal_busiest(struct gkernel *k, struct gcpu *c)
 {
-	int i, best = -1;
+	int i, b, best = -1;
 	struct task *t;
 
-	for (i = 1; i < k->ncpu; i++) {
-		int b = (c->idx + i) % k->ncpu;
-
+	for (i = 1, b = next_cpu(k, c->idx); i < k->ncpu; i++, b = next_cpu(k, b)) {
 		if (k->cpus[b].nqueued > 0 && (best < 0 || k->cpus[b].nqueued > k->cpus[best].nqueued))
 			TAILQ_FOREACH(t, &k->cpus[b].rq, rq_link)
 				if (gk_task_allowed(t, c->idx)) {
