@@ -434,6 +434,21 @@ fair_update_curr(struct fair *f, struct fair_rq *rq)
 
 /* ---- task-level walks over the hierarchy ---- */
 
+/* rq->h_nr_running += d, keeping nr_ge in step for the root rqs. */
+static inline void
+h_nr_add(struct fair *f, struct fair_rq *rq, int d)
+{
+	int n = rq->h_nr_running, k;
+
+	if (rq->tg == NULL) {	/* a pCPU's root */
+		for (k = n + 1; k <= n + d; k++)
+			f->nr_ge[k]++;
+		for (k = n + d + 1; k <= n; k++)
+			f->nr_ge[k]--;
+	}
+	rq->h_nr_running = n + d;
+}
+
 /* LNX-3.2 fair.c enqueue_task_fair */
 static void
 enqueue_task(struct fair *f, struct fair_se *se, int flags)
@@ -450,12 +465,12 @@ enqueue_task(struct fair *f, struct fair_se *se, int flags)
 		update_cfs_shares(f, rq);
 		if (rq->throttled)
 			break;
-		rq->h_nr_running++;
+		h_nr_add(f, rq, 1);
 		flags = FAIR_WAKEUP;
 	}
 	for (; se != NULL; se = se->parent) {
 		rq = se->cfs_rq;
-		rq->h_nr_running++;
+		h_nr_add(f, rq, 1);
 		if (rq->throttled)
 			break;
 		update_cfs_shares(f, rq);
@@ -474,7 +489,7 @@ dequeue_task(struct fair *f, struct fair_se *se, int flags)
 			return;		/* delayed: it stays queued, counted */
 		if (rq->throttled)
 			break;
-		rq->h_nr_running--;
+		h_nr_add(f, rq, -1);
 		update_cfs_shares(f, rq);
 		/* Don't dequeue the parent if it has other entities besides us. */
 		if (rq->load != 0) {
@@ -485,7 +500,7 @@ dequeue_task(struct fair *f, struct fair_se *se, int flags)
 	}
 	for (; se != NULL; se = se->parent) {
 		rq = se->cfs_rq;
-		rq->h_nr_running--;
+		h_nr_add(f, rq, -1);
 		if (rq->throttled)
 			break;
 		update_cfs_shares(f, rq);
@@ -507,7 +522,7 @@ throttle_cfs_rq(struct fair *f, struct fair_rq *rq)
 			break;
 		if (dequeue)
 			f->cls->dequeue_entity(f, qrq, se, FAIR_WAKEUP);
-		qrq->h_nr_running -= delta;
+		h_nr_add(f, qrq, -delta);
 		if (qrq->load != 0)
 			dequeue = 0;
 	}
@@ -540,7 +555,7 @@ unthrottle_cfs_rq(struct fair *f, struct fair_rq *rq)
 			enqueue = 0;
 		if (enqueue)
 			f->cls->enqueue_entity(f, qrq, se, FAIR_WAKEUP);
-		qrq->h_nr_running += delta;
+		h_nr_add(f, qrq, delta);
 		if (qrq->throttled)
 			break;
 	}
@@ -778,6 +793,25 @@ balance_level(struct fair *f, int this, enum hw_dist level, int min_imb)
 	long bl = 0;
 	struct fair_se *se = NULL;
 
+	/* A queue busiest_in takes has n >= 2 and, unweighed, n >= here + min_imb:
+	 * with none anywhere, no level finds one. */
+	int need = f->tg == NULL && here + min_imb > 2 ? here + min_imb : 2;
+
+	if (f->hv->check >= 3) {	/* --check=full: nr_ge counts the queues */
+		int i, k;
+
+		for (k = 1; k <= f->hv->nvcpus + 1; k++) {
+			int c = 0;
+
+			for (i = 0; i < np; i++)
+				c += f->cpu[i].root.h_nr_running >= k;
+			if (c != f->nr_ge[k])
+				vs_fatal("check: %d pCPUs run >= %d entities, nr_ge says %d", c, k,
+				    f->nr_ge[k]);
+		}
+	}
+	if (need > f->hv->nvcpus || f->nr_ge[need] == 0)
+		return NULL;
 	if (min_imb > 1 && f->cpu[this].cpu_load > here_load)	/* target_load */
 		here_load = f->cpu[this].cpu_load;
 	if (level == HW_SIBLING) {
@@ -1141,6 +1175,8 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	f->yield_to_esrch = cfg->yield_to_esrch;
 	hv->tick_ns = sim_ns(1e9 / cfg->tick_hz);
 	f->cpu = xcalloc((size_t)hv->npcpus, sizeof *f->cpu);
+	f->nr_ge = xcalloc((size_t)hv->nvcpus + 2, sizeof *f->nr_ge);
+	f->nr_ge[0] = hv->npcpus;
 	for (i = 0; i < hv->npcpus; i++) {
 		init_rq(&f->cpu[i].root, i, NULL, NULL);
 		f->cpu[i].idle_stamp = -1;
@@ -1249,6 +1285,7 @@ fair_deinit(struct hv *hv)
 	for (i = 0; i < hv->nvcpus; i++)
 		hv->vcpus[i]->sched_priv = NULL;
 	free(f->cpu);
+	free(f->nr_ge);
 	free(f->se);
 	hv->sched_priv = NULL;
 	free(f->pol);	/* the policy's state, which begins with *f */

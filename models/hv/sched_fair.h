@@ -223,6 +223,9 @@ struct fair {
 	int64_t shares_window;	/* > 0: 3.2's averaged group loads; 0: the current ones */
 	uint64_t seq;
 	struct rng *rng;	/* ties in fork placement */
+	/* nr_ge[k]: pCPUs whose root h_nr_running is >= k (k <= nvcpus), so a
+	 * balance pass knows in O(1) when no queue is long enough to pull from. */
+	int *nr_ge;
 };
 
 #define FAIR_SE(v)	((struct fair_se *)(v)->sched_priv)
