@@ -944,7 +944,7 @@ parse_set_value(struct yc_doc *doc, const char *value, int col_off,
 int
 yc_set(struct yc_doc *doc, const char *assignment, struct vs_err *err)
 {
-	const char *eq = strchr(assignment, '='), *why, *sf;
+	const char *eq = strchr(assignment, '='), *why = NULL, *sf;
 	struct seg *segs = NULL;
 	struct yc_node *cur, *val, *nm;
 	char *path;
@@ -1257,7 +1257,7 @@ int
 yc_get_int(const struct yc_node *map, const char *key, int64_t def, int64_t min,
     int64_t max, int64_t *out, struct vs_err *err)
 {
-	const struct yc_node *n;
+	const struct yc_node *n = NULL;	/* set when get_entry returns > 0; NULL quiets LTO's -Wmaybe-uninitialized */
 	int r = get_entry(map, key, def == YC_REQUIRED_INT, &n, err);
 
 	if (r <= 0) {
