@@ -793,18 +793,18 @@ balance_level(struct fair *f, int this, enum hw_dist level, int min_imb)
 	long bl = 0;
 	struct fair_se *se = NULL;
 
-	/* A queue busiest_in takes has n >= 2 and, unweighed, n >= here + min_imb:
-	 * with none anywhere, no level finds one. */
+	/* A queue the scan below takes has n >= 2 and, unweighed, n >= here + min_imb:
+	 * with none anywhere, the scan finds nothing. */
 	int need = f->tg == NULL && here + min_imb > 2 ? here + min_imb : 2;
 
 	if (f->hv->check >= 3) {	/* --check=full: nr_ge counts the queues */
-		int i, k;
+		int j, k;
 
 		for (k = 1; k <= f->hv->nvcpus + 1; k++) {
 			int c = 0;
 
-			for (i = 0; i < np; i++)
-				c += f->cpu[i].root.h_nr_running >= k;
+			for (j = 0; j < hv->npcpus; j++)
+				c += f->cpu[j].root.h_nr_running >= k;
 			if (c != f->nr_ge[k])
 				vs_fatal("check: %d pCPUs run >= %d entities, nr_ge says %d", c, k,
 				    f->nr_ge[k]);
