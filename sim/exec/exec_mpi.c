@@ -569,33 +569,6 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 	vs_fatal("exec_mpi_serve without MPI");
 }
 
-/*
- * A send that cannot hang: to a rank that died, Open MPI 4.1's TCP transport
- * may try to reconnect for ever inside a blocking MPI_Send.  -1: not
- * delivered in DEAD_S (the request is left to MPI, never waited for).
- */
-static int
-send_timed(const void *buf, int n, int dest, int tag)
-{
-	MPI_Request rq;
-	double t0 = exec_now();
-	int flag = 0;
-
-	if (MPI_Isend(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
-		return -1;
-	for (;;) {
-		if (MPI_Test(&rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return -1;
-		if (flag)
-			return 0;
-		if (exec_now() - t0 > DEAD_S) {
-			MPI_Request_free(&rq);
-			return -1;
-		}
-		nap();
-	}
-}
-
 void
 exec_mpi_release(void)
 {
