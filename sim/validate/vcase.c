@@ -307,6 +307,29 @@ vcase_check(const struct vcase *c, struct vs_err *err)
 	return rc;
 }
 
+/* Load the case's scenario with the row's sets and extra ones; an error
+ * names the case and row.  *sets is for the caller to free. */
+static int
+row_load(const struct vcase *c, const struct vrow *r, char *const *extra, int nextra,
+    struct scenario *sc, char ***sets, struct vs_err *err)
+{
+	int i;
+
+	*sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof **sets);
+	for (i = 0; i < r->nsets; i++)
+		(*sets)[i] = r->sets[i];
+	for (i = 0; i < nextra; i++)
+		(*sets)[r->nsets + i] = extra[i];
+	if (scen_load(sc, c->scenario, *sets, r->nsets + nextra, err)) {
+		char *m = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
+
+		snprintf(err->msg, sizeof err->msg, "%s", m);
+		free(m);
+		return -1;
+	}
+	return 0;
+}
+
 /* Honest by construction: nothing here can see the measured table. */
 int
 vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, int nextra,
@@ -315,21 +338,12 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 	struct scenario sc;
 	struct msum sum;
 	struct run_opts o = { .wall_clock = 0, .check = 1 };
-	char **sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof *sets);
-	int i, k, rc = -1;
+	char **sets;
+	int k, rc = -1;
 
-	for (i = 0; i < r->nsets; i++)
-		sets[i] = r->sets[i];
-	for (i = 0; i < nextra; i++)
-		sets[r->nsets + i] = extra[i];
 	msum_init(&sum);
-	if (scen_load(&sc, c->scenario, sets, r->nsets + nextra, err)) {
-		char *m = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
-
-		snprintf(err->msg, sizeof err->msg, "%s", m);
-		free(m);
+	if (row_load(c, r, extra, nextra, &sc, &sets, err))
 		goto out;
-	}
 	if (run_reps(&sc, c->seed, reps > 0 ? reps : c->reps, &o, &sum, err))
 		goto out;
 	if ((k = msum_find(&sum, vcase_metric(c, r))) < 0) {
@@ -365,21 +379,12 @@ vcase_predict_rep(const struct vcase *c, const struct vrow *r, char *const *extr
 	struct scenario sc;
 	struct metrics m;
 	struct run_opts o = { .wall_clock = 0, .check = 1 };
-	char **sets = xcalloc((size_t)(r->nsets + nextra + 1), sizeof *sets);
-	int i, k, rc = -1;
+	char **sets;
+	int k, rc = -1;
 
-	for (i = 0; i < r->nsets; i++)
-		sets[i] = r->sets[i];
-	for (i = 0; i < nextra; i++)
-		sets[r->nsets + i] = extra[i];
 	metrics_init(&m);
-	if (scen_load(&sc, c->scenario, sets, r->nsets + nextra, err)) {
-		char *msg = xasprintf("case %s, row %s: %s", c->name, r->id, err->msg);
-
-		snprintf(err->msg, sizeof err->msg, "%s", msg);
-		free(msg);
+	if (row_load(c, r, extra, nextra, &sc, &sets, err))
 		goto out;
-	}
 	if (run_once(&sc, run_seed(c->seed, rep), &o, &m, err))
 		goto out;
 	if ((k = metrics_find(&m, vcase_metric(c, r))) < 0) {
