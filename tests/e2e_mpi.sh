@@ -9,21 +9,7 @@
 
 . "$(dirname "$0")/e2e_lib.sh"
 
-if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
-    ! command -v mpirun >/dev/null 2>&1; then
-	echo "skip: built without MPI (configure --with-mpi) or no mpirun"
-	exit 77
-fi
-
-# Loopback only, more ranks than cores; root (CI containers) must be allowed.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Under --enable-sanitizers: Open MPI never frees what its dlopen'ed components
-# allocate, and LeakSanitizer (two frames deep in them) cannot tell that from
-# ours.  ASan and UBSan still check every access; the sweep's own leaks are
-# checked by check_sweep and e2e_sweep, which run the same code without MPI.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-MPIRUN="mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo
-    --mca oob_tcp_if_include lo"
+mpi_setup
 
 npoints() {
 	ls "$1/points" 2>/dev/null | grep -c '^[0-9]*\.csv$'

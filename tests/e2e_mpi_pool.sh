@@ -12,19 +12,8 @@
 
 . "$(dirname "$0")/e2e_lib.sh"
 
-if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
-    ! command -v mpirun >/dev/null 2>&1; then
-	echo "skip: built without MPI (configure --with-mpi) or no mpirun"
-	exit 77
-fi
-
-# As tests/e2e_mpi.sh: loopback, more ranks than cores, root allowed, and no
-# LeakSanitizer on Open MPI's own allocations.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+mpi_setup
 export SOURCE_DATE_EPOCH=1700000000	# calibrate's date line
-MPIRUN="mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo
-    --mca oob_tcp_if_include lo"
 CASES=$top_srcdir/validation/cases
 
 # mpi NP ARGS...: vlocksim under mpirun -np NP; status in $rc, $tmp/out, $tmp/err,
