@@ -24,8 +24,8 @@ progress_start(struct progress *p, FILE *tty, const char *what)
 }
 
 /* 75s -> "1m15s", 3725s -> "1h02m". */
-static void
-hms(char *buf, size_t n, double s)
+void
+progress_hms(char *buf, size_t n, double s)
 {
 	long t = (long)(s + 0.5);
 
@@ -53,9 +53,9 @@ progress_show(struct progress *p, double done, double total, const char *unit,
 	p->last = now;
 	p->shown = 1;
 	el = now - p->t0;
-	hms(e, sizeof e, el);
+	progress_hms(e, sizeof e, el);
 	if (total > 0 && done > 0 && done < total)
-		hms(eta, sizeof eta, el / done * (total - done));
+		progress_hms(eta, sizeof eta, el / done * (total - done));
 	else
 		snprintf(eta, sizeof eta, "?");
 	if (total > 0)

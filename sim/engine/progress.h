@@ -24,6 +24,8 @@ struct progress {
 
 /* Monotonic seconds. */
 double progress_now(void);
+/* s as "42s", "1m15s" or "1h02m" into buf. */
+void progress_hms(char *buf, size_t n, double s);
 void progress_start(struct progress *, FILE *tty, const char *what);
 /* total <= 0: unknown (no ETA).  detail may be NULL. */
 void progress_show(struct progress *, double done, double total, const char *unit,

@@ -4,31 +4,16 @@
  * collect results, stop starting jobs after a failure.  See exec.h.
  */
 #include "exec.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+/* The master's clock: the engine's monotonic one (progress.c). */
 double
 exec_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void
-fmt_dur(char *b, size_t n, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		snprintf(b, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else if (t >= 60)
-		snprintf(b, n, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(b, n, "%lds", t);
+	return progress_now();
 }
 
 void
@@ -48,7 +33,7 @@ exec_prog_draw(struct exec_prog *p, int last)
 	p->ldone = p->done;
 	p->lrunning = p->running;
 	if (p->ran > 0)
-		fmt_dur(eta, sizeof eta, (exec_now() - p->t0) / (double)p->ran *
+		progress_hms(eta, sizeof eta, (exec_now() - p->t0) / (double)p->ran *
 		    (double)(p->total - p->done));
 	fprintf(p->f, "\r%s: %zu/%zu %s, %d running, eta %s   %s", p->what, p->done,
 	    p->total, p->unit, p->running, eta, last ? "\n" : "");
