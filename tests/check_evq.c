@@ -229,6 +229,8 @@ START_TEST(test_move_as_cancel_push)
 		uint64_t x = xs64(&s);
 		sim_time_t t = now + (sim_time_t)((x >> 8) % 16);	/* ties are frequent */
 
+
+
 		i = (int)((x >> 32) % 64);
 		if (x % 3 == 0) {
 			/* Pop from both, then re-arm the popped one (a stale id for b). */
@@ -261,6 +263,99 @@ START_TEST(test_move_as_cancel_push)
 }
 END_TEST
 
+/*
+ * FIFO lanes keep the heap's order exactly: queue a uses only the heap, b
+ * files fixed-delay pushes in lanes (and the odd out-of-order one, which must
+ * fall back to the heap); pushes, cancels, moves and pops agree in time, seq
+ * and payload, rings grow past their first size, and stale ids are refused.
+ */
+START_TEST(test_lanes_as_heap)
+{
+	enum { N = 512 };
+	static const sim_time_t delay[3] = { 1000, 250, 1000 };	/* two share a lane */
+	struct evq *a = evq_new(), *b = evq_new();
+	evq_id ida[N], idb[N];
+	int lane[3], live[N], nlive = 0, k, i, j;
+	uint64_t s = 0x452821e638d01377ULL;
+	struct evq_ev ea, eb;
+	sim_time_t now = 0;
+
+	for (i = 0; i < 3; i++)
+		lane[i] = evq_lane(b, delay[i]);
+	ck_assert_int_eq(lane[0], lane[2]);
+	ck_assert_int_ne(lane[0], lane[1]);
+	for (i = 0; i < EVQ_LANES + 2; i++)	/* all lanes taken: -1 */
+		j = evq_lane(b, 7 + i);
+	ck_assert_int_eq(j, -1);
+	ck_assert_int_eq(evq_lane(b, 1000), lane[0]);
+	for (k = 0; k < 400000; k++) {
+		uint64_t x = xs64(&s);
+		unsigned op = (unsigned)(x % 16);
+		sim_time_t t;
+
+		if (nlive < N && (op < 7 || nlive == 0)) {
+			int l = (int)((x >> 8) % 4);	/* 3: a plain push */
+
+			i = nlive++;
+			live[i] = k;
+			if (l < 3 && (x >> 12) % 8 != 0) {
+				t = now + delay[l];
+				ida[i] = evq_push(a, t, NULL, NULL, k);
+				idb[i] = evq_push_lane(b, lane[l], t, NULL, NULL, k);
+			} else {	/* anywhere, lane or not: often before a lane's tail */
+				t = now + (sim_time_t)((x >> 16) % 1200);
+				ida[i] = evq_push(a, t, NULL, NULL, k);
+				idb[i] = (x >> 30) % 2 ? evq_push_lane(b, lane[(x >> 31) % 2], t, NULL, NULL, k) :
+				    evq_push(b, t, NULL, NULL, k);
+			}
+		} else if (op < 9 && nlive > 0) {
+			i = (int)((x >> 8) % (unsigned)nlive);
+			ck_assert_int_eq(evq_cancel(a, ida[i]), 1);
+			ck_assert_int_eq(evq_cancel(b, idb[i]), 1);
+			ck_assert_int_eq(evq_pending(b, idb[i]), 0);
+			ck_assert_int_eq(evq_cancel(b, idb[i]), 0);
+			nlive--;
+			ida[i] = ida[nlive];
+			idb[i] = idb[nlive];
+			live[i] = live[nlive];
+		} else if (op < 10 && nlive > 0) {
+			i = (int)((x >> 8) % (unsigned)nlive);
+			t = now + (sim_time_t)((x >> 16) % 1100);
+			ck_assert_int_eq(evq_cancel(a, ida[i]), 1);
+			ida[i] = evq_push(a, t, NULL, NULL, live[i]);
+			idb[i] = evq_move(b, idb[i], t, NULL, NULL, live[i]);
+		} else {
+			ck_assert_int_eq(evq_peek_time(a), evq_peek_time(b));
+			ck_assert_int_eq(evq_pop(a, &ea), 1);
+			ck_assert_int_eq(evq_pop(b, &eb), 1);
+			ck_assert_int_eq(ea.time, eb.time);
+			ck_assert_uint_eq(ea.seq, eb.seq);
+			ck_assert_int_eq(ea.data, eb.data);
+			now = ea.time;
+			for (i = 0; i < nlive && live[i] != (int)ea.data; i++)
+				;
+			ck_assert_int_lt(i, nlive);
+			ck_assert_int_eq(evq_pending(b, idb[i]), 0);
+			nlive--;
+			ida[i] = ida[nlive];
+			idb[i] = idb[nlive];
+			live[i] = live[nlive];
+		}
+		ck_assert_uint_eq(evq_size(a), evq_size(b));
+		ck_assert_uint_eq(evq_size(b), (size_t)nlive);
+	}
+	while (evq_pop(a, &ea)) {
+		ck_assert_int_eq(evq_pop(b, &eb), 1);
+		ck_assert_int_eq(ea.time, eb.time);
+		ck_assert_uint_eq(ea.seq, eb.seq);
+	}
+	ck_assert_int_eq(evq_pop(b, &eb), 0);
+	ck_assert_int_eq(evq_peek_time(b), INT64_MAX);
+	evq_free(a);
+	evq_free(b);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -274,6 +369,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_cancel_root_and_last);
 	tcase_add_test(tc, test_random_vs_reference);
 	tcase_add_test(tc, test_move_as_cancel_push);
+	tcase_add_test(tc, test_lanes_as_heap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -35,6 +35,7 @@ struct gkernel {
 	int nslocks;
 	size_t capslocks;
 	double tick_ns;
+	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gk_stats st;
 };
 
@@ -127,6 +128,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tun.wakeup_gran_ns = 1e6 * f;
 	k->tun.nr_latency = 8;
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
+	k->tick_lane = k->tick_ns > 0 ? sim_lane(ksim(k), sim_ns(k->tick_ns)) : -1;
 	k->cpus = xcalloc((size_t)k->ncpu, sizeof *k->cpus);
 	k->allowed_live = xcalloc((size_t)k->ncpu, sizeof *k->allowed_live);
 	for (i = 0; i < k->ncpu; i++) {
@@ -273,11 +275,13 @@ tick_arm(struct gcpu *c)
 
 	if (per <= 0 || c->tick_ev != EVQ_NONE || c->finished)
 		return;
-	if (now == c->tick_at)	/* the tick firing: the boundary after it, without a divide */
-		at = now + per;
-	else
-		at = now < c->tick_phase ? c->tick_phase :
-		    c->tick_phase + ((now - c->tick_phase) / per + 1) * per;
+	if (now == c->tick_at) {	/* the tick firing: the boundary after it, without a divide */
+		c->tick_at = now + per;
+		c->tick_ev = sim_after_lane(ksim(k), k->tick_lane, per, tick_ev, c, 0);
+		return;
+	}
+	at = now < c->tick_phase ? c->tick_phase :
+	    c->tick_phase + ((now - c->tick_phase) / per + 1) * per;
 	c->tick_at = at;
 	c->tick_ev = sim_at(ksim(k), at, tick_ev, c, 0);
 }

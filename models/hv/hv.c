@@ -112,6 +112,7 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 		set_rs(hv, hv->vcpus[i], RS_RUNNABLE);
 	if (hv->sched->init(hv, cfg, err))
 		return -1;
+	hv->tick_lane = hv->tick_ns > 0 ? sim_lane(hv->sim, hv->tick_ns) : -1;
 	for (i = 0; i < hv->npcpus; i++) {
 		hv_resched(&hv->pcpus[i], 0);
 		/*
@@ -279,7 +280,7 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 	struct pcpu *p = arg;
 	struct hv *hv = p->hv;
 
-	p->tick_ev = sim_after(hv->sim, hv->tick_ns, hv_tick_ev, p, 0);
+	p->tick_ev = sim_after_lane(hv->sim, hv->tick_lane, hv->tick_ns, hv_tick_ev, p, 0);
 	hv->sched->tick(hv, p);
 }
 

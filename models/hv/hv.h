@@ -91,6 +91,7 @@ struct hv {
 	const struct hv_kind_ops *kind;	/* KVM, Xen, bare metal */
 	void *kind_priv;
 	sim_time_t tick_ns;	/* set by the scheduler's init if it has a tick */
+	int tick_lane;		/* the event queue's FIFO lane for the ticks */
 	int npcpus;
 	struct pcpu *pcpus;
 	int nvcpus;

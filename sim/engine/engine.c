@@ -35,13 +35,12 @@ sim_run(struct sim *s)
 	struct evq_ev ev;
 
 	while (!s->stopped) {
-		if (evq_peek_time(s->q) > s->end) {
+		if (!evq_pop_until(s->q, s->end, &ev)) {
+			/* nothing left by the end (or at all): the clock is at the end */
 			if (s->end != SIM_NEVER)
 				s->now = s->end;
 			break;
 		}
-		if (!evq_pop(s->q, &ev))
-			break;
 		VS_ASSERT(ev.time >= s->now);
 		s->now = ev.time;
 		s->events++;

@@ -49,6 +49,21 @@ sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
 	return evq_push(s->q, s->now + dt, fn, arg, data);
 }
 
+/* The FIFO lane for timers re-armed dt after they fire (-1: none left);
+ * sim_after_lane keeps the order of sim_after, see evq.h. */
+static inline int
+sim_lane(struct sim *s, sim_time_t dt)
+{
+	return evq_lane(s->q, dt);
+}
+
+static inline evq_id
+sim_after_lane(struct sim *s, int lane, sim_time_t dt, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(dt >= 0);
+	return evq_push_lane(s->q, lane, s->now + dt, fn, arg, data);
+}
+
 /* Set *id to fire at t (moving it if pending): as sim_cancel + sim_at. */
 static inline void
 sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data)

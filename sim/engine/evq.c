@@ -29,6 +29,15 @@
  * position update is costlier, but there is no big win to claim.  The gap
  * from "4-ary" to evq is the payload, generation checks and 32-byte slots.
  *
+ * FIFO lanes: most events are periodic timers re-armed a fixed delay after
+ * they fire (the host's and the guests' scheduler ticks: over half of a
+ * seed 001 run).  Pushed at now + d with now never decreasing, such events
+ * arrive already sorted, so a lane keeps them in a ring in push order and
+ * they never enter the heap; a pop takes the least (time, seq) of the heap's
+ * top and the lanes' heads, the same total order as one heap, so outputs do
+ * not change.  A push that would break a lane's order goes to the heap.
+ * Lane entries are cancelled by a tombstone, skipped when it reaches the head.
+ *
  * Handles: id = (slot + 1) | (generation << 20).  A slot's generation is
  * bumped whenever it is freed, so an id kept after its event fired or was
  * cancelled no longer matches and evq_cancel returns 0.  Freed slots are
@@ -53,6 +62,11 @@
 /* Heap index k lives at base[k + EVQ_PAD]: then children 4k+1..4k+4 sit at
  * base[4k+4..4k+7], one aligned cache line. */
 #define EVQ_PAD		3
+/* A slot's pos for a lane entry: flag, lane index, ring index. */
+#define EVQ_LANE_BIT	(1u << 31)
+#define EVQ_LANE_SHIFT	27
+#define EVQ_RING_MASK	((1u << EVQ_LANE_SHIFT) - 1)
+#define EVQ_DEAD	UINT64_MAX	/* a cancelled lane entry's key */
 
 struct hent {
 	sim_time_t time;
@@ -67,7 +81,17 @@ struct slot {
 	uint32_t gen;
 };
 
+struct lane {
+	struct hent *r;		/* ring, cap a power of two */
+	uint32_t cap, head, n;	/* n counts tombstones too */
+	sim_time_t tag;		/* what evq_lane was asked for */
+	sim_time_t last;	/* the latest time appended */
+};
+
 struct evq {
+	struct lane lanes[EVQ_LANES];
+	int nlanes;
+	size_t nlive;		/* live lane entries, all lanes */
 	struct hent *base;	/* aligned allocation */
 	struct hent *h;		/* base + EVQ_PAD */
 	size_t n, cap;
@@ -228,20 +252,23 @@ evq_new(void)
 void
 evq_free(struct evq *q)
 {
+	int l;
+
 	if (q == NULL)
 		return;
+	for (l = 0; l < q->nlanes; l++)
+		free(q->lanes[l].r);
 	free(q->base);
 	free(q->slots);
 	free(q);
 }
 
-evq_id
-evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
-    void *arg, int64_t data)
+/* Fill a fresh slot's payload; the caller files it in the heap or a lane. */
+static uint32_t
+slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t data)
 {
-	struct hent e;
-	struct slot *sl;
 	uint32_t s;
+	struct slot *sl;
 
 	if (q->seq >= EVQ_MAX_SEQ)
 		vs_fatal("event queue: sequence counter exhausted");
@@ -250,13 +277,137 @@ evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
 	sl->fn = fn;
 	sl->arg = arg;
 	sl->data = data;
+	return s;
+}
+
+static void
+heap_insert(struct evq *q, uint32_t s, sim_time_t t)
+{
+	struct hent e;
+
 	if (q->n == q->cap)
 		heap_grow(q);
 	e.time = t;
 	e.key = (q->seq++ << EVQ_SLOT_BITS) | s;
 	q->n++;
 	sift_up(q, q->n - 1, e);
-	return (s + 1) | (sl->gen << EVQ_SLOT_BITS);
+}
+
+static inline evq_id
+id_of(const struct evq *q, uint32_t s)
+{
+	return (s + 1) | (q->slots[s].gen << EVQ_SLOT_BITS);
+}
+
+evq_id
+evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data)
+{
+	uint32_t s = slot_fill(q, fn, arg, data);
+
+	heap_insert(q, s, t);
+	return id_of(q, s);
+}
+
+int
+evq_lane(struct evq *q, sim_time_t tag)
+{
+	struct lane *ln;
+	int l;
+
+	for (l = 0; l < q->nlanes; l++)
+		if (q->lanes[l].tag == tag)
+			return l;
+	if (q->nlanes == EVQ_LANES)
+		return -1;
+	ln = &q->lanes[q->nlanes];
+	memset(ln, 0, sizeof *ln);
+	ln->tag = tag;
+	ln->cap = 16;
+	ln->r = xcalloc(ln->cap, sizeof *ln->r);
+	return q->nlanes++;
+}
+
+/* Double a full ring, dropping its tombstones; the live entries' slots learn
+ * their new places. */
+static void
+lane_grow(struct evq *q, int l)
+{
+	struct lane *ln = &q->lanes[l];
+	uint32_t i, k = 0, ncap = ln->cap * 2;
+	struct hent *nr;
+
+	if (ncap - 1 > EVQ_RING_MASK)
+		vs_fatal("event queue: lane %d holds more than %u events", l, EVQ_RING_MASK);
+	nr = xcalloc(ncap, sizeof *nr);
+	for (i = 0; i < ln->n; i++) {
+		struct hent e = ln->r[(ln->head + i) & (ln->cap - 1)];
+
+		if (e.key == EVQ_DEAD)
+			continue;
+		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_LANE_BIT |
+		    (uint32_t)l << EVQ_LANE_SHIFT | k;
+		nr[k++] = e;
+	}
+	free(ln->r);
+	ln->r = nr;
+	ln->cap = ncap;
+	ln->head = 0;
+	ln->n = k;
+}
+
+/* Append slot s at time t to lane l, or to the heap if that would break the
+ * lane's order. */
+static void
+lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t)
+{
+	struct lane *ln;
+	uint32_t i;
+
+	if (l < 0 || l >= q->nlanes || (q->lanes[l].n > 0 && t < q->lanes[l].last)) {
+		heap_insert(q, s, t);
+		return;
+	}
+	ln = &q->lanes[l];
+	if (ln->n == ln->cap)
+		lane_grow(q, l);
+	i = (ln->head + ln->n++) & (ln->cap - 1);
+	ln->r[i].time = t;
+	ln->r[i].key = (q->seq++ << EVQ_SLOT_BITS) | s;
+	ln->last = t;
+	q->slots[s].pos = EVQ_LANE_BIT | (uint32_t)l << EVQ_LANE_SHIFT | i;
+	q->nlive++;
+}
+
+evq_id
+evq_push_lane(struct evq *q, int lane, sim_time_t t, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data)
+{
+	uint32_t s = slot_fill(q, fn, arg, data);
+
+	lane_insert(q, lane, s, t);
+	return id_of(q, s);
+}
+
+/* Drop the head's tombstones so a lane's head is always live (or it is empty). */
+static inline void
+lane_trim(struct lane *ln)
+{
+	while (ln->n > 0 && ln->r[ln->head].key == EVQ_DEAD) {
+		ln->head = (ln->head + 1) & (ln->cap - 1);
+		ln->n--;
+	}
+}
+
+/* Take a lane entry out by its slot's pos (its slot stays allocated). */
+static void
+lane_remove(struct evq *q, uint32_t pos)
+{
+	struct lane *ln = &q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT];
+
+	ln->r[pos & EVQ_RING_MASK].key = EVQ_DEAD;
+	q->nlive--;
+	lane_trim(ln);
 }
 
 /* Take heap index i out, refilling the hole with the last entry. */
@@ -295,6 +446,11 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 	sl->fn = fn;
 	sl->arg = arg;
 	sl->data = data;
+	if (sl->pos & EVQ_LANE_BIT) {	/* out of its lane, into the heap */
+		lane_remove(q, sl->pos);
+		heap_insert(q, s, t);
+		return id;
+	}
 	i = sl->pos;
 	e.time = t;
 	e.key = (q->seq++ << EVQ_SLOT_BITS) | s;
@@ -315,22 +471,52 @@ evq_cancel(struct evq *q, evq_id id)
 	if (sl == NULL)
 		return 0;
 	s = (uint32_t)(sl - q->slots);
-	VS_ASSERT(sl->pos < q->n && (q->h[sl->pos].key & EVQ_SLOT_MASK) == s);
-	heap_remove(q, sl->pos);
+	if (sl->pos & EVQ_LANE_BIT) {
+		VS_ASSERT((q->lanes[(sl->pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT]
+		    .r[sl->pos & EVQ_RING_MASK].key & EVQ_SLOT_MASK) == s);
+		lane_remove(q, sl->pos);
+	} else {
+		VS_ASSERT(sl->pos < q->n && (q->h[sl->pos].key & EVQ_SLOT_MASK) == s);
+		heap_remove(q, sl->pos);
+	}
 	slot_free(q, s);
 	return 1;
 }
 
+/* Where the earliest event is: -1 the heap's top, else a lane; -2 none. */
+static inline int
+evq_min(const struct evq *q)
+{
+	const struct hent *best = q->n ? &q->h[0] : NULL;
+	int l, w = best != NULL ? -1 : -2;
+
+	for (l = 0; l < q->nlanes; l++) {
+		const struct lane *ln = &q->lanes[l];
+
+		if (ln->n > 0 && (best == NULL || hless(&ln->r[ln->head], best))) {
+			best = &ln->r[ln->head];
+			w = l;
+		}
+	}
+	return w;
+}
+
 int
-evq_pop(struct evq *q, struct evq_ev *out)
+evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
 	struct hent top;
 	struct slot *sl;
 	uint32_t s;
+	int w = evq_min(q);
 
-	if (q->n == 0)
+	if (w == -2)
 		return 0;
-	top = q->h[0];
+	if (w == -1)
+		top = q->h[0];
+	else
+		top = q->lanes[w].r[q->lanes[w].head];
+	if (top.time > end)
+		return 0;
 	s = top.key & EVQ_SLOT_MASK;
 	sl = &q->slots[s];
 	out->time = top.time;
@@ -338,21 +524,40 @@ evq_pop(struct evq *q, struct evq_ev *out)
 	out->fn = sl->fn;
 	out->arg = sl->arg;
 	out->data = sl->data;
-	heap_remove(q, 0);
+	if (w == -1) {
+		heap_remove(q, 0);
+	} else {
+		struct lane *ln = &q->lanes[w];
+
+		ln->head = (ln->head + 1) & (ln->cap - 1);
+		ln->n--;
+		q->nlive--;
+		lane_trim(ln);
+	}
 	slot_free(q, s);
 	return 1;
+}
+
+int
+evq_pop(struct evq *q, struct evq_ev *out)
+{
+	return evq_pop_until(q, INT64_MAX, out);
 }
 
 sim_time_t
 evq_peek_time(const struct evq *q)
 {
-	return q->n ? q->h[0].time : INT64_MAX;
+	int w = evq_min(q);
+
+	if (w == -2)
+		return INT64_MAX;
+	return w == -1 ? q->h[0].time : q->lanes[w].r[q->lanes[w].head].time;
 }
 
 size_t
 evq_size(const struct evq *q)
 {
-	return q->n;
+	return q->n + q->nlive;
 }
 
 int

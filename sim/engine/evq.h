@@ -42,9 +42,23 @@ evq_id evq_move(struct evq *, evq_id id, sim_time_t t,
 int evq_cancel(struct evq *, evq_id id);
 /* Remove the earliest event into *out; returns 0 when empty. */
 int evq_pop(struct evq *, struct evq_ev *out);
+/* As evq_pop, but only an event at or before end (else 0, nothing taken). */
+int evq_pop_until(struct evq *, sim_time_t end, struct evq_ev *out);
 /* Earliest event's time, or INT64_MAX when empty. */
 sim_time_t evq_peek_time(const struct evq *);
 size_t evq_size(const struct evq *);
 int evq_pending(const struct evq *, evq_id id);
+
+/*
+ * FIFO lanes for events pushed in time order (a timer re-armed a fixed delay
+ * after it fires): the same order as evq_push, without the heap.  evq_lane
+ * returns the lane for tag (created on first use; tag is the caller's name
+ * for it, e.g. the delay), or -1 when all EVQ_LANES are taken.  A push to
+ * lane -1, or earlier than the lane's latest, goes to the heap.
+ */
+#define EVQ_LANES 8
+int evq_lane(struct evq *, sim_time_t tag);
+evq_id evq_push_lane(struct evq *, int lane, sim_time_t t,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 
 #endif
