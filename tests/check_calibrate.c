@@ -155,6 +155,61 @@ START_TEST(rows_by_replication_are_run_reps)
 }
 END_TEST
 
+static size_t shared_total;
+
+static void
+note_total(size_t finished, size_t running, size_t total)
+{
+	(void)finished;
+	(void)running;
+	shared_total = total;
+}
+
+/*
+ * Rows of one case with the same overrides and reps are one run serving all
+ * of them (seed 000's A and B rows, a mean row and its sd row): each row's
+ * prediction is still what it would be alone, and the pool runs fewer jobs.
+ */
+START_TEST(rows_with_the_same_run_share_it)
+{
+	struct vcase *c = load_case();
+	char s0[] = "workloads.w.program[0].do[0].compute={dist: exponential, mean: 300ns}";
+	char *sets[] = { s0 };
+	struct vrow ev = c->rows[0];
+	struct vpjob jobs[4];
+	struct vpred want[4], got[4];
+	struct vs_err err;
+	int i, w;
+
+	ev.metric = (char *)"events";	/* row 0's run, another metric */
+	jobs[0] = (struct vpjob){ c, &c->rows[0], 2 };
+	jobs[1] = (struct vpjob){ c, &ev, 2 };
+	jobs[2] = (struct vpjob){ c, &c->rows[1], 2 };
+	jobs[3] = (struct vpjob){ c, &c->rows[0], 3 };	/* other reps: its own run */
+	for (i = 0; i < 4; i++)
+		if (vcase_predict(c, jobs[i].r, sets, 1, jobs[i].reps, &want[i], &err))
+			ck_abort_msg("%s", err.msg);
+	ck_assert_str_eq(want[1].unit, "count");
+	for (w = 1; w <= 3; w += 2) {
+		shared_total = 0;
+		if (vcase_predict_rows(jobs, 4, sets, 1, w, note_total, got, &err))
+			ck_abort_msg("%s", err.msg);
+		ck_assert_uint_eq(shared_total, 2 + 2 + 3);	/* not 9 */
+		for (i = 0; i < 4; i++) {
+			ck_assert(memcmp(&got[i].mean, &want[i].mean, sizeof got[i].mean) == 0);
+			ck_assert(memcmp(&got[i].ci95, &want[i].ci95, sizeof got[i].ci95) == 0);
+			ck_assert_int_eq(got[i].n, want[i].n);
+			ck_assert_str_eq(got[i].unit, want[i].unit);
+			free(got[i].unit);
+		}
+	}
+	for (i = 0; i < 4; i++)
+		free(want[i].unit);
+	vcase_free(c);
+	free(c);
+}
+END_TEST
+
 static double
 predicted_of(struct vcase *c, int row)
 {
@@ -245,6 +300,7 @@ calibrate_suite(void)
 	tcase_add_test(tc, prediction_rows_feed_nothing);
 	tcase_add_test(tc, case_errors_name_their_place);
 	tcase_add_test(tc, rows_by_replication_are_run_reps);
+	tcase_add_test(tc, rows_with_the_same_run_share_it);
 	suite_add_tcase(s, tc);
 	return s;
 }

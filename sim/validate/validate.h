@@ -80,6 +80,12 @@ int vcase_predict_rep(const struct vcase *, const struct vrow *, char *const *ex
     int nextra, int rep, double *value, double *completed, char **unit,
     struct vs_err *err);
 
+/* The same run serving several rows of one case (rows[0]'s overrides, which
+ * the others share): each row's metric, values[i] and units[i]. */
+int vcase_predict_rep_rows(const struct vcase *, const struct vrow *const *rows, int nrows,
+    char *const *extra, int nextra, int rep, double *values, double *completed,
+    char **units, struct vs_err *err);
+
 /* One row to predict: vcase_predict's arguments (reps 0: the case's). */
 struct vpjob {
 	const struct vcase *c;

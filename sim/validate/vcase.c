@@ -376,28 +376,46 @@ vcase_predict_rep(const struct vcase *c, const struct vrow *r, char *const *extr
     int nextra, int rep, double *value, double *completed, char **unit,
     struct vs_err *err)
 {
+	return vcase_predict_rep_rows(c, &r, 1, extra, nextra, rep, value, completed, unit,
+	    err);
+}
+
+int
+vcase_predict_rep_rows(const struct vcase *c, const struct vrow *const *rows, int nrows,
+    char *const *extra, int nextra, int rep, double *values, double *completed,
+    char **units, struct vs_err *err)
+{
 	struct scenario sc;
 	struct metrics m;
 	struct run_opts o = { .wall_clock = 0, .check = 1 };
 	char **sets;
-	int k, rc = -1;
+	int i, k, rc = -1;
 
 	metrics_init(&m);
-	if (row_load(c, r, extra, nextra, &sc, &sets, err))
+	for (i = 0; i < nrows; i++)
+		units[i] = NULL;
+	if (row_load(c, rows[0], extra, nextra, &sc, &sets, err))
 		goto out;
 	if (run_once(&sc, run_seed(c->seed, rep), &o, &m, err))
 		goto out;
-	if ((k = metrics_find(&m, vcase_metric(c, r))) < 0) {
-		vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'", c->path,
-		    c->name, vcase_metric(c, r));
-		goto out;
+	for (i = 0; i < nrows; i++) {
+		if ((k = metrics_find(&m, vcase_metric(c, rows[i]))) < 0) {
+			vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'",
+			    c->path, c->name, vcase_metric(c, rows[i]));
+			goto out;
+		}
+		values[i] = m.vals[k];
+		units[i] = xstrdup(m.units[k]);
 	}
-	*value = m.vals[k];
-	*unit = xstrdup(m.units[k]);
 	k = metrics_find(&m, "completed");
 	*completed = k >= 0 ? m.vals[k] : NAN;
 	rc = 0;
 out:
+	if (rc)
+		for (i = 0; i < nrows; i++) {
+			free(units[i]);
+			units[i] = NULL;
+		}
 	metrics_free(&m);
 	scen_free(&sc);
 	free(sets);
