@@ -2,6 +2,7 @@
 #include "guest/guest.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "guest/lock.h"
 #include "hv/hv.h"
@@ -11,41 +12,46 @@ enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
  * loop's safe_halt, or a lock slow path's safe_halt (kvm_wait with irqs on). */
 enum halt_irq { HI_OFF, HI_IDLE, HI_LOCK };
 
+/* Hot fields first: the first line is what settle, arm and guest_ev read at
+ * every event, the second what a spin, a poke and the workload read; with
+ * thousands of vCPUs each event's vCPU is a cache miss, so fewer lines. */
 struct guest {
 	struct vcpu *v;
 	struct sim *sim;	/* v->vm->hv->sim, kept here: settle reads it at every event */
-	enum gact act;
+	sim_time_t t0;		/* progress is settled up to here */
 	double pre;		/* switch-in overhead still to pay (ns) */
 	double rem;		/* work: nominal ns left; spin: budget ns left; mem: bytes */
 	double rate;		/* work progress (mem: bytes) per ns, while running */
-	int streaming;		/* mem: counted among its socket's streamers */
-	sim_time_t t0;		/* progress is settled up to here */
-	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
-	evq_id ev;
 	guest_fn cont;		/* work done / spin budget spent / halt woken */
-	guest_fn after_halt;	/* halt: what runs once woken */
+	evq_id ev;
+	enum gact act;
+	/* line 2 */
+	void *wl;
+	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
+	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
 	struct glock *lock;	/* spin: the lock watched */
+	struct glock *acquiring;	/* lock of the last acquire entered */
+	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
+	int in_ple;		/* pre is a PLE exit being handled */
+	int irq_pending;	/* an interrupt waits for the vCPU to take it */
+	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
+	/* colder */
+	int streaming;		/* mem: counted among its socket's streamers */
 	int woken;		/* halt: woken, waiting for a pCPU */
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
-	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
-	int in_ple;		/* pre is a PLE exit being handled */
 	int polling;		/* halted, but polling before it blocks */
-	evq_id poll_ev;
-	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
-	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
 	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
 	guest_fn stop_hook;	/* the kernel hears the host took the pCPU (slock.c) */
-	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
-	int cond_met;		/* ... which was met while the vCPU was not running */
+	guest_fn after_halt;	/* halt: what runs once woken */
 	guest_fn cond_seen;	/* ... and what runs once it is seen */
-	struct glock *acquiring;	/* lock of the last acquire entered */
+	evq_id poll_ev;
+	int cond_met;		/* ... which was met while the vCPU was not running */
+	int waited;		/* this halt really blocked */
 	sim_time_t halt_t0;	/* halt: when it began */
 	sim_time_t poll_t0;	/* polling on a pCPU since */
 	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
 	double poll_ns;		/* pCPU time this halt spent polling */
-	int waited;		/* this halt really blocked */
-	void *wl;
 };
 
 enum { EV_PRE, EV_ACT, EV_RESUME };
@@ -59,8 +65,13 @@ vsim(struct vcpu *v)
 void
 guest_attach(struct vcpu *v)
 {
-	struct guest *g = xcalloc(1, sizeof *g);
+	/* line-aligned, so the hot fields above share one line */
+	size_t size = (sizeof(struct guest) + 63) / 64 * 64;
+	struct guest *g = aligned_alloc(64, size);
 
+	if (g == NULL)
+		vs_fatal("out of memory (guest)");
+	memset(g, 0, size);
 	g->v = v;
 	g->sim = vsim(v);
 	g->obs_at = -1;
@@ -94,7 +105,9 @@ settle(struct guest *g)
 	double el = (double)(now - g->t0);
 
 	g->t0 = now;
-	if (g->v->pcpu == NULL || el <= 0)
+	/* el first: a second settle in the same event (guest_work after guest_ev)
+	 * then needs no load of the vCPU */
+	if (el <= 0 || g->v->pcpu == NULL)
 		return;
 	if (g->pre > 0) {
 		double d = el < g->pre ? el : g->pre;
