@@ -2,7 +2,6 @@
 #include "guest/guest.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "guest/lock.h"
 #include "hv/hv.h"
@@ -66,12 +65,8 @@ void
 guest_attach(struct vcpu *v)
 {
 	/* line-aligned, so the hot fields above share one line */
-	size_t size = (sizeof(struct guest) + 63) / 64 * 64;
-	struct guest *g = aligned_alloc(64, size);
+	struct guest *g = xcalloc_line(1, sizeof *g);
 
-	if (g == NULL)
-		vs_fatal("out of memory (guest)");
-	memset(g, 0, size);
 	g->v = v;
 	g->sim = vsim(v);
 	g->obs_at = -1;

@@ -129,7 +129,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tun.nr_latency = 8;
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
 	k->tick_lane = k->tick_ns > 0 ? sim_lane(ksim(k), sim_ns(k->tick_ns)) : -1;
-	k->cpus = xcalloc((size_t)k->ncpu, sizeof *k->cpus);
+	k->cpus = xcalloc_line((size_t)k->ncpu, sizeof *k->cpus);	/* task.h: hot line first */
 	k->allowed_live = xcalloc((size_t)k->ncpu, sizeof *k->allowed_live);
 	for (i = 0; i < k->ncpu; i++) {
 		struct gcpu *c = &k->cpus[i];
@@ -187,7 +187,7 @@ struct task *
 gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
     struct task *parent)
 {
-	struct task *t = xcalloc(1, sizeof *t);
+	struct task *t = xcalloc_line(1, sizeof *t);	/* task.h: hot fields first */
 	int i;
 
 	t->k = k;

@@ -29,6 +29,9 @@ struct task {
 	struct gkernel *k;
 	int id;
 	enum task_state state;
+	/* read and written at every preemption point, beside the above */
+	int preempt_count;	/* >0: inside a spinlock section, never switched out */
+	int compute;		/* its current activity is plain work the kernel may preempt */
 	int cpu;		/* vCPU index it is queued or runs on; -1 none */
 	int prev_cpu;		/* where it ran last; -1 never */
 	const unsigned char *aff;	/* one byte per vCPU; NULL: any */
@@ -40,14 +43,12 @@ struct task {
 	double rem;
 	int mem;
 	guest_fn cont;
-	int preempt_count;	/* >0: inside a spinlock section, never switched out */
 	int mm;			/* its address space (ipi.h: mm_cpumask); -1 none */
 	/* Sleeping locks (slock.h): the one it waits for, how, since when. */
 	struct slock *slock;
 	int slock_read, slock_spinning, slocks_held, slock_lost;
 	sim_time_t slock_since, slock_spin_since, slock_sleep_since;
 	guest_fn slock_resume;
-	int compute;		/* its current activity is plain work the kernel may preempt */
 	sim_time_t woken_at;	/* for the wake-to-run latency; -1 none */
 	evq_id timer;		/* a timed block's end */
 	struct task *parent;	/* who spawned it (NULL for the VM's initial tasks) */
@@ -61,16 +62,17 @@ TAILQ_HEAD(taskq, task);
 
 /* One vCPU as its guest kernel sees it. */
 struct gcpu {
+	/* what every preemption point reads first (one line) */
 	struct gkernel *k;
 	struct vcpu *v;
-	int idx;
-	struct taskq rq;	/* runnable tasks waiting here (not curr) */
-	int nqueued;
-	unsigned long load;	/* sum of weights, queued and curr */
 	struct task *curr;	/* NULL: idle */
+	int idx;
+	int need_resched;
+	int nqueued;
+	struct taskq rq;	/* runnable tasks waiting here (not curr) */
+	unsigned long load;	/* sum of weights, queued and curr */
 	int idle;		/* in the idle loop (polling or halted) */
 	int polling;		/* idle and polling (TIF_POLLING_NRFLAG): no IPI needed */
-	int need_resched;
 	int tick_pending;
 	evq_id tick_ev;
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */

@@ -21,21 +21,23 @@ struct pcpu;
 struct guest;
 struct rng;
 
+/* What every event reads (ids, vm, pcpu, g, rng) comes first, in one line
+ * when the struct is line-aligned; the runstate books after. */
 struct vcpu {
 	int id;			/* global index; also its random stream's entity */
 	int idx;		/* index inside its VM */
 	struct vm *vm;
-	enum runstate rs;
-	sim_time_t rs_since;
-	sim_time_t rs_time[RS_N];
 	struct pcpu *pcpu;	/* where it runs now; NULL unless running */
+	struct guest *g;	/* what the guest is doing (models/guest) */
+	struct rng *rng;
 	int last_pcpu;		/* where it ran last, -1 if never */
 	int processor;		/* the pCPU whose run queue holds it (scheduler's) */
 	int blocked;		/* halted or waiting: the scheduler must not pick it */
-	unsigned char *affinity; /* one byte per pCPU: 1 = may run there */
+	enum runstate rs;
 	void *sched_priv;	/* the host scheduler's per-vCPU data */
-	struct guest *g;	/* what the guest is doing (models/guest) */
-	struct rng *rng;
+	unsigned char *affinity; /* one byte per pCPU: 1 = may run there */
+	sim_time_t rs_since;
+	sim_time_t rs_time[RS_N];
 	uint64_t ctx_in;	/* times it was switched in */
 };
 

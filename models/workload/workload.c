@@ -131,12 +131,14 @@ struct gvm {
 	unsigned char **aff;	/* per task definition: its vCPU mask, or NULL */
 };
 
+/* One block, line-aligned: the struct, then left[], then path_since[], so a
+ * step of the program touches one or two lines of its own, not three blocks. */
 struct wl_thread {
 	struct gvm *gvm;
 	int pc;
-	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	int closing;		/* lock whose release is done; -1 none */
 	int64_t *left;		/* per loop depth */
+	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 };
 
 static int
@@ -1149,12 +1151,14 @@ wl_check_vcpus(const struct workload *w, int vcpus, struct vs_err *err)
 static struct wl_thread *
 thread_new(struct gvm *g, int pc)
 {
-	struct wl_thread *th = xcalloc(1, sizeof *th);
+	size_t nleft = (size_t)g->wl->depth + 1, npath = g->wl->nlocks + 1;
+	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
+	    npath * sizeof *th->path_since);
 
 	th->gvm = g;
 	th->pc = pc;
-	th->left = xcalloc((size_t)g->wl->depth + 1, sizeof *th->left);
-	th->path_since = xcalloc(g->wl->nlocks + 1, sizeof *th->path_since);
+	th->left = (int64_t *)(th + 1);
+	th->path_since = (sim_time_t *)(th->left + nleft);
 	th->closing = -1;
 	return th;
 }
@@ -1162,8 +1166,6 @@ thread_new(struct gvm *g, int pc)
 static void
 thread_free(struct wl_thread *th)
 {
-	free(th->left);
-	free(th->path_since);
 	free(th);
 }
 

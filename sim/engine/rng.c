@@ -26,13 +26,10 @@ rng_new(uint64_t seed, uint64_t entity)
 {
 	const gsl_rng_type *type = gsl_rng_taus2;
 	/* one line-aligned block (taus2: 16 + 24 bytes) */
-	size_t size = (sizeof(struct rng) + type->size + 63) / 64 * 64;
-	struct rng *g = aligned_alloc(64, size);
+	struct rng *g = xcalloc_line(1, sizeof(struct rng) + type->size);
 	uint64_t x = vs_mix64(seed ^ vs_mix64(entity));
 	unsigned long s = (unsigned long)(x & 0xffffffffUL);
 
-	if (g == NULL)
-		vs_fatal("out of memory (rng)");
 	/* Seed 0 would alias GSL's default seed; re-mix until nonzero. */
 	while (s == 0) {
 		x = vs_mix64(x);

@@ -60,6 +60,22 @@ xcalloc(size_t nmemb, size_t size)
 }
 
 void *
+xcalloc_line(size_t nmemb, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (size != 0 && nmemb > SIZE_MAX / size)
+		vs_fatal("out of memory (%zu x %zu bytes)", nmemb, size);
+	n = (nmemb * size + 63) / 64 * 64;
+	p = aligned_alloc(64, n ? n : 64);
+	if (p == NULL)
+		vs_fatal("out of memory (%zu x %zu bytes)", nmemb, size);
+	memset(p, 0, n ? n : 64);
+	return p;
+}
+
+void *
 xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);

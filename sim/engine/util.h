@@ -33,6 +33,9 @@ void vs_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
+/* xcalloc aligned to a 64-byte cache line (free() frees it): for per-vCPU
+ * structs whose hot fields are laid out to share one line. */
+void *xcalloc_line(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
