@@ -26,6 +26,7 @@ struct guest {
 	enum gact act;
 	/* line 2 */
 	void *wl;
+	void *kcpu;		/* guest_set_kcpu */
 	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
 	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
 	struct glock *lock;	/* spin: the lock watched */
@@ -84,6 +85,18 @@ void *
 guest_wl(struct vcpu *v)
 {
 	return v->g->wl;
+}
+
+void *
+guest_kcpu(const struct vcpu *v)
+{
+	return v->g->kcpu;
+}
+
+void
+guest_set_kcpu(struct vcpu *v, void *c)
+{
+	v->g->kcpu = c;
 }
 
 void
@@ -382,9 +395,11 @@ guest_ev(void *s, void *arg, int64_t data)
 	guest_fn f;
 
 	/* With many vCPUs this one's lines are cold: start the loads the
-	 * continuation makes (the workload's state, the random stream) now,
+	 * continuation makes (the workload's and the kernel's state, the random
+	 * stream) now,
 	 * beside the vCPU's own, rather than one after another. */
 	__builtin_prefetch(g->wl);
+	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
 	g->ev = EVQ_NONE;
 	settle(g);

@@ -115,5 +115,9 @@ void guest_set_acquiring(struct vcpu *, struct glock *);
 /* Per-vCPU workload state lives beside the activity. */
 void *guest_wl(struct vcpu *);
 void guest_set_wl(struct vcpu *, void *);
+/* ... and so does the guest kernel's per-CPU state (kernel.c), which it
+ * reads at every event: one load from here, prefetched when an event fires. */
+void *guest_kcpu(const struct vcpu *);
+void guest_set_kcpu(struct vcpu *, void *);
 
 #endif

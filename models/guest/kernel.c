@@ -94,12 +94,12 @@ gk_task_allowed(const struct task *t, int cpu)
 	return t->aff == NULL || t->aff[cpu];
 }
 
+/* &v->vm->kernel->cpus[v->idx], kept beside the guest's activity (one load
+ * from a line the event has just read, instead of three cold ones) */
 static struct gcpu *
 cpu_of(struct vcpu *v)
 {
-	struct gkernel *k = v->vm->kernel;
-
-	return &k->cpus[v->idx];
+	return guest_kcpu(v);
 }
 
 static void cpu_irq(struct vcpu *);
@@ -141,6 +141,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->tick_ev = EVQ_NONE;
 		c->tick_at = -1;
 		c->idle_since = -1;
+		guest_set_kcpu(c->v, c);
 		guest_set_irq_hook(c->v, cpu_irq);
 		guest_set_entry_hook(c->v, cpu_entry);
 		guest_set_stop_hook(c->v, cpu_stopped);
