@@ -142,10 +142,11 @@ lock_acquire(struct glock *l, struct vcpu *v)
 static int
 pool_slow(struct glock *l, const struct vcpu *v)
 {
-	int put = l->pool_put[v->idx];
+	int put;
 
 	if (l->pool_batches == 0)
-		return 0;
+		return 0;	/* (before the per-vCPU byte: no line touched) */
+	put = l->pool_put[v->idx];
 	l->pool_put[v->idx] = (unsigned char)!put;
 	if (put ? l->pool_avail == l->pool_batches : l->pool_avail == 0)
 		return 1;
