@@ -109,14 +109,16 @@ guest_set_wl(struct vcpu *v, void *wl)
 static void
 settle(struct guest *g)
 {
-	sim_time_t now = g->sim->now;
-	double el = (double)(now - g->t0);
+	sim_time_t now = g->sim->now, t0 = g->t0;
+	double el;
 
 	g->t0 = now;
-	/* el first: a second settle in the same event (guest_work after guest_ev)
-	 * then needs no load of the vCPU */
-	if (el <= 0 || g->v->pcpu == NULL)
+	/* the elapsed time first, as integers (el <= 0 exactly when now <= t0):
+	 * a second settle in the same event (guest_work after guest_ev) then
+	 * needs neither a conversion nor a load of the vCPU */
+	if (now <= t0 || g->v->pcpu == NULL)
 		return;
+	el = (double)(now - t0);
 	if (g->pre > 0) {
 		double d = el < g->pre ? el : g->pre;
 
