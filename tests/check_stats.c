@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check_stats.c - tw on a hand-computed trace, hist quantiles and mean,
- * rep mean/sd/ci95 on known data.
+ * check_stats.c - tw on a hand-computed trace, hist quantiles and mean, a
+ * histogram's growing octave range (order and merges change nothing), rep
+ * mean/sd/ci95 on known data.
  */
 #include "stats.h"
 
@@ -87,6 +88,73 @@ START_TEST(test_hist_range)
 }
 END_TEST
 
+/* The same samples in any order, or split and merged, give the same bytes:
+ * the octave range grows down, up and in the middle, and the copies keep
+ * every count where the full table would have it. */
+START_TEST(test_hist_grow)
+{
+	enum { N = 600 };
+	static double x[N];
+	struct hist *up = hist_new(), *down = hist_new(), *wide = hist_new();
+	struct hist *a = hist_new(), *b = hist_new(), *m = hist_new();
+	struct hist *mid = hist_new(), *rest = hist_new(), *mid2 = hist_new(), *rest2 = hist_new();
+	uint64_t s = 12345;
+	double q;
+	int i;
+
+	for (i = 0; i < N; i++) {	/* 2^-12 .. 2^52: under, buckets, over */
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		x[i] = ldexp(1 + (double)(s >> 11) / 9007199254740992.0, (int)(s >> 58) - 12);
+	}
+	hist_add(wide, ldexp(1, -10));	/* the whole range first */
+	hist_add(wide, ldexp(1.99, 49));
+	for (i = 0; i < N; i++) {
+		hist_add(up, x[i]);
+		hist_add(down, x[N - 1 - i]);
+		hist_add(i < N / 2 ? b : a, x[i]);	/* a: the later half */
+		hist_add(wide, x[i]);
+		/* mid: 2^0 .. 2^20 only, inside rest's range after the merge */
+		hist_add(x[i] >= 1 && x[i] < ldexp(1, 21) ? mid : rest, x[i]);
+		hist_add(x[i] >= 1 && x[i] < ldexp(1, 21) ? mid2 : rest2, x[i]);
+	}
+	hist_add(rest, ldexp(1, -10));
+	hist_add(rest, ldexp(1.99, 49));
+	hist_add(rest2, ldexp(1, -10));
+	hist_add(rest2, ldexp(1.99, 49));
+	hist_merge(rest, mid);		/* a narrower range into the middle of a wider */
+	hist_merge(mid2, rest2);	/* a wider range around a narrower */
+	hist_add(up, ldexp(1, -10));
+	hist_add(up, ldexp(1.99, 49));
+	hist_add(down, ldexp(1.99, 49));
+	hist_add(down, ldexp(1, -10));
+	hist_add(a, ldexp(1, -10));
+	hist_add(b, ldexp(1.99, 49));
+	hist_merge(a, b);		/* b's octaves below and above a's */
+	hist_merge(m, a);		/* into an empty one */
+	ck_assert_uint_eq(hist_count(m), N + 2);
+	for (q = 0; q <= 1.0; q += 1.0 / 512) {
+		double w = hist_quantile(wide, q);
+
+		ck_assert_double_eq(hist_quantile(up, q), w);
+		ck_assert_double_eq(hist_quantile(down, q), w);
+		ck_assert_double_eq(hist_quantile(a, q), w);
+		ck_assert_double_eq(hist_quantile(m, q), w);
+		ck_assert_double_eq(hist_quantile(rest, q), w);
+		ck_assert_double_eq(hist_quantile(mid2, q), w);
+	}
+	hist_free(mid);
+	hist_free(rest);
+	hist_free(mid2);
+	hist_free(rest2);
+	hist_free(up);
+	hist_free(down);
+	hist_free(wide);
+	hist_free(a);
+	hist_free(b);
+	hist_free(m);
+}
+END_TEST
+
 START_TEST(test_rep_known)
 {
 	static const double xs[] = { 1, 2, 3, 4, 5 };
@@ -125,6 +193,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_tw_hand);
 	tcase_add_test(tc, test_hist_uniform);
 	tcase_add_test(tc, test_hist_range);
+	tcase_add_test(tc, test_hist_grow);
 	tcase_add_test(tc, test_rep_known);
 	suite_add_tcase(s, tc);
 	return s;

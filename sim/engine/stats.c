@@ -50,21 +50,28 @@ tw_mean(const struct tw *w, int64_t now)
  * (HdrHistogram style), so a bucket is at most 1/64 = 1.6% of its lower
  * edge wide, the index comes from frexp() with no log(), and interpolation
  * inside a bucket is linear.  Octaves 2^-10 (< 1e-3) up to 2^50 (> 1e15)
- * are kept: 60 x 64 buckets, 30 KB.  Smaller positive values share an
- * underflow bucket, larger ones an overflow bucket (each spanning the
- * exact extent of what fell in it), zeros their own count; min and max are
- * exact and clamp the interpolation at the ends.
+ * are kept: 60 x 64 buckets.  Smaller positive values share an underflow
+ * bucket, larger ones an overflow bucket (each spanning the exact extent of
+ * what fell in it), zeros their own count; min and max are exact and clamp
+ * the interpolation at the ends.  Only the octaves from the lowest to the
+ * highest sample so far are allocated (b[] covers octaves lo..hi-1, grown
+ * when a sample falls outside): the buckets and their counts are those of
+ * the full 30 KB table, but a histogram nobody fills costs nothing and one
+ * of lock waits a few KB (thousands of them exist with thousands of VMs).
  */
 #define HIST_SUB	64
 #define HIST_EMIN	(-10)
 #define HIST_EMAX	50
-#define HIST_NB		((HIST_EMAX - HIST_EMIN) * HIST_SUB)
 
 struct hist {
-	uint64_t count, zeros, under, over;
+	/* what hist_add reads, in one line */
+	uint64_t count;
 	double sum, min, max;
+	uint64_t *b;		/* octaves lo..hi-1, HIST_SUB buckets each; NULL: none */
+	int lo, hi;		/* octave indexes from HIST_EMIN */
+	uint64_t zeros;
+	uint64_t under, over;
 	double umin, umax, omin;	/* extent of the underflow/overflow bucket */
-	uint64_t b[HIST_NB];
 };
 
 struct hist *
@@ -80,7 +87,45 @@ hist_new(void)
 void
 hist_free(struct hist *h)
 {
+	if (h == NULL)
+		return;
+	free(h->b);
 	free(h);
+}
+
+/* Make b[] cover octaves lo..hi-1 (a superset of what it covers now). */
+static void
+hist_cover(struct hist *h, int lo, int hi)
+{
+	uint64_t *b;
+
+	if (h->b != NULL) {
+		if (h->lo < lo)
+			lo = h->lo;
+		if (h->hi > hi)
+			hi = h->hi;
+		if (lo == h->lo && hi == h->hi)
+			return;
+	}
+	b = xcalloc((size_t)(hi - lo) * HIST_SUB, sizeof *b);
+	if (h->b != NULL)
+		memcpy(b + (size_t)(h->lo - lo) * HIST_SUB, h->b,
+		    (size_t)(h->hi - h->lo) * HIST_SUB * sizeof *b);
+	free(h->b);
+	h->b = b;
+	h->lo = lo;
+	h->hi = hi;
+}
+
+/* The count of global bucket i (0 outside the allocated octaves). */
+static inline uint64_t
+hist_bucket(const struct hist *h, int i)
+{
+	int o = i / HIST_SUB;
+
+	if (h->b == NULL || o < h->lo || o >= h->hi)
+		return 0;
+	return h->b[(o - h->lo) * HIST_SUB + i % HIST_SUB];
 }
 
 /* frexp for the finite v > 0 a histogram takes, read from the IEEE-754
@@ -129,8 +174,13 @@ hist_add(struct hist *h, double v)
 	} else if (e >= HIST_EMAX) {
 		h->over++;
 		h->omin = fmin(h->omin, v);
-	} else
-		h->b[(e - HIST_EMIN) * HIST_SUB + (int)((2 * m - 1) * HIST_SUB)]++;
+	} else {
+		int o = e - HIST_EMIN;
+
+		if (h->b == NULL || o < h->lo || o >= h->hi)
+			hist_cover(h, o, o + 1);
+		h->b[(o - h->lo) * HIST_SUB + (int)((2 * m - 1) * HIST_SUB)]++;
+	}
 }
 
 uint64_t
@@ -179,15 +229,18 @@ hist_quantile(const struct hist *h, double q)
 	if (r < (double)(cum + h->under))
 		return interp(h->umin, h->umax, r - (double)cum, h->under);
 	cum += h->under;
-	for (i = 0; i < HIST_NB; i++) {
-		if (h->b[i] == 0 || r >= (double)(cum + h->b[i])) {
-			cum += h->b[i];
+	/* the buckets outside lo..hi-1 are empty: start and stop there */
+	for (i = h->b != NULL ? h->lo * HIST_SUB : 0; h->b != NULL && i < h->hi * HIST_SUB; i++) {
+		uint64_t c = hist_bucket(h, i);
+
+		if (c == 0 || r >= (double)(cum + c)) {
+			cum += c;
 			continue;
 		}
 		lo = ldexp(1 + (double)(i % HIST_SUB) / HIST_SUB,
 		    HIST_EMIN + i / HIST_SUB);
 		return clamp(interp(lo, lo * (1 + 1.0 / (HIST_SUB +
-		    i % HIST_SUB)), r - (double)cum, h->b[i]), h->min, h->max);
+		    i % HIST_SUB)), r - (double)cum, c), h->min, h->max);
 	}
 	return interp(h->omin, h->max, r - (double)cum, h->over);
 }
@@ -246,6 +299,9 @@ hist_merge(struct hist *dst, const struct hist *src)
 	dst->umin = fmin(dst->umin, src->umin);
 	dst->umax = fmax(dst->umax, src->umax);
 	dst->omin = fmin(dst->omin, src->omin);
-	for (i = 0; i < HIST_NB; i++)
-		dst->b[i] += src->b[i];
+	if (src->b == NULL)
+		return;
+	hist_cover(dst, src->lo, src->hi);
+	for (i = 0; i < (size_t)(src->hi - src->lo) * HIST_SUB; i++)
+		dst->b[(size_t)(src->lo - dst->lo) * HIST_SUB + i] += src->b[i];
 }
