@@ -51,8 +51,12 @@ done
 
 cp -r "$DATA/valid" "$tmp/v"
 chmod -R u+w "$tmp/v"
-# Three replications per evaluation, so one step's runs spread over both ranks.
-sed 's/^reps: 1$/reps: 3/' "$tmp/v/calib.yaml" >"$tmp/v/calib3.yaml"
+# Six replications per evaluation of a 2000-loop row (a few ms each), so a
+# step's runs spread over both ranks even when rank 1 answers late on a
+# loaded machine (3 runs of 200 loops once all went to rank 0).
+sed 's/^reps: 1$/reps: 6/' "$tmp/v/calib.yaml" >"$tmp/v/calib3.yaml"
+sed -i 's/program\[0\]\.loop=200"/program[0].loop=2000"/' "$tmp/v/cases/synthetic.yaml"
+grep -q 'loop=2000"' "$tmp/v/cases/synthetic.yaml" || notok "the calibration row is 2000 loops"
 (cd "$tmp/v" && "$VS" calibrate calib3.yaml --cases cases -j 1 --out "$tmp/c1.yaml" \
     >"$tmp/c1.out" 2>"$tmp/err")
 check "calibrate in one process" [ -s "$tmp/c1.yaml" ]
