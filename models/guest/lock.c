@@ -115,6 +115,61 @@ lock_seen_ns(const struct glock *l, const struct vcpu *v)
 	return lock_line_ns(l, l->last_pcpu, v);
 }
 
+/*
+ * MESI (Sorin, Hill, Wood, "A Primer on Memory Consistency and Cache
+ * Coherence", 2011, ch. 6-7): a store needs the line in M.  The last writer
+ * has it in M, and every waiter spinning on the word re-reads it after each
+ * write, so holds it in S; the read-for-ownership invalidates all copies at
+ * once: the farthest holder's transfer, a local hit if v alone has it.
+ */
+double
+lock_own_ns(const struct glock *l, const struct vcpu *v)
+{
+	double ns = lock_seen_ns(l, v), d;
+	int i;
+
+	if (!l->hv->m->release_visibility || v->pcpu == NULL)
+		return ns;
+	for (i = 0; i < l->vm->nvcpus; i++) {
+		const struct vcpu *w = l->vm->vcpus[i];
+
+		if (w == v || l->wait_since[i] < 0 || !guest_is_running(w) ||
+		    !guest_is_spinning(w))
+			continue;
+		if (l->ops->reads_word != NULL && !l->ops->reads_word(l, w))
+			continue;	/* it spins on a line of its own */
+		d = lock_line_ns(l, w->pcpu->id, v);
+		if (d > ns)
+			ns = d;
+	}
+	return ns;
+}
+
+double
+lock_handover_ns(const struct glock *l)
+{
+	return l->handover_ns;
+}
+
+/*
+ * The waiter wrote its flag's line (node init, request record) and spins on
+ * it: the store's read-for-ownership takes it from the waiter's pCPU, then
+ * the waiter's next read brings it back -- two transfers (MESI, as
+ * lock_own_ns); without release_visibility, one.
+ */
+double
+lock_flag_ns(const struct glock *l, const struct vcpu *from, const struct vcpu *w)
+{
+	const struct machine *m = l->hv->m;
+	int fp = from->pcpu != NULL ? from->pcpu->id : -1;
+	double ns = lock_line_ns(l, fp, w);
+
+	if (m->release_visibility)
+		ns += m->line_ns[machine_dist(m, w->pcpu != NULL ? w->pcpu->id : w->last_pcpu,
+		    fp)];
+	return ns;
+}
+
 double
 lock_atomic_ns(const struct glock *l)
 {
@@ -243,10 +298,14 @@ lock_release(struct glock *l, struct vcpu *v)
 	double cost;
 
 	lock_leave(l, v, v);
-	/* The store to the lock word needs the line here first. */
-	cost = lock_seen_ns(l, v);
+	/* The store to the lock word needs the line here first; with
+	 * release_visibility no waiter sees it before that (lock_own_ns). */
+	cost = lock_own_ns(l, v);
+	if (l->hv->m->release_visibility)
+		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
 	cost += l->ops->release(l, v);
+	l->handover_ns = 0;
 	guest_work(v, cost, l->client->cont);
 }
 
@@ -260,7 +319,7 @@ void
 lock_poke(struct glock *l, struct vcpu *w)
 {
 	if (guest_is_running(w) && guest_is_spinning(w))
-		guest_poke(w, lock_seen_ns(l, w));
+		guest_poke(w, l->handover_ns + lock_seen_ns(l, w));
 }
 
 int

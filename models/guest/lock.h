@@ -11,6 +11,12 @@
  * Costs: taking a lock brings its lock word's cache line from the pCPU that
  * last wrote it; a spinner sees a release one line transfer after it; the
  * protected data (cs_lines lines) moves from the previous holder's pCPU.
+ * With the machine's release_visibility, the release's store must first own
+ * the word's line: if another CPU wrote it (an RMW of a newcomer) or reads
+ * it (a waiter spinning on the word: ops->reads_word) the store fetches it
+ * back, and the waiters see the release one more transfer later; the same
+ * holds for a store to a flag a waiter spins on in its own line (an MCS
+ * node, a request record: lock_flag_ns).
  * A section may also stream: stream_lines more shared lines copied in one
  * burst, whose misses overlap up to the machine's mlp; word_lines of its
  * data may sit in the lock word's own line (they come with the lock, or
@@ -66,6 +72,10 @@ struct lock_ops {
 	int (*observe)(struct glock *, struct vcpu *);
 	/* A spinner got its pCPU back: would it see a change worth acting on? */
 	int (*ready)(struct glock *, struct vcpu *);
+	/* 1 if v, waiting for the lock, spins reading the lock word (so its
+	 * line is shared with v's pCPU), 0 if it spins on a line of its own (an
+	 * MCS node).  NULL: every spinning waiter reads the word. */
+	int (*reads_word)(const struct glock *, const struct vcpu *);
 	/* 1: the algorithm runs critical sections itself (combining), so every
 	 * section of a workload using it must be compute only (see
 	 * wl_check_sections / wl_take_section). */
@@ -105,6 +115,7 @@ struct glock {
 	struct hv *hv;
 	struct vcpu *holder;
 	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
+	double handover_ns;	/* inside a release: its store's wait for the word's line */
 	int data_pcpu;		/* pCPU that last wrote the protected data */
 	int cs_lines;		/* protected cache lines a critical section touches */
 	int stream_lines;	/* more shared lines, copied in one burst (overlapped) */
@@ -162,6 +173,15 @@ double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to
 double lock_reclaim_ns(struct glock *, struct vcpu *owner);
 /* Latency for v to see the lock word as last written. */
 double lock_seen_ns(const struct glock *, const struct vcpu *v);
+/* ns for v's store to own the lock word's line: from its last writer, and
+ * (release_visibility) from every running waiter that reads it. */
+double lock_own_ns(const struct glock *, const struct vcpu *v);
+/* Inside a release: how long its store waited for the line (0 elsewhere);
+ * a waiter sees the release that much later than one transfer. */
+double lock_handover_ns(const struct glock *);
+/* from stores to a flag in waiter's own line (its MCS node or request
+ * record), which waiter wrote and spins on: ns until waiter sees it. */
+double lock_flag_ns(const struct glock *, const struct vcpu *from, const struct vcpu *waiter);
 double lock_atomic_ns(const struct glock *);
 
 /* Called by guest.c */

@@ -113,10 +113,10 @@ comb_section_done(struct vcpu *me)
 	c->qn--;
 	c->batch++;
 	if (w != me) {
-		/* alispinlock.c: cur->locked = 0; the waiter sees it a line later */
+		/* alispinlock.c: cur->locked = 0, a store to the record w spins on */
 		c->done[w->idx] = 1;
 		if (guest_is_running(w) && guest_is_spinning(w))
-			guest_poke(w, lock_line_ns(l, me->pcpu->id, w));
+			guest_poke(w, lock_flag_ns(l, me, w));
 	}
 	comb_serve(me);
 }
@@ -144,7 +144,7 @@ comb_serve(struct vcpu *me)
 		c->batch = 0;
 		c->handed[w->idx] = 1;
 		if (guest_is_running(w) && guest_is_spinning(w))
-			guest_poke(w, lock_line_ns(l, me->pcpu->id, w));
+			guest_poke(w, lock_flag_ns(l, me, w));
 		guest_work(me, 0, l->client->cont);
 		return;
 	}
@@ -213,6 +213,13 @@ comb_observe(struct glock *l, struct vcpu *v)
 	return 0;
 }
 
+/* Waiters spin on their own request record, never on the tail. */
+static int
+comb_reads_word(const struct glock *l, const struct vcpu *v)
+{
+	return 0;
+}
+
 static const struct vs_param comb_params[] = {
 	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
 	  "unbounded)", "int", "" },
@@ -231,5 +238,6 @@ const struct lock_ops lock_combining_ops = {
 	.release = comb_release,
 	.observe = comb_observe,
 	.ready = comb_ready,
+	.reads_word = comb_reads_word,
 	.takes_sections = 1,
 };

@@ -216,8 +216,8 @@ tell_successor(struct glock *l, struct vcpu *v)
 	if (p->cfg->wait_early && s != NULL && p->role[s->idx] == PVQ_NODE &&
 	    guest_is_running(s) &&
 	    guest_is_spinning(s))
-		guest_poke(s, lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, s) +
-		    PVQ_PREV_CHECK * p->cfg->iter_ns);
+		/* v's store to its own node's state, which s reads */
+		guest_poke(s, lock_flag_ns(l, v, s) + PVQ_PREV_CHECK * p->cfg->iter_ns);
 }
 
 /* pv_kick (kvm_kick_cpu): KVM_HC_KICK_CPU from v to k; the caller pays it */
@@ -250,7 +250,8 @@ poke_unfair(struct glock *l, const struct vcpu *v)
 		struct vcpu *w = l->vm->vcpus[i];
 
 		if (p->role[i] == PVQ_UNFAIR && guest_is_running(w) && guest_is_spinning(w))
-			guest_poke(w, lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, w));
+			guest_poke(w, lock_handover_ns(l) +
+			    lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, w));
 	}
 }
 
@@ -280,7 +281,7 @@ got_lock(struct glock *l, struct vcpu *v, double extra)
 	}
 	p->byte = PVQ_LOCKED;
 	if (next != NULL) {
-		double d = lock_line_ns(l, v->pcpu->id, next);
+		double d = lock_flag_ns(l, v, next);	/* next spins on its node */
 
 		VS_ASSERT(p->role[next->idx] == PVQ_NODE && !p->granted[next->idx]);
 		/* arch_mcs_spin_unlock_contended(&next->locked) */
@@ -589,6 +590,16 @@ pvq_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+/* The head (pv_wait_head_or_lock) and the hybrid unfair spinners read the
+ * word; queued nodes spin on their own node. */
+static int
+pvq_reads_word(const struct glock *l, const struct vcpu *v)
+{
+	const struct pvq *p = l->priv;
+
+	return p->role[v->idx] == PVQ_HEAD || p->role[v->idx] == PVQ_UNFAIR;
+}
+
 static const struct vs_param pvq_params[] = {
 	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h 1 << 15)", "int", "" },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
@@ -618,4 +629,5 @@ const struct lock_ops lock_pvqspinlock_ops = {
 	.release = pvq_release,
 	.observe = pvq_observe,
 	.ready = pvq_ready,
+	.reads_word = pvq_reads_word,
 };

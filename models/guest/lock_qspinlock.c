@@ -213,8 +213,9 @@ qs_observe(struct glock *l, struct vcpu *v)
 	s->qh = (s->qh + 1) % s->n;
 	s->qn--;
 	if ((next = qhead(s)) != NULL) {
-		/* arch_mcs_spin_unlock_contended(&next->locked): one line from us */
-		double d = lock_line_ns(l, v->pcpu->id, next);
+		/* arch_mcs_spin_unlock_contended(&next->locked): a store to the
+		 * node next spins on */
+		double d = lock_flag_ns(l, v, next);
 
 		s->seen_at[next->idx] = now + sim_ns(d);
 		if (guest_is_running(next) && guest_is_spinning(next))
@@ -222,6 +223,20 @@ qs_observe(struct glock *l, struct vcpu *v)
 	}
 	lock_taken(l, v, lock_atomic_ns(l));	/* set_locked / cmpxchg */
 	return 1;
+}
+
+/* The pending waiter and the queue head spin on the word (atomic_cond_read_acquire
+ * on lock->val); the others on their own MCS node, the head only once it has
+ * seen its node's locked write.  virt_spin_lock: every spinner reads it. */
+static int
+qs_reads_word(const struct glock *l, const struct vcpu *v)
+{
+	const struct qs *s = l->priv;
+
+	if (s->cfg->virt_fallback)
+		return 1;
+	return s->pending == v ||
+	    (qhead(s) == v && s->seen_at[v->idx] <= l->hv->sim->now);
 }
 
 static const struct vs_param qs_params[] = {
@@ -244,4 +259,5 @@ const struct lock_ops lock_qspinlock_ops = {
 	.release = qs_release,
 	.observe = qs_observe,
 	.ready = qs_ready,
+	.reads_word = qs_reads_word,
 };

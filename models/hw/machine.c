@@ -22,7 +22,7 @@ static const char *const cost_keys = "line_same_core, line_sibling, line_socket,
     "line_remote, atomic, ctx_switch, wake_ipi, smt_busy_slowdown, "
     "smt_spin_slowdown, exit_hlt, exit_hypercall, exit_ple, pio_kernel, pio_user, "
     "mmio_kernel, mmio_user, pause, mem_bw_core, mem_bw_socket, guest_ctx_switch, "
-    "exit_ipi, irq, timer_tick, mlp";
+    "exit_ipi, irq, timer_tick, mlp, release_visibility";
 
 static const struct yc_node no_costs = { .kind = YC_MAP };
 
@@ -128,6 +128,16 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	if (yc_get_int(c, "mlp", 1, 1, 64, &v, err))
 		return -1;
 	m->mlp = (int)v;
+	/*
+	 * MESI (Sorin, Hill, Wood, "A Primer on Memory Consistency and Cache
+	 * Coherence", 2011, ch. 6-7; Intel's cores are MESI with an inclusive
+	 * L3): a store performs only in M, so a core holding the line shared or
+	 * not at all first sends a read-for-ownership that invalidates every
+	 * other copy.  On by default: it is what the hardware does; off gives
+	 * the single-transfer hand-over of the model before the switch.
+	 */
+	if (yc_get_bool(c, "release_visibility", 1, &m->release_visibility, err))
+		return -1;
 	m->mem_bw_core *= 1e-9;
 	m->mem_bw_socket *= 1e-9;
 	if (yc_check_unused(c, cost_keys, err))
