@@ -5,7 +5,8 @@
  * host schedulers (preemption), FIFO order, combining runs each section
  * once, pv-qspinlock never strands a halted waiter, the TAS storm; the
  * pv-qspinlock history switches, qspinlock on a hypervisor, spinpark; the
- * pv locks' irqs switch (halt with interrupts on).
+ * pv locks' irqs switch (halt with interrupts on); release visibility (a
+ * release's store first owns the lock word's line).
  */
 #include "testutil.h"
 
@@ -169,10 +170,13 @@ static const char *const locks[] = {
 /*
  * 8 vCPUs on 4 pCPUs under cfs or credit: the host scheduler preempts lock
  * holders and waiters.  "pinned": 8 pCPUs, one per vCPU, no preemption.
+ * The run stops at cap_ms of simulated time (OVERCOMMIT_CAP_MS unless a test
+ * that asserts completion needs room above the runs' spread).
  */
+#define OVERCOMMIT_CAP_MS 120
 static void
-overcommit_run_vm(const char *lock, const char *vm_extra, int check, uint64_t seed,
-    const char *sched, int loops, struct watch *w, struct metrics *m)
+overcommit_run_cap(const char *lock, const char *vm_extra, int check, uint64_t seed,
+    const char *sched, int loops, int cap_ms, struct watch *w, struct metrics *m)
 {
 	char text[2048];
 	struct probe p = { watch_fn, w };
@@ -181,7 +185,7 @@ overcommit_run_vm(const char *lock, const char *vm_extra, int check, uint64_t se
 	    "machine: {name: t, sockets: 1, cores_per_socket: %d, threads_per_core: 2,"
 	    " clock: 2GHz}\n"
 	    "until: done\n"
-	    "duration: 120ms\n"
+	    "duration: %dms\n"
 	    "hypervisor: {scheduler: %s}\n"
 	    "vms:\n"
 	    "  - {name: g, vcpus: 8, lock: %s, workload: w%s}\n"
@@ -196,8 +200,15 @@ overcommit_run_vm(const char *lock, const char *vm_extra, int check, uint64_t se
 	    "          - compute: {dist: uniform, min: 200ns, max: 4us}\n"
 	    "          - release: l\n"
 	    "          - count: ops\n",
-	    strcmp(sched, "pinned") == 0 ? 4 : 2, sched, lock, vm_extra, loops);
+	    strcmp(sched, "pinned") == 0 ? 4 : 2, cap_ms, sched, lock, vm_extra, loops);
 	tu_run_check(text, seed, &p, check, m);
+}
+
+static void
+overcommit_run_vm(const char *lock, const char *vm_extra, int check, uint64_t seed,
+    const char *sched, int loops, struct watch *w, struct metrics *m)
+{
+	overcommit_run_cap(lock, vm_extra, check, seed, sched, loops, OVERCOMMIT_CAP_MS, w, m);
 }
 
 static void
@@ -496,9 +507,11 @@ START_TEST(pvqspinlock_halts_kicks_and_never_strands)
 	struct watch *w = watch_new();
 	struct metrics m;
 
-	/* A short spin threshold makes waiters halt often under preemption. */
-	overcommit_run("{kind: pv-qspinlock, spin_threshold: 64}", 40 + (uint64_t)_i,
-	    _i % 2 ? "credit" : "cfs", 1500, w, &m);
+	/* A short spin threshold makes waiters halt often under preemption.  The
+	 * runs take 113 +- 9 ms (cfs, 20 seeds): a 400 ms cap is hit only by a
+	 * stranded lock. */
+	overcommit_run_cap("{kind: pv-qspinlock, spin_threshold: 64}", "", 1, 40 + (uint64_t)_i,
+	    _i % 2 ? "credit" : "cfs", 1500, 400, w, &m);
 	ck_assert_double_eq(tu_metric(&m, "completed"), 1);
 	ck_assert_int_eq(w->violations, 0);
 	ck_assert_int_eq(w->stranded, 0);
@@ -1002,6 +1015,98 @@ START_TEST(listed_defaults_are_the_defaults)
 }
 END_TEST
 
+/* One pinned task per program on a 4-core socket, lines 100 ns, atomics and
+ * L1 hits free; metric m of lock l under release_visibility rv. */
+static double
+handover_run(const char *lk, const char *rv, const char *programs, const char *tasks,
+    const char *metric)
+{
+	static const char *fmt =
+	    "machine: {name: t, sockets: 1, cores_per_socket: 4, threads_per_core: 1, "
+	    "clock: 1GHz, costs: {line_socket: 100ns, line_same_core: 0ns, atomic: 0ns, "
+	    "release_visibility: %s}}\n"
+	    "hypervisor: {kind: none, scheduler: pinned}\n"
+	    "until: done\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 3, affinity: \"0-2\", lock: %s, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    programs: {%s}\n"
+	    "    tasks: [%s]\n";
+	char text[2048];
+	struct metrics m;
+	double v;
+
+	snprintf(text, sizeof text, fmt, rv, lk, programs, tasks);
+	tu_run(text, 1, NULL, &m);
+	v = tu_metric(&m, metric);
+	metrics_free(&m);
+	return v;
+}
+
+/*
+ * release_visibility: a release's store must own the lock word's line.  If
+ * another CPU wrote it (b's xadd / pending RMW) or reads it (a waiter
+ * spinning on the word) during the section, the store fetches it back first
+ * and the waiter sees the release two transfers after it, not one; a
+ * release whose line nobody touched costs the same either way.
+ */
+START_TEST(release_waits_for_the_line)
+{
+	static const char *const wrote[] = { "ticket", "qspinlock", "tas", "pv-ticket" };
+	const char *two = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
+	    "b: [{compute: %s}, {acquire: l}, {release: l}]";
+	const char *tasks2 = "{program: a, cpus: [0]}, {program: b, cpus: [1]}";
+	const char *w = "g.l.wait_mean_ns", *c = "completion_seconds";
+	char progs[512];
+	double off, on;
+	size_t i;
+
+	/* b arrives 1 us into a's 2 us section: its RMW takes the line, it spins
+	 * on the word; b waits 1 us + one transfer (off) or two (on) */
+	snprintf(progs, sizeof progs, two, "1us");
+	for (i = 0; i < sizeof wrote / sizeof *wrote; i++) {
+		off = handover_run(wrote[i], "off", progs, tasks2, w);
+		on = handover_run(wrote[i], "on", progs, tasks2, w);
+		/* the mean of a's wait (0) and b's */
+		ck_assert_double_eq_tol(2 * off, 1000 + 100, 1e-6);
+		ck_assert_double_eq_tol(2 * on, 1000 + 2 * 100, 1e-6);
+	}
+	/* b arrives after the release: nobody touched the line, no difference */
+	snprintf(progs, sizeof progs, two, "10us");
+	ck_assert_double_eq_tol(handover_run("ticket", "on", progs, tasks2, c),
+	    handover_run("ticket", "off", progs, tasks2, c), 1e-12);
+	ck_assert_double_eq_tol(handover_run("ticket", "on", progs, tasks2, w), 0, 1e-9);
+
+	/*
+	 * A read is enough: a holds, b sets pending (a write), c queues and
+	 * spins on the word as the MCS head (a write, then only reads).  b's
+	 * own RMW made the line b's, yet c's copy must be invalidated before
+	 * b's release shows: both hand-overs gain a transfer (c's wait +200 ns,
+	 * b's +100), the mean of the three waits +100 ns.
+	 */
+	{
+		const char *three = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
+		    "b: [{compute: 500ns}, {acquire: l}, {compute: 2us}, {release: l}], "
+		    "c: [{compute: 1us}, {acquire: l}, {release: l}]";
+		const char *tasks3 = "{program: a, cpus: [0]}, {program: b, cpus: [1]}, "
+		    "{program: c, cpus: [2]}";
+
+		off = handover_run("qspinlock", "off", three, tasks3, w);
+		on = handover_run("qspinlock", "on", three, tasks3, w);
+		ck_assert_double_eq_tol(3 * off, 0 + (1500 + 100) + (3100 + 100), 1e-6);
+		ck_assert_double_eq_tol(3 * (on - off), 100 + 200, 1e-6);
+	}
+	/* combining: the combiner's store to b's record, which b wrote and spins
+	 * on, also takes the line back first: b's path one transfer longer */
+	snprintf(progs, sizeof progs, "a: [{acquire: l}, {compute: 2us}, {release: l}], "
+	    "b: [{compute: 1us}, {acquire: l}, {compute: 0ns}, {release: l}]");
+	ck_assert_double_eq_tol(2 * (handover_run("combining", "on", progs, tasks2,
+	    "g.l.path_cycles_mean") - handover_run("combining", "off", progs, tasks2,
+	    "g.l.path_cycles_mean")), 100, 1e-6);
+}
+END_TEST
+
 static Suite *
 locks_suite(void)
 {
@@ -1019,6 +1124,7 @@ locks_suite(void)
 	tcase_add_test(tc, stream_lines_overlap_up_to_mlp);
 	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
 	tcase_add_test(tc, word_lines_come_with_the_lock);
+	tcase_add_test(tc, release_waits_for_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);
 	tcase_add_test(tc, pool_slow_lines_stay_with_a_combiner);
 	tcase_add_loop_test(tc, pvqspinlock_halts_kicks_and_never_strands, 0, 6);
