@@ -5,8 +5,9 @@
  * costs: the cache-line transfer between two PUs at each distance present
  * (SMT sibling, same package, other package) by a ping-pong of one line
  * between two pinned threads (one-way = round trip / 2, the median of
- * batches, as Molka et al. PACT'09 and the c2clat tool measure core to
- * core), a locked RMW on an owned line (__atomic_fetch_add), and one PAUSE
+ * batches, as the c2clat tool measures core to core; one way is two line
+ * transfers under MESI, a read-for-ownership and a miss, so a transfer is
+ * half of it: machine.c release_visibility), a locked RMW on an owned line (__atomic_fetch_add), and one PAUSE
  * (x86 only).  Times from clock_gettime(CLOCK_MONOTONIC); the clock is the
  * TSC rate measured against it (x86), or left to the default otherwise.
  * Every value is written with a comment naming how it was found; costs it
@@ -298,6 +299,11 @@ machine_probe(int argc, char **argv)
 	else
 		printf("# clock: no TSC on this architecture: the default 2.93GHz stays\n");
 	printf("costs:\n");
+	/* One way of the ping-pong is a store to the line the other thread spins
+	 * on: the store's read-for-ownership, then the spinner's miss, two
+	 * transfers as the model counts them (machine.c release_visibility). */
+	printf("  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
+	    "the spinner's miss);\n  # with release_visibility: off write the one-way time\n");
 	/* More than 5 us one way is no cache transfer: a thread was descheduled. */
 #define PLAUSIBLE(x) ((x) > 0 && (x) < 5000)
 	if (sib != NULL && (d = pingpong(topo, pu0, sib, per)) > 0 && !PLAUSIBLE(d))
@@ -305,7 +311,7 @@ machine_probe(int argc, char **argv)
 		    "the threads were not both on a CPU): default\n", d);
 	else if (sib != NULL && d > 0)
 		printf("  line_sibling: %.1fns      # ping-pong PU %u <-> PU %u (SMT siblings), "
-		    "one way\n", d, pu0->os_index, sib->os_index);
+		    "one way / 2\n", d / 2, pu0->os_index, sib->os_index);
 	else
 		printf("  # line_sibling: no SMT siblings here (or not pinnable): default\n");
 	if (core != NULL && (d = pingpong(topo, pu0, core, per)) > 0 && !PLAUSIBLE(d))
@@ -313,7 +319,7 @@ machine_probe(int argc, char **argv)
 		    "the threads were not both on a CPU): default\n", d);
 	else if (core != NULL && d > 0)
 		printf("  line_socket: %.1fns       # ping-pong PU %u <-> PU %u (same package, "
-		    "other core), one way\n", d, pu0->os_index, core->os_index);
+		    "other core), one way / 2\n", d / 2, pu0->os_index, core->os_index);
 	else
 		printf("  # line_socket: no second core in a package (or not pinnable): default\n");
 	if (remote != NULL && (d = pingpong(topo, pu0, remote, per)) > 0 && !PLAUSIBLE(d))
@@ -321,7 +327,7 @@ machine_probe(int argc, char **argv)
 		    "the threads were not both on a CPU): default\n", d);
 	else if (remote != NULL && d > 0)
 		printf("  line_remote: %.1fns       # ping-pong PU %u <-> PU %u (other package), "
-		    "one way\n", d, pu0->os_index, remote->os_index);
+		    "one way / 2\n", d / 2, pu0->os_index, remote->os_index);
 	else
 		printf("  # line_remote: one package: default\n");
 	printf("  atomic: %.2fns            # lock xadd on an owned line (__atomic_fetch_add), "
