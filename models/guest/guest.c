@@ -52,6 +52,7 @@ struct guest {
 	sim_time_t poll_t0;	/* polling on a pCPU since */
 	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
 	double poll_ns;		/* pCPU time this halt spent polling */
+	int ff_fault;		/* a test's deliberately broken loop fast-forward (guest_attach) */
 };
 
 enum { EV_PRE, EV_ACT, EV_RESUME };
@@ -71,6 +72,8 @@ guest_attach(struct vcpu *v)
 	g->v = v;
 	g->sim = vsim(v);
 	g->obs_at = -1;
+	/* tests/e2e_loopff.sh checks that a broken fast-forward is caught */
+	g->ff_fault = getenv("VLOCKSIM_TEST_LOOPFF_FAULT") != NULL;
 	v->g = g;
 }
 
@@ -260,6 +263,106 @@ ple_fast_forward(struct guest *g)
 	g->t0 = s->now;
 }
 
+/* guest_ev leaves cont set while it calls it (act is none: no one reads it) */
+int
+guest_tail_take(struct vcpu *v, guest_fn f)
+{
+	struct guest *g = v->g;
+	int tail = g->act == GA_NONE && g->cont == f;
+
+	if (tail)
+		g->cont = NULL;
+	return tail;
+}
+
+/*
+ * The loop fast-forward (issue 13): a task repeating a loop body of fixed
+ * steps only (work of a fixed length, exits of a fixed cost, counters) goes
+ * through the same events every iteration, each one's time known in advance.
+ * With no event pending before them, nothing else can act in between: no
+ * interrupt or tick for this vCPU, no host preemption, no change of its SMT
+ * sibling's load (so of hv_rate), no wake or kick (each is an event).  Take
+ * the whole iterations whose every event comes strictly before the next
+ * pending one (a tie would fire before ours in the slow path) and not past
+ * the end, in one step, with the slow path's arithmetic: arm's rounding of
+ * each step to whole ns, guest_io's counts and its float sum of I/O time
+ * replayed addition by addition, settle's remainder of the last step, and
+ * the probe of each exit at its own time.
+ *
+ * The caller (the workload, at its loop's end) must be the continuation of
+ * this vCPU's work-done event (guest_tail_take), so nothing of that event
+ * runs after it at the later time.  The state needed here: on its pCPU,
+ * between activities (no pending event of its own, no switch-in or exit
+ * overhead to pay, no poll, no memory stream), busy already (every step's
+ * hv_set_load(BUSY) changes nothing), no interrupt waiting.
+ */
+int64_t
+guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
+{
+	struct guest *g = v->g;
+	struct hv *hv = v->vm->hv;
+	struct sim *s = g->sim;
+	const struct machine *m = hv->m;
+	const double cost[] = { m->pio_kernel_ns, m->pio_user_ns, m->mmio_kernel_ns,
+	    m->mmio_user_ns, m->exit_hypercall_ns };
+	sim_time_t dt[GUEST_FF_STEPS], p = 0, bound, k, i, t;
+	double ns[GUEST_FF_STEPS], rate, rem;
+	uint64_t nio = 0, nhc = 0;
+	int j;
+
+	if (!hv->fast_forward || n <= 0 || n > GUEST_FF_STEPS || max <= 0 || v->pcpu == NULL ||
+	    g->act != GA_NONE || g->pre != 0 || g->ev != EVQ_NONE || g->poll_ev != EVQ_NONE ||
+	    g->streaming || g->irq_pending || v->pcpu->load != LOAD_BUSY || s->stopped)
+		return 0;
+	bound = sim_next_time(s) - 1;
+	if (s->end < bound)
+		bound = s->end;
+	if (bound <= s->now)
+		return 0;
+	rate = hv_rate(v);
+	for (j = 0; j < n; j++) {
+		/* guest_work: rem = ns > 0 ? ns : 0; arm: x / 1.0 == x, no divide */
+		ns[j] = st[j].io < 0 ? st[j].ns : cost[st[j].io];
+		if (!(ns[j] > 0))
+			ns[j] = 0;
+		dt[j] = sim_ns(rate == 1.0 ? ns[j] : ns[j] / rate);
+		p += dt[j];
+		if (st[j].io == IO_HYPERCALL)
+			nhc++;
+		else if (st[j].io >= 0)
+			nio++;
+	}
+	if (p <= 0 || bound - s->now < p)
+		return 0;
+	k = (bound - s->now) / p;
+	if (k > max)
+		k = max;
+	for (i = 0, t = s->now; hv->probe != NULL && i < k; i++)
+		for (j = 0; j < n; t += dt[j], j++)
+			if (st[j].io >= 0)
+				hv_probe_at(hv, t, PR_IO_EXIT, v->id, v->pcpu->id, NULL, st[j].io);
+	hv->st.exits_io += nio * (uint64_t)k;
+	hv->st.exits_hypercall += nhc * (uint64_t)k;
+	/* io_ns is a float sum: the slow path's additions, one by one, in order */
+	for (i = 0; !g->ff_fault && i < k; i++)
+		for (j = 0; j < n; j++)
+			if (st[j].io >= 0)
+				hv->st.io_ns += cost[st[j].io];
+	/* settle at the last step's end: what is left of it, as the slow path leaves it */
+	rem = ns[n - 1];
+	if (dt[n - 1] > 0) {
+		rem -= (double)dt[n - 1] * rate;
+		if (rem < 0)
+			rem = 0;
+	}
+	g->rem = rem;
+	g->rate = rate;
+	g->cond = 0;
+	sim_advance(s, s->now + k * p);
+	g->t0 = s->now;
+	return k;
+}
+
 /* Intel SDM "PAUSE-loop exiting": the spin outlasted the window; exit. */
 static void
 ple_exit(struct guest *g)
@@ -424,8 +527,11 @@ guest_ev(void *s, void *arg, int64_t data)
 	case GA_WORK:
 		f = g->cont;
 		g->act = GA_NONE;
-		g->cont = NULL;
+		/* cont stays f while f runs: nothing of this event follows it, and
+		 * guest_tail_take tells f so (the first time it is asked) */
 		f(g->v);
+		if (g->act == GA_NONE && g->cont == f)
+			g->cont = NULL;
 		break;
 	case GA_SPIN:
 		if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {

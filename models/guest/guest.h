@@ -21,6 +21,7 @@
 #define VS_GUEST_H
 
 #include <math.h>
+#include <stdint.h>
 
 struct vcpu;
 struct glock;
@@ -111,6 +112,25 @@ struct glock *guest_lock(const struct vcpu *);
  * that takes a spinlock keeps its vCPU until it releases it. */
 struct glock *guest_acquiring(const struct vcpu *);
 void guest_set_acquiring(struct vcpu *, struct glock *);
+
+/*
+ * The loop fast-forward (issue 13).  A step of a loop body the guest can
+ * repeat exactly: io < 0, work of ns nominal ns (gk_compute); else an exit of
+ * kind io (enum guest_io, at guest_io's cost).
+ */
+struct guest_step {
+	int io;
+	double ns;
+};
+#define GUEST_FF_STEPS 8
+/* 1 if f is being called by v's work-done event as the last thing that event
+ * does; it tells only the first caller that asks (the flag is cleared). */
+int guest_tail_take(struct vcpu *, guest_fn f);
+/* From that continuation, with v between two iterations of a body of n steps:
+ * take up to max whole iterations as the slow path would (the time, the exit
+ * counts, their probes); returns how many (0: none, go on slowly).  The
+ * caller accounts for what its own steps do (counters). */
+int64_t guest_loop_ff(struct vcpu *, const struct guest_step *, int n, int64_t max);
 
 /* Per-vCPU workload state lives beside the activity. */
 void *guest_wl(struct vcpu *);

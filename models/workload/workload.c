@@ -31,6 +31,7 @@ struct wl_op {
 				 * ipi: the target vCPU */
 	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
 				 * spawn: the program's first op; ipi: wait */
+	int ff;			/* loop: its body is fixed steps only (loop_ff) */
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn: where, while compiling */
 };
@@ -256,6 +257,36 @@ body_advances(const struct workload *w, size_t from)
 			break;
 		}
 	return ns >= 1;
+}
+
+/*
+ * Is the body from `from` to the end one the guest can fast-forward
+ * (guest_loop_ff): fixed computes, exits and counters only, at most
+ * GUEST_FF_STEPS timed steps?  A random duration, a lock, a wait or an inner
+ * loop makes iterations differ or lets others act: those run event by event.
+ */
+static int
+body_fixed(const struct workload *w, size_t from)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = from; i < w->nops; i++)
+		switch (w->ops[i].op) {
+		case OP_COMPUTE:
+			if (!dist_is_const(w->ops[i].d))
+				return 0;
+			/* FALLTHROUGH */
+		case OP_IO:
+			if (++n > GUEST_FF_STEPS)
+				return 0;
+			break;
+		case OP_COUNT:
+			break;
+		default:
+			return 0;
+		}
+	return n > 0;
 }
 
 static const char *const op_keys = "compute, acquire, release, count, io, sleep, "
@@ -704,6 +735,7 @@ compile_op(struct workload *w, const struct yc_node *n, double hz, int depth,
 		if (!body_advances(w, at + 1))
 			return yc_err(body, err, "this loop body takes no time (its primitives "
 			    "average less than 1ns an iteration): simulated time would stand still");
+		w->ops[at].ff = body_fixed(w, at + 1);
 		o = emit(w, OP_ENDLOOP);
 		o->arg = depth;
 		o->jump = (int)at + 1;
@@ -1353,12 +1385,46 @@ wl_continue_after(struct vcpu *v, double ns)
 		wl_continue(v);
 }
 
+/*
+ * The loop fast-forward (issue 13; guest.c guest_loop_ff): at the end of an
+ * iteration of a fixed body (body_fixed), reached from the event that ended
+ * its last timed step, th->pc back at the body's start and left[depth]
+ * iterations to go: the guest takes the whole iterations that fit before the
+ * next pending event; the body's counters count them here.  Between two
+ * iterations the task state repeats: the preempt points found nothing to do
+ * (need_resched can only be set by an event) and left compute at 0.
+ */
+static void
+loop_ff(struct vcpu *v, struct wl_thread *th, const struct wl_op *end)
+{
+	struct gvm *g = th->gvm;
+	const struct wl_op *ops = g->wl->ops, *o;
+	struct guest_step st[GUEST_FF_STEPS];
+	int n = 0, forever = ops[end->jump - 1].n < 0;
+	int64_t k, left = th->left[end->arg];
+
+	for (o = &ops[end->jump]; o != end; o++)
+		if (o->op == OP_COMPUTE || o->op == OP_IO) {
+			st[n].io = o->op == OP_IO ? o->arg : -1;
+			st[n++].ns = o->op == OP_COMPUTE ? dist_sample(o->d, v->rng) : 0;
+		}
+	k = guest_loop_ff(v, st, n, forever ? INT64_MAX : left);
+	if (k <= 0)
+		return;
+	for (o = &ops[end->jump]; o != end; o++)
+		if (o->op == OP_COUNT)
+			g->counts[o->arg] += (uint64_t)k;
+	if (!forever && (th->left[end->arg] = left - k) == 0)
+		th->pc = (int)(end - ops) + 1;	/* the loop is done, as its ENDLOOP would say */
+}
+
 void
 wl_continue(struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
 	struct gvm *g = th->gvm;
 	const struct wl_op *o;
+	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
 
 	wl_close_path(v);
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
@@ -1487,9 +1553,11 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			break;
 		case OP_ENDLOOP:
-			if (g->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+			if (g->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0) {
 				th->pc = o->jump;
-			else
+				if (tail && g->wl->ops[o->jump - 1].ff)
+					loop_ff(v, th, o);
+			} else
 				th->pc++;
 			break;
 		case OP_END:

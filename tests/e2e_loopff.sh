@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# e2e_loopff.sh - the loop fast-forward (guest.c guest_loop_ff, workload.c
+# loop_ff) against the slow path (fast_forward: false), on seed 002's gtod
+# loop (compute, a PIO exit, a counter): every metric the same bytes but the
+# engine's cost figures (events, events_per_sec), and the same trace and lock
+# statistics; a body with a random compute is never fast-forwarded; a
+# deliberately broken fast-forward is caught.
+#
+# Run by `make check`; one line per check, then "N passed, M failed".
+
+. "$(dirname "$0")/e2e_lib.sh"
+S=$top_srcdir/configs/seed002/gtod.yaml
+L='workloads.gtod.program[0]'
+# a second VM of 8 vCPUs busy in 20us steps: host time slices, preemption of
+# the gtod vCPU, an SMT sibling busy or not, and its own fixed loop besides
+HV='vms=[{name: guest, vcpus: 4, threads: 1, lock: ticket, workload: gtod},
+    {name: hog, vcpus: 8, workload: hog}]'
+HW='workloads.hog={program: [{loop: forever, do: [{compute: 20us}, {count: steps}]}]}'
+
+# both NAME SETS...: run gtod with and without the fast-forward
+both() {
+	name=$1
+	shift
+	for ff in true false; do
+		"$VS" run "$S" --no-wall-clock --format csv --set 'metrics=[]' "$@" \
+		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
+		grep -v '^events,\|^events_per_sec,' "$tmp/$name.$ff" >"$tmp/$name.$ff.m"
+	done
+	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
+}
+
+# metric NAME FILE: its mean
+metric() {
+	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
+}
+
+# fewer NAME DIV: the fast-forward run handled fewer than 1/DIV of the events
+fewer() {
+	awk -v a="$(metric events "$tmp/$1.true")" -v b="$(metric events "$tmp/$1.false")" \
+	    -v d="$2" 'BEGIN { exit !(a > 0 && a * d < b) }'
+}
+
+# same_events NAME: not fast-forwarded at all
+same_events() {
+	[ "$(metric events "$tmp/$1.true")" = "$(metric events "$tmp/$1.false")" ]
+}
+
+# positive NAME METRIC
+positive() {
+	awk -F, -v m="$2" '$1 == m { v = $3 } END { exit !(v > 0) }' "$tmp/$1.true"
+}
+
+check "gtod pio-user: the same metrics" both user --set "$L.loop=200000"
+check "gtod pio-user: < 1/10 of the events" fewer user 10
+check "gtod pio-user: the calls counted" positive user guest.calls
+check "gtod pio-kernel: the same metrics" both kernel --set "$L.loop=200000" \
+    --set "$L.do[1].io=pio-kernel"
+check "gtod pio-kernel: < 1/10 of the events" fewer kernel 10
+# a guest tick (hz) interrupts the loop: a bound every 1 ms
+check "gtod, guest tick at 1000 Hz: the same metrics" both tick --set "$L.loop=200000" \
+    --set 'vms[0].guest={hz: 1000}'
+check "gtod, guest tick: the timer exits counted" positive tick timer_exits
+check "gtod, guest tick: < 1/5 of the events" fewer tick 5
+# a loop: forever stops at the duration (sim end bounds the step)
+check "gtod forever, 30 ms: the same metrics" both forever --set "$L.loop=forever" \
+    --set until=duration --set duration=30ms
+check "gtod forever: < 1/10 of the events" fewer forever 10
+# two threads: each one's events bound the other's steps
+check "gtod 2 threads: the same metrics" both two --set "$L.loop=50000" \
+    --set 'vms[0].threads=2'
+check "gtod 4 threads, pio-kernel: the same metrics" both four --set "$L.loop=20000" \
+    --set 'vms[0].threads=4' --set "$L.do[1].io=pio-kernel"
+# a second busy VM: short bounds, preemptions, SMT rate changes
+check "gtod + a busy VM: the same metrics" both hog --set "$L.loop=100000" --set "$HV" --set "$HW"
+check "gtod + a busy VM: it preempts (ctx switches)" positive hog ctx_switches
+check "gtod + a busy VM: the hog's steps counted" positive hog hog.steps
+check "gtod + a busy VM: fewer events" fewer hog 1.5
+# a random compute: iterations differ, so none is taken in bulk
+check "random compute: the same metrics" both rnd --set "$L.loop=20000" \
+    --set "$L.do[0].compute={dist: exponential, mean: 300ns}"
+check "random compute: not fast-forwarded (the same events)" same_events rnd
+check "random compute + a busy VM: the same metrics" both rndhog --set "$L.loop=20000" \
+    --set "$L.do[0].compute={dist: exponential, mean: 300ns}" --set "$HV" --set "$HW"
+# the self-checks see nothing amiss either
+check "--check=full: the same metrics" both chk --set "$L.loop=50000" --set "$HV" --set "$HW" --check=full
+
+# what a probe sees: the same trace and lock statistics
+for ff in true false; do
+	"$VS" run "$S" --no-wall-clock --format csv --set "$L.loop=20000" --set "$HV" --set "$HW" \
+	    --set fast_forward=$ff --trace "$tmp/t.$ff.json" --lock-stat "$tmp/ls.$ff" \
+	    >"$tmp/out.$ff" 2>"$tmp/err"
+done
+check "the same trace" cmp "$tmp/t.true.json" "$tmp/t.false.json"
+check "the trace has the I/O exits" grep -q '"name":"IO' "$tmp/t.true.json"
+check "the same lock statistics" cmp "$tmp/ls.true" "$tmp/ls.false"
+check "fewer events with a trace on" awk -F, 'FNR == 1 { f++ }
+    $1 == "events" { e[f] = $3 } END { exit !(e[1] < e[2]) }' "$tmp/out.true" "$tmp/out.false"
+
+# a deliberately broken fast-forward (its I/O time left out) is caught
+export VLOCKSIM_TEST_LOOPFF_FAULT=1
+if both broken --set "$L.loop=200000"; then
+	notok "a broken fast-forward is caught"
+else
+	ok "a broken fast-forward is caught"
+fi
+check "... by its I/O share" sh -c "! cmp -s '$tmp/broken.true.m' '$tmp/broken.false.m' &&
+    [ \"\$(grep -v '^io_exit_cpu_share,' '$tmp/broken.true.m' | cksum)\" = \
+    \"\$(grep -v '^io_exit_cpu_share,' '$tmp/broken.false.m' | cksum)\" ]"
+unset VLOCKSIM_TEST_LOOPFF_FAULT
+e2e_finish
