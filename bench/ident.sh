@@ -6,12 +6,14 @@
 # 20 s), a 4096-vCPU host (bench/scale.yaml), with binary BASE and binary NEW,
 # one replication, --no-wall-clock JSON; and traces and lock statistics of
 # seed 001 and 002 windows.  Prints DIFF NAME for each output that differs
-# and exits 1 if any did.  Needs a few CPU-minutes.
+# and exits 1 if any did; COST NAME for one that differs only in the engine's
+# `events` count (an exact fast-forward handles fewer: the simulator's work,
+# not a result).  Needs a few CPU-minutes.
 A=$1; B=$2; OUT=${3:-${TMPDIR:-/tmp}/vlocksim-ident}; SRC=$(cd "$(dirname "$0")/.." && pwd)
 case $A in /*) ;; *) A=$PWD/$A ;; esac
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 mkdir -p "$OUT"; cd "$SRC" || exit 2
-fail=0; n=0
+fail=0; n=0; cost=0
 run() { # tag args...
   tag=$1; shift
   for w in A B; do
@@ -20,7 +22,10 @@ run() { # tag args...
     echo $? >>"$OUT/$tag.$w.json"
   done
   n=$((n+1))
-  if ! cmp -s "$OUT/$tag.A.json" "$OUT/$tag.B.json"; then echo "DIFF $tag"; fail=1; fi
+  if cmp -s "$OUT/$tag.A.json" "$OUT/$tag.B.json"; then :
+  elif [ "$(grep -v '^ *"events": ' "$OUT/$tag.A.json" | cksum)" = \
+      "$(grep -v '^ *"events": ' "$OUT/$tag.B.json" | cksum)" ]; then echo "COST $tag"; cost=$((cost+1))
+  else echo "DIFF $tag"; fail=1; fi
 }
 D=""
 for f in configs/examples/*.yaml configs/seed00[0234]/*.yaml; do
@@ -44,5 +49,5 @@ for w in A B; do eval bin=\$$w
 done
 for x in s1tr s1ls s7tr s7ls s2tr; do e=json; case $x in *ls) e=txt;; esac
   n=$((n+1)); cmp -s "$OUT/$x.A.$e" "$OUT/$x.B.$e" || { echo "DIFF $x"; fail=1; }; done
-echo "$n cases, fail=$fail"
+echo "$n cases, fail=$fail, events only=$cost"
 exit $fail
