@@ -71,6 +71,14 @@ check "gtod 2 threads: the same metrics" both two --set "$L.loop=50000" \
     --set 'vms[0].threads=2'
 check "gtod 4 threads, pio-kernel: the same metrics" both four --set "$L.loop=20000" \
     --set 'vms[0].threads=4' --set "$L.do[1].io=pio-kernel"
+# the task form: 3 tasks share vCPU 0, the guest's tick preempts them mid-loop
+check "task form, 4 tasks on 2 vCPUs: the same metrics" both tasks \
+    --set 'vms=[{name: guest, vcpus: 2, lock: ticket, workload: gtod}]' \
+    --set 'workloads.gtod={programs: {g: [{loop: 20000, do: [{compute: 300ns},
+    {io: pio-user}, {count: calls}]}]}, tasks: [{program: g, count: 3, cpus: [0]},
+    {program: g, count: 1}]}'
+check "task form: the guest switches tasks" positive tasks guest.guest_ctx_switches
+check "task form: fewer events" fewer tasks 1.5
 # a second busy VM: short bounds, preemptions, SMT rate changes
 check "gtod + a busy VM: the same metrics" both hog --set "$L.loop=100000" --set "$HV" --set "$HW"
 check "gtod + a busy VM: it preempts (ctx switches)" positive hog ctx_switches
