@@ -263,6 +263,24 @@ ple_fast_forward(struct guest *g)
 	g->t0 = s->now;
 }
 
+/* The round trip of an exit of this kind (the machine's costs). */
+static double
+io_cost(const struct machine *m, enum guest_io kind)
+{
+	switch (kind) {
+	case IO_PIO_KERNEL:
+		return m->pio_kernel_ns;
+	case IO_PIO_USER:
+		return m->pio_user_ns;
+	case IO_MMIO_KERNEL:
+		return m->mmio_kernel_ns;
+	case IO_MMIO_USER:
+		return m->mmio_user_ns;
+	default:
+		return m->exit_hypercall_ns;
+	}
+}
+
 /* guest_ev leaves cont set while it calls it (act is none: no one reads it) */
 int
 guest_tail_take(struct vcpu *v, guest_fn f)
@@ -302,11 +320,8 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	struct guest *g = v->g;
 	struct hv *hv = v->vm->hv;
 	struct sim *s = g->sim;
-	const struct machine *m = hv->m;
-	const double cost[] = { m->pio_kernel_ns, m->pio_user_ns, m->mmio_kernel_ns,
-	    m->mmio_user_ns, m->exit_hypercall_ns };
 	sim_time_t dt[GUEST_FF_STEPS], p = 0, bound, k, i, t;
-	double ns[GUEST_FF_STEPS], rate, rem;
+	double ns[GUEST_FF_STEPS], cost[GUEST_FF_STEPS], rate, rem;
 	uint64_t nio = 0, nhc = 0;
 	int j;
 
@@ -322,7 +337,8 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	rate = hv_rate(v);
 	for (j = 0; j < n; j++) {
 		/* guest_work: rem = ns > 0 ? ns : 0; arm: x / 1.0 == x, no divide */
-		ns[j] = st[j].io < 0 ? st[j].ns : cost[st[j].io];
+		cost[j] = st[j].io < 0 ? 0 : io_cost(hv->m, (enum guest_io)st[j].io);
+		ns[j] = st[j].io < 0 ? st[j].ns : cost[j];
 		if (!(ns[j] > 0))
 			ns[j] = 0;
 		dt[j] = sim_ns(rate == 1.0 ? ns[j] : ns[j] / rate);
@@ -347,7 +363,7 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	for (i = 0; !g->ff_fault && i < k; i++)
 		for (j = 0; j < n; j++)
 			if (st[j].io >= 0)
-				hv->st.io_ns += cost[st[j].io];
+				hv->st.io_ns += cost[j];
 	/* settle at the last step's end: what is left of it, as the slow path leaves it */
 	rem = ns[n - 1];
 	if (dt[n - 1] > 0) {
@@ -991,17 +1007,15 @@ guest_kick(struct vcpu *v)
 void
 guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
 {
-	const struct machine *m = v->vm->hv->m;
-	const double cost[] = { m->pio_kernel_ns, m->pio_user_ns, m->mmio_kernel_ns,
-	    m->mmio_user_ns, m->exit_hypercall_ns };
+	double cost = io_cost(v->vm->hv->m, kind);
 
 	hv_probe(v->vm->hv, PR_IO_EXIT, v->id, v->pcpu->id, NULL, (int)kind);
 	if (kind == IO_HYPERCALL)
 		v->vm->hv->st.exits_hypercall++;
 	else
 		v->vm->hv->st.exits_io++;
-	v->vm->hv->st.io_ns += cost[kind];
-	guest_work(v, cost[kind], done);
+	v->vm->hv->st.io_ns += cost;
+	guest_work(v, cost, done);
 }
 
 static void
