@@ -126,20 +126,14 @@ double
 lock_own_ns(const struct glock *l, const struct vcpu *v)
 {
 	const struct machine *m = l->hv->m;
-	double ns = lock_seen_ns(l, v), d, top = 0;
+	double ns = lock_seen_ns(l, v), d;
 	int i, left = l->waiting;
 
 	if (!m->release_visibility || v->pcpu == NULL)
 		return ns;
-	/* The farthest a waiter can be on this machine: its distances that exist. */
-	for (i = 0; i < HW_NDIST; i++)
-		if ((i != HW_SIBLING || m->threads_per_core > 1) &&
-		    (i != HW_SOCKET || m->cores_per_socket > 1) &&
-		    (i != HW_REMOTE || m->sockets > 1) && m->line_ns[i] > top)
-			top = m->line_ns[i];
-	/* Stop once every waiter was seen or that distance reached: the max is
-	 * the same, and a release costs O(waiters) at most, not O(vCPUs). */
-	for (i = 0; i < l->vm->nvcpus && left > 0 && ns < top; i++) {
+	/* Stop once every waiter was seen or the machine's farthest transfer
+	 * reached: the max is the same, and a release costs O(waiters) at most. */
+	for (i = 0; i < l->vm->nvcpus && left > 0 && ns < m->line_far_ns; i++) {
 		const struct vcpu *w = l->vm->vcpus[i];
 
 		if (l->wait_since[i] < 0)

@@ -55,6 +55,7 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	const char *name;
 	int64_t v;
 	double hz;
+	int i;
 
 	memset(m, 0, sizeof *m);
 	if (yc_expect(n, YC_MAP, "a mapping of machine settings", err))
@@ -128,16 +129,14 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 	if (yc_get_int(c, "mlp", 1, 1, 64, &v, err))
 		return -1;
 	m->mlp = (int)v;
-	/*
-	 * MESI (Sorin, Hill, Wood, "A Primer on Memory Consistency and Cache
-	 * Coherence", 2011, ch. 6-7; Intel's cores are MESI with an inclusive
-	 * L3): a store performs only in M, so a core holding the line shared or
-	 * not at all first sends a read-for-ownership that invalidates every
-	 * other copy.  On by default: it is what the hardware does; off gives
-	 * the single-transfer hand-over of the model before the switch.
-	 */
+	/* MESI (Sorin/Hill/Wood 2011, ch. 6-7; lock.c lock_own_ns): on by default */
 	if (yc_get_bool(c, "release_visibility", 1, &m->release_visibility, err))
 		return -1;
+	/* the farthest transfer between two of this machine's pCPUs */
+	m->line_far_ns = m->line_ns[HW_SAME];
+	for (i = 1; i < m->npcpus; i++)
+		if (m->line_ns[machine_dist(m, 0, i)] > m->line_far_ns)
+			m->line_far_ns = m->line_ns[machine_dist(m, 0, i)];
 	m->mem_bw_core *= 1e-9;
 	m->mem_bw_socket *= 1e-9;
 	if (yc_check_unused(c, cost_keys, err))

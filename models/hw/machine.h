@@ -21,13 +21,10 @@ struct machine {
 	int sockets, cores_per_socket, threads_per_core, npcpus;
 	double hz;
 	double line_ns[HW_NDIST];	/* modified cache-line transfer by distance */
+	double line_far_ns;		/* the largest of them between two of its pCPUs */
 	double atomic_ns;		/* a locked RMW on a line already held */
 	int mlp;			/* line misses in flight at once (fill buffers) */
-	/* 1: a store needs its line exclusive first (MESI), so a release that
-	 * finds the lock word's line taken or read by another CPU fetches it
-	 * back before any waiter can see it (lock.c lock_own_ns); 0: one
-	 * transfer per hand-over, as before the switch. */
-	int release_visibility;
+	int release_visibility;		/* a release's store owns the line first (lock.h) */
 	double ctx_switch_ns;		/* host context switch between vCPUs */
 	double wake_ipi_ns;		/* IPI + leaving idle on a remote pCPU */
 	double smt_busy_slowdown;	/* time factor when a sibling runs code */
