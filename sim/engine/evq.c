@@ -101,6 +101,19 @@ struct evq {
 	uint64_t seq;
 };
 
+/* A lane entry's slot pos, and back. */
+static inline uint32_t
+lane_pos(int l, uint32_t i)
+{
+	return EVQ_LANE_BIT | (uint32_t)l << EVQ_LANE_SHIFT | i;
+}
+
+static inline struct hent *
+lane_ent(struct evq *q, uint32_t pos)
+{
+	return &q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT].r[pos & EVQ_RING_MASK];
+}
+
 static inline int
 hless(const struct hent *a, const struct hent *b)
 {
@@ -345,8 +358,7 @@ lane_grow(struct evq *q, int l)
 
 		if (e.key == EVQ_DEAD)
 			continue;
-		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_LANE_BIT |
-		    (uint32_t)l << EVQ_LANE_SHIFT | k;
+		q->slots[e.key & EVQ_SLOT_MASK].pos = lane_pos(l, k);
 		nr[k++] = e;
 	}
 	free(ln->r);
@@ -375,7 +387,7 @@ lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t)
 	ln->r[i].time = t;
 	ln->r[i].key = (q->seq++ << EVQ_SLOT_BITS) | s;
 	ln->last = t;
-	q->slots[s].pos = EVQ_LANE_BIT | (uint32_t)l << EVQ_LANE_SHIFT | i;
+	q->slots[s].pos = lane_pos(l, i);
 	q->nlive++;
 }
 
@@ -399,15 +411,14 @@ lane_trim(struct lane *ln)
 	}
 }
 
-/* Take a lane entry out by its slot's pos (its slot stays allocated). */
+/* Take a lane entry out by its slot's pos (its slot stays allocated): a
+ * tombstone, dropped at once if it is the head (a pop). */
 static void
 lane_remove(struct evq *q, uint32_t pos)
 {
-	struct lane *ln = &q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT];
-
-	ln->r[pos & EVQ_RING_MASK].key = EVQ_DEAD;
+	lane_ent(q, pos)->key = EVQ_DEAD;
 	q->nlive--;
-	lane_trim(ln);
+	lane_trim(&q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT]);
 }
 
 /* Take heap index i out, refilling the hole with the last entry. */
@@ -472,8 +483,7 @@ evq_cancel(struct evq *q, evq_id id)
 		return 0;
 	s = (uint32_t)(sl - q->slots);
 	if (sl->pos & EVQ_LANE_BIT) {
-		VS_ASSERT((q->lanes[(sl->pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT]
-		    .r[sl->pos & EVQ_RING_MASK].key & EVQ_SLOT_MASK) == s);
+		VS_ASSERT((lane_ent(q, sl->pos)->key & EVQ_SLOT_MASK) == s);
 		lane_remove(q, sl->pos);
 	} else {
 		VS_ASSERT(sl->pos < q->n && (q->h[sl->pos].key & EVQ_SLOT_MASK) == s);
@@ -483,40 +493,33 @@ evq_cancel(struct evq *q, evq_id id)
 	return 1;
 }
 
-/* Where the earliest event is: -1 the heap's top, else a lane; -2 none. */
-static inline int
+/* The earliest event's entry (the heap's top or a lane's head), NULL: none. */
+static inline const struct hent *
 evq_min(const struct evq *q)
 {
 	const struct hent *best = q->n ? &q->h[0] : NULL;
-	int l, w = best != NULL ? -1 : -2;
+	int l;
 
 	for (l = 0; l < q->nlanes; l++) {
 		const struct lane *ln = &q->lanes[l];
 
-		if (ln->n > 0 && (best == NULL || hless(&ln->r[ln->head], best))) {
+		if (ln->n > 0 && (best == NULL || hless(&ln->r[ln->head], best)))
 			best = &ln->r[ln->head];
-			w = l;
-		}
 	}
-	return w;
+	return best;
 }
 
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
+	const struct hent *min = evq_min(q);
 	struct hent top;
 	struct slot *sl;
 	uint32_t s;
-	int w = evq_min(q);
 
-	if (w == -2)
+	if (min == NULL || min->time > end)
 		return 0;
-	if (w == -1)
-		top = q->h[0];
-	else
-		top = q->lanes[w].r[q->lanes[w].head];
-	if (top.time > end)
-		return 0;
+	top = *min;
 	s = top.key & EVQ_SLOT_MASK;
 	sl = &q->slots[s];
 	out->time = top.time;
@@ -524,16 +527,10 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	out->fn = sl->fn;
 	out->arg = sl->arg;
 	out->data = sl->data;
-	if (w == -1) {
+	if (sl->pos & EVQ_LANE_BIT)
+		lane_remove(q, sl->pos);
+	else
 		heap_remove(q, 0);
-	} else {
-		struct lane *ln = &q->lanes[w];
-
-		ln->head = (ln->head + 1) & (ln->cap - 1);
-		ln->n--;
-		q->nlive--;
-		lane_trim(ln);
-	}
 	slot_free(q, s);
 	return 1;
 }
@@ -547,11 +544,9 @@ evq_pop(struct evq *q, struct evq_ev *out)
 sim_time_t
 evq_peek_time(const struct evq *q)
 {
-	int w = evq_min(q);
+	const struct hent *min = evq_min(q);
 
-	if (w == -2)
-		return INT64_MAX;
-	return w == -1 ? q->h[0].time : q->lanes[w].r[q->lanes[w].head].time;
+	return min != NULL ? min->time : INT64_MAX;
 }
 
 size_t
