@@ -198,8 +198,8 @@ hv_rate(const struct vcpu *v)
 	}
 }
 
-static void
-set_pcpu_load(struct pcpu *p, enum hw_load load)
+void
+hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 {
 	struct hv *hv = p->hv;
 	int tpc, base, i;
@@ -212,12 +212,6 @@ set_pcpu_load(struct pcpu *p, enum hw_load load)
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id && hv->pcpus[i].curr != NULL)
 			hv->gops->rerate(hv->pcpus[i].curr);
-}
-
-void
-hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
-{
-	set_pcpu_load(p, load);
 }
 
 /* Xen 4.2 schedule.c: schedule() - pick next, switch, charge runstates */
@@ -259,7 +253,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 				    next->id, p->id, q);
 	}
 	if (next == NULL) {
-		set_pcpu_load(p, LOAD_IDLE);
+		hv_set_pcpu_load(p, LOAD_IDLE);
 		return;
 	}
 	hv->st.ctx_switches++;
@@ -268,7 +262,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	next->ctx_in++;
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
-	set_pcpu_load(p, LOAD_BUSY);
+	hv_set_pcpu_load(p, LOAD_BUSY);
 	if (hv->kind->sched_in != NULL)
 		hv->kind->sched_in(hv, next);
 	hv->gops->run(next, hv->m->ctx_switch_ns);
