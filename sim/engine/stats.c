@@ -117,17 +117,6 @@ hist_cover(struct hist *h, int lo, int hi)
 	h->hi = hi;
 }
 
-/* The count of global bucket i (0 outside the allocated octaves). */
-static inline uint64_t
-hist_bucket(const struct hist *h, int i)
-{
-	int o = i / HIST_SUB;
-
-	if (h->b == NULL || o < h->lo || o >= h->hi)
-		return 0;
-	return h->b[(o - h->lo) * HIST_SUB + i % HIST_SUB];
-}
-
 /* frexp for the finite v > 0 a histogram takes, read from the IEEE-754
  * bits (the same m and e; no libm call per sample).  Subnormals go to
  * frexp: they are far below HIST_EMIN anyway. */
@@ -231,7 +220,7 @@ hist_quantile(const struct hist *h, double q)
 	cum += h->under;
 	/* the buckets outside lo..hi-1 are empty: start and stop there */
 	for (i = h->b != NULL ? h->lo * HIST_SUB : 0; h->b != NULL && i < h->hi * HIST_SUB; i++) {
-		uint64_t c = hist_bucket(h, i);
+		uint64_t c = h->b[i - h->lo * HIST_SUB];
 
 		if (c == 0 || r >= (double)(cum + c)) {
 			cum += c;
