@@ -915,7 +915,6 @@ gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 		unsigned long bl = 0;
 
 		for (i = 0, c = waker > 0 ? waker : 0; i < k->ncpu; i++, c = next_cpu(k, c)) {
-
 			if (gk_task_allowed(t, c) && (best < 0 || k->cpus[c].load < bl)) {
 				best = c;
 				bl = k->cpus[c].load;
