@@ -110,6 +110,17 @@ START_TEST(calibration_recovers_a_known_parameter)
 }
 END_TEST
 
+/* got is want, bit for bit (mean and ci95 compared as bytes). */
+static void
+assert_same_pred(const struct vpred *got, const struct vpred *want)
+{
+	ck_assert(memcmp(&got->mean, &want->mean, sizeof got->mean) == 0);
+	ck_assert(memcmp(&got->ci95, &want->ci95, sizeof got->ci95) == 0);
+	ck_assert_int_eq(got->n, want->n);
+	ck_assert_int_eq(got->capped, want->capped);
+	ck_assert_str_eq(got->unit, want->unit);
+}
+
 /*
  * vcase_predict_rows runs each replication of each row as its own job; the
  * sums are run_reps's, bit for bit: every field equals vcase_predict's, with
@@ -140,11 +151,7 @@ START_TEST(rows_by_replication_are_run_reps)
 		if (vcase_predict_rows(jobs, 3, sets, 2, w, NULL, got, &err))
 			ck_abort_msg("%s", err.msg);
 		for (i = 0; i < 3; i++) {
-			ck_assert(memcmp(&got[i].mean, &want[i].mean, sizeof got[i].mean) == 0);
-			ck_assert(memcmp(&got[i].ci95, &want[i].ci95, sizeof got[i].ci95) == 0);
-			ck_assert_int_eq(got[i].n, want[i].n);
-			ck_assert_int_eq(got[i].capped, want[i].capped);
-			ck_assert_str_eq(got[i].unit, want[i].unit);
+			assert_same_pred(&got[i], &want[i]);
 			free(got[i].unit);
 		}
 	}
@@ -196,10 +203,7 @@ START_TEST(rows_with_the_same_run_share_it)
 			ck_abort_msg("%s", err.msg);
 		ck_assert_uint_eq(shared_total, 2 + 2 + 3);	/* not 9 */
 		for (i = 0; i < 4; i++) {
-			ck_assert(memcmp(&got[i].mean, &want[i].mean, sizeof got[i].mean) == 0);
-			ck_assert(memcmp(&got[i].ci95, &want[i].ci95, sizeof got[i].ci95) == 0);
-			ck_assert_int_eq(got[i].n, want[i].n);
-			ck_assert_str_eq(got[i].unit, want[i].unit);
+			assert_same_pred(&got[i], &want[i]);
 			free(got[i].unit);
 		}
 	}

@@ -211,6 +211,19 @@ START_TEST(test_random_vs_reference)
 }
 END_TEST
 
+/* Pop the earliest event of a and of b, which must be the same one. */
+static void
+pop_same(struct evq *a, struct evq *b, struct evq_ev *ev)
+{
+	struct evq_ev eb;
+
+	ck_assert_int_eq(evq_pop(a, ev), 1);
+	ck_assert_int_eq(evq_pop(b, &eb), 1);
+	ck_assert_int_eq(ev->time, eb.time);
+	ck_assert_uint_eq(ev->seq, eb.seq);
+	ck_assert_int_eq(ev->data, eb.data);
+}
+
 /* evq_move gives the order of cancel + push, ties included, and a stale id pushes. */
 START_TEST(test_move_as_cancel_push)
 {
@@ -229,16 +242,10 @@ START_TEST(test_move_as_cancel_push)
 		uint64_t x = xs64(&s);
 		sim_time_t t = now + (sim_time_t)((x >> 8) % 16);	/* ties are frequent */
 
-
-
 		i = (int)((x >> 32) % 64);
 		if (x % 3 == 0) {
 			/* Pop from both, then re-arm the popped one (a stale id for b). */
-			ck_assert_int_eq(evq_pop(a, &ea), 1);
-			ck_assert_int_eq(evq_pop(b, &eb), 1);
-			ck_assert_int_eq(ea.time, eb.time);
-			ck_assert_int_eq(ea.data, eb.data);
-			ck_assert_uint_eq(ea.seq, eb.seq);
+			pop_same(a, b, &ea);
 			now = ea.time;
 			i = (int)ea.data;
 			ck_assert_int_eq(evq_pending(b, idb[i]), 0);
@@ -252,11 +259,8 @@ START_TEST(test_move_as_cancel_push)
 		ck_assert_int_eq(evq_pending(b, idb[i]), 1);
 		ck_assert_uint_eq(evq_size(a), evq_size(b));
 	}
-	while (evq_pop(a, &ea)) {
-		ck_assert_int_eq(evq_pop(b, &eb), 1);
-		ck_assert_int_eq(ea.time, eb.time);
-		ck_assert_int_eq(ea.data, eb.data);
-	}
+	while (evq_size(a) > 0)
+		pop_same(a, b, &ea);
 	ck_assert_int_eq(evq_pop(b, &eb), 0);
 	evq_free(a);
 	evq_free(b);
@@ -326,11 +330,7 @@ START_TEST(test_lanes_as_heap)
 			idb[i] = evq_move(b, idb[i], t, NULL, NULL, live[i]);
 		} else {
 			ck_assert_int_eq(evq_peek_time(a), evq_peek_time(b));
-			ck_assert_int_eq(evq_pop(a, &ea), 1);
-			ck_assert_int_eq(evq_pop(b, &eb), 1);
-			ck_assert_int_eq(ea.time, eb.time);
-			ck_assert_uint_eq(ea.seq, eb.seq);
-			ck_assert_int_eq(ea.data, eb.data);
+			pop_same(a, b, &ea);
 			now = ea.time;
 			for (i = 0; i < nlive && live[i] != (int)ea.data; i++)
 				;
@@ -344,11 +344,8 @@ START_TEST(test_lanes_as_heap)
 		ck_assert_uint_eq(evq_size(a), evq_size(b));
 		ck_assert_uint_eq(evq_size(b), (size_t)nlive);
 	}
-	while (evq_pop(a, &ea)) {
-		ck_assert_int_eq(evq_pop(b, &eb), 1);
-		ck_assert_int_eq(ea.time, eb.time);
-		ck_assert_uint_eq(ea.seq, eb.seq);
-	}
+	while (evq_size(a) > 0)
+		pop_same(a, b, &ea);
 	ck_assert_int_eq(evq_pop(b, &eb), 0);
 	ck_assert_int_eq(evq_peek_time(b), INT64_MAX);
 	evq_free(a);
