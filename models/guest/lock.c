@@ -150,6 +150,18 @@ lock_own_ns(const struct glock *l, const struct vcpu *v)
 	return ns;
 }
 
+/*
+ * The spinner holds the word in S (it read the release); the RMW or store
+ * that takes the lock needs M, so it first invalidates the other copies:
+ * the releaser's and the other spinners' (MESI, as lock_own_ns: an
+ * upgrade waits for the farthest one).
+ */
+double
+lock_upgrade_ns(const struct glock *l, const struct vcpu *v)
+{
+	return l->hv->m->release_visibility ? lock_own_ns(l, v) : 0;
+}
+
 double
 lock_handover_ns(const struct glock *l)
 {

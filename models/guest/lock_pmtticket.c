@@ -184,8 +184,12 @@ pmt_observe(struct glock *l, struct vcpu *v)
 		compete(l, v);
 		return 1;
 	}
-	l->last_pcpu = v->pcpu->id;
-	take(l, v, lock_atomic_ns(l));
+	{
+		double up = lock_upgrade_ns(l, v);	/* it spun reading the flag */
+
+		l->last_pcpu = v->pcpu->id;
+		take(l, v, up + lock_atomic_ns(l));
+	}
 	return 1;
 }
 

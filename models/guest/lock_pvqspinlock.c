@@ -567,17 +567,19 @@ pvq_observe(struct glock *l, struct vcpu *v)
 	if (!pvq_ready(l, v))
 		return 0;
 	if (p->role[v->idx] == PVQ_UNFAIR) {
+		double up = lock_upgrade_ns(l, v);	/* it spun reading the word */
+
 		p->role[v->idx] = PVQ_NONE;
 		p->nunfair--;
 		l->last_pcpu = v->pcpu->id;
 		if (p->byte == 0 && !p->pending)
-			got_lock(l, v, lock_atomic_ns(l));	/* cmpxchg locked 0 -> 1 */
+			got_lock(l, v, up + lock_atomic_ns(l));	/* cmpxchg locked 0 -> 1 */
 		else
 			enqueue(l, v);
 		return 1;
 	}
 	if (p->role[v->idx] == PVQ_HEAD)
-		return head_try(l, v, lock_atomic_ns(l));
+		return head_try(l, v, lock_upgrade_ns(l, v) + lock_atomic_ns(l));
 	if (p->granted[v->idx]) {
 		if (p->seen_at[v->idx] > now) {
 			guest_poke(v, (double)(p->seen_at[v->idx] - now));

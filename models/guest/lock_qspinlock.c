@@ -200,7 +200,8 @@ qs_observe(struct glock *l, struct vcpu *v)
 	if (!qs_ready(l, v))
 		return 0;
 	if (s->pending == v) {
-		/* clear_pending_set_locked */
+		/* clear_pending_set_locked: a plain store (_Q_PENDING_BITS 8);
+		 * its upgrade drains from the store buffer behind the section */
 		s->pending = NULL;
 		lock_taken(l, v, lock_atomic_ns(l));
 		return 1;
@@ -221,7 +222,11 @@ qs_observe(struct glock *l, struct vcpu *v)
 		if (guest_is_running(next) && guest_is_spinning(next))
 			guest_poke(next, d);
 	}
-	lock_taken(l, v, lock_atomic_ns(l));	/* set_locked / cmpxchg */
+	/* Claim the word it spun on: with a successor, set_locked, a plain
+	 * store whose upgrade drains from the store buffer (TSO lets the
+	 * section's loads pass it); alone (val == tail), a cmpxchg, which
+	 * waits for it. */
+	lock_taken(l, v, (next == NULL ? lock_upgrade_ns(l, v) : 0) + lock_atomic_ns(l));
 	return 1;
 }
 

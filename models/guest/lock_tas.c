@@ -151,11 +151,13 @@ tas_ready(struct glock *l, struct vcpu *v)
 static int
 tas_observe(struct glock *l, struct vcpu *v)
 {
+	double up = l->holder == NULL ? lock_upgrade_ns(l, v) : 0;
+
 	/* It saw 0 and tried; lost if another spinner's cmpxchg came first. */
 	l->last_pcpu = v->pcpu->id;
 	if (l->holder != NULL)
 		return 0;
-	take(l, v, lock_atomic_ns(l));
+	take(l, v, up + lock_atomic_ns(l));
 	return 1;
 }
 
