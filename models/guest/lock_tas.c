@@ -13,8 +13,10 @@
  * iteration):
  *  - every spinner poked by a change of the word makes one attempt round:
  *    if the word is free when the change reaches it, its cmpxchg takes the
- *    lock; if another spinner got there first, its cmpxchg fails and steals
- *    the word's line (the next writer fetches it from there);
+ *    lock (with release_visibility it first invalidates the releaser's and
+ *    the other spinners' copies: lock_upgrade_ns); if another spinner got
+ *    there first, its cmpxchg fails and steals the word's line (the next
+ *    writer fetches it from there);
  *  - pause: true (TTAS, read + PAUSE): between changes spinners only read,
  *    the line stays shared, the holder is not disturbed;
  *  - pause: false (cmpxchg loop): the spinners' RMW storm keeps the line
