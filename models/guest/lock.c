@@ -151,15 +151,16 @@ lock_own_ns(const struct glock *l, const struct vcpu *v)
 }
 
 /*
- * The spinner holds the word in S (it read the release); the RMW or store
- * that takes the lock needs M, so it first invalidates the other copies:
- * the releaser's and the other spinners' (MESI, as lock_own_ns: an
- * upgrade waits for the farthest one).
+ * The spinner holds the word in S (it read the release); the RMW that takes
+ * the lock needs M, so it first invalidates the other copies, the
+ * releaser's and the other spinners' (MESI, as lock_own_ns: the upgrade
+ * waits for the farthest one).  Without release_visibility the upgrade is
+ * folded into the miss the spinner saw.
  */
 double
-lock_upgrade_ns(const struct glock *l, const struct vcpu *v)
+lock_claim_ns(const struct glock *l, const struct vcpu *v)
 {
-	return l->hv->m->release_visibility ? lock_own_ns(l, v) : 0;
+	return (l->hv->m->release_visibility ? lock_own_ns(l, v) : 0) + lock_atomic_ns(l);
 }
 
 double

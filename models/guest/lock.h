@@ -17,7 +17,7 @@
  * back, and the waiters see the release one more transfer later; the same
  * holds for a store to a flag a waiter spins on in its own line (an MCS
  * node, a request record: lock_flag_ns), and for the store of a spinner
- * that read the released word and now takes the lock (lock_upgrade_ns).
+ * that read the released word and now takes the lock (lock_claim_ns).
  * A section may also stream: stream_lines more shared lines copied in one
  * burst, whose misses overlap up to the machine's mlp; word_lines of its
  * data may sit in the lock word's own line (they come with the lock, or
@@ -177,10 +177,9 @@ double lock_seen_ns(const struct glock *, const struct vcpu *v);
 /* ns for v's store to own the lock word's line: from its last writer, and
  * (release_visibility) from every running waiter that reads it. */
 double lock_own_ns(const struct glock *, const struct vcpu *v);
-/* v spun reading the word and saw it free; ns for its RMW or store that
- * takes the lock to own the line (release_visibility; 0 without: folded
- * into the miss it saw). */
-double lock_upgrade_ns(const struct glock *, const struct vcpu *v);
+/* v spun reading the word and saw it free: ns of the RMW that takes it
+ * (an atomic, after owning the line under release_visibility). */
+double lock_claim_ns(const struct glock *, const struct vcpu *v);
 /* Inside a release: how long its store waited for the line (0 elsewhere);
  * a waiter sees the release that much later than one transfer. */
 double lock_handover_ns(const struct glock *);

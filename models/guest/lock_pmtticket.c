@@ -184,12 +184,7 @@ pmt_observe(struct glock *l, struct vcpu *v)
 		compete(l, v);
 		return 1;
 	}
-	{
-		double up = lock_upgrade_ns(l, v);	/* it spun reading the flag */
-
-		l->last_pcpu = v->pcpu->id;
-		take(l, v, up + lock_atomic_ns(l));
-	}
+	take(l, v, lock_claim_ns(l, v));	/* it spun reading the flag */
 	return 1;
 }
 

@@ -567,19 +567,18 @@ pvq_observe(struct glock *l, struct vcpu *v)
 	if (!pvq_ready(l, v))
 		return 0;
 	if (p->role[v->idx] == PVQ_UNFAIR) {
-		double up = lock_upgrade_ns(l, v);	/* it spun reading the word */
-
 		p->role[v->idx] = PVQ_NONE;
 		p->nunfair--;
-		l->last_pcpu = v->pcpu->id;
-		if (p->byte == 0 && !p->pending)
-			got_lock(l, v, up + lock_atomic_ns(l));	/* cmpxchg locked 0 -> 1 */
-		else
+		if (p->byte == 0 && !p->pending) {
+			got_lock(l, v, lock_claim_ns(l, v));	/* cmpxchg locked 0 -> 1 */
+		} else {
+			l->last_pcpu = v->pcpu->id;	/* its failed cmpxchg */
 			enqueue(l, v);
+		}
 		return 1;
 	}
 	if (p->role[v->idx] == PVQ_HEAD)
-		return head_try(l, v, lock_upgrade_ns(l, v) + lock_atomic_ns(l));
+		return head_try(l, v, lock_claim_ns(l, v));
 	if (p->granted[v->idx]) {
 		if (p->seen_at[v->idx] > now) {
 			guest_poke(v, (double)(p->seen_at[v->idx] - now));

@@ -226,7 +226,7 @@ qs_observe(struct glock *l, struct vcpu *v)
 	 * store whose upgrade drains from the store buffer (TSO lets the
 	 * section's loads pass it); alone (val == tail), a cmpxchg, which
 	 * waits for it. */
-	lock_taken(l, v, (next == NULL ? lock_upgrade_ns(l, v) : 0) + lock_atomic_ns(l));
+	lock_taken(l, v, next == NULL ? lock_claim_ns(l, v) : lock_atomic_ns(l));
 	return 1;
 }
 

@@ -248,18 +248,16 @@ static int
 sp_observe(struct glock *l, struct vcpu *v)
 {
 	struct sp *s = l->priv;
-	double cnt, up;
+	double cnt;
 
 	if (!sp_ready(l, v)) {
 		l->last_pcpu = v->pcpu->id;	/* its failed trylock */
 		return 0;
 	}
-	up = lock_upgrade_ns(l, v);
-	l->last_pcpu = v->pcpu->id;
 	/* the loop counts before its trylock: at least 1 */
 	cnt = (double)(l->hv->sim->now - s->spin_since[v->idx]) / s->cfg->iter_ns;
 	learn(s, cnt < 1 ? 1 : cnt < s->max_cnt[v->idx] ? (int)cnt : s->max_cnt[v->idx]);
-	take(l, v, 1, up + lock_atomic_ns(l));
+	take(l, v, 1, lock_claim_ns(l, v));
 	return 1;
 }
 

@@ -14,7 +14,7 @@
  *  - every spinner poked by a change of the word makes one attempt round:
  *    if the word is free when the change reaches it, its cmpxchg takes the
  *    lock (with release_visibility it first invalidates the releaser's and
- *    the other spinners' copies: lock_upgrade_ns); if another spinner got
+ *    the other spinners' copies: lock_claim_ns); if another spinner got
  *    there first, its cmpxchg fails and steals the word's line (the next
  *    writer fetches it from there);
  *  - pause: true (TTAS, read + PAUSE): between changes spinners only read,
@@ -153,13 +153,13 @@ tas_ready(struct glock *l, struct vcpu *v)
 static int
 tas_observe(struct glock *l, struct vcpu *v)
 {
-	double up = l->holder == NULL ? lock_upgrade_ns(l, v) : 0;
-
-	/* It saw 0 and tried; lost if another spinner's cmpxchg came first. */
-	l->last_pcpu = v->pcpu->id;
-	if (l->holder != NULL)
+	/* It saw 0 and tried; lost if another spinner's cmpxchg came first
+	 * (which still took the line). */
+	if (l->holder != NULL) {
+		l->last_pcpu = v->pcpu->id;
 		return 0;
-	take(l, v, up + lock_atomic_ns(l));
+	}
+	take(l, v, lock_claim_ns(l, v));
 	return 1;
 }
 
