@@ -1060,6 +1060,21 @@ handover_run(const char *lk, const char *rv, const char *programs, const char *t
 	return v;
 }
 
+/* What release_visibility adds to the metric: on minus off. */
+static double
+visibility_adds(const char *lk, const char *programs, const char *tasks, const char *metric)
+{
+	return handover_run(lk, "on", programs, tasks, metric) -
+	    handover_run(lk, "off", programs, tasks, metric);
+}
+
+/* a holds for 2 us; b sets pending at 500 ns and holds 2 us; c queues at
+ * 1 us and spins on the word as the MCS head (qspinlock). */
+#define ABC_PROGRAMS "a: [{acquire: l}, {compute: 2us}, {release: l}], " \
+	"b: [{compute: 500ns}, {acquire: l}, {compute: 2us}, {release: l}], " \
+	"c: [{compute: 1us}, {acquire: l}, {release: l}]"
+#define ABC_TASKS "{program: a, cpus: [0]}, {program: b, cpus: [1]}, {program: c, cpus: [2]}"
+
 /*
  * release_visibility: a release's store must own the lock word's line.  If
  * another CPU wrote it (b's xadd / pending RMW) or reads it (a waiter
@@ -1101,25 +1116,16 @@ START_TEST(release_waits_for_the_line)
 	 * b's release shows: both hand-overs gain a transfer (c's wait +200 ns,
 	 * b's +100), the mean of the three waits +100 ns.
 	 */
-	{
-		const char *three = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
-		    "b: [{compute: 500ns}, {acquire: l}, {compute: 2us}, {release: l}], "
-		    "c: [{compute: 1us}, {acquire: l}, {release: l}]";
-		const char *tasks3 = "{program: a, cpus: [0]}, {program: b, cpus: [1]}, "
-		    "{program: c, cpus: [2]}";
-
-		off = handover_run("qspinlock", "off", three, tasks3, w);
-		on = handover_run("qspinlock", "on", three, tasks3, w);
-		ck_assert_double_eq_tol(3 * off, 0 + (1500 + 100) + (3100 + 100), 1e-6);
-		ck_assert_double_eq_tol(3 * (on - off), 100 + 200, 1e-6);
-	}
+	off = handover_run("qspinlock", "off", ABC_PROGRAMS, ABC_TASKS, w);
+	on = handover_run("qspinlock", "on", ABC_PROGRAMS, ABC_TASKS, w);
+	ck_assert_double_eq_tol(3 * off, 0 + (1500 + 100) + (3100 + 100), 1e-6);
+	ck_assert_double_eq_tol(3 * (on - off), 100 + 200, 1e-6);
 	/* combining: the combiner's store to b's record, which b wrote and spins
 	 * on, also takes the line back first: b's path one transfer longer */
 	snprintf(progs, sizeof progs, "a: [{acquire: l}, {compute: 2us}, {release: l}], "
 	    "b: [{compute: 1us}, {acquire: l}, {compute: 0ns}, {release: l}]");
-	ck_assert_double_eq_tol(2 * (handover_run("combining", "on", progs, tasks2,
-	    "g.l.path_cycles_mean") - handover_run("combining", "off", progs, tasks2,
-	    "g.l.path_cycles_mean")), 100, 1e-6);
+	ck_assert_double_eq_tol(2 * visibility_adds("combining", progs, tasks2,
+	    "g.l.path_cycles_mean"), 100, 1e-6);
 }
 END_TEST
 
@@ -1139,39 +1145,26 @@ START_TEST(spinner_upgrades_the_line)
 	const char *two = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
 	    "b: [{compute: 1us}, {acquire: l}, {release: l}]";
 	const char *tasks2 = "{program: a, cpus: [0]}, {program: b, cpus: [1]}";
-	/* b pending, c the MCS head, d queued behind c (4 cores: cpus 0-3) */
+	/* as ABC, c holding 2 us, and d queued behind c (4 cores: cpus 0-3) */
 	const char *four = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
 	    "b: [{compute: 500ns}, {acquire: l}, {compute: 2us}, {release: l}], "
 	    "c: [{compute: 1us}, {acquire: l}, {compute: 2us}, {release: l}], "
 	    "d: [{compute: 1200ns}, {acquire: l}, {release: l}]";
-	const char *tasks3 = "{program: a, cpus: [0]}, {program: b, cpus: [1]}, "
-	    "{program: c, cpus: [2]}";
 	const char *h = "g.l.hold_mean_ns";
-	char tasks4[256];
 	size_t i;
 
 	for (i = 0; i < sizeof rmw / sizeof *rmw; i++)
-		ck_assert_msg(fabs(2 * (handover_run(rmw[i], "on", two, tasks2, h) -
-		    handover_run(rmw[i], "off", two, tasks2, h)) - 100) < 1e-6,
+		ck_assert_msg(fabs(2 * visibility_adds(rmw[i], two, tasks2, h) - 100) < 1e-6,
 		    "%s: the taker's upgrade is not one transfer", rmw[i]);
-	ck_assert_double_eq_tol(handover_run("ticket", "on", two, tasks2, h),
-	    handover_run("ticket", "off", two, tasks2, h), 1e-9);
+	ck_assert_double_eq_tol(visibility_adds("ticket", two, tasks2, h), 0, 1e-9);
 	/* qspinlock, b pending: a store, no upgrade on its path */
-	ck_assert_double_eq_tol(handover_run("qspinlock", "on", two, tasks2, h),
-	    handover_run("qspinlock", "off", two, tasks2, h), 1e-9);
+	ck_assert_double_eq_tol(visibility_adds("qspinlock", two, tasks2, h), 0, 1e-9);
 	/* b pending, then c the head alone: c's cmpxchg upgrades (a, b, c: +100) */
-	{
-		const char *three = "a: [{acquire: l}, {compute: 2us}, {release: l}], "
-		    "b: [{compute: 500ns}, {acquire: l}, {compute: 2us}, {release: l}], "
-		    "c: [{compute: 1us}, {acquire: l}, {release: l}]";
-
-		ck_assert_double_eq_tol(3 * (handover_run("qspinlock", "on", three, tasks3, h) -
-		    handover_run("qspinlock", "off", three, tasks3, h)), 100, 1e-6);
-	}
+	ck_assert_double_eq_tol(3 * visibility_adds("qspinlock", ABC_PROGRAMS, ABC_TASKS, h),
+	    100, 1e-6);
 	/* d queued behind c: c's set_locked is a store, only d (alone) upgrades */
-	snprintf(tasks4, sizeof tasks4, "%s, {program: d, cpus: [3]}", tasks3);
-	ck_assert_double_eq_tol(4 * (handover_run("qspinlock", "on", four, tasks4, h) -
-	    handover_run("qspinlock", "off", four, tasks4, h)), 100, 1e-6);
+	ck_assert_double_eq_tol(4 * visibility_adds("qspinlock", four,
+	    ABC_TASKS ", {program: d, cpus: [3]}", h), 100, 1e-6);
 }
 END_TEST
 
