@@ -8,8 +8,9 @@
  * batches, as the c2clat tool measures core to core; one way is two line
  * transfers under MESI, a read-for-ownership and a miss, so a transfer is
  * half of it: lock.c lock_own_ns), a locked RMW on an owned line
- * (__atomic_fetch_add), and one PAUSE (x86 only).  Times from clock_gettime(CLOCK_MONOTONIC); the clock is the
- * TSC rate measured against it (x86), or left to the default otherwise.
+ * (__atomic_fetch_add), and one PAUSE (x86 only).  Times from
+ * clock_gettime(CLOCK_MONOTONIC); the clock is the TSC rate measured
+ * against it (x86), or left to the default otherwise.
  * Every value is written with a comment naming how it was found; costs it
  * does not measure keep machine.c's defaults and are named as such.
  * Run time is bounded by --time (default 2 s, split over the measurements).
@@ -299,9 +300,6 @@ machine_probe(int argc, char **argv)
 	else
 		printf("# clock: no TSC on this architecture: the default 2.93GHz stays\n");
 	printf("costs:\n");
-	/* One way of the ping-pong is a store to the line the other thread spins
-	 * on: the store's read-for-ownership, then the spinner's miss, two
-	 * transfers as the model counts them (lock.c lock_own_ns). */
 	printf("  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
 	    "the spinner's miss);\n  # with release_visibility: off write the one-way time\n");
 	/* More than 5 us one way is no cache transfer: a thread was descheduled. */
