@@ -353,6 +353,39 @@ START_TEST(test_lanes_as_heap)
 }
 END_TEST
 
+/* Early events (evq_push_early, the host tick) pop before every ordinary
+ * event of their time, in push order among themselves; in the heap, in a
+ * lane (an early push after an ordinary one of the same time leaves the
+ * lane), and after a move, which keeps the class. */
+START_TEST(test_early_first)
+{
+	struct evq *q = evq_new();
+	int lane = evq_lane(q, 100);
+	struct evq_ev ev;
+	evq_id m;
+	static const int64_t want[] = { 3, 5, 6, 1, 2, 4, 7, 8, 9 };
+	size_t i;
+
+	evq_push(q, 10, NULL, NULL, 1);
+	evq_push_lane(q, lane, 10, NULL, NULL, 2);
+	evq_push_early(q, 10, NULL, NULL, 3);
+	evq_push(q, 10, NULL, NULL, 4);
+	evq_push_lane_early(q, lane, 10, NULL, NULL, 5);	/* after an ordinary 10 */
+	m = evq_push_early(q, 30, NULL, NULL, 6);
+	evq_push(q, 20, NULL, NULL, 7);
+	ck_assert_uint_ne(evq_move(q, m, 10, NULL, NULL, 6), EVQ_NONE);	/* still early */
+	evq_push_lane(q, lane, 20, NULL, NULL, 8);
+	m = evq_push_lane(q, lane, 25, NULL, NULL, 9);
+	ck_assert_uint_ne(evq_move(q, m, 20, NULL, NULL, 9), EVQ_NONE);	/* still ordinary */
+	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_int_eq(ev.data, want[i]);
+	}
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -367,6 +400,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_random_vs_reference);
 	tcase_add_test(tc, test_move_as_cancel_push);
 	tcase_add_test(tc, test_lanes_as_heap);
+	tcase_add_test(tc, test_early_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

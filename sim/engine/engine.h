@@ -64,6 +64,22 @@ sim_after_lane(struct sim *s, int lane, sim_time_t dt, sim_fn fn, void *arg, int
 	return evq_push_lane(s->q, lane, s->now + dt, fn, arg, data);
 }
 
+/* Early events: at an equal time before every ordinary event (evq.h). */
+static inline evq_id
+sim_at_early(struct sim *s, sim_time_t t, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	return evq_push_early(s->q, t, fn, arg, data);
+}
+
+static inline evq_id
+sim_after_lane_early(struct sim *s, int lane, sim_time_t dt, sim_fn fn, void *arg,
+    int64_t data)
+{
+	VS_ASSERT(dt >= 0);
+	return evq_push_lane_early(s->q, lane, s->now + dt, fn, arg, data);
+}
+
 /* Set *id to fire at t (moving it if pending): as sim_cancel + sim_at. */
 static inline void
 sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t data)

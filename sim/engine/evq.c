@@ -55,7 +55,10 @@
 #define EVQ_SLOT_MASK	((1u << EVQ_SLOT_BITS) - 1)
 #define EVQ_MAX_SLOTS	EVQ_SLOT_MASK		/* slot + 1 must fit the mask */
 #define EVQ_GEN_MASK	((1u << (32 - EVQ_SLOT_BITS)) - 1)
-#define EVQ_MAX_SEQ	(UINT64_MAX >> EVQ_SLOT_BITS)
+/* An ordinary event's key has the top bit set; an early one's (evq_push_early)
+ * not, so at equal times every early event pops first. */
+#define EVQ_ORDINARY	(UINT64_C(1) << 63)
+#define EVQ_MAX_SEQ	((UINT64_MAX >> 1) >> EVQ_SLOT_BITS)
 #define EVQ_NOPOS	UINT32_MAX
 #define EVQ_NIL		UINT32_MAX
 #define EVQ_LINE	64
@@ -86,6 +89,7 @@ struct lane {
 	uint32_t cap, head, n;	/* n counts tombstones too */
 	sim_time_t tag;		/* what evq_lane was asked for */
 	sim_time_t last;	/* the latest time appended */
+	uint64_t lastkey;	/* ... and its key */
 };
 
 struct evq {
@@ -277,7 +281,7 @@ evq_free(struct evq *q)
 }
 
 /* Fill a fresh slot's payload; the caller files it in the heap or a lane. */
-static uint32_t
+static inline uint32_t
 slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t data)
 {
 	uint32_t s;
@@ -293,15 +297,22 @@ slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t
 	return s;
 }
 
+/* The next key for slot s: seq order, ordinary or early. */
+static inline uint64_t
+key_next(struct evq *q, uint32_t s, uint64_t class)
+{
+	return class | (q->seq++ << EVQ_SLOT_BITS) | s;
+}
+
 static void
-heap_insert(struct evq *q, uint32_t s, sim_time_t t)
+heap_insert_key(struct evq *q, sim_time_t t, uint64_t key)
 {
 	struct hent e;
 
 	if (q->n == q->cap)
 		heap_grow(q);
 	e.time = t;
-	e.key = (q->seq++ << EVQ_SLOT_BITS) | s;
+	e.key = key;
 	q->n++;
 	sift_up(q, q->n - 1, e);
 }
@@ -312,14 +323,28 @@ id_of(const struct evq *q, uint32_t s)
 	return (s + 1) | (q->slots[s].gen << EVQ_SLOT_BITS);
 }
 
+static inline evq_id
+push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t), void *arg,
+    int64_t data, uint64_t class)
+{
+	uint32_t s = slot_fill(q, fn, arg, data);
+
+	heap_insert_key(q, t, key_next(q, s, class));
+	return id_of(q, s);
+}
+
 evq_id
 evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
     void *arg, int64_t data)
 {
-	uint32_t s = slot_fill(q, fn, arg, data);
+	return push(q, t, fn, arg, data, EVQ_ORDINARY);
+}
 
-	heap_insert(q, s, t);
-	return id_of(q, s);
+evq_id
+evq_push_early(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data)
+{
+	return push(q, t, fn, arg, data, 0);
 }
 
 int
@@ -369,15 +394,18 @@ lane_grow(struct evq *q, int l)
 }
 
 /* Append slot s at time t to lane l, or to the heap if that would break the
- * lane's order. */
+ * lane's order (an earlier time, or an early key after an ordinary one at
+ * the same time). */
 static void
-lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t)
+lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t, uint64_t class)
 {
+	uint64_t key = key_next(q, s, class);
 	struct lane *ln;
 	uint32_t i;
 
-	if (l < 0 || l >= q->nlanes || (q->lanes[l].n > 0 && t < q->lanes[l].last)) {
-		heap_insert(q, s, t);
+	if (l < 0 || l >= q->nlanes || (q->lanes[l].n > 0 && (t < q->lanes[l].last ||
+	    (t == q->lanes[l].last && key < q->lanes[l].lastkey)))) {
+		heap_insert_key(q, t, key);
 		return;
 	}
 	ln = &q->lanes[l];
@@ -385,8 +413,9 @@ lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t)
 		lane_grow(q, l);
 	i = (ln->head + ln->n++) & (ln->cap - 1);
 	ln->r[i].time = t;
-	ln->r[i].key = (q->seq++ << EVQ_SLOT_BITS) | s;
+	ln->r[i].key = key;
 	ln->last = t;
+	ln->lastkey = key;
 	q->slots[s].pos = lane_pos(l, i);
 	q->nlive++;
 }
@@ -397,7 +426,17 @@ evq_push_lane(struct evq *q, int lane, sim_time_t t, void (*fn)(void *, void *, 
 {
 	uint32_t s = slot_fill(q, fn, arg, data);
 
-	lane_insert(q, lane, s, t);
+	lane_insert(q, lane, s, t, EVQ_ORDINARY);
+	return id_of(q, s);
+}
+
+evq_id
+evq_push_lane_early(struct evq *q, int lane, sim_time_t t,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data)
+{
+	uint32_t s = slot_fill(q, fn, arg, data);
+
+	lane_insert(q, lane, s, t, 0);
 	return id_of(q, s);
 }
 
@@ -438,7 +477,8 @@ heap_remove(struct evq *q, size_t i)
 /*
  * Move a pending event to time t with new payload, in its own slot: the same
  * order as cancel + push (it takes the next seq, as a push would), at the
- * cost of one sift instead of a remove, a slot free/alloc and a push.
+ * cost of one sift instead of a remove, a slot free/alloc and a push.  It
+ * stays ordinary or early.
  */
 evq_id
 evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int64_t),
@@ -458,13 +498,15 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 	sl->arg = arg;
 	sl->data = data;
 	if (sl->pos & EVQ_LANE_BIT) {	/* out of its lane, into the heap */
+		uint64_t class = lane_ent(q, sl->pos)->key & EVQ_ORDINARY;
+
 		lane_remove(q, sl->pos);
-		heap_insert(q, s, t);
+		heap_insert_key(q, t, key_next(q, s, class));
 		return id;
 	}
 	i = sl->pos;
 	e.time = t;
-	e.key = (q->seq++ << EVQ_SLOT_BITS) | s;
+	e.key = key_next(q, s, q->h[i].key & EVQ_ORDINARY);
 	/* The new key is never smaller in seq, so only an earlier time moves up. */
 	if (i > 0 && hless(&e, &q->h[(i - 1) >> 2]))
 		sift_up(q, i, e);
@@ -523,7 +565,7 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	s = top.key & EVQ_SLOT_MASK;
 	sl = &q->slots[s];
 	out->time = top.time;
-	out->seq = top.key >> EVQ_SLOT_BITS;
+	out->seq = (top.key & ~EVQ_ORDINARY) >> EVQ_SLOT_BITS;
 	out->fn = sl->fn;
 	out->arg = sl->arg;
 	out->data = sl->data;

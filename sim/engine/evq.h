@@ -39,6 +39,10 @@ evq_id evq_push(struct evq *, sim_time_t t, void (*fn)(void *, void *, int64_t),
 evq_id evq_move(struct evq *, evq_id id, sim_time_t t,
     void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 /* Cancel a pending event; returns 1 if it was pending, 0 if id is stale/none. */
+/* At an equal time an early event pops before every ordinary one (the host
+ * tick: models/hv/hv.c). */
+evq_id evq_push_early(struct evq *, sim_time_t t, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data);
 int evq_cancel(struct evq *, evq_id id);
 /* Remove the earliest event into *out; returns 0 when empty. */
 int evq_pop(struct evq *, struct evq_ev *out);
@@ -59,6 +63,8 @@ int evq_pending(const struct evq *, evq_id id);
 #define EVQ_LANES 8
 int evq_lane(struct evq *, sim_time_t tag);
 evq_id evq_push_lane(struct evq *, int lane, sim_time_t t,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
+evq_id evq_push_lane_early(struct evq *, int lane, sim_time_t t,
     void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 
 #endif
