@@ -48,7 +48,7 @@ prq_add(struct prq *p, int i, int64_t v, int64_t d)
 	se->on_rq = 1;
 	se->cfs_rq = &p->rq;
 	fair_rq_insert(&p->f, &p->rq, se);
-	fair_account_enqueue(&p->rq, se);
+	fair_account_enqueue(&p->f, &p->rq, se);
 }
 
 START_TEST(ineligible_entity_with_earlier_deadline_is_not_picked)
@@ -84,7 +84,7 @@ START_TEST(run_to_parity_keeps_curr_until_its_deadline)
 	curr->deadline = curr->vlag = 3 * MS;
 	curr->on_rq = 1;
 	p.rq.curr = curr;
-	fair_account_enqueue(&p.rq, curr);
+	fair_account_enqueue(&p.f, &p.rq, curr);
 	prq_add(&p, 1, 0, 1 * MS);
 	ck_assert_ptr_eq(sched_eevdf_pick(&p.rq, 1, 0), curr);
 	ck_assert_ptr_eq(sched_eevdf_pick(&p.rq, 0, 0), &p.se[1]);

@@ -120,10 +120,15 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 		 * per-pCPU tickers started at bring-up): perfectly aligned ticks in a
 		 * model without interrupt jitter put whole VMs in lockstep.
 		 */
-		if (hv->sched->tick != NULL && hv->tick_ns > 0)
-			hv->pcpus[i].tick_ev = sim_after(hv->sim,
-			    hv->tick_ns + hv->tick_ns * i / hv->npcpus, hv_tick_ev,
-			    &hv->pcpus[i], 0);
+		if (hv->sched->tick != NULL && hv->tick_ns > 0) {
+			struct pcpu *p = &hv->pcpus[i];
+
+			p->tick_at = hv->sim->now + hv->tick_ns + hv->tick_ns * i / hv->npcpus;
+			p->tick_base = p->tick_at;
+			p->tick_ev = hv->tick_next != NULL ?
+			    sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0) :
+			    sim_at(hv->sim, p->tick_at, hv_tick_ev, p, 0);
+		}
 	}
 	return 0;
 }
@@ -143,6 +148,10 @@ hv_finish(struct hv *hv)
 			p->busy_time += hv->sim->now - p->busy_since;
 			p->busy_since = hv->sim->now;
 		}
+		/* the skipped ticks after the end were never due */
+		if (hv->tick_next != NULL && p->tick_ev != EVQ_NONE && p->tick_at > hv->sim->now)
+			hv->st.ticks_skipped -= (uint64_t)((p->tick_at -
+			    hv_tick_last(p, hv->sim->now)) / hv->tick_ns - 1);
 	}
 }
 
@@ -268,14 +277,71 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	hv->gops->run(next, hv->m->ctx_switch_ns);
 }
 
+/*
+ * The host tick.  Where the scheduler can tell when its next tick may act
+ * (hv->tick_next), the ticks in between, which would change nothing but
+ * what it brings up to date when it next looks (hv_tick_last), are not
+ * simulated: the next tick is armed at the first one that may act, and
+ * hv_tick_soon pulls it back when the pCPU's state changes.  Ticks are then
+ * early events, so the slow path's tick at t, like a skipped one, comes
+ * before everything else at t.
+ */
 static void
 hv_tick_ev(void *s, void *arg, int64_t data)
 {
 	struct pcpu *p = arg;
 	struct hv *hv = p->hv;
+	sim_time_t now = hv->sim->now, per = hv->tick_ns, next;
 
-	p->tick_ev = sim_after_lane(hv->sim, hv->tick_lane, hv->tick_ns, hv_tick_ev, p, 0);
+	if (hv->tick_next == NULL) {
+		p->tick_at = now + per;
+		p->tick_ev = sim_after_lane(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
+		hv->sched->tick(hv, p);
+		return;
+	}
+	p->tick_ev = EVQ_NONE;
 	hv->sched->tick(hv, p);
+	p->tick_at = now + per;
+	/* A pCPU whose state changed within the last tick will likely again:
+	 * a skip would be pulled back at once (a heap move instead of a lane). */
+	if (hv->fast_forward && !p->tick_stirred && (next = hv->tick_next(hv, p)) > p->tick_at) {
+		p->tick_at = now + (next - now + per - 1) / per * per;
+		p->tick_ev = sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0);
+		hv->st.ticks_skipped += (uint64_t)((p->tick_at - now) / per - 1);
+	} else
+		p->tick_ev = sim_after_lane_early(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
+	p->tick_stirred = 0;
+}
+
+sim_time_t
+hv_tick_last(const struct pcpu *p, sim_time_t t)
+{
+	sim_time_t per = p->hv->tick_ns, d = t - p->tick_base;
+
+	/* floor division: t may be before the base */
+	return p->tick_base + (d >= 0 ? d / per : -((-d + per - 1) / per)) * per;
+}
+
+void
+hv_tick_soon(struct pcpu *p)
+{
+	struct hv *hv = p->hv;
+	sim_time_t next;
+
+	if (hv->tick_next == NULL)
+		return;
+	p->tick_stirred = 1;
+	/* in its own tick, which arms the next one after; or already the next one */
+	if (p->tick_ev == EVQ_NONE || p->tick_at - hv->sim->now <= hv->tick_ns)
+		return;
+	next = hv_tick_last(p, hv->sim->now) + hv->tick_ns;
+	if (next < p->tick_base)
+		next = p->tick_base;	/* the grid starts at the first tick */
+	if (next < p->tick_at) {
+		hv->st.ticks_skipped -= (uint64_t)((p->tick_at - next) / hv->tick_ns);
+		p->tick_at = next;
+		sim_move(hv->sim, &p->tick_ev, next, hv_tick_ev, p, 0);
+	}
 }
 
 void

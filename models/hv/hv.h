@@ -31,6 +31,9 @@ struct pcpu {
 	sim_time_t sched_at;
 	evq_id slice_ev;
 	evq_id tick_ev;
+	sim_time_t tick_at;	/* when tick_ev fires */
+	sim_time_t tick_base;	/* its first tick; the grid is tick_ns apart from there */
+	int tick_stirred;	/* its state changed since its last tick (hv_tick_soon) */
 	void *sched_priv;
 	sim_time_t busy_since;
 	sim_time_t busy_time;
@@ -63,6 +66,7 @@ struct hv_stats {
 	double io_ns;			/* vCPU time spent in I/O exits */
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
 	uint64_t exits_ple_bulk;	/* of exits_ple, those the fast-forward took in bulk */
+	uint64_t ticks_skipped;		/* host ticks not simulated (hv_tick_ev) */
 };
 
 /*
@@ -92,6 +96,11 @@ struct hv {
 	void *kind_priv;
 	sim_time_t tick_ns;	/* set by the scheduler's init if it has a tick */
 	int tick_lane;		/* the event queue's FIFO lane for the ticks */
+	/* Set by the scheduler's init if a tick that can change nothing may be
+	 * skipped: the earliest time after now at which pCPU p's tick may act,
+	 * its state unchanged (hv_tick_soon: it changed).  Such ticks are early
+	 * events, in the slow path too. */
+	sim_time_t (*tick_next)(struct hv *, struct pcpu *p);
 	int npcpus;
 	struct pcpu *pcpus;
 	int nvcpus;
@@ -140,6 +149,10 @@ void hv_finish(struct hv *);
 
 /* Raise the SCHEDULE softirq on p after delay (an earlier pending one stands). */
 void hv_resched(struct pcpu *p, sim_time_t delay);
+/* p's scheduling state changed: its next tick is the next one on its grid. */
+void hv_tick_soon(struct pcpu *p);
+/* The latest time <= t on p's tick grid. */
+sim_time_t hv_tick_last(const struct pcpu *p, sim_time_t t);
 /* Raise it on p from the current context: local now, remote after an IPI. */
 void hv_tickle(struct hv *, struct pcpu *p);
 

@@ -128,7 +128,7 @@ cfs_enqueue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int f
 	if (flags & FAIR_WAKEUP)
 		place_entity(CFS_OF(f), rq, se, 0);
 	se->on_rq = 1;
-	fair_account_enqueue(rq, se);
+	fair_account_enqueue(f, rq, se);
 	if (se != rq->curr)
 		fair_rq_insert(f, rq, se);
 }
@@ -143,7 +143,7 @@ cfs_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int f
 	if (se->queued)
 		fair_rq_remove(rq, se);
 	se->on_rq = 0;
-	fair_account_dequeue(rq, se);
+	fair_account_dequeue(f, rq, se);
 	fair_update_min_vruntime(f, rq);
 	return 1;
 }
@@ -241,6 +241,30 @@ cfs_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 		check_preempt_tick(f, rq, curr);
 }
 
+/*
+ * The first tick at which check_preempt_tick above would resched, the queue
+ * as it is: just after a tick's update_curr, curr's runtime and vruntime
+ * both grow 1:1 with time (nice 0), the slice and the leftmost stay.
+ */
+static sim_time_t
+cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
+{
+	struct cfs *c = CFS_OF(f);
+	int64_t ideal = sched_slice(c, rq, curr), ran = curr->sum_exec - curr->prev_sum_exec;
+	int64_t x = ideal - ran + 1, xb;	/* ran > ideal */
+
+	VS_ASSERT(curr->exec_start == f->hv->sim->now);
+	if (rq->nq > 0) {
+		/* ran >= min_gran and curr->vruntime - leftmost > ideal */
+		xb = ideal - (curr->vruntime - rq->q[0]->vruntime) + 1;
+		if (xb < c->min_gran - ran)
+			xb = c->min_gran - ran;
+		if (xb < x)
+			x = xb;
+	}
+	return f->hv->sim->now + x;
+}
+
 /* LNX-3.6 fair.c pick_next_entity: leftmost, unless a buddy is not too unfair */
 static struct fair_se *
 cfs_pick_next_entity(struct fair *f, struct fair_rq *rq)
@@ -311,6 +335,7 @@ static const struct fair_class cfs_class = {
 	.pick_next_entity = cfs_pick_next_entity,
 	.set_next_entity = cfs_set_next_entity,
 	.entity_tick = cfs_entity_tick,
+	.tick_act = cfs_tick_act,
 	.check_preempt_wakeup = cfs_check_preempt_wakeup,
 	.yield_task = cfs_yield_task,
 	.renormalize = cfs_renormalize,

@@ -193,7 +193,7 @@ eevdf_enqueue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int
 	fair_update_curr(f, rq);
 	if (!curr)
 		place_entity(f, rq, se, flags);
-	fair_account_enqueue(rq, se);
+	fair_account_enqueue(f, rq, se);
 	if (!curr)
 		fair_rq_insert(f, rq, se);
 	se->on_rq = 1;
@@ -219,7 +219,7 @@ eevdf_dequeue_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, int
 	if (se->queued)
 		fair_rq_remove(rq, se);
 	se->on_rq = 0;
-	fair_account_dequeue(rq, se);
+	fair_account_dequeue(f, rq, se);
 	fair_update_min_vruntime(f, rq);
 	if (flags & FAIR_DELAYED) {
 		se->delayed = 0;

@@ -184,22 +184,94 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
 static void update_shares(struct fair *, int cpu);
 
+#define FAIR_TICK_UNSET	INT64_MIN
+
+/*
+ * Bring pCPU cpu up to the ticks on its grid up to `upto` that were skipped
+ * (hv.c hv_tick_ev): each would have decayed cpu_load towards the root's
+ * load, which has not changed since (every change syncs first), and the
+ * last one's update_curr is the one whose min_vruntime the readers that do
+ * not update (a wake's renormalize) see.  Every other effect of a tick is
+ * what fair_tick_next ruled out.
+ */
+static void
+tick_sync(struct fair *f, int cpu, sim_time_t upto)
+{
+	struct fair_cpu *c;
+	const struct pcpu *p;
+	sim_time_t per, last;
+	int64_t n;
+
+	if (!f->tick_skip)
+		return;
+	c = &f->cpu[cpu];
+	p = &f->hv->pcpus[cpu];
+	per = f->hv->tick_ns;
+	if (c->tick_done == FAIR_TICK_UNSET)
+		c->tick_done = p->tick_base - per;	/* before the first tick */
+	/* the ticks skipped are those between the last one run and tick_at */
+	if (p->tick_at - per <= c->tick_done)
+		return;
+	last = hv_tick_last(p, upto);
+	if (last <= c->tick_done)
+		return;
+	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 per tick
+	 * (it stops moving once it gets there) */
+	for (n = (last - c->tick_done) / per; n > 0 && !f->tick_fault; n--) {
+		long l = (c->cpu_load + c->root.load) / 2;
+
+		if (l == c->cpu_load)
+			break;
+		c->cpu_load = l;
+	}
+	if (!f->tick_fault)
+		fair_update_curr_at(f, &c->root, last);
+	c->tick_done = last;
+}
+
+/* hv.h tick_next: the first time pCPU p's tick may act, its state unchanged. */
+static sim_time_t
+fair_tick_next(struct hv *hv, struct pcpu *p)
+{
+	struct fair *f = FAIR(hv);
+	struct fair_cpu *c = &f->cpu[p->id];
+	struct fair_se *curr = fair_curr_task(c);
+	sim_time_t t = c->next_balance, a;
+
+	if (c->need_resched)
+		return 0;
+	if (curr != NULL) {
+		/* entity_tick charges curr only while on_rq; vruntime grows 1:1 at nice 0 */
+		if (!curr->on_rq || curr->weight != FAIR_NICE0)
+			return 0;
+		if (c->root.nr_running > 1 && (a = f->cls->tick_act(f, &c->root, curr)) < t)
+			t = a;
+	}
+	return t;
+}
+
 /* LNX-3.6 fair.c account_entity_enqueue (LNX-3.2 enqueue_entity: update_cfs_load first) */
 void
-fair_account_enqueue(struct fair_rq *rq, struct fair_se *se)
+fair_account_enqueue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	if (rq->tg != NULL)
-		update_cfs_load(rq->tg->f, rq, 0);
+		update_cfs_load(f, rq, 0);
+	else
+		tick_sync(f, rq->cpu, f->hv->sim->now);
 	rq->nr_running++;
 	rq->load += se->weight;
+	if (rq->tg == NULL && f->tick_skip)
+		hv_tick_soon(&f->hv->pcpus[rq->cpu]);	/* a shorter slice, a new leftmost */
 }
 
 /* LNX-3.6 fair.c account_entity_dequeue (LNX-3.2 dequeue_entity: update_cfs_load first) */
 void
-fair_account_dequeue(struct fair_rq *rq, struct fair_se *se)
+fair_account_dequeue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	if (rq->tg != NULL)
-		update_cfs_load(rq->tg->f, rq, 0);
+		update_cfs_load(f, rq, 0);
+	else
+		tick_sync(f, rq->cpu, f->hv->sim->now);
 	rq->nr_running--;
 	rq->load -= se->weight;
 }
@@ -386,11 +458,11 @@ reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long wei
 			rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
 			rq->avg_load -= se->weight;
 		}
-		fair_account_dequeue(rq, se);
+		fair_account_dequeue(f, rq, se);
 	}
 	f->cls->reweight(f, rq, se, weight);
 	if (se->on_rq) {
-		fair_account_enqueue(rq, se);
+		fair_account_enqueue(f, rq, se);
 		if (se->queued) {
 			rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
 			rq->avg_load += se->weight;
@@ -412,12 +484,12 @@ update_cfs_shares(struct fair *f, struct fair_rq *rq)
 		reweight_entity(f, se->cfs_rq, se, shares);
 }
 
-/* LNX-3.6 fair.c update_curr: charge the running entity of rq */
+/* LNX-3.6 fair.c update_curr: charge the running entity of rq (up to now) */
 void
-fair_update_curr(struct fair *f, struct fair_rq *rq)
+fair_update_curr_at(struct fair *f, struct fair_rq *rq, sim_time_t now)
 {
 	struct fair_se *se = rq->curr;
-	sim_time_t now = f->hv->sim->now, d;
+	sim_time_t d;
 
 	if (se == NULL)
 		return;
@@ -430,6 +502,12 @@ fair_update_curr(struct fair *f, struct fair_rq *rq)
 	f->cls->update_curr(f, rq, se, d);
 	update_min_vruntime(f, rq);
 	account_cfs_rq_runtime(f, rq, d);
+}
+
+void
+fair_update_curr(struct fair *f, struct fair_rq *rq)
+{
+	fair_update_curr_at(f, rq, f->hv->sim->now);
 }
 
 /* ---- task-level walks over the hierarchy ---- */
@@ -757,6 +835,7 @@ migrate(struct fair *f, struct fair_se *se, int dst)
 
 	dequeue_task(f, se, 0);
 	attach_task(f, se, dst);
+	tick_sync(f, dst, f->hv->sim->now);	/* its min_vruntime, read without an update */
 	if (f->cls->renormalize != NULL)
 		f->cls->renormalize(se, from, se->cfs_rq);
 	enqueue_task(f, se, FAIR_MIGRATED);
@@ -812,6 +891,7 @@ balance_level(struct fair *f, int this, enum hw_dist level, int min_imb)
 	}
 	if (need > f->hv->nvcpus || f->nr_ge[need] == 0)
 		return NULL;
+	tick_sync(f, this, f->hv->sim->now);
 	if (min_imb > 1 && f->cpu[this].cpu_load > here_load)	/* target_load */
 		here_load = f->cpu[this].cpu_load;
 	if (level == HW_SIBLING) {
@@ -839,6 +919,7 @@ balance_level(struct fair *f, int this, enum hw_dist level, int min_imb)
 		if (n < 2)
 			continue;
 		load = f->cpu[i].root.load;
+		tick_sync(f, i, f->hv->sim->now);
 		if (min_imb > 1 && f->cpu[i].cpu_load < load)	/* source_load */
 			load = f->cpu[i].cpu_load;
 		if (!weighed && (n - here < min_imb || (busiest >= 0 && n <= bn)))
@@ -917,8 +998,10 @@ idle_balance(struct fair *f, struct fair_cpu *c)
 
 				if (due < next)
 					next = due;
-				if (next < c->next_balance)
+				if (next < c->next_balance) {
 					c->next_balance = next;
+					hv_tick_soon(&f->hv->pcpus[c->root.cpu]);
+				}
 				break;
 			}
 		return;
@@ -945,8 +1028,10 @@ idle_balance(struct fair *f, struct fair_cpu *c)
 			break;
 		}
 	}
-	if (v66 ? next < c->next_balance : (pulled || now > c->next_balance))
+	if (v66 ? next < c->next_balance : (pulled || now > c->next_balance)) {
 		c->next_balance = next;
+		hv_tick_soon(&f->hv->pcpus[c->root.cpu]);
+	}
 }
 
 /* LNX-3.6 core.c ttwu_do_wakeup: average length of this rq's idle periods */
@@ -1182,6 +1267,7 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 		f->cpu[i].idle_stamp = -1;
 		f->cpu[i].avg_idle = 2 * f->migration_cost;	/* core.c sched_init */
 		f->cpu[i].next_balance = 0;	/* sched_init: jiffies */
+		f->cpu[i].tick_done = FAIR_TICK_UNSET;
 	}
 	init_domains(hv, f, cfg);
 	f->se = xcalloc((size_t)hv->nvcpus + 1, sizeof *f->se);
@@ -1198,6 +1284,14 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	 * vCPU threads all share one cgroup. */
 	if (f->groups != FAIR_GROUPS_NONE && init_groups(f, err))
 		return -1;
+	/* Quiet ticks are skipped where the class can tell when one may act, and
+	 * no group shares or bandwidth timers tick besides (hv.h tick_next). */
+	if (cls->tick_act != NULL && f->groups == FAIR_GROUPS_NONE) {
+		f->tick_skip = 1;
+		/* tests/e2e_tickff.sh checks that a broken skip is caught */
+		f->tick_fault = getenv("VLOCKSIM_TEST_TICKFF_FAULT") != NULL;
+		hv->tick_next = fair_tick_next;
+	}
 	f->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));
 	/*
 	 * Threads are placed in a random order across VMs: the scenario starts
@@ -1318,6 +1412,9 @@ fair_wake(struct hv *hv, struct vcpu *v)
 	cpu = select_cpu(f, v);
 	if (cpu != v->processor) {
 		attach_task(f, se, cpu);
+		/* min_vruntime of both, read without an update (task_waking_fair) */
+		tick_sync(f, v->processor, hv->sim->now);
+		tick_sync(f, cpu, hv->sim->now);
 		if (f->cls->renormalize != NULL)
 			f->cls->renormalize(se, old, se->cfs_rq);
 	}
@@ -1410,8 +1507,11 @@ again:
 		if (chain_at(next, se->cfs_rq) != se)
 			put_prev_entity(f, se->cfs_rq, se);
 	for (se = next; se != NULL; se = se->parent)
-		if (se->cfs_rq->curr != se)
+		if (se->cfs_rq->curr != se) {
 			f->cls->set_next_entity(f, se->cfs_rq, se);
+			if (se->cfs_rq->tg == NULL)
+				hv_tick_soon(p);	/* a new curr, a new slice */
+		}
 	VS_ASSERT(!next->v->blocked && next->v->affinity[p->id]);
 	VS_ASSERT(next->v->pcpu == NULL || next->v->pcpu == p);
 	return next->v;
@@ -1511,11 +1611,13 @@ fair_tick(struct hv *hv, struct pcpu *p)
 	struct fair_cpu *c = &f->cpu[p->id];
 	struct fair_se *se;
 
+	tick_sync(f, p->id, hv->sim->now - 1);	/* the ticks skipped before this one */
 	for (se = fair_curr_task(c); se != NULL; se = se->parent)
 		if (se->on_rq)
 			f->cls->entity_tick(f, se->cfs_rq, se);
 	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 */
 	c->cpu_load = (c->cpu_load + c->root.load) / 2;
+	c->tick_done = hv->sim->now;
 	/* LNX-3.2 core.c trigger_load_balance: only when the earliest domain is due */
 	if (hv->sim->now < c->next_balance)
 		return;

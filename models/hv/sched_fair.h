@@ -131,6 +131,7 @@ struct fair_cpu {
 	sim_time_t next_balance;	/* rq->next_balance: the earliest due domain */
 	struct fair_sd sd[HW_NDIST];	/* HW_SIBLING .. HW_REMOTE */
 	long cpu_load;		/* LNX-3.2 rq->cpu_load[1]: root load decayed per tick */
+	sim_time_t tick_done;	/* the last tick (run or skipped) it reflects */
 };
 
 /* A task group (a VM's cgroup): one rq and one entity per pCPU. */
@@ -168,6 +169,10 @@ struct fair_class {
 	struct fair_se *(*pick_next_entity)(struct fair *, struct fair_rq *);
 	void (*set_next_entity)(struct fair *, struct fair_rq *, struct fair_se *);
 	void (*entity_tick)(struct fair *, struct fair_rq *, struct fair_se *curr);
+	/* The earliest time entity_tick of curr on rq can act, nothing else
+	 * changing, curr's vruntime growing as its time (nice 0), just after a
+	 * tick (NULL: its ticks are never skipped; hv.h tick_next). */
+	sim_time_t (*tick_act)(struct fair *, struct fair_rq *, struct fair_se *curr);
 	/* The woken task pse: resched its pCPU if it should preempt. */
 	void (*check_preempt_wakeup)(struct fair *, struct fair_cpu *, struct fair_se *pse);
 	/* yield_task_fair for the running task se. */
@@ -226,6 +231,8 @@ struct fair {
 	/* nr_ge[k]: pCPUs whose root h_nr_running is >= k (k <= nvcpus), so a
 	 * balance pass knows in O(1) when no queue is long enough to pull from. */
 	int *nr_ge;
+	int tick_skip;		/* quiet ticks are skipped (fair_tick_next) */
+	int tick_fault;		/* a test's deliberately broken skip (tests/e2e_tickff.sh) */
 };
 
 #define FAIR_SE(v)	((struct fair_se *)(v)->sched_priv)
@@ -254,11 +261,12 @@ void fair_deinit(struct hv *);
 /* ---- the rq ---- */
 void fair_rq_insert(struct fair *, struct fair_rq *, struct fair_se *);
 void fair_rq_remove(struct fair_rq *, struct fair_se *);
-void fair_account_enqueue(struct fair_rq *, struct fair_se *);
-void fair_account_dequeue(struct fair_rq *, struct fair_se *);
+void fair_account_enqueue(struct fair *, struct fair_rq *, struct fair_se *);
+void fair_account_dequeue(struct fair *, struct fair_rq *, struct fair_se *);
 void fair_update_min_vruntime(struct fair *, struct fair_rq *);
 /* update_curr: charge the rq's running entity up to now. */
 void fair_update_curr(struct fair *, struct fair_rq *);
+void fair_update_curr_at(struct fair *, struct fair_rq *, sim_time_t now);
 struct fair_cpu *fair_cpu_of(struct fair *, const struct fair_rq *);
 /* LNX-3.6 fair.c calc_delta_fair: delta scaled to nice-0 virtual time */
 static inline int64_t

@@ -13,6 +13,8 @@ const struct metric_doc metric_docs[] = {
 	{ "events", "count", "events the engine handled (the simulator's work)" },
 	{ "events_per_sec", "1/s", "events per host second (the simulator's speed; 0 with "
 	  "--no-wall-clock)" },
+	{ "host_ticks_skipped", "count", "host ticks that could change nothing, not simulated "
+	  "(0 with fast_forward: false, which runs them; a cost figure like events)" },
 	{ "ctx_switches", "count", "host context switches between vCPUs" },
 	{ "hlt_exits", "count", "HLT exits (a vCPU halted)" },
 	{ "ple_exits", "count", "PAUSE-loop exits" },
