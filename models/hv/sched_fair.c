@@ -256,7 +256,7 @@ fair_account_enqueue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	if (rq->tg != NULL)
 		update_cfs_load(f, rq, 0);
-	else
+	else if (f->tick_skip)
 		tick_sync(f, rq->cpu, f->hv->sim->now);
 	rq->nr_running++;
 	rq->load += se->weight;
@@ -270,7 +270,7 @@ fair_account_dequeue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	if (rq->tg != NULL)
 		update_cfs_load(f, rq, 0);
-	else
+	else if (f->tick_skip)
 		tick_sync(f, rq->cpu, f->hv->sim->now);
 	rq->nr_running--;
 	rq->load -= se->weight;
