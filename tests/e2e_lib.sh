@@ -57,6 +57,27 @@ run() {
 	rc=$?
 }
 
+# The fast paths (fast_forward: the PLE and loop fast-forwards, skipped host
+# ticks) against the slow path.  ff_both NAME FILE ARGS...: run FILE with each
+# into $tmp/NAME.true and $tmp/NAME.false (CSV), and compare every metric but
+# the engine's cost figures ($tmp/NAME.*.m).
+ff_both() {
+	name=$1 f=$2
+	shift 2
+	for ff in true false; do
+		"$VS" run "$f" --no-wall-clock --format csv --set 'metrics=[]' "$@" \
+		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
+		grep -v '^events,\|^events_per_sec,\|^ple_exits_bulk,\|^host_ticks_skipped,' \
+		    "$tmp/$name.$ff" >"$tmp/$name.$ff.m"
+	done
+	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
+}
+
+# metric NAME FILE: its mean in a CSV result
+metric() {
+	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
+}
+
 e2e_finish() {
 	echo "$npass passed, $nfail failed"
 	[ "$nfail" -eq 0 ]

@@ -22,18 +22,7 @@ HW='workloads.hog={program: [{loop: forever, do: [{compute: 20us}, {count: steps
 both() {
 	name=$1
 	shift
-	for ff in true false; do
-		"$VS" run "$S" --no-wall-clock --format csv --set 'metrics=[]' "$@" \
-		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
-		grep -v '^events,\|^events_per_sec,\|^host_ticks_skipped,' "$tmp/$name.$ff" \
-		    >"$tmp/$name.$ff.m"
-	done
-	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
-}
-
-# metric NAME FILE: its mean
-metric() {
-	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
+	ff_both "$name" "$S" "$@"
 }
 
 # fewer NAME DIV: the fast-forward run handled fewer than 1/DIV of the events

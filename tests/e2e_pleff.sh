@@ -3,31 +3,14 @@
 # e2e_pleff.sh - the PLE fast-forward (guest.c ple_fast_forward) against the
 # slow path (fast_forward: false), on failed-yield PLE storms: every metric the
 # same bytes but the engine's cost figures (events, events_per_sec,
-# ple_exits_bulk, host_ticks_skipped), and the same trace and lock statistics.
+# ple_exits_bulk, host_ticks_skipped), and the same trace and lock
+# statistics.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
 . "$(dirname "$0")/e2e_lib.sh"
 S=$DATA/ple-ff.yaml
 
-# both NAME FILE SETS...: run the scenario with and without the fast-forward
-both() {
-	name=$1 f=$2
-	shift 2
-	for ff in true false; do
-		"$VS" run "$f" --no-wall-clock --format csv --set 'metrics=[]' "$@" \
-		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
-		grep -v '^events,\|^events_per_sec,\|^ple_exits_bulk,\|^host_ticks_skipped,' \
-		    "$tmp/$name.$ff" \
-		    >"$tmp/$name.$ff.m"
-	done
-	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
-}
-
-# metric NAME FILE: its mean
-metric() {
-	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
-}
 
 # bulk NAME MIN%: the fast-forward took at least MIN% of the PLE exits, none
 # with it off, and it handled fewer events
@@ -45,34 +28,34 @@ positive() {
 }
 
 # KVM 3.2, CFS: the holder runs, PF_VCPU refuses it, the scan yields to nobody
-check "3.2/cfs ticket: the same metrics" both c32 "$S"
+check "3.2/cfs ticket: the same metrics" ff_both c32 "$S"
 check "3.2/cfs ticket: most exits in bulk" bulk c32 80
 # the holder is a candidate: yield_to to the same running vCPU fails every time
-check "3.2 without skip_running: the same metrics" both c32r "$S" \
+check "3.2 without skip_running: the same metrics" ff_both c32r "$S" \
     --set 'hypervisor.directed_yield={version: "3.2", skip_running: false}'
 check "3.2 without skip_running: failed yield_to counted" positive c32r yield_to_fail
 check "3.2 without skip_running: most exits in bulk" bulk c32r 80
 # KVM 3.10's switches with -ESRCH answers (Linux 4.5 yield_to_task_fair)
-check "3.10 + yield_to_esrch: the same metrics" both c310 "$S" \
+check "3.10 + yield_to_esrch: the same metrics" ff_both c310 "$S" \
     --set 'hypervisor.directed_yield={version: "3.10", only_preempted: false}' \
     --set hypervisor.params.yield_to_esrch=true
 check "3.10 + yield_to_esrch: most exits in bulk" bulk c310 80
-check "5.3/eevdf: the same metrics" both eevdf "$S" --set hypervisor.scheduler=eevdf \
+check "5.3/eevdf: the same metrics" ff_both eevdf "$S" --set hypervisor.scheduler=eevdf \
     --set hypervisor.directed_yield=5.3
 check "5.3/eevdf: most exits in bulk" bulk eevdf 80
 # pv-ticket: the spin budget (SPIN_THRESHOLD) ends some storms, then it halts
-check "pv-ticket, short budget: the same metrics" both pvt "$S" \
+check "pv-ticket, short budget: the same metrics" ff_both pvt "$S" \
     --set 'vms[0].lock={kind: pv-ticket, spin_threshold: 2000}'
 check "pv-ticket, short budget: exits in bulk" bulk pvt 50
 check "pv-ticket, short budget: it halts" positive pvt hlt_exits
 # the dynamic window (6.6) grows every exit: cycles repeat only at its max
-check "6.6 dynamic window: the same metrics" both dyn "$S" --set hypervisor.ple.defaults=6.6
+check "6.6 dynamic window: the same metrics" ff_both dyn "$S" --set hypervisor.ple.defaults=6.6
 # several spinners at once: each bounds the others' steps
-check "4 vCPUs, 4 pCPUs, pv-ticket: the same metrics" both four "$S" \
+check "4 vCPUs, 4 pCPUs, pv-ticket: the same metrics" ff_both four "$S" \
     --set machine.cores_per_socket=4 --set 'vms[0].vcpus=4' --set 'vms[0].lock=pv-ticket'
 check "4 vCPUs: some exits in bulk" bulk four 1
 # the task form on the guest kernel, overcommitted: seed 001's X7560 2x BASE
-check "seed001 X7560 2x BASE (0.3 s): the same metrics" both s1 \
+check "seed001 X7560 2x BASE (0.3 s): the same metrics" ff_both s1 \
     "$top_srcdir/configs/seed001/x7560-ple.yaml" --set 'vms[1].count=1' \
     --set duration=300ms --reps 1
 

@@ -3,9 +3,9 @@
 # e2e_tickff.sh - skipped host ticks (hv.c hv_tick_ev, sched_fair.c
 # fair_tick_next / tick_sync) against the slow path (fast_forward: false),
 # which runs every tick: every metric the same bytes but the engine's cost
-# figures (events, events_per_sec, ple_exits_bulk, host_ticks_skipped), and the same trace and
-# lock statistics; a host that cannot skip (groups, eevdf) runs every tick;
-# a deliberately broken skip is caught.
+# figures (events, events_per_sec, ple_exits_bulk, host_ticks_skipped), and
+# the same trace and lock statistics; a host that cannot skip (groups,
+# eevdf) runs every tick; a deliberately broken skip is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -18,19 +18,7 @@ EB=$top_srcdir/configs/examples/ipi-ebizzy-32.yaml
 both() {
 	name=$1 f=$2
 	shift 2
-	for ff in true false; do
-		"$VS" run "$f" --no-wall-clock --format csv --reps 1 "$@" \
-		    --set fast_forward=$ff >"$tmp/$name.$ff" 2>"$tmp/err" || return 1
-		grep -v '^events,\|^events_per_sec,\|^ple_exits_bulk,\|^host_ticks_skipped,' \
-		    "$tmp/$name.$ff" \
-		    >"$tmp/$name.$ff.m"
-	done
-	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
-}
-
-# metric NAME FILE: its mean
-metric() {
-	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
+	ff_both "$name" "$f" --reps 1 "$@"
 }
 
 # fewer NAME R: the fast run handled fewer than R times the slow run's events
@@ -52,7 +40,7 @@ one_each() {
 	    "$(metric events "$tmp/$1.false")" ]
 }
 
-W='--set until=duration --set metrics=[]'
+W='--set until=duration'
 # seed 001's ticket collapse: two vCPUs a pCPU, a preemption every slice
 check "X5570 2x ticket: the same metrics" both x2 "$X5" $W --set duration=20s \
     --set 'vms[1].count=1'
@@ -70,8 +58,7 @@ check "X7560 3x ticket (PLE, yield_to): the same metrics" both x7 "$X7" $W \
 check "X7560 3x: it yields" sh -c "[ \"\$(awk -F, '\$1 == \"yield_to_ok\" { print (\$3 > 0) }' \
     '$tmp/x7.true')\" = 1 ]"
 # wakes that migrate off a pCPU whose ticks were skipped
-check "wake migrations off quiet pCPUs: the same metrics" both wk "$DATA/tick-wake.yaml" \
-    --set 'metrics=[]'
+check "wake migrations off quiet pCPUs: the same metrics" both wk "$DATA/tick-wake.yaml"
 check "wake migrations: < 0.7 of the events" fewer wk 0.7
 # IPIs, TLB shootdowns and an mmap_sem under a 2x host on 36 pCPUs
 check "ebizzy, 64 vCPUs on 36 pCPUs: the same metrics" both eb "$EB" --set duration=100ms
@@ -88,7 +75,7 @@ check "eevdf: every tick runs" same_events ee
 
 # what a probe sees: the same trace and lock statistics
 for ff in true false; do
-	"$VS" run "$X5" --no-wall-clock --format csv --reps 1 $W --set duration=3s \
+	"$VS" run "$X5" --no-wall-clock --format csv --reps 1 $W --set 'metrics=[]' --set duration=3s \
 	    --set 'vms[1].count=1' --set fast_forward=$ff --trace "$tmp/t.$ff.json" \
 	    --trace-window 2s:2.5s --lock-stat "$tmp/ls.$ff" >"$tmp/out.$ff" 2>"$tmp/err"
 done
@@ -98,7 +85,7 @@ check "the same lock statistics" cmp "$tmp/ls.true" "$tmp/ls.false"
 # a deliberately broken skip (the skipped ticks' cpu_load decay and
 # update_curr left out) is caught
 export VLOCKSIM_TEST_TICKFF_FAULT=1
-if both broken "$DATA/tick-wake.yaml" --set 'metrics=[]'; then
+if both broken "$DATA/tick-wake.yaml"; then
 	notok "a broken tick skip is caught"
 else
 	ok "a broken tick skip is caught"
