@@ -11,7 +11,8 @@
  *  - The model cancels events (preemption, re-rating a completion), so each
  *    slot knows its heap position and cancel is O(log n); lazy deletion
  *    would let dead entries pile up and slow every pop.
- *  - Heap entries stay small (time, seq<<20|slot); the payload (fn, arg,
+ *  - Heap entries stay small (time, ordinary<<63|seq<<20|slot: an early
+ *    event, the host tick, pops first at its time); the payload (fn, arg,
  *    data) and position live in a 32-byte slot, one line per event.
  *
  * Numbers (tests/bench_evq.c: hold model, Exp increments, 10M operations of
