@@ -43,6 +43,14 @@ fi
 
 # The library: every .c of libvlocksim_a_SOURCES (Makefile.am).
 srcs=$(sed -n '/^libvlocksim_a_SOURCES/,/^$/p' "$src/Makefile.am" | tr ' \\\t' '\n\n\n' | grep '\.c$')
+# A header change rebuilds every object: the test below sees only each .c
+# (a stale object with an old struct layout crashes as if the code did).
+stamp=$out/obj/.headers
+if [ ! -f "$stamp" ] ||
+    [ -n "$(find "$src/sim" "$src/models" -name '*.h' -newer "$stamp" | head -n 1)" ]; then
+	rm -f "$out"/obj/*.o
+	touch "$stamp"
+fi
 objs=""
 for c in $srcs; do
 	o=$out/obj/$(echo "$c" | tr / _ | sed 's/\.c$/.o/')
