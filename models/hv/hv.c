@@ -125,6 +125,7 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 
 			p->tick_at = hv->sim->now + hv->tick_ns + hv->tick_ns * i / hv->npcpus;
 			p->tick_base = p->tick_at;
+			p->tick_ran = p->tick_base - hv->tick_ns;
 			p->tick_ev = hv->tick_next != NULL ?
 			    sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0) :
 			    sim_at(hv->sim, p->tick_at, hv_tick_ev, p, 0);
@@ -148,10 +149,10 @@ hv_finish(struct hv *hv)
 			p->busy_time += hv->sim->now - p->busy_since;
 			p->busy_since = hv->sim->now;
 		}
-		/* the skipped ticks after the end were never due */
-		if (hv->tick_next != NULL && p->tick_ev != EVQ_NONE && p->tick_at > hv->sim->now)
-			hv->st.ticks_skipped -= (uint64_t)((p->tick_at -
-			    hv_tick_last(p, hv->sim->now)) / hv->tick_ns - 1);
+		/* those skipped since its last tick, up to the end (later ones were never due) */
+		if (hv->tick_next != NULL)
+			hv->st.ticks_skipped += (uint64_t)((hv_tick_last(p, hv->sim->now) -
+			    p->tick_ran) / hv->tick_ns);
 	}
 }
 
@@ -300,6 +301,8 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 		return;
 	}
 	p->tick_ev = EVQ_NONE;
+	hv->st.ticks_skipped += (uint64_t)((now - p->tick_ran) / per - 1);
+	p->tick_ran = now;
 	hv->sched->tick(hv, p);
 	p->tick_at = now + per;
 	/* A pCPU whose state changed within the last tick will likely again:
@@ -307,7 +310,6 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 	if (hv->fast_forward && !p->tick_stirred && (next = hv->tick_next(hv, p)) > p->tick_at) {
 		p->tick_at = now + (next - now + per - 1) / per * per;
 		p->tick_ev = sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0);
-		hv->st.ticks_skipped += (uint64_t)((p->tick_at - now) / per - 1);
 	} else
 		p->tick_ev = sim_after_lane_early(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
 	p->tick_stirred = 0;
@@ -338,7 +340,6 @@ hv_tick_soon(struct pcpu *p)
 	if (next < p->tick_base)
 		next = p->tick_base;	/* the grid starts at the first tick */
 	if (next < p->tick_at) {
-		hv->st.ticks_skipped -= (uint64_t)((p->tick_at - next) / hv->tick_ns);
 		p->tick_at = next;
 		sim_move(hv->sim, &p->tick_ev, next, hv_tick_ev, p, 0);
 	}
