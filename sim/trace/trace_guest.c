@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "trace_emit.h"
 #include "trace_guest.h"
-#include "trace_in.h"
 
 struct gtask {
 	int pid;
@@ -48,13 +47,6 @@ ti_guest_new(void)
 	return xcalloc(1, sizeof(struct ti_guest));
 }
 
-static void
-q_free(struct ti_q *q)
-{
-	hist_free(q->h);
-	free(q->res);
-}
-
 void
 ti_guest_free(struct ti_guest *g)
 {
@@ -64,12 +56,12 @@ ti_guest_free(struct ti_guest *g)
 		return;
 	for (i = 0; i < g->nlocks; i++) {
 		free(g->locks[i]->name);
-		q_free(&g->locks[i]->wait);
+		ti_q_free(&g->locks[i]->wait);
 		free(g->locks[i]);
 	}
 	for (i = 0; i < g->ngroups; i++) {
-		q_free(&g->groups[i].run);
-		q_free(&g->groups[i].block);
+		ti_q_free(&g->groups[i].run);
+		ti_q_free(&g->groups[i].block);
 	}
 	free(g->locks);
 	free(g->groups);
@@ -468,20 +460,6 @@ ti_guest_lockfit(const struct ti_trace *t, const struct ti_glock *l,
 
 /* ---- report ------------------------------------------------------------------ */
 
-static void
-put_q(FILE *o, const char *key, const struct ti_q *q, const char *ind)
-{
-	struct ti_qfit f;
-
-	if (!ti_q_fit(q, &f))
-		return;
-	fprintf(o, "%s%s: ", ind, key);
-	ti_put_dist(o, &f);
-	fprintf(o, "\n%s%s_fit: ", ind, key);
-	ti_put_fit(o, q, &f);
-	fputc('\n', o);
-}
-
 void
 ti_guest_yaml(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts)
 {
@@ -513,8 +491,8 @@ ti_guest_yaml(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts)
 			    "      cpu_share: %.4f\n", gr->name, (unsigned long long)gr->threads,
 			    op.seconds > 0 ? (gr->run_ns + gr->block_ns) / 1e9 / op.seconds : 0,
 			    op.seconds > 0 && op.cpus > 0 ? gr->run_ns / 1e9 / op.seconds / op.cpus : 0);
-			put_q(o, "run", &gr->run, "      ");
-			put_q(o, "block", &gr->block, "      ");
+			ti_put_qdist(o, "      ", "run", &gr->run);
+			ti_put_qdist(o, "      ", "block", &gr->block);
 		}
 	}
 	if (t->guest->nlocks > 0) {
@@ -560,7 +538,7 @@ ti_guest_yaml(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts)
 				if (op.seconds > 0 && op.cpus > 0)
 					fprintf(o, "      contentions_per_cpu_s: %.6g\n",
 					    (double)l->tp_contentions / op.seconds / op.cpus);
-				put_q(o, "wait_tp", &l->wait, "      ");
+				ti_put_qdist(o, "      ", "wait_tp", &l->wait);
 			}
 		}
 	}

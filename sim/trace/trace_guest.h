@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "trace_acc.h"
-#include "trace_in.h"
+#include "trace_emit.h"
 
 struct ti_glock {
 	char *name;			/* lock_stat class, or the address "0x..." */

@@ -3,7 +3,7 @@
  * trace_in.h - import real KVM and Xen traces into per-vCPU aggregates and
  * fitted distributions (`vlocksim trace import`).
  *
- * Formats (notes and samples: ../shared/traces/FORMATS.md):
+ * Formats:
  *   trace-cmd  `trace-cmd report` text (libtraceevent plugin rendering)
  *   ftrace     raw /sys/kernel/tracing/trace text (kernel TP_printk rendering)
  *              Both go through one parser (trace_ftrace.c) that keys each
@@ -53,6 +53,7 @@
 #define VS_TRACE_IN_H
 
 #include "trace_acc.h"
+#include "trace_emit.h"
 
 /* Import path (format TI_FMT_AUTO: detect).  cpu_hz 0: default. */
 struct ti_trace *ti_new(double cpu_hz);
@@ -76,18 +77,5 @@ uint64_t ti_exit_count(const struct ti_vcpu *, const struct ti_trace *, const ch
 uint64_t ti_event_count(const struct ti_trace *, const char *event);
 /* The name a vCPU gets in reports ("vcpu0", "tid3927", "d14v2"); buf >= 48. */
 const char *ti_vcpu_name(const struct ti_trace *, const struct ti_vcpu *, char *buf, size_t n);
-double ti_q_quantile(const struct ti_q *, double p);
-
-/* A quantity's fit (fit.h's families, the smallest AIC), and how reports print it. */
-#include "fit.h"
-struct ti_qfit {
-	int kind;		/* -1: const; FIT_* otherwise; 100: p50+p95 lognormal */
-	double mean, sd, shape;
-	struct fit_all fa;
-};
-int ti_q_fit(const struct ti_q *, struct ti_qfit *);	/* 0: no samples */
-void ti_put_dist(FILE *, const struct ti_qfit *);	/* {dist: ..., mean: ...} */
-void ti_put_fit(FILE *, const struct ti_q *, const struct ti_qfit *);
-const char *ti_fmt_ns(double ns, char *buf, size_t n);	/* "93.1us" */
 
 #endif
