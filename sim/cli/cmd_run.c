@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "progress.h"
 #include "datadir.h"
+#include "plot.h"
+#include "progress.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -257,7 +258,7 @@ cmd_run(int argc, char **argv)
 	struct report_info ri;
 	enum report_fmt fmt = FMT_TABLE;
 	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL, *stage = NULL;
-	char *path;
+	char *path, *why_path;
 	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
 	long long seed = -1, v;
 	struct trace_out *tr = NULL;
@@ -357,7 +358,19 @@ cmd_run(int argc, char **argv)
 		    "FILE.svg\n", tlpath);
 		goto done;
 	}
-	path = vs_scenario_find(argv[optind]);
+	if (tlpath != NULL) {
+		static const char *const gp[] = { "timeline.gp" };
+
+		if (plot_ready(gp, 1, &err) < 0) {
+			fprintf(stderr, "vlocksim run: %s\n", err.msg);
+			goto done;
+		}
+	}
+	if ((path = vs_scenario_find(argv[optind], &why_path)) == NULL) {
+		fprintf(stderr, "%s\n", why_path);
+		free(why_path);
+		goto done;
+	}
 	c = scen_load(&sc, path, sets, nsets, &err);
 	free(path);
 	if (c == 0)

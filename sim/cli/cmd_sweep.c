@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "datadir.h"
 #include "exec_mpi.h"
+#include "plot.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -73,13 +74,10 @@ static int
 plot_all(const struct sweep *sw, const char *out, char **plots, int nplots)
 {
 	struct vs_err err;
-	int i, c, warned = 0, rc = 0;
+	int i, c, rc = 0;
 
 	for (i = 0; i < nplots; i++) {
 		c = sweep_plot(sw, out, plots[i], &err);
-		if (c == 1 && !warned++)
-			fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
-			    "no plots\n", GNUPLOT_PATH);
 		if (c < 0) {
 			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
 			rc = CMD_EXIT_FAIL;
@@ -112,7 +110,7 @@ cmd_sweep(int argc, char **argv)
 	struct sweep_ran ran;
 	struct cmd_mpi mp;
 	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
-	char *scen = NULL;
+	char *scen = NULL, *why;
 	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
 	int shard = 0, nshards = 0, merge = 0, progress = 0, nbe = 0, setup = 0;
 	int lockfd = -1;
@@ -193,7 +191,11 @@ cmd_sweep(int argc, char **argv)
 			    "PATH=V1,V2,...\n");
 			goto done;
 		}
-		scen = vs_scenario_find(argv[optind]);
+		if ((scen = vs_scenario_find(argv[optind], &why)) == NULL) {
+			fprintf(stderr, "%s\n", why);
+			free(why);
+			goto done;
+		}
 		sweep_init(&sw, scen);
 		sw.reps = reps;
 		sw.seed = seed;
@@ -225,6 +227,18 @@ cmd_sweep(int argc, char **argv)
 		}
 	if (nplots == 0)
 		plots = sweep_default_plots(&sw, &nplots);
+	/* The plots' needs are known before any point runs: a missing script
+	 * is an error now, a missing gnuplot a warning now. */
+	if (nplots > 0) {
+		static const char *const gp[] = { "sweep.gp" };
+
+		if ((c = plot_ready(gp, 1, &err)) < 0)
+			goto fail;
+		if (c == 1) {
+			fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
+			    "no plots\n", GNUPLOT_PATH);
+		}
+	}
 
 	rc = CMD_EXIT_FAIL;
 	out = outarg != NULL ? xstrdup(outarg) : merge ? xstrdup(argv[optind]) :

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "datadir.h"
+#include "plot.h"
 #include "pool.h"
 #include "report.h"
 #include "validate.h"
@@ -43,6 +45,40 @@ all_cases(const char *dir, int *n)
 	if (*n > 1)	/* an empty folder: v is NULL, which qsort may not take */
 		qsort(v, (size_t)*n, sizeof *v, cmp_str);
 	return v;
+}
+
+/*
+ * A CASE that names no case (or, name NULL, a folder without cases): which
+ * cases there are, or where the folder was looked for.  Returns -1.
+ */
+static int
+unknown_case(const char *name, const char *dir, char **all, int nall, struct vs_err *err)
+{
+	char *s, *t;
+	int i;
+
+	if (name == NULL || nall == 0) {
+		char *where = vs_data_where("validation/cases");
+
+		if (name != NULL)
+			vs_errf(err, NULL, 0, 0, "vlocksim validate: %s/%s.yaml: no such case, and "
+			    "%s holds no cases (%s)", dir, name, dir, where);
+		else
+			vs_errf(err, NULL, 0, 0, "vlocksim validate: no cases in %s (%s)", dir,
+			    where);
+		free(where);
+		return -1;
+	}
+	s = xasprintf("vlocksim validate: %s/%s.yaml: no such case (a case is named by its "
+	    "file or a prefix of it); the cases are:", dir, name);
+	for (i = 0; i < nall; i++) {
+		t = xasprintf("%s %s", s, all[i]);
+		free(s);
+		s = t;
+	}
+	vs_errf(err, NULL, 0, 0, "%s", s);
+	free(s);
+	return -1;
 }
 
 static int
@@ -129,7 +165,14 @@ validate_main(int argc, char **argv, struct cmd_mpi *mp)
 					names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
 					names[nnames++] = xstrdup(all[i]);
 				}
-			if (found || nnames == before) {	/* unknown: vcase_load says so */
+			if (!found && nnames == before) {
+				unknown_case(argv[optind], dir, all, c, &err);
+				for (i = 0; i < c; i++)
+					free(all[i]);
+				free(all);
+				goto fail;
+			}
+			if (found) {	/* a file: vcase_load reads (or refuses) it */
 				names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
 				names[nnames++] = xstrdup(argv[optind]);
 			}
@@ -141,8 +184,8 @@ validate_main(int argc, char **argv, struct cmd_mpi *mp)
 		names = all_cases(dir, &nnames);
 		own_names = 1;
 		if (nnames == 0) {
-			fprintf(stderr, "vlocksim validate: no cases in %s\n", dir);
-			return CMD_EXIT_INPUT;
+			unknown_case(NULL, dir, NULL, 0, &err);
+			goto fail;
 		}
 	}
 	cases = xcalloc((size_t)nnames, sizeof *cases);
@@ -170,10 +213,17 @@ validate_main(int argc, char **argv, struct cmd_mpi *mp)
 	if ((stage = cmd_stage_begin(out, &err)) == NULL)
 		goto fail;
 	rc = CMD_EXIT_INPUT;
-	/* Nothing is simulated until every case's rows are known to be good. */
+	/* Nothing is simulated until every case's rows and the plot scripts are
+	 * known to be good. */
 	for (i = 0; i < ncases; i++)
 		if (vcase_check(cases[i], &err))
 			goto fail;
+	{
+		static const char *const gp[] = { "case.gp", "summary.gp", "scatter.gp" };
+
+		if (plot_ready(gp, 3, &err) < 0)
+			goto fail;
+	}
 	if (validate_cases(cases, ncases, reps, jobs, &rep, cmd_mpi_progress(mp), &err))
 		goto fail;
 	rc = CMD_EXIT_FAIL;

@@ -16,6 +16,7 @@
 #include <gsl/gsl_errno.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -120,9 +121,17 @@ cmd_usage(FILE *f)
 	    "--set overrides any scenario value by its path: --set vms[0].vcpus=8\n"
 	    "Exit status: 0 ok, 1 run-time failure (output), 2 bad input (nothing was\n"
 	    "simulated), 3 validate --strict missed a tolerance, 134 a model bug (abort).\n", f);
-	fprintf(f, "Shipped scenarios, cases and plot scripts: %s\n"
-	    "(or $VLOCKSIM_DATADIR, or ./ in a checkout).  See vlocksim(1) and README.md.\n",
-	    vs_datadir());
+	if (vs_datadir() != NULL) {
+		fprintf(f, "Shipped scenarios, cases and plot scripts: %s\n"
+		    "(beside the executable; $VLOCKSIM_DATADIR overrides).  See vlocksim(1).\n",
+		    vs_datadir());
+	} else {
+		char *where = vs_data_where("configs/examples");
+
+		fprintf(f, "Shipped scenarios, cases and plot scripts: not found (%s).\n"
+		    "See vlocksim(1).\n", where);
+		free(where);
+	}
 }
 
 void

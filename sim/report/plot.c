@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* plot.c - gnuplot scripts run with variables set, and their outputs checked (plot.h). */
 #include "config.h"
 #include "plot.h"
 #include "datadir.h"
@@ -17,6 +18,40 @@ plot_script(const char *name)
 
 	free(rel);
 	return p;
+}
+
+static int
+have_gnuplot(void)
+{
+	return GNUPLOT_PATH[0] != '\0' && access(GNUPLOT_PATH, X_OK) == 0;
+}
+
+static int
+script_missing(const char *name, struct vs_err *err)
+{
+	char *rel = xasprintf("plots/%s", name), *where = vs_data_where(rel);
+
+	vs_errf(err, NULL, 0, 0, "plots/%s: gnuplot script not found (%s)", name, where);
+	free(where);
+	free(rel);
+	return -1;
+}
+
+int
+plot_ready(const char *const *names, int n, struct vs_err *err)
+{
+	int i;
+
+	if (!have_gnuplot())
+		return 1;
+	for (i = 0; i < n; i++) {
+		char *p = plot_script(names[i]);
+
+		if (p == NULL)
+			return script_missing(names[i], err);
+		free(p);
+	}
+	return 0;
 }
 
 char *
@@ -42,10 +77,10 @@ plot_run(const char *name, const char *vars, struct vs_err *err)
 	pid_t pid;
 	int st;
 
-	if (GNUPLOT_PATH[0] == '\0' || access(GNUPLOT_PATH, X_OK) != 0)
+	if (!have_gnuplot())
 		return 1;
 	if ((script = plot_script(name)) == NULL)
-		return vs_errf(err, NULL, 0, 0, "plots/%s: gnuplot script not found", name);
+		return script_missing(name, err);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
