@@ -11,22 +11,6 @@
 #include "hv/sched.h"
 #include "util.h"
 
-extern const struct sched_ops sched_pinned_ops;
-extern const struct sched_ops sched_cfs_ops;
-extern const struct sched_ops sched_eevdf_ops;
-extern const struct sched_ops sched_credit_ops;
-extern const struct sched_ops sched_credit2_ops;
-extern const struct hv_kind_ops kind_kvm_ops;
-extern const struct hv_kind_ops kind_xen_ops;
-extern const struct lock_ops lock_ticket_ops;
-extern const struct lock_ops lock_pvticket_ops;
-extern const struct lock_ops lock_tas_ops;
-extern const struct lock_ops lock_qspinlock_ops;
-extern const struct lock_ops lock_pvqspinlock_ops;
-extern const struct lock_ops lock_combining_ops;
-extern const struct lock_ops lock_spinpark_ops;
-extern const struct lock_ops lock_pmtticket_ops;
-
 const struct sched_ops *const registry_scheds[] = {
 	&sched_pinned_ops,
 	&sched_cfs_ops,

@@ -13,10 +13,7 @@
 #define MS	1000000LL
 #define US	1000LL
 
-extern const struct sched_ops sched_credit_ops;
-
 /* ---- a host built by hand: vCPUs without guest work just run ---- */
-
 
 #define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
 #define M4 "{sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}"

@@ -14,8 +14,6 @@
 #define MS	1000000LL
 #define US	1000LL
 
-extern const struct sched_ops sched_credit2_ops;
-
 #define M1 "{sockets: 1, cores_per_socket: 1, threads_per_core: 1, clock: 2GHz}"
 #define M4 "{sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 2GHz}"
 #define M2S "{sockets: 2, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
@@ -23,7 +21,6 @@ extern const struct sched_ops sched_credit2_ops;
 #define MSMT "{sockets: 1, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}"
 
 /* ---- a host built by hand: vCPUs without guest work just run ---- */
-
 
 static struct csched2_rqd *
 rqd_of_cpu(struct rig *r, int cpu)

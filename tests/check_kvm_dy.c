@@ -16,8 +16,6 @@
 #include "hw/machine.h"
 #include "yconf.h"
 
-extern const struct hv_kind_ops kind_kvm_ops;
-
 #define NV 6
 
 static int asked[16], nasked;	/* targets of yield_to, in order */

@@ -86,6 +86,16 @@ struct lock_ops {
 	int fifo;
 };
 
+/* The algorithms, one file each (lock_NAME.c); models/registry.c lists them. */
+extern const struct lock_ops lock_ticket_ops;
+extern const struct lock_ops lock_pvticket_ops;
+extern const struct lock_ops lock_tas_ops;
+extern const struct lock_ops lock_qspinlock_ops;
+extern const struct lock_ops lock_pvqspinlock_ops;
+extern const struct lock_ops lock_combining_ops;
+extern const struct lock_ops lock_spinpark_ops;
+extern const struct lock_ops lock_pmtticket_ops;
+
 struct glock_stats {
 	uint64_t acquisitions, contended, kicks, halts;
 	uint64_t slow;		/* sections that took the pool's slow path */

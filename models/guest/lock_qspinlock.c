@@ -35,8 +35,6 @@
 #include "hv/hv.h"
 #include "yconf.h"
 
-extern const struct lock_ops lock_tas_ops;
-
 struct qs_cfg {
 	int virt_fallback;	/* hypervisor (or virt_fallback) */
 	void *tas_cfg;		/* virt_fallback: tas with PAUSE */

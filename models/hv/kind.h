@@ -70,6 +70,9 @@ struct hv_kind_ops {
 	void (*list)(FILE *);
 };
 
+/* The kinds, one file each (kind_NAME.c); models/registry.c lists them. */
+extern const struct hv_kind_ops kind_kvm_ops;
+extern const struct hv_kind_ops kind_xen_ops;
 extern const struct hv_kind_ops kind_none_ops;
 
 #endif

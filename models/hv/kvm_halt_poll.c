@@ -10,7 +10,7 @@
  *   hypervisor.halt_poll: {policy: dynamic, max, grow, grow_start, shrink}
  *                                       per-vCPU window adapted after each
  *                                       halt, as LNX-6.12 kvm_vcpu_halt.
- * kvm_vcpu_can_poll (single_task_running) is kvm.c's: no poll while another
+ * kvm_vcpu_can_poll (single_task_running) is kind_kvm.c's: no poll while another
  * task is runnable on the pCPU, and a poll ends when one is woken there.
  * Leaves out: need_resched from other causes (a poller the host preempts
  * anyway polls for the rest of its window when it runs again), and

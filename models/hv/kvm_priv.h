@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kvm_priv.h - KVM's per-run state, shared by kvm.c (PLE, directed yield,
+ * kvm_priv.h - KVM's per-run state, shared by kind_kvm.c (PLE, directed yield,
  * PV hypercalls) and kvm_halt_poll.c (halt polling).  Private to models/hv.
  */
 #ifndef VS_KVM_PRIV_H

@@ -47,4 +47,11 @@ struct sched_ops {
 	void (*tick)(struct hv *, struct pcpu *);			/* optional */
 };
 
+/* The schedulers, one file each (sched_NAME.c); models/registry.c lists them. */
+extern const struct sched_ops sched_pinned_ops;
+extern const struct sched_ops sched_cfs_ops;
+extern const struct sched_ops sched_eevdf_ops;
+extern const struct sched_ops sched_credit_ops;
+extern const struct sched_ops sched_credit2_ops;
+
 #endif

@@ -10,10 +10,7 @@
 #include <stdint.h>
 
 struct hv;
-struct sched_ops;
 struct vcpu;
-
-extern const struct sched_ops sched_cfs_ops;
 
 /* v's vruntime now (ns of nice-0 virtual time), charging a running vCPU up
  * to the current time without changing any state.  hv must run cfs. */

@@ -26,7 +26,7 @@
 #include "hv/hv.h"
 #include "hv/sched.h"
 #include "hv/sched_credit.h"
-#include "hv/sched_named.h"
+#include "hv/sched_pervm.h"
 #include "yconf.h"
 
 #define MS	1000000LL
@@ -770,8 +770,8 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->doms[i].weight = CSCHED_DEFAULT_WEIGHT;
 		TAILQ_INIT(&pr->doms[i].active_vcpu);
 	}
-	if (sched_named_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
-	    sched_named_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
+	if (sched_pervm_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
+	    sched_pervm_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
 		return -1;
 	/* Placement at creation (domctl max_vcpus): vCPU 0 on the least used
 	 * pCPU, the next ones cycling on; then into the affinity as
@@ -851,8 +851,8 @@ csched_free_cfg(void *p)
 
 	if (cfg == NULL)
 		return;
-	sched_named_free(cfg->weights, cfg->nweights);
-	sched_named_free(cfg->caps, cfg->ncaps);
+	sched_pervm_free(cfg->weights, cfg->nweights);
+	sched_pervm_free(cfg->caps, cfg->ncaps);
 	free(cfg);
 }
 
@@ -897,9 +897,9 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 		return -1;
 	cfg->migration_delay_ns = (sim_time_t)md;
 	if (params != NULL &&
-	    (sched_named_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    (sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
 	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
-	    sched_named_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
 	return yc_check_unused(params,

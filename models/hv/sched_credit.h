@@ -15,7 +15,7 @@
 
 #include "engine.h"
 #include "hv/hv.h"
-#include "hv/sched_named.h"
+#include "hv/sched_pervm.h"
 
 /* Xen 4.2 sched_credit.c: CSCHED_PRI_* (higher is better) */
 #define CSCHED_PRI_TS_BOOST	0	/* time-share, just woken */
@@ -41,7 +41,7 @@ struct csched_cfg {
 	enum csched_tickle tickle;
 	sim_time_t tslice_ns, tick_ns, ratelimit_ns;	/* ratelimit 0: off (Xen 4.1) */
 	int tickle_one_idle;
-	struct sched_named *weights, *caps;
+	struct sched_pervm *weights, *caps;
 	int nweights, ncaps;
 	sim_time_t migration_delay_ns;	/* vcpu_migration_delay; 0: never cache-hot */
 };

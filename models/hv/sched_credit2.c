@@ -35,7 +35,7 @@
 #include "hv/hv.h"
 #include "hv/sched.h"
 #include "hv/sched_credit2.h"
-#include "hv/sched_named.h"
+#include "hv/sched_pervm.h"
 #include "yconf.h"
 
 /* ---- masks: one byte per pCPU ---- */
@@ -1152,8 +1152,8 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->doms[i].nr_units = hv->vms[i]->nvcpus;
 		TAILQ_INIT(&pr->doms[i].parked);
 	}
-	if (sched_named_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
-	    sched_named_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
+	if (sched_pervm_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
+	    sched_pervm_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
 		return -1;
 	/* csched2_dom_cntl putinfo before the domain runs: the cap's budget per
 	 * period, the first replenishment one period on. */
@@ -1250,8 +1250,8 @@ csched2_free_cfg(void *p)
 
 	if (cfg == NULL)
 		return;
-	sched_named_free(cfg->weights, cfg->nweights);
-	sched_named_free(cfg->caps, cfg->ncaps);
+	sched_pervm_free(cfg->weights, cfg->nweights);
+	sched_pervm_free(cfg->caps, cfg->ncaps);
 	free(cfg);
 }
 
@@ -1306,9 +1306,9 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 		return yc_err(yc_find(params, "cap_period"), err,
 		    "cap_period must be a whole number of ms (credit2_cap_period_ms)");
 	if (params != NULL &&
-	    (sched_named_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    (sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
 	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
-	    sched_named_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
 	return yc_check_unused(params, "runqueue, max_cpus_runqueue, ratelimit, "

@@ -16,7 +16,7 @@
 
 #include "engine.h"
 #include "hv/hv.h"
-#include "hv/sched_named.h"
+#include "hv/sched_pervm.h"
 
 #define C2_US	1000LL
 #define C2_MS	1000000LL
@@ -50,7 +50,7 @@ struct csched2_cfg {
 	int load_window_shift;			/* credit2_load_window_shift, 30 */
 	int load_precision_shift;		/* credit2_load_precision_shift, 18 */
 	int balance_under, balance_over;	/* credit2_balance_under/over, 0 / -3 */
-	struct sched_named *weights, *caps;	/* xl sched-credit2 -d VM -w W / -c C */
+	struct sched_pervm *weights, *caps;	/* xl sched-credit2 -d VM -w W / -c C */
 	int nweights, ncaps;
 	sim_time_t cap_period_ns;		/* credit2_cap_period_ms, 10 ms */
 };

@@ -9,10 +9,7 @@
 #include <stdint.h>
 
 struct hv;
-struct sched_ops;
 struct vcpu;
-
-extern const struct sched_ops sched_eevdf_ops;
 
 /* v's virtual deadline and saved lag (ns of nice-0 virtual time). */
 int64_t sched_eevdf_deadline(const struct hv *, const struct vcpu *);

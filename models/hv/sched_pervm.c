@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "hv/sched_named.h"
+#include "hv/sched_pervm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ name_matches(const struct hv *hv, const char *key, const char *vm)
 }
 
 int
-sched_named_apply(const struct hv *hv, const struct sched_named *nm, int n, const char *what,
+sched_pervm_apply(const struct hv *hv, const struct sched_pervm *nm, int n, const char *what,
     void (*set)(void *, int, int), void *ctx, struct vs_err *err)
 {
 	int k, i;
@@ -51,7 +51,7 @@ sched_named_apply(const struct hv *hv, const struct sched_named *nm, int n, cons
 }
 
 void
-sched_named_free(struct sched_named *nm, int n)
+sched_pervm_free(struct sched_pervm *nm, int n)
 {
 	int i;
 
@@ -63,8 +63,8 @@ sched_named_free(struct sched_named *nm, int n)
 }
 
 int
-sched_named_parse(const struct yc_node *n, const char *what, int64_t min, int64_t max,
-    struct sched_named **out, int *nout, struct vs_err *err)
+sched_pervm_parse(const struct yc_node *n, const char *what, int64_t min, int64_t max,
+    struct sched_pervm **out, int *nout, struct vs_err *err)
 {
 	size_t i;
 
@@ -74,7 +74,7 @@ sched_named_parse(const struct yc_node *n, const char *what, int64_t min, int64_
 		return -1;
 	*out = xcalloc(n->n + 1, sizeof **out);
 	for (i = 0; i < n->n; i++) {
-		struct sched_named *e = &(*out)[i];
+		struct sched_pervm *e = &(*out)[i];
 		int64_t v;
 
 		e->name = xstrdup(n->keys[i]);

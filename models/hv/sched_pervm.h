@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sched_named.h - per-VM scheduler settings written by VM name
+ * sched_pervm.h - per-VM scheduler settings written by VM name
  * (`weights: {vm: 512}`, `caps: {vm: 50}`), shared by the Xen schedulers
  * (sched_credit.c, sched_credit2.c), as xl sched-credit{,2} -d DOM sets them.
  */
-#ifndef VS_SCHED_NAMED_H
-#define VS_SCHED_NAMED_H
+#ifndef VS_SCHED_PERVM_H
+#define VS_SCHED_PERVM_H
 
 #include <stdint.h>
 
@@ -15,7 +15,7 @@ struct hv;
 struct yc_node;
 
 /* A value written for a VM name, with where it was written. */
-struct sched_named {
+struct sched_pervm {
 	char *name;
 	int val;
 	char *file;
@@ -23,13 +23,13 @@ struct sched_named {
 };
 
 /* Read a mapping of VM name to an integer in [min, max]; n NULL: none. */
-int sched_named_parse(const struct yc_node *n, const char *what, int64_t min, int64_t max,
-    struct sched_named **out, int *nout, struct vs_err *);
-void sched_named_free(struct sched_named *, int n);
+int sched_pervm_parse(const struct yc_node *n, const char *what, int64_t min, int64_t max,
+    struct sched_pervm **out, int *nout, struct vs_err *);
+void sched_pervm_free(struct sched_pervm *, int n);
 /* Call set(ctx, vm->id, val) for every VM each name matches (exactly, or as
  * instance name0, name1, ... when no VM has that exact name); a name that
  * matches no VM is an error at its position, prefixed by what ("weights"). */
-int sched_named_apply(const struct hv *, const struct sched_named *, int n, const char *what,
+int sched_pervm_apply(const struct hv *, const struct sched_pervm *, int n, const char *what,
     void (*set)(void *ctx, int vm, int val), void *ctx, struct vs_err *);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kvm.c - KVM's side of spinning: pause-loop exiting, directed yield, and
+ * kind_kvm.c - KVM's side of spinning: pause-loop exiting, directed yield, and
  * the host side of the PV hypercalls (halt polling: kvm_halt_poll.c).
  *
  * PLE (Intel VMX; model-reference §2.1-2.3) or the AMD pause filter (SVM):
