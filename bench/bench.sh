@@ -1,22 +1,37 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench.sh VLOCKSIM EVQ_HOLD SRCDIR - the table `make bench` prints.
+# bench.sh VLOCKSIM EVQ_HOLD SRCDIR [PEERS] - the tables `make bench` prints.
 #
-# Each reference scenario runs BENCH_RUNS times (default 3); every rate is
-# per CPU-second of the vlocksim process (user + sys, from /usr/bin/time), so
-# a loaded machine slows the wall clock but not the figures; the median run
-# gives the rates, min/median/max CPU seconds show the spread.  The load
-# (uptime) is printed before and after.  Acquisitions are the scenario's
-# VM.LOCK.acquisitions metrics summed.  "evq ns/ev" is the bare event queue
-# (bench/evq_hold.c, the hold model) with as many pending events as the
-# scenario has vCPUs + pCPUs, its rough queue size.  With SimPy Classic
-# (python3-simpy), bench/simpy_ticket.py runs bench/peer-ticket.yaml's model
-# side by side; the ratio is of acquisitions per CPU-second.
-# BENCH_ONLY=NAME[,NAME...] runs only those rows (names as printed).
-# BENCH_SET=PATH=VALUE adds one --set to every row (fast_forward=false: the
-# slow path).  Rows with PLE exits say how many the fast-forward took in bulk.
+# 1. Reference scenarios: each runs BENCH_RUNS times (default 3); every rate
+#    is per CPU-second of the vlocksim process (user + sys, from
+#    /usr/bin/time), so a loaded machine slows the wall clock but not the
+#    figures; the median run gives the rates, min/median/max CPU seconds show
+#    the spread.  Acquisitions are the scenario's VM.LOCK.acquisitions
+#    metrics summed.  "evq ns/ev" is the bare event queue (bench/evq_hold.c,
+#    the hold model) with as many pending events as the scenario has vCPUs +
+#    pCPUs, its rough queue size.
+# 2. Peers: bench/peer-ticket.yaml (the pinned ticket-lock model) at 4, 64
+#    and 1024 vCPUs beside the same model in the three peers of PEERS
+#    (default SRCDIR/../shared/peers, run from there, never copied):
+#    limit_ticket.c (a hand-coded C model, the floor) and simgrid_ticket.cpp
+#    (SimGrid S4U, Debian libsimgrid-dev) compiled now into a temp dir, and
+#    simpy_ticket.py (SimPy Classic, Debian python3-simpy).  A peer whose
+#    source or dependency is missing is skipped with a line saying so.  The
+#    tools run interleaved (vlocksim, limit, SimGrid, SimPy, then again),
+#    BENCH_RUNS rounds; a ratio is vlocksim's acquisitions per CPU-second
+#    over the peer's in the same round, the median over the rounds.  CPU
+#    seconds are the whole process's (start-up included) for every tool.
+# 3. Scaling: ns per event (CPU-s / events) at 8, 64, 512 and 4096 vCPUs,
+#    pinned (peer-ticket.yaml; 4096 is 4 sockets of 1024) and under a CFS
+#    host at 2x overcommit (bench/scale.yaml: N/8 VMs of 8 vCPUs on N/2
+#    pCPUs), median of BENCH_RUNS, with peak RSS; the 4096/8 ratios.
+# The load (uptime) is printed before and after.
+# BENCH_ONLY=NAME[,NAME...] runs only those rows of table 1 (names as
+# printed) or the sections `peers`, `scale`.  BENCH_SET=PATH=VALUE adds one
+# --set to every row of table 1 (fast_forward=false: the slow path).  Rows
+# with PLE exits say how many the fast-forward took in bulk.
 set -u
-VS=$1 EVQ=$2 SRC=$3
+VS=$1 EVQ=$2 SRC=$3 PEERS=${4:-$3/../shared/peers}
 RUNS=${BENCH_RUNS:-3}
 ONLY=${BENCH_ONLY:-}
 SET=${BENCH_SET:-}
@@ -68,7 +83,9 @@ row() {
 
 echo "vlocksim make bench: $RUNS run(s) per row; rates per CPU-second of the median run"
 echo "load before: $(uptime)"
-printf '%-16s %11s %10s %20s %7s %8s %8s %7s %13s\n' scenario events acquisitions \
+t1=0
+for r in ticket-4threads seed001-3x ple-storm seed004 pv-qspinlock; do want $r && t1=1; done
+[ $t1 = 0 ] || printf '%-16s %11s %10s %20s %7s %8s %8s %7s %13s\n' scenario events acquisitions \
     "cpu s min/med/max" "wall s" "Mev/cpu-s" "Macq/cpu-s" "ns/ev" "evq ns/ev (N)"
 C=$SRC/configs
 row ticket-4threads 8 1 "$C/examples/ticket-4threads.yaml"
@@ -78,51 +95,144 @@ row ple-storm 128 1 "$C/seed001/x7560-ple.yaml" --set 'vms[1].count=1' \
 row seed004 64 5 "$C/seed004/seed004.yaml"
 row pv-qspinlock 48 10 "$C/seed003/kvm-overcommit.yaml" --set 'vms[0].lock=pv-qspinlock' \
     --set 'vms[1].count=2'
-row scale-8v 12 1 "$SRC/bench/scale.yaml" --set duration=40s
-row scale-4096v 6144 1 "$SRC/bench/scale.yaml" --set 'vms[0].count=512' \
-    --set machine.sockets=16 --set machine.cores_per_socket=128 --set duration=20ms
-for n in 4 64 1024; do
-	row peer-$n $((2 * n)) $((n < 64 ? 5 : 2)) "$SRC/bench/peer-ticket.yaml" \
-	    --set "vms[0].vcpus=$n" --set "machine.cores_per_socket=$n"
-done
 if [ -s "$tmp/ple" ]; then
 	echo "PLE exits per replication, and those the fast-forward took in bulk (ple_exits_bulk):"
 	awk '{ printf "  %-16s %12s exits, %12s in bulk (%s%%)\n", $1, $2, $3, $4 }' "$tmp/ple"
 fi
-if [ -f "$tmp/rows" ] && grep -q '^scale-8v ' "$tmp/rows" && grep -q '^scale-4096v ' "$tmp/rows"; then
-	awk '$1 == "scale-8v" { a = $4 / $2 } $1 == "scale-4096v" { b = $4 / $2 }
-	    END { printf "ns/event at 4096 vCPUs / at 8 vCPUs: %.2f (target <= 1.5)\n", b / a }' "$tmp/rows"
-fi
 
-# SimPy Classic side by side (its own CPU time for the simulation).
-PY=
-for p in /usr/bin/python3 python3; do
-	if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import SimPy.Simulation' 2> /dev/null; then
-		PY=$p; break
+# timed OUT CMD...: run CMD with stdout to OUT; append "cpu_s peak_rss_kB" to
+# $tmp/t1 (the whole process: user + sys, max RSS)
+timed() {
+	out=$1; shift
+	if ! $TIME -f '%U %S %M' -o "$tmp/tt" "$@" > "$out" 2> "$tmp/terr"; then
+		echo "bench: $* failed:"; cat "$tmp/terr"; return 1
 	fi
-done
-if [ -z "$PY" ]; then
-	echo "SimPy Classic (python3-simpy) not found: no peer comparison"
-elif [ -f "$tmp/rows" ] && grep -q '^peer-' "$tmp/rows"; then
-	echo "peer: bench/peer-ticket.yaml vs bench/simpy_ticket.py (same model, 0.1 s simulated,"
-	echo "      handoff 56 ns in SimPy so both saturate alike); acquisitions per CPU-second"
-	printf '%-6s %12s %12s %20s %11s %11s %8s\n' vCPUs "acq vlocksim" "acq SimPy" \
-	    "SimPy cpu s min/med/max" "vl Macq/s" "SimPy Macq/s" ratio
+	awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$tmp/tt" > "$tmp/t1"
+}
+
+# vl_sockets N: "SOCKETS CORES" for N pinned vCPUs (at most 1024 cores a socket)
+vl_sockets() { if [ "$1" -le 1024 ]; then echo "1 $1"; else echo "$(($1 / 1024)) 1024"; fi; }
+
+# vl_peer N DURATION OUT: the pinned ticket model at N vCPUs
+vl_peer() {
+	set -- "$1" "$2" "$3" $(vl_sockets "$1")
+	timed "$3" "$VS" run "$SRC/bench/peer-ticket.yaml" --set "vms[0].vcpus=$1" \
+	    --set "machine.sockets=$4" --set "machine.cores_per_socket=$5" \
+	    --set "duration=$2" --reps 1 --no-wall-clock --format csv
+}
+# csv_events / csv_acq FILE: from a --format csv run of one replication
+csv_events() { awk -F, '$1 == "events" { print $3 }' "$1"; }
+csv_acq() { awk -F, '$1 ~ /^[^.]+\.[^.]+\.acquisitions$/ { s += $3 } END { print s + 0 }' "$1"; }
+
+# Section 2: the peers.  Same model, same arguments: cs 100 ns, ncs 1 us, a
+# 56 ns hand-over, seed 1.  Durations (simulated) keep each run near a second.
+if want peers; then
+	echo
+	echo "peers: bench/peer-ticket.yaml beside $PEERS (same model: cs Exp(100 ns),"
+	echo "       ncs Exp(1 us), FIFO lock, hand-over 56 ns in the peers); $RUNS interleaved rounds"
+	tools=vlocksim
+	if [ -f "$PEERS/limit_ticket.c" ] && ${CC:-cc} -O2 -o "$tmp/limit" "$PEERS/limit_ticket.c" -lm \
+	    2> "$tmp/cc.err"; then
+		tools="$tools limit"
+	else
+		echo "  limit (hand-coded C): skipped: $PEERS/limit_ticket.c missing or does not build"
+	fi
+	if [ ! -f "$PEERS/simgrid_ticket.cpp" ]; then
+		echo "  SimGrid: skipped: $PEERS/simgrid_ticket.cpp not found"
+	elif ${CXX:-c++} -O2 -o "$tmp/simgrid" "$PEERS/simgrid_ticket.cpp" -lsimgrid 2> "$tmp/cxx.err"; then
+		tools="$tools simgrid"
+	else
+		echo "  SimGrid: skipped: simgrid_ticket.cpp does not build (needs libsimgrid-dev and a C++ compiler)"
+	fi
+	PY=
+	for p in /usr/bin/python3 python3; do
+		if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import SimPy.Simulation' 2> /dev/null; then
+			PY=$p; break
+		fi
+	done
+	if [ ! -f "$PEERS/simpy_ticket.py" ]; then
+		echo "  SimPy: skipped: $PEERS/simpy_ticket.py not found"
+	elif [ -z "$PY" ]; then
+		echo "  SimPy: skipped: SimPy Classic not found (Debian python3-simpy)"
+	else
+		tools="$tools simpy"
+	fi
+	P="100 1000 56 1"
+	: > "$tmp/peer"
 	for n in 4 64 1024; do
-		want peer-$n || continue
-		: > "$tmp/py"
 		i=0
 		while [ $i -lt "$RUNS" ]; do
-			"$PY" "$SRC/bench/simpy_ticket.py" $n 0.1 100 1000 56 1 > "$tmp/pyout" || break
-			sed 's/.*cpu_s=\([^ ]*\).*/\1/' "$tmp/pyout" >> "$tmp/py"
+			for t in $tools; do
+				case $t in
+				vlocksim) vl_peer $n 500ms "$tmp/o" || exit 1
+					a=$(csv_acq "$tmp/o") ;;
+				limit) timed "$tmp/o" "$tmp/limit" $n 2 $P || exit 1
+					a=$(sed 's/acquisitions=\([0-9]*\).*/\1/' "$tmp/o") ;;
+				simgrid) timed "$tmp/o" "$tmp/simgrid" $n 0.05 $P --log=root.thres:critical || exit 1
+					a=$(sed 's/acquisitions=\([0-9]*\).*/\1/' "$tmp/o") ;;
+				simpy) timed "$tmp/o" "$PY" "$PEERS/simpy_ticket.py" $n 0.05 $P || exit 1
+					a=$(sed 's/acquisitions=\([0-9]*\).*/\1/' "$tmp/o") ;;
+				esac
+				echo "$n $i $t $a $(cat "$tmp/t1")" >> "$tmp/peer"
+			done
 			i=$((i + 1))
 		done
-		pacq=$(sed 's/acquisitions=\([0-9]*\).*/\1/' "$tmp/pyout")
-		set -- $(stats "$tmp/py")
-		awk -v n=$n -v pa="$pacq" -v lo="$1" -v med="$2" -v hi="$3" \
-		    '$1 == "peer-" n { va = $3; vc = $4; v1 = $5 }
-		    END { printf "%-6d %12d %12d %6.2f/%6.2f/%6.2f %11.3f %11.3f %7.1fx\n", n, v1, pa,
-			lo, med, hi, va / vc / 1e6, pa / med / 1e6, (va / vc) / (pa / med) }' "$tmp/rows"
 	done
+	# per N: each tool's median rate, and vlocksim's over each peer's, the
+	# median of the rounds' ratios
+	printf '%-6s %-9s %12s %9s %9s %12s %10s\n' vCPUs tool acquisitions "cpu s" "RSS MB" \
+	    "Macq/cpu-s" "vl/tool"
+	for n in 4 64 1024; do
+		for t in $tools; do
+			awk -v n=$n -v t=$t '
+			    function med(a, k,   i, j, x) { for (i = 2; i <= k; i++) { x = a[i]
+				for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+				return a[int((k + 1) / 2)] }
+			    $1 == n { r = $4 / ($5 > 0 ? $5 : 1e-3) }
+			    $1 == n && $3 == "vlocksim" { vr[$2] = r }
+			    $1 == n && $3 == t { k++; acq[k] = $4; cpu[k] = $5; rss[k] = $6; rate[k] = r; rd[$2] = r }
+			    END { for (i in rd) { m++; q[m] = vr[i] / rd[i] }
+				printf "%-6d %-9s %12d %9.3f %9.1f %12.3f %9s\n", n, t, med(acq, k),
+				    med(cpu, k), med(rss, k) / 1024, med(rate, k) / 1e6,
+				    t == "vlocksim" ? "-" : sprintf("%.3gx", med(q, m)) }' "$tmp/peer"
+		done
+	done
+	echo "targets: vl/limit >= 0.35, vl/simgrid >= 20x, vl/simpy >= 40x"
+fi
+
+# Section 3: ns per event against the number of vCPUs, pinned and CFS 2x.
+if want scale; then
+	echo
+	echo "scaling: ns per event (CPU-s / events, median of $RUNS), peak RSS"
+	printf '%-6s %10s %8s %8s %12s %8s %8s\n' vCPUs "pinned ev" "ns/ev" "RSS MB" "CFS 2x ev" "ns/ev" "RSS MB"
+	: > "$tmp/scale"
+	for n in 8 64 512 4096; do
+		case $n in 8) pd=400ms; cd=40s ;; 64) pd=400ms; cd=2s ;;
+		512) pd=400ms; cd=200ms ;; *) pd=100ms; cd=20ms ;; esac
+		# CFS: N/8 VMs of 8 vCPUs on N/2 pCPUs, at most 128 cores a socket
+		p=$((n / 2)); if [ $p -le 128 ]; then cs="1 $p"; else cs="$((p / 128)) 128"; fi
+		: > "$tmp/sp"; : > "$tmp/sc"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			vl_peer $n $pd "$tmp/o" || exit 1
+			echo "$(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/sp"
+			set -- $cs
+			timed "$tmp/o" "$VS" run "$SRC/bench/scale.yaml" --set "vms[0].count=$((n / 8))" \
+			    --set "machine.sockets=$1" --set "machine.cores_per_socket=$2" \
+			    --set "duration=$cd" --reps 1 --no-wall-clock --format csv || exit 1
+			echo "$(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/sc"
+			i=$((i + 1))
+		done
+		pe=$(awk '{ print $1; exit }' "$tmp/sp"); ce=$(awk '{ print $1; exit }' "$tmp/sc")
+		pns=$(awk '{ print $2 * 1e9 / $1 }' "$tmp/sp" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
+		prss=$(awk '{ print $3 / 1024 }' "$tmp/sp" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
+		cns=$(awk '{ print $2 * 1e9 / $1 }' "$tmp/sc" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
+		crss=$(awk '{ print $3 / 1024 }' "$tmp/sc" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
+		printf '%-6d %10d %8.1f %8.1f %12d %8.1f %8.1f\n' $n "$pe" "$pns" "$prss" "$ce" "$cns" "$crss"
+		echo "$n $pns $cns" >> "$tmp/scale"
+	done
+	awk '$1 == 8 { p = $2; c = $3 } $1 == 4096 { P = $2; C = $3 }
+	    END { printf "ns/event at 4096 vCPUs / at 8: pinned %.2f, CFS 2x %.2f (target <= 2)\n", P / p, C / c }' \
+	    "$tmp/scale"
 fi
 echo "load after: $(uptime)"
