@@ -89,6 +89,17 @@ struct pvq_cfg {
 	int irqs;		/* 1: spin_lock() with interrupts on, kvm_wait safe_halt()s */
 };
 
+/* A waiter's qspinlock_paravirt.h struct pv_node, with the model's own
+ * bookkeeping beside it: one record per vCPU, not parallel arrays. */
+struct pvq_node {
+	sim_time_t seen_at;	/* when node->locked = 1 reaches it */
+	unsigned char role;	/* enum pvq_role */
+	unsigned char state;	/* enum pvq_state: pv_node.state */
+	unsigned char granted;	/* mcs_spinlock.locked: its turn as head came */
+	unsigned char lp;	/* head: the lock is in the pv hash for it (pv_wait_head_or_lock lp) */
+	unsigned char kicked;	/* kicked since it last woke */
+};
+
 struct pvq {
 	const struct pvq_cfg *cfg;
 	int byte;		/* locked byte: 0, PVQ_LOCKED, PVQ_SLOW */
@@ -97,9 +108,7 @@ struct pvq {
 	int qh, qn, n;
 	struct vcpu *hashed;	/* the pv hash entry for this lock */
 	int nunfair;		/* vCPUs with role PVQ_UNFAIR (steal: hybrid) */
-	/* per vCPU of the VM */
-	unsigned char *role, *state, *granted, *lp, *kicked;
-	sim_time_t *seen_at;	/* when node->locked = 1 reaches it */
+	struct pvq_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
 static int
@@ -139,12 +148,7 @@ pvq_create(struct glock *l, const void *cfg)
 	p->cfg = cfg;
 	p->n = (int)n;
 	p->q = xcalloc(n, sizeof *p->q);
-	p->role = xcalloc(n, 1);
-	p->state = xcalloc(n, 1);
-	p->granted = xcalloc(n, 1);
-	p->lp = xcalloc(n, 1);
-	p->kicked = xcalloc(n, 1);
-	p->seen_at = xcalloc(n, sizeof *p->seen_at);
+	p->node = xcalloc(n, sizeof *p->node);
 	l->halt_irqs = p->cfg->irqs;
 	return p;
 }
@@ -155,12 +159,7 @@ pvq_destroy(void *priv)
 	struct pvq *p = priv;
 
 	free(p->q);
-	free(p->role);
-	free(p->state);
-	free(p->granted);
-	free(p->lp);
-	free(p->kicked);
-	free(p->seen_at);
+	free(p->node);
 	free(p);
 }
 
@@ -202,7 +201,7 @@ wait_early(const struct pvq *p, const struct vcpu *v)
 
 	if (prev == NULL || !p->cfg->wait_early)
 		return 0;
-	return p->state[prev->idx] != PVQ_RUNNING ||
+	return p->node[prev->idx].state != PVQ_RUNNING ||
 	    (p->cfg->wait_early_preempted && prev->pcpu == NULL);
 }
 
@@ -213,7 +212,7 @@ tell_successor(struct glock *l, struct vcpu *v)
 	struct pvq *p = l->priv;
 	struct vcpu *s = qat(p, qpos(p, v) + 1);
 
-	if (p->cfg->wait_early && s != NULL && p->role[s->idx] == PVQ_NODE &&
+	if (p->cfg->wait_early && s != NULL && p->node[s->idx].role == PVQ_NODE &&
 	    guest_is_running(s) &&
 	    guest_is_spinning(s))
 		/* v's store to its own node's state, which s reads */
@@ -226,7 +225,7 @@ pvq_kick(struct glock *l, struct vcpu *v, struct vcpu *k)
 {
 	struct pvq *p = l->priv;
 
-	p->kicked[k->idx] = 1;
+	p->node[k->idx].kicked = 1;
 	l->st.kicks++;
 	l->hv->st.exits_hypercall++;
 	hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, k->id);
@@ -249,7 +248,7 @@ poke_unfair(struct glock *l, const struct vcpu *v)
 	for (i = 0; i < p->n; i++) {
 		struct vcpu *w = l->vm->vcpus[i];
 
-		if (p->role[i] == PVQ_UNFAIR && guest_is_running(w) && guest_is_spinning(w))
+		if (p->node[i].role == PVQ_UNFAIR && guest_is_running(w) && guest_is_spinning(w))
 			guest_poke(w, lock_handover_ns(l) +
 			    lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, w));
 	}
@@ -272,31 +271,31 @@ got_lock(struct glock *l, struct vcpu *v, double extra)
 	sim_time_t now = l->hv->sim->now;
 	struct vcpu *next = NULL;
 
-	if (p->role[v->idx] != PVQ_NONE) {	/* the queue head, not a stealer */
+	if (p->node[v->idx].role != PVQ_NONE) {	/* the queue head, not a stealer */
 		VS_ASSERT(qhead(p) == v);
 		p->qh = (p->qh + 1) % p->n;
 		p->qn--;
-		p->role[v->idx] = PVQ_NONE;
+		p->node[v->idx].role = PVQ_NONE;
 		next = qhead(p);
 	}
 	p->byte = PVQ_LOCKED;
 	if (next != NULL) {
 		double d = lock_flag_ns(l, v, next);	/* next spins on its node */
 
-		VS_ASSERT(p->role[next->idx] == PVQ_NODE && !p->granted[next->idx]);
+		VS_ASSERT(p->node[next->idx].role == PVQ_NODE && !p->node[next->idx].granted);
 		/* arch_mcs_spin_unlock_contended(&next->locked) */
-		p->granted[next->idx] = 1;
-		p->seen_at[next->idx] = now + sim_ns(d);
+		p->node[next->idx].granted = 1;
+		p->node[next->idx].seen_at = now + sim_ns(d);
 		if (guest_is_running(next) && guest_is_spinning(next))
 			guest_poke(next, d);
-		if (p->state[next->idx] == PVQ_HALTED && p->cfg->kick == PVQ_KICK_HEAD) {
+		if (p->node[next->idx].state == PVQ_HALTED && p->cfg->kick == PVQ_KICK_HEAD) {
 			/* LNX-4.2 pv_kick_node: xchg state running; kick if it was halted */
-			p->state[next->idx] = PVQ_RUNNING;
+			p->node[next->idx].state = PVQ_RUNNING;
 			pvq_kick(l, v, next);
 			extra += p->cfg->hypercall_ns;
-		} else if (p->state[next->idx] == PVQ_HALTED) {
+		} else if (p->node[next->idx].state == PVQ_HALTED) {
 			/* LNX-4.5 qspinlock_paravirt.h: pv_kick_node */
-			p->state[next->idx] = PVQ_HASHED;
+			p->node[next->idx].state = PVQ_HASHED;
 			p->byte = PVQ_SLOW;
 			VS_ASSERT(p->hashed == NULL);
 			p->hashed = next;
@@ -326,11 +325,11 @@ node_woken(struct vcpu *v)
 	struct glock *l = guest_acquiring(v);
 	struct pvq *p = l->priv;
 
-	p->kicked[v->idx] = 0;
+	p->node[v->idx].kicked = 0;
 	/* cmpxchg(&pn->state, vcpu_halted, vcpu_running): hashed stays hashed */
-	if (p->state[v->idx] == PVQ_HALTED)
-		p->state[v->idx] = PVQ_RUNNING;
-	if (p->granted[v->idx]) {
+	if (p->node[v->idx].state == PVQ_HALTED)
+		p->node[v->idx].state = PVQ_RUNNING;
+	if (p->node[v->idx].granted) {
 		head_enter(l, v);
 		return;
 	}
@@ -345,9 +344,9 @@ node_halt(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
 
-	p->state[v->idx] = PVQ_HALTED;
-	if (p->granted[v->idx]) {
-		p->state[v->idx] = PVQ_RUNNING;
+	p->node[v->idx].state = PVQ_HALTED;
+	if (p->node[v->idx].granted) {
+		p->node[v->idx].state = PVQ_RUNNING;
 		head_enter(l, v);
 		return;
 	}
@@ -367,7 +366,7 @@ node_spin(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
 
-	if (p->granted[v->idx]) {
+	if (p->node[v->idx].granted) {
 		head_enter(l, v);
 		return;
 	}
@@ -385,7 +384,7 @@ head_woken(struct vcpu *v)
 	struct glock *l = guest_acquiring(v);
 	struct pvq *p = l->priv;
 
-	p->kicked[v->idx] = 0;
+	p->node[v->idx].kicked = 0;
 	/* pv_wait_head_or_lock: qstat_pv_spurious_wakeup if still locked */
 	if (p->byte != 0)
 		l->st.spurious++;
@@ -402,8 +401,8 @@ head_budget(struct vcpu *v)
 
 	p->pending = 0;
 	l->last_pcpu = v->pcpu->id;
-	if (!p->lp[v->idx]) {
-		p->lp[v->idx] = 1;
+	if (!p->node[v->idx].lp) {
+		p->node[v->idx].lp = 1;
 		VS_ASSERT(p->hashed == NULL);
 		p->hashed = v;
 		if (p->byte == 0) {	/* xchg found it free: ours; unhash */
@@ -413,7 +412,7 @@ head_budget(struct vcpu *v)
 		}
 		p->byte = PVQ_SLOW;
 	}
-	p->state[v->idx] = PVQ_HALTED;
+	p->node[v->idx].state = PVQ_HALTED;
 	tell_successor(l, v);
 	/* kvm_wait: return at once unless *ptr == val */
 	if (p->byte != PVQ_SLOW) {
@@ -429,7 +428,7 @@ head_round(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
 
-	p->state[v->idx] = PVQ_RUNNING;
+	p->node[v->idx].state = PVQ_RUNNING;
 	p->pending = 1;
 	if (head_try(l, v, lock_seen_ns(l, v) + lock_atomic_ns(l)))
 		return;
@@ -442,9 +441,9 @@ head_enter(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
 
-	p->role[v->idx] = PVQ_HEAD;
+	p->node[v->idx].role = PVQ_HEAD;
 	/* pv_kick_node already hashed us: do not hash again */
-	p->lp[v->idx] = p->state[v->idx] == PVQ_HASHED;
+	p->node[v->idx].lp = p->node[v->idx].state == PVQ_HASHED;
 	head_round(l, v);
 }
 
@@ -454,7 +453,7 @@ pvq_halt(struct glock *l, struct vcpu *v, guest_fn on_wake)
 {
 	struct pvq *p = l->priv;
 
-	p->kicked[v->idx] = 0;
+	p->node[v->idx].kicked = 0;
 	l->st.halts++;
 	/* LNX-4.5 kvm.c kvm_wait: halt() if irqs were off, else safe_halt() */
 	if (p->cfg->irqs)
@@ -472,15 +471,15 @@ enqueue(struct glock *l, struct vcpu *v)
 	p->q[(p->qh + p->qn) % p->n] = v;
 	p->qn++;
 	VS_ASSERT(p->qn <= p->n);
-	p->state[v->idx] = PVQ_RUNNING;
-	p->granted[v->idx] = 0;
-	p->seen_at[v->idx] = -1;
-	p->kicked[v->idx] = 0;
+	p->node[v->idx].state = PVQ_RUNNING;
+	p->node[v->idx].granted = 0;
+	p->node[v->idx].seen_at = -1;
+	p->node[v->idx].kicked = 0;
 	if (p->qn == 1) {
 		head_enter(l, v);
 		return;
 	}
-	p->role[v->idx] = PVQ_NODE;
+	p->node[v->idx].role = PVQ_NODE;
 	node_spin(l, v);
 }
 
@@ -504,7 +503,7 @@ pvq_acquire(struct glock *l, struct vcpu *v)
 	}
 	/* pv_hybrid_queued_unfair_trylock: spin while tail set, pending clear */
 	if (p->cfg->steal == PVQ_STEAL_HYBRID && p->qn > 0 && !p->pending) {
-		p->role[v->idx] = PVQ_UNFAIR;
+		p->node[v->idx].role = PVQ_UNFAIR;
 		p->nunfair++;
 		lock_wait(l, v, GUEST_FOREVER, NULL);
 		return;
@@ -531,11 +530,11 @@ pvq_release(struct glock *l, struct vcpu *v)
 		cost += p->cfg->hypercall_ns;
 	}
 	p->byte = 0;
-	if ((h = qhead(p)) != NULL && p->role[h->idx] == PVQ_HEAD)
+	if ((h = qhead(p)) != NULL && p->node[h->idx].role == PVQ_HEAD)
 		lock_poke(l, h);
 	poke_unfair(l, v);
 	/* Self-check: a free lock never waits on a halted, unkicked head. */
-	if (h != NULL && guest_is_halted(h) && !p->kicked[h->idx])
+	if (h != NULL && guest_is_halted(h) && !p->node[h->idx].kicked)
 		vs_fatal("pv-qspinlock %s: free, but queue head vCPU %d halted and unkicked",
 		    l->name, h->id);
 	return cost;
@@ -546,9 +545,9 @@ pvq_ready(struct glock *l, struct vcpu *v)
 {
 	struct pvq *p = l->priv;
 
-	switch (p->role[v->idx]) {
+	switch (p->node[v->idx].role) {
 	case PVQ_NODE:
-		return p->granted[v->idx] || wait_early(p, v);
+		return p->node[v->idx].granted || wait_early(p, v);
 	case PVQ_HEAD:
 		return p->byte == 0;
 	case PVQ_UNFAIR:	/* the hybrid loop ends: steal, or queue */
@@ -566,8 +565,8 @@ pvq_observe(struct glock *l, struct vcpu *v)
 
 	if (!pvq_ready(l, v))
 		return 0;
-	if (p->role[v->idx] == PVQ_UNFAIR) {
-		p->role[v->idx] = PVQ_NONE;
+	if (p->node[v->idx].role == PVQ_UNFAIR) {
+		p->node[v->idx].role = PVQ_NONE;
 		p->nunfair--;
 		if (p->byte == 0 && !p->pending) {
 			got_lock(l, v, lock_claim_ns(l, v));	/* cmpxchg locked 0 -> 1 */
@@ -577,11 +576,11 @@ pvq_observe(struct glock *l, struct vcpu *v)
 		}
 		return 1;
 	}
-	if (p->role[v->idx] == PVQ_HEAD)
+	if (p->node[v->idx].role == PVQ_HEAD)
 		return head_try(l, v, lock_claim_ns(l, v));
-	if (p->granted[v->idx]) {
-		if (p->seen_at[v->idx] > now) {
-			guest_poke(v, (double)(p->seen_at[v->idx] - now));
+	if (p->node[v->idx].granted) {
+		if (p->node[v->idx].seen_at > now) {
+			guest_poke(v, (double)(p->node[v->idx].seen_at - now));
 			return 0;
 		}
 		head_enter(l, v);
@@ -598,7 +597,7 @@ pvq_reads_word(const struct glock *l, const struct vcpu *v)
 {
 	const struct pvq *p = l->priv;
 
-	return p->role[v->idx] == PVQ_HEAD || p->role[v->idx] == PVQ_UNFAIR;
+	return p->node[v->idx].role == PVQ_HEAD || p->node[v->idx].role == PVQ_UNFAIR;
 }
 
 static const struct vs_param pvq_params[] = {
