@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "guest/lock.h"
 #include "hv/hv.h"
 
 enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
@@ -30,6 +29,8 @@ struct guest {
 	sim_time_t obs_at;	/* spin: when the poked change is seen; -1 none */
 	double ple_left;	/* spin: time to a pause-loop exit (INFINITY: no PLE) */
 	struct glock *lock;	/* spin: the lock watched */
+	const struct guest_watch_ops *wops;	/* ... and what it answers */
+	int spin_on;		/* the lock counts it among its spinners now */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int in_ple;		/* pre is a PLE exit being handled */
@@ -140,6 +141,18 @@ settle(struct guest *g)
 			g->rem = g->rem > el ? g->rem - el : 0;
 		if (g->ple_left != GUEST_FOREVER)
 			g->ple_left = g->ple_left > el ? g->ple_left - el : 0;
+	}
+}
+
+/* Tell the lock whether v spins on it on a pCPU now (its spinners by place). */
+static inline void
+spin_note(struct guest *g)
+{
+	int on = g->act == GA_SPIN && !g->cond && g->v->pcpu != NULL;
+
+	if (on != g->spin_on) {
+		g->spin_on = on;
+		g->wops->spinning(g->lock, g->v, on);
 	}
 }
 
@@ -456,6 +469,8 @@ arm(struct guest *g)
 	struct sim *s = g->sim;
 	sim_time_t t;
 
+	if (g->spin_on || g->act == GA_SPIN)
+		spin_note(g);
 	if (g->v->pcpu == NULL) {
 		sim_cancel(s, &g->ev);
 		return;
@@ -556,6 +571,7 @@ guest_ev(void *s, void *arg, int64_t data)
 			g->cond = g->cond_met = 0;
 			f = g->cond_seen;
 			g->act = GA_NONE;
+			spin_note(g);
 			g->cond_seen = NULL;
 			f(g->v);
 			break;
@@ -563,7 +579,7 @@ guest_ev(void *s, void *arg, int64_t data)
 		if (g->obs_at >= 0 && g->obs_at <= sim->now) {
 			g->obs_at = -1;
 			/* The lock either hands the vCPU a new activity or it spins on. */
-			if (!lock_observe(g->lock, g->v))
+			if (!g->wops->observe(g->lock, g->v))
 				arm(g);
 			break;
 		}
@@ -575,6 +591,7 @@ guest_ev(void *s, void *arg, int64_t data)
 		f = g->cont;
 		g->act = GA_NONE;
 		g->cont = NULL;
+		spin_note(g);
 		f(g->v);
 		break;
 	default:
@@ -602,8 +619,8 @@ guest_run(struct vcpu *v, double overhead_ns)
 		g->entry_hook(v);	/* KVM vcpu_enter_guest: requests made while out */
 	if (g->act == GA_SPIN && g->cond && g->cond_met)
 		g->obs_at = g->t0 + sim_ns(g->pre);
-	else if (g->act == GA_SPIN && !g->cond && lock_ready(g->lock, v))
-		g->obs_at = g->t0 + sim_ns(g->pre + lock_seen_ns(g->lock, v));
+	else if (g->act == GA_SPIN && !g->cond && g->wops->ready(g->lock, v))
+		g->obs_at = g->t0 + sim_ns(g->pre + g->wops->seen_ns(g->lock, v));
 	arm(g);
 	deliver(g);	/* KVM vcpu_enter_guest: inject what became pending while out */
 }
@@ -615,6 +632,10 @@ guest_stop(struct vcpu *v)
 
 	settle(g);
 	sim_cancel(vsim(v), &g->ev);
+	if (g->spin_on) {	/* v->pcpu goes once this returns */
+		g->spin_on = 0;
+		g->wops->spinning(g->lock, v, 0);
+	}
 	if (g->act == GA_HALT && g->polling)
 		poll_charge(g);
 	sim_cancel(vsim(v), &g->poll_ev);	/* a preempted poll resumes on return */
@@ -699,16 +720,22 @@ guest_begin(struct vcpu *v, guest_fn first)
 }
 
 void
-guest_spin(struct vcpu *v, struct glock *l, double budget_ns, guest_fn on_budget)
+guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
+    double budget_ns, guest_fn on_budget)
 {
 	struct guest *g = v->g;
 
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
 	hv_probe(v->vm->hv, PR_SPIN_START, v->id, v->pcpu->id, l, 0);
+	if (g->spin_on && g->lock != l) {	/* counted by the lock it spun on */
+		g->spin_on = 0;
+		g->wops->spinning(g->lock, v, 0);
+	}
 	g->act = GA_SPIN;
 	g->cond = 0;
 	g->lock = l;
+	g->wops = wops;
 	g->rem = budget_ns;
 	g->cont = on_budget;
 	g->obs_at = -1;
@@ -1040,6 +1067,8 @@ guest_finish(struct vcpu *v)
 	struct guest *g = v->g;
 
 	g->act = GA_DONE;
+	if (g->spin_on)
+		spin_note(g);
 	hv_set_load(v, LOAD_IDLE);
 	hv_block(v);
 }

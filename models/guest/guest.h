@@ -43,8 +43,23 @@ void guest_woken(struct vcpu *);			/* hv_wake */
 /* A thread is ready: first runs as soon as the vCPU has a pCPU. */
 void guest_begin(struct vcpu *, guest_fn first);
 void guest_work(struct vcpu *, double ns, guest_fn done);
+/*
+ * What this layer asks of the lock a vCPU spins on (lock.c fills it in), so
+ * that guest.c never includes lock.h: whether a spinner that saw the word
+ * change now owns the lock (it then has a new activity), whether one that
+ * got its pCPU back would see a change worth acting on, how long v takes to
+ * see the word as last written, and (spinning) that v now spins on it on a
+ * pCPU, or no longer (the lock counts its spinners by place).
+ */
+struct guest_watch_ops {
+	int (*observe)(struct glock *, struct vcpu *);
+	int (*ready)(struct glock *, struct vcpu *);
+	double (*seen_ns)(const struct glock *, const struct vcpu *);
+	void (*spinning)(struct glock *, struct vcpu *, int on);
+};
 /* Spin watching lock l; after budget_ns of running spin, call on_budget. */
-void guest_spin(struct vcpu *, struct glock *l, double budget_ns, guest_fn on_budget);
+void guest_spin(struct vcpu *, struct glock *l, const struct guest_watch_ops *,
+    double budget_ns, guest_fn on_budget);
 /* Spin (PAUSE loop, seen by PLE) until guest_spin_met; then call seen.  The
  * vCPU takes interrupts meanwhile (csd_lock_wait runs with them enabled). */
 void guest_spin_wait(struct vcpu *, guest_fn seen);

@@ -26,21 +26,22 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->word_lines = lines->word;
 	l->req_lines = lines->req;
 	l->req_stream = lines->req_stream;
-	l->wait_since = xmalloc((size_t)vm->nvcpus * sizeof *l->wait_since);
-	l->req_pcpu = xmalloc((size_t)vm->nvcpus * sizeof *l->req_pcpu);
-	l->pool_put = xcalloc((size_t)vm->nvcpus, 1);
+	l->node = xcalloc((size_t)vm->nvcpus, sizeof *l->node);
 	for (i = 0; i < vm->nvcpus; i++) {
-		l->wait_since[i] = -1;
-		l->req_pcpu[i] = -1;
-		l->pool_put[i] = (unsigned char)(i & 1);	/* half of them put first */
+		l->node[i].wait_since = -1;
+		l->node[i].req_pcpu = -1;
+		l->node[i].spin_pcpu = -1;
+		l->node[i].pool_put = (unsigned char)(i & 1);	/* half of them put first */
 	}
+	l->spin_sock = xcalloc((size_t)l->hv->m->sockets, sizeof *l->spin_sock);
+	l->spin_core = xcalloc((size_t)l->hv->m->npcpus, sizeof *l->spin_core);
+	l->spinners = xcalloc((size_t)vm->nvcpus, sizeof *l->spinners);
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
 	l->slow_word = lines->slow_word;
 	l->slow_ns = lines->slow_ns;
-	if (ops->fifo && l->hv->check >= 3)
-		l->arrival = xcalloc((size_t)vm->nvcpus, sizeof *l->arrival);
+	l->check_fifo = ops->fifo && l->hv->check >= 3;
 	l->st.wait = hist_new();
 	l->priv = ops->create(l, cfg);
 	return l;
@@ -54,10 +55,10 @@ lock_free(struct glock *l)
 	if (l->ops->destroy != NULL)
 		l->ops->destroy(l->priv);
 	hist_free(l->st.wait);
-	free(l->wait_since);
-	free(l->req_pcpu);
-	free(l->pool_put);
-	free(l->arrival);
+	free(l->node);
+	free(l->spin_sock);
+	free(l->spin_core);
+	free(l->spinners);
 	free(l->name);
 	free(l);
 }
@@ -92,20 +93,21 @@ lock_stream_ns(const struct glock *l, int from, const struct vcpu *to, int n)
 static int
 req_from(const struct glock *l, const struct vcpu *owner)
 {
-	return l->req_pcpu[owner->idx] < 0 && owner->pcpu != NULL ? owner->pcpu->id :
-	    l->req_pcpu[owner->idx];
+	int from = l->node[owner->idx].req_pcpu;
+
+	return from < 0 && owner->pcpu != NULL ? owner->pcpu->id : from;
 }
 
 double
 lock_reclaim_ns(struct glock *l, struct vcpu *v)
 {
+	int from = l->node[v->idx].req_pcpu;
 	double ns;
 
-	if (l->req_lines + l->req_stream == 0 || l->req_pcpu[v->idx] < 0)
+	if (l->req_lines + l->req_stream == 0 || from < 0)
 		return 0;
-	ns = l->req_lines * lock_line_ns(l, l->req_pcpu[v->idx], v) +
-	    lock_stream_ns(l, l->req_pcpu[v->idx], v, l->req_stream);
-	l->req_pcpu[v->idx] = -1;
+	ns = l->req_lines * lock_line_ns(l, from, v) + lock_stream_ns(l, from, v, l->req_stream);
+	l->node[v->idx].req_pcpu = -1;
 	return ns;
 }
 
@@ -116,37 +118,86 @@ lock_seen_ns(const struct glock *l, const struct vcpu *v)
 }
 
 /*
+ * The waiters spinning on the word's line, by place: a waiter is counted
+ * while it is inside acquire (node wait_since) and spins on a pCPU (guest.c
+ * says so through lock_watch_ops), where it spins; so a release asks
+ * "is any on another socket, another core of mine, my sibling" in O(1).
+ */
+static void
+spin_update(struct glock *l, struct vcpu *v)
+{
+	struct lock_node *n = &l->node[v->idx];
+	const struct machine *m = l->hv->m;
+	int want = n->spinning && n->wait_since >= 0, p;
+
+	if (want == (n->spin_pcpu >= 0))
+		return;
+	if (want) {
+		p = v->pcpu->id;
+		n->spin_pcpu = p;
+		n->spin_idx = l->nspin;
+		l->spinners[l->nspin++] = v;
+		l->spin_sock[machine_socket_of(m, p)]++;
+		l->spin_core[machine_core_of(m, p)]++;
+	} else {
+		struct vcpu *last = l->spinners[--l->nspin];
+
+		p = n->spin_pcpu;
+		l->spinners[n->spin_idx] = last;
+		l->node[last->idx].spin_idx = n->spin_idx;
+		n->spin_pcpu = -1;
+		l->spin_sock[machine_socket_of(m, p)]--;
+		l->spin_core[machine_core_of(m, p)]--;
+	}
+}
+
+static void
+watch_spinning(struct glock *l, struct vcpu *v, int on)
+{
+	l->node[v->idx].spinning = (unsigned char)on;
+	spin_update(l, v);
+}
+
+/*
  * MESI (Sorin, Hill, Wood, "A Primer on Memory Consistency and Cache
  * Coherence", 2011, ch. 6-7): a store needs the line in M.  The last writer
  * has it in M, and every waiter spinning on the word re-reads it after each
  * write, so holds it in S; the read-for-ownership invalidates all copies at
  * once: the farthest holder's transfer, a local hit if v alone has it.
+ * The farthest is found from the spinners' counts by place (spin_update),
+ * in constant time; where only some spinners read the word (an MCS queue:
+ * ops->reads_word), from the list of spinners.
  */
 double
 lock_own_ns(const struct glock *l, const struct vcpu *v)
 {
 	const struct machine *m = l->hv->m;
 	double ns = lock_seen_ns(l, v), d;
-	int i, left = l->waiting;
+	int i, p, self, core;
 
-	if (!m->release_visibility || v->pcpu == NULL)
+	if (!m->release_visibility || v->pcpu == NULL || l->nspin == 0)
 		return ns;
-	/* Stop once every waiter was seen or the machine's farthest transfer
-	 * reached: the max is the same, and a release costs O(waiters) at most. */
-	for (i = 0; i < l->vm->nvcpus && left > 0 && ns < m->line_far_ns; i++) {
-		const struct vcpu *w = l->vm->vcpus[i];
+	if (l->ops->reads_word != NULL) {
+		for (i = 0; i < l->nspin; i++) {
+			const struct vcpu *w = l->spinners[i];
 
-		if (l->wait_since[i] < 0)
-			continue;
-		left--;
-		if (w == v || !guest_is_running(w) || !guest_is_spinning(w))
-			continue;
-		if (l->ops->reads_word != NULL && !l->ops->reads_word(l, w))
-			continue;	/* it spins on a line of its own */
-		d = lock_line_ns(l, w->pcpu->id, v);
-		if (d > ns)
-			ns = d;
+			if (w == v || !l->ops->reads_word(l, w))
+				continue;	/* it spins on a line of its own */
+			d = lock_line_ns(l, w->pcpu->id, v);
+			if (d > ns)
+				ns = d;
+		}
+		return ns;
 	}
+	p = v->pcpu->id;
+	self = l->node[v->idx].spin_pcpu >= 0;
+	core = l->spin_core[machine_core_of(m, p)];
+	if (l->nspin > l->spin_sock[machine_socket_of(m, p)] && m->line_ns[HW_REMOTE] > ns)
+		ns = m->line_ns[HW_REMOTE];
+	if (l->spin_sock[machine_socket_of(m, p)] > core && m->line_ns[HW_SOCKET] > ns)
+		ns = m->line_ns[HW_SOCKET];
+	if (core > self && m->line_ns[HW_SIBLING] > ns)
+		ns = m->line_ns[HW_SIBLING];
 	return ns;
 }
 
@@ -199,10 +250,10 @@ lock_acquire(struct glock *l, struct vcpu *v)
 {
 	VS_ASSERT(l->holder != v);
 	guest_set_acquiring(v, l);
-	l->wait_since[v->idx] = l->hv->sim->now;
+	l->node[v->idx].wait_since = l->hv->sim->now;
 	l->waiting++;
-	if (l->arrival != NULL)
-		l->arrival[v->idx] = l->arrivals++;
+	if (l->check_fifo)
+		l->node[v->idx].arrival = l->arrivals++;
 	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
 	l->ops->acquire(l, v);
 }
@@ -219,8 +270,8 @@ pool_slow(struct glock *l, const struct vcpu *v)
 
 	if (l->pool_batches == 0)
 		return 0;	/* (before the per-vCPU byte: no line touched) */
-	put = l->pool_put[v->idx];
-	l->pool_put[v->idx] = (unsigned char)!put;
+	put = l->node[v->idx].pool_put;
+	l->node[v->idx].pool_put = (unsigned char)!put;
 	if (put ? l->pool_avail == l->pool_batches : l->pool_avail == 0)
 		return 1;
 	l->pool_avail += put ? 1 : -1;
@@ -239,12 +290,13 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		    l->holder->id);
 	VS_ASSERT(runner->pcpu != NULL);
 	/* --check=full: a FIFO lock is owned in the order it was asked for */
-	if (l->arrival != NULL && l->arrival[v->idx] != l->entries++)
+	if (l->check_fifo && l->node[v->idx].arrival != l->entries++)
 		vs_fatal("check: FIFO lock %s: vCPU %d took turn %llu, turn %llu was next",
-		    l->name, v->id, (unsigned long long)l->arrival[v->idx],
+		    l->name, v->id, (unsigned long long)l->node[v->idx].arrival,
 		    (unsigned long long)(l->entries - 1));
-	wait = (double)(now - l->wait_since[v->idx]);
-	l->wait_since[v->idx] = -1;
+	wait = (double)(now - l->node[v->idx].wait_since);
+	l->node[v->idx].wait_since = -1;
+	spin_update(l, v);
 	l->waiting--;
 	l->holder = v;
 	l->hold_since = now;
@@ -281,7 +333,7 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 
 		lines += l->req_lines * lock_line_ns(l, from, runner) +
 		    lock_stream_ns(l, from, runner, l->req_stream);
-		l->req_pcpu[v->idx] = runner == v ? -1 : runner->pcpu->id;
+		l->node[v->idx].req_pcpu = runner == v ? -1 : runner->pcpu->id;
 	}
 	return lines;
 }
@@ -327,10 +379,30 @@ lock_release(struct glock *l, struct vcpu *v)
 	guest_work(v, cost, l->client->cont);
 }
 
+static int
+watch_observe(struct glock *l, struct vcpu *v)
+{
+	return l->ops->observe(l, v);
+}
+
+static int
+watch_ready(struct glock *l, struct vcpu *v)
+{
+	return l->ops->ready(l, v);
+}
+
+/* What guest.c asks of the lock a vCPU spins on (guest.h). */
+static const struct guest_watch_ops lock_watch_ops = {
+	.observe = watch_observe,
+	.ready = watch_ready,
+	.seen_ns = lock_seen_ns,
+	.spinning = watch_spinning,
+};
+
 void
 lock_wait(struct glock *l, struct vcpu *v, double budget_ns, guest_fn on_budget)
 {
-	guest_spin(v, l, budget_ns, on_budget);
+	guest_spin(v, l, &lock_watch_ops, budget_ns, on_budget);
 }
 
 void
@@ -338,16 +410,4 @@ lock_poke(struct glock *l, struct vcpu *w)
 {
 	if (guest_is_running(w) && guest_is_spinning(w))
 		guest_poke(w, l->handover_ns + lock_seen_ns(l, w));
-}
-
-int
-lock_observe(struct glock *l, struct vcpu *v)
-{
-	return l->ops->observe(l, v);
-}
-
-int
-lock_ready(struct glock *l, struct vcpu *v)
-{
-	return l->ops->ready(l, v);
 }

@@ -117,6 +117,21 @@ struct lock_client {
 						 * moves v's program past its release */
 };
 
+/*
+ * What the glue keeps per vCPU of the VM, one compact record each (as Linux
+ * keeps a per-CPU qspinlock node, pv_node): not parallel arrays, so a
+ * waiter's state is one line.
+ */
+struct lock_node {
+	sim_time_t wait_since;	/* inside acquire since; -1 when not waiting */
+	uint64_t arrival;	/* --check=full, fifo locks: its acquire's turn */
+	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
+	int spin_pcpu;		/* counted among the spinners on this pCPU; -1 not */
+	int spin_idx;		/* ... at this index of spinners[] */
+	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
+	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
+};
+
 struct glock {
 	const struct lock_ops *ops;
 	const struct lock_client *client;
@@ -133,15 +148,17 @@ struct glock {
 	int word_lines;		/* section data in the lock word's own line (0 or more) */
 	int req_lines;		/* the requester's own lines, read one after another */
 	int req_stream;		/* ... and those it then copies in one burst */
-	int *req_pcpu;		/* per vCPU: pCPU that last wrote its req_lines (-1 own) */
-	/* The pool (pool_batches 0: none): batches in it now, per vCPU the
-	 * direction of its next section (1 put, 0 take), the slow path. */
+	/* The pool (pool_batches 0: none): batches in it now, the slow path. */
 	int pool_batches, pool_avail, slow_lines, slow_word;
 	double slow_ns;
-	unsigned char *pool_put;
 	sim_time_t hold_since;
-	sim_time_t *wait_since;	/* per vCPU of the VM; -1 when not waiting */
-	uint64_t *arrival;	/* --check=full, fifo locks: per vCPU, its acquire's turn */
+	struct lock_node *node;	/* per vCPU of the VM (v->idx) */
+	/* The waiters spinning on a pCPU now (inside acquire, spinning, running),
+	 * counted by socket and core, and listed, so a release finds the
+	 * farthest reader of the word without a scan of the VM (lock_own_ns). */
+	int nspin, *spin_sock, *spin_core;
+	struct vcpu **spinners;
+	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
 	int waiting;		/* vCPUs inside acquire() now */
 	int halt_irqs;		/* the slow path halts with interrupts on (the algorithm sets it;
@@ -175,6 +192,8 @@ void lock_taken(struct glock *, struct vcpu *, double extra_ns);
  */
 double lock_enter(struct glock *, struct vcpu *owner, const struct vcpu *runner);
 void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
+/* v spins until the word changes (lock_poke) or budget_ns of running spin
+ * pass (then on_budget). */
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
@@ -198,8 +217,5 @@ double lock_handover_ns(const struct glock *);
 double lock_flag_ns(const struct glock *, const struct vcpu *from, const struct vcpu *waiter);
 double lock_atomic_ns(const struct glock *);
 
-/* Called by guest.c */
-int lock_observe(struct glock *, struct vcpu *);
-int lock_ready(struct glock *, struct vcpu *);
 
 #endif
