@@ -10,6 +10,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "trace_in.h"
+#include "trace_kprof.h"
 #include "yconf.h"
 
 #include <check.h>
@@ -542,6 +543,123 @@ START_TEST(test_real_xenalyze)
 }
 END_TEST
 
+/* The kernel profile (trace_kprof.h) of a real excerpt: 1800 lines of `perf
+ * script --ns` of bench/profile/record.sh's kernel build (kbuild-j2), with the
+ * counts below taken from the file by grep (5 contentions whose chain has
+ * raw_spin_rq_lock under __schedule, 3 under try_to_wake_up, ...). */
+START_TEST(test_kprof_kbuild)
+{
+	struct ti_trace *t = ti_new(0);
+	struct vs_err err = { "" };
+	struct ti_kclass c;
+	double busy, k;
+	size_t i, seen = 0;
+
+	t->guest_only = 1;
+	if (ti_import(t, FIXTURE("perf-script-kbuild.txt"), TI_FMT_AUTO, &err) != 0)
+		ck_abort_msg("import failed: %s", err.msg);
+	ck_assert_uint_eq(t->nskipped, 0);
+	ck_assert(ti_kprof_present(t));
+	busy = ti_kprof_busy_s(t);
+	ck_assert_double_eq_tol(busy, 0.083, 1e-12);	/* 83 task_clock samples of 1 ms */
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "fork"), 24 / busy, 1e-9);
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "exit"), 20 / busy, 1e-9);
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "page_faults"), 71 * 100 / busy, 1e-6);
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "tlb_shootdown_sent"), 9 / busy, 1e-9);
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "ipi_wakeup"), 5 / busy, 1e-9);
+	ck_assert_double_eq_tol(ti_kprof_rate(t, "ipi_resched"), 5 / busy, 1e-9);
+	ck_assert(isnan(ti_kprof_rate(t, "no such rate")));
+	ck_assert_uint_eq(ti_kprof_nclasses(t), 4);
+	k = ti_kprof_concurrency(t);
+	ck_assert(k > 1 && k < 2);
+	for (i = 0; i < ti_kprof_nclasses(t); i++) {
+		ti_kprof_class(t, i, &c);
+		if (strcmp(c.name, "rq->__lock") == 0) {
+			ck_assert_uint_eq(c.contentions, 5);
+			ck_assert(!c.sleeping && !c.recorder);
+			/* c = (k - 1) lambda^2 H with H = median wait / ln 2 */
+			ck_assert_double_eq_tol(c.hold_ns, c.wait_p50_ns / M_LN2, 1e-6);
+			ck_assert_double_eq_tol(c.acq_per_cpu_s * c.acq_per_cpu_s * (k - 1) *
+			    c.hold_ns * 1e-9, c.contentions_per_cpu_s, 1e-6);
+			seen++;
+		} else if (strcmp(c.name, "p->pi_lock") == 0) {
+			ck_assert_uint_eq(c.contentions, 3);
+			ck_assert_str_eq(c.top_site, "try_to_wake_up");
+			seen++;
+		} else if (strcmp(c.name, "lruvec->lru_lock") == 0) {
+			/* one contention: begin 1285.027560800, end 1285.027572430 */
+			ck_assert_uint_eq(c.contentions, 1);
+			ck_assert_double_eq_tol(c.wait_mean_ns, 11630, 1e-6);
+			ck_assert_str_eq(c.flags, "SPIN");
+			seen++;
+		} else if (strcmp(c.name, "perf (the recorder's own)") == 0) {
+			ck_assert_uint_eq(c.contentions, 2);
+			ck_assert(c.recorder);
+			ck_assert(isnan(c.acq_per_cpu_s));
+			seen++;
+		}
+	}
+	ck_assert_uint_eq(seen, 4);
+	ti_free(t);
+}
+END_TEST
+
+/* perf script's period column, an all-hex comm that is no call-chain frame,
+ * and a contention nested in another (an rwsem's wait_lock in its slow path). */
+START_TEST(test_kprof_lines)
+{
+	static const char txt[] =
+	    "dd  1234 [001]  5.000000000:    1000000  task_clock: \n"
+	    "\tffffffff81000000 rmqueue_bulk+0x10 ([kernel.kallsyms])\n"
+	    "\n"
+	    "dd  1234 [001]  5.000001000:          1  lock:contention_begin: 0xff00 (flags=WRITE)\n"
+	    "\tffffffff81000010 rwsem_down_write_slowpath\n"
+	    "\tffffffff81000020 down_write_killable\n"
+	    "\tffffffff81000030 vm_mmap_pgoff\n"
+	    "\n"
+	    "dd  1234 [001]  5.000002000:          1  lock:contention_begin: 0xff08 (flags=SPIN)\n"
+	    "\tffffffff81000040 __pv_queued_spin_lock_slowpath\n"
+	    "\tffffffff81000050 _raw_spin_lock_irq\n"
+	    "\tffffffff81000010 rwsem_down_write_slowpath\n"
+	    "\tffffffff81000030 vm_mmap_pgoff\n"
+	    "\n"
+	    "dd  1234 [001]  5.000003000:          1  lock:contention_end: 0xff08 (ret=0)\n"
+	    "dd  1234 [001]  5.000009000:          1  lock:contention_end: 0xff00 (ret=0)\n"
+	    "dd  1234 [000]  5.000010000:    1000000  task_clock: \n";
+	char path[] = "/tmp/vlocksim-kprof-XXXXXX";
+	int fd = mkstemp(path);
+	struct ti_trace *t = ti_new(0);
+	struct vs_err err = { "" };
+	struct ti_kclass c;
+	size_t i;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, txt, sizeof txt - 1), (ssize_t)(sizeof txt - 1));
+	close(fd);
+	t->guest_only = 1;
+	ck_assert_int_eq(ti_import(t, path, TI_FMT_AUTO, &err), 0);
+	unlink(path);
+	ck_assert_uint_eq(t->nskipped, 0);
+	ck_assert_uint_eq(t->nevent_lines, 6);
+	ck_assert_double_eq_tol(ti_kprof_busy_s(t), 0.002, 1e-12);
+	ck_assert_uint_eq(ti_kprof_nclasses(t), 2);
+	for (i = 0; i < 2; i++) {
+		ti_kprof_class(t, i, &c);
+		if (strcmp(c.name, "mmap_lock") == 0) {
+			ck_assert(c.sleeping);
+			ck_assert_uint_eq(c.nested, 0);
+			ck_assert_double_eq_tol(c.wait_mean_ns, 8000, 1e-9);
+		} else {
+			ck_assert_str_eq(c.name, "mmap_lock wait_lock");
+			ck_assert(!c.sleeping);
+			ck_assert_uint_eq(c.nested, 1);
+			ck_assert_double_eq_tol(c.wait_mean_ns, 1000, 1e-9);
+		}
+	}
+	ti_free(t);
+}
+END_TEST
+
 static Suite *
 trace_suite(void)
 {
@@ -561,6 +679,8 @@ trace_suite(void)
 	tcase_add_test(tc, test_real_x1);
 	tcase_add_test(tc, test_real_kvm);
 	tcase_add_test(tc, test_real_xenalyze);
+	tcase_add_test(tc, test_kprof_kbuild);
+	tcase_add_test(tc, test_kprof_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -53,4 +53,16 @@ else
 	echo "ok - X1 sample not present # SKIP"
 fi
 
+# The kernel profile of a perf recording (issue 28; the sample is an excerpt of
+# bench/profile/record.sh's kernel build).
+KP=$top_srcdir/tests/data/traces/perf-script-kbuild.txt
+run trace import "$KP" --guest --profile "$tmp/kp.yaml"
+check "trace import --profile exits 0" [ "$rc" -eq 0 ]
+check "the summary prints the kernel profile" grep -q '^kernel profile: ' "$tmp/out"
+check "the profile names rq->__lock with 5 contentions" \
+    sh -c "grep -A4 '\"rq->__lock\":' '$tmp/kp.yaml' | grep -q 'contentions: 5\$'"
+run trace import "$top_srcdir/tests/data/traces/kvm-raw.txt" --profile "$tmp/kp2.yaml"
+check "a trace without profile events: --profile exits 2, writes nothing" \
+    [ "$rc" -eq 2 ] && [ ! -e "$tmp/kp2.yaml" ]
+
 e2e_finish

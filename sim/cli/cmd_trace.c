@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "trace_in.h"
+#include "trace_kprof.h"
 #include "units.h"
 #include "util.h"
 
@@ -23,6 +24,7 @@ trace_usage(FILE *f)
 	    "                             lock_stat|perf-kvm-stat|trace.dat] [--guest] [--seconds S]\n"
 	    "                             [--cpu-hz HZ] [--out FILE.yaml]\n"
 	    "                             [--measured FILE.csv --setup NAME [--note TEXT]]\n"
+	    "                             [--profile FILE.yaml]\n"
 	    "  Prints exits by reason (counts, rates, exit-to-entry latency), runstate\n"
 	    "  shares, halts, PLE exits and wake-to-run latency per vCPU; --out writes\n"
 	    "  fitted distributions as YAML.  --cpu-hz is the TSC rate of a Xen trace\n"
@@ -32,7 +34,10 @@ trace_usage(FILE *f)
 	    "  --note adds a provenance line (the trace's source and licence).\n"
 	    "  --guest: a guest's own trace (sched_switch, lock:contention_*; no vCPUs\n"
 	    "  expected); /proc/lock_stat and perf kvm stat report are detected too;\n"
-	    "  --seconds S: the span a lock_stat or perf kvm stat file covers.\n", f);
+	    "  --seconds S: the span a lock_stat or perf kvm stat file covers.\n"
+	    "  --profile writes the kernel profile alone (lock classes by call site, IPIs,\n"
+	    "  TLB shootdowns, fork/exit/faults per busy CPU-second) of a perf script text\n"
+	    "  recorded as bench/profile/record.sh does (sim/trace/trace_kprof.h).\n", f);
 }
 
 static int
@@ -47,11 +52,13 @@ trace_import(int argc, char **argv)
 		{ "note", required_argument, NULL, 'n' },
 		{ "guest", no_argument, NULL, 'g' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	enum ti_format fmt = TI_FMT_AUTO;
 	const char *out = NULL, *why = NULL, *meas = NULL, *setup = NULL, *note = NULL;
+	const char *prof = NULL;
 	struct ti_trace *t = NULL;
 	struct vs_err err;
 	double hz = 0;
@@ -102,6 +109,9 @@ trace_import(int argc, char **argv)
 		case 'g':
 			guest = 1;
 			break;
+		case 'p':
+			prof = optarg;
+			break;
 		case 'S':
 			if (units_parse(optarg, UNIT_TIME, 0, &secs, &why) != 0 || !(secs > 0)) {
 				fprintf(stderr, "vlocksim trace import: --seconds %s: %s\n", optarg,
@@ -142,6 +152,20 @@ trace_import(int argc, char **argv)
 	if (out != NULL) {
 		text = ti_yaml(t);
 		if (vs_write_file_atomic(out, text, strlen(text), &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			rc = CMD_EXIT_FAIL;
+		}
+		free(text);
+	}
+	if (prof != NULL) {
+		text = ti_kprof_text(t);
+		if (text == NULL) {
+			fprintf(stderr, "vlocksim trace import: --profile: %s has no kernel profile "
+			    "events (lock:contention_*, ipi:*, tlb:tlb_flush, sched:sched_process_*, "
+			    "page_faults, task_clock): record as bench/profile/record.sh does\n",
+			    argv[optind]);
+			rc = CMD_EXIT_INPUT;
+		} else if (vs_write_file_atomic(prof, text, strlen(text), &err) != 0) {
 			fprintf(stderr, "%s\n", err.msg);
 			rc = CMD_EXIT_FAIL;
 		}

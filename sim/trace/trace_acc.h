@@ -20,6 +20,7 @@
 #include "util.h"
 
 struct ti_guest;
+struct ti_kprof;
 
 #define TI_RESERVOIR 10000	/* samples kept per quantity for the fits */
 
@@ -108,6 +109,8 @@ struct ti_trace {
 	int halt_is_blocked;		/* Xen: a halt is a blocked spell */
 	const struct ti_acc *acc;	/* the accumulator's hooks (set by ti_import) */
 	struct ti_guest *guest;		/* guest side: lock classes, tasks (trace_guest.h) */
+	struct ti_kprof *kprof;		/* kernel profile: lock classes by call site, IPIs,
+					 * TLB, faults (trace_kprof.h); NULL until seen */
 	int guest_only;			/* a guest trace: no vCPUs expected */
 	double given_seconds;		/* perf kvm stat: its "Total Samples" span, if any */
 };
@@ -117,6 +120,11 @@ struct ti_lockrow {
 	uint64_t con_bounces, contentions, acq_bounces, acquisitions;
 	double wait_min, wait_max, wait_total, hold_min, hold_max, hold_total;
 };
+
+/* Kernel-profile events (trace_kprof.h): what one perf script line was. */
+enum ti_kev { TI_KEV_FORK, TI_KEV_EXIT, TI_KEV_EXEC, TI_KEV_IPI_SEND, TI_KEV_IRQ_CALL,
+	TI_KEV_IRQ_CALL_SINGLE, TI_KEV_IRQ_RESCHED, TI_KEV_TLB, TI_KEV_FAULT, TI_KEV_CPU,
+	TI_KEV_OTHER };
 
 #define TI_KEY_XEN(d, v) ((1ULL << 40) | ((uint64_t)(d) << 16) | (uint64_t)(v))
 
@@ -149,6 +157,13 @@ struct ti_acc {
 	    size_t prev_n, char prev_state, int next_pid, const char *next_comm, size_t next_n,
 	    int64_t ns);
 	void (*task_wake)(struct ti_trace *, int pid, int64_t ns);
+	/* Kernel profile (issue 28; trace_kprof.c): an event of kind k of thread
+	 * tid (arg: the IPI's "callsite callback", the TLB flush's reason number;
+	 * weight: a sampled software event's period, else 1); a call-chain frame
+	 * (function name) of the event before it. */
+	void (*kevent)(struct ti_trace *, enum ti_kev k, int tid, int cpu, const char *arg,
+	    double weight, int64_t ns);
+	void (*frame)(struct ti_trace *, const char *sym, size_t n);
 	/* A summary's exits (perf kvm stat report): reason, count, mean ns, its time share. */
 	void (*exit_summary)(struct ti_trace *, const char *reason, uint64_t count,
 	    double mean_ns, double min_ns, double max_ns);
@@ -200,6 +215,11 @@ static inline void ti_task_switch(struct ti_trace *t, int cpu, int ppid, const c
 { t->acc->task_switch(t, cpu, ppid, pc, pn, pst, npid, nc, nn, ns); }
 static inline void ti_task_wake(struct ti_trace *t, int pid, int64_t ns)
 { t->acc->task_wake(t, pid, ns); }
+static inline void ti_kevent(struct ti_trace *t, enum ti_kev k, int tid, int cpu,
+    const char *arg, double weight, int64_t ns)
+{ t->acc->kevent(t, k, tid, cpu, arg, weight, ns); }
+static inline void ti_frame(struct ti_trace *t, const char *sym, size_t n)
+{ t->acc->frame(t, sym, n); }
 static inline void ti_exit_summary(struct ti_trace *t, const char *reason, uint64_t count,
     double mean_ns, double min_ns, double max_ns)
 { t->acc->exit_summary(t, reason, count, mean_ns, min_ns, max_ns); }

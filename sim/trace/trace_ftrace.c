@@ -22,6 +22,7 @@ struct fline {
 	size_t comm_len;
 	int tid, pcpu;
 	int64_t ns;
+	double period;			/* perf script's period column; 1 without */
 	char event[64];
 	const char *body;
 };
@@ -127,6 +128,15 @@ parse_prefix(const char *line, struct fline *fl)
 	}
 	for (s = e; *s == ' '; s++)
 		;
+	/* perf script -F ...,period,event: the sample's period before the event. */
+	fl->period = 1;
+	for (e = s; isdigit((unsigned char)*e); e++)
+		;
+	if (e > s && (*e == ' ' || *e == '\t')) {
+		fl->period = strtod(s, NULL);
+		for (s = e; *s == ' ' || *s == '\t'; s++)
+			;
+	}
 	for (e = s; isalnum((unsigned char)*e) || *e == '_'; e++)
 		;
 	/* "kvm:kvm_exit:" (perf script, trace-cmd -e kvm:kvm_exit lists): drop the system. */
@@ -522,6 +532,108 @@ ev_contention_end(struct ti_trace *t, const struct fline *fl)
 	return ev_contention(t, fl, 0);
 }
 
+/* ---- kernel profile (issue 28, trace_kprof.h) ------------------------------ */
+
+/* "NAME+0x1f/0x40" or "NAME" -> NAME into out. */
+static void
+fn_name(const char *s, char *out, size_t n)
+{
+	size_t i = 0;
+
+	while (s[i] && s[i] != '+' && s[i] != ' ' && s[i] != '\t' && s[i] != '(' && i + 1 < n) {
+		out[i] = s[i];
+		i++;
+	}
+	out[i] = '\0';
+}
+
+static int
+kev(struct ti_trace *t, const struct fline *fl, enum ti_kev k, const char *arg)
+{
+	ti_kevent(t, k, fl->tid, fl->pcpu, arg, fl->period, fl->ns);
+	return 0;
+}
+
+static int ev_fork(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_FORK, NULL); }
+static int ev_pexit(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_EXIT, NULL); }
+static int ev_exec(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_EXEC, NULL); }
+static int ev_irq_call(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_IRQ_CALL, NULL); }
+static int ev_irq_call1(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_IRQ_CALL_SINGLE, NULL); }
+static int ev_irq_resched(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_IRQ_RESCHED, NULL); }
+static int ev_fault(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_FAULT, NULL); }
+static int ev_cpu(struct ti_trace *t, const struct fline *fl)
+{ return kev(t, fl, TI_KEV_CPU, NULL); }
+
+/* include/trace/events/ipi.h (6.6+): ipi_send_cpu "cpu=%u callsite=%pS callback=%pS",
+ * ipi_send_cpumask "cpumask=%s callsite=%pS callback=%pS". */
+static int
+ev_ipi_send(struct ti_trace *t, const struct fline *fl)
+{
+	const char *cs = strstr(fl->body, "callsite="), *cb = strstr(fl->body, "callback=");
+	char site[64] = "?", back[64] = "?", arg[130];
+
+	if (cs != NULL)
+		fn_name(cs + 9, site, sizeof site);
+	if (cb != NULL)
+		fn_name(cb + 9, back, sizeof back);
+	snprintf(arg, sizeof arg, "%s %s", site, back);
+	return kev(t, fl, TI_KEV_IPI_SEND, arg);
+}
+
+/* include/trace/events/tlb.h: "pages:%ld reason:%s (%d)". */
+static int
+ev_tlb(struct ti_trace *t, const struct fline *fl)
+{
+	const char *r = strstr(fl->body, "reason:"), *p;
+	char num[16];
+	int n;
+
+	if (r == NULL || (p = strchr(r, '(')) == NULL || sscanf(p, "(%d)", &n) != 1)
+		return -1;
+	snprintf(num, sizeof num, "%d", n);
+	return kev(t, fl, TI_KEV_TLB, num);
+}
+
+/* A call-chain line of perf script (-g): "\tADDR SYMBOL+OFF (DSO)".  Returns 1 when
+ * the line is one (and hands its function to the kernel profile). */
+static int
+frame_line(struct ti_trace *t, const char *line)
+{
+	const char *s = line, *e;
+	char fn[64];
+
+	if (*s != ' ' && *s != '\t')
+		return 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (e = s; isxdigit((unsigned char)*e); e++)
+		;
+	if (e == s || (*e != ' ' && *e != '\t'))
+		return 0;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	if (*e == '\0')
+		return 0;
+	/* An event line whose comm is all hex ("dd  1234 [001] 5.000001: ...") has a
+	 * timestamp; a frame never does. */
+	for (s = e; *s; s++) {
+		int64_t ns;
+
+		if (isdigit((unsigned char)*s) && (s == e || s[-1] == ' ') && parse_ts(s, &ns))
+			return 0;
+	}
+	fn_name(e, fn, sizeof fn);
+	ti_frame(t, fn, strlen(fn));
+	return 1;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct ti_trace *, const struct fline *);
@@ -539,6 +651,18 @@ static const struct {
 	{ "sched_wakeup_new", ev_sched_wake },
 	{ "contention_begin", ev_contention_begin },
 	{ "contention_end", ev_contention_end },
+	{ "sched_process_fork", ev_fork },
+	{ "sched_process_exit", ev_pexit },
+	{ "sched_process_exec", ev_exec },
+	{ "ipi_send_cpu", ev_ipi_send },
+	{ "ipi_send_cpumask", ev_ipi_send },
+	{ "call_function_entry", ev_irq_call },
+	{ "call_function_single_entry", ev_irq_call1 },
+	{ "reschedule_entry", ev_irq_resched },
+	{ "tlb_flush", ev_tlb },
+	{ "page_fault_user", ev_fault },
+	{ "page_faults", ev_fault },		/* record.sh's name for page-faults */
+	{ "task_clock", ev_cpu },		/* record.sh's name for task-clock */
 	{ NULL, NULL }
 };
 
@@ -560,7 +684,7 @@ ti_ftrace_line(struct ti_trace *t, const char *line, long lineno)
 	struct fline fl;
 	int col, i;
 
-	if (is_header(line))
+	if (is_header(line) || frame_line(t, line))
 		return;
 	memset(&fl, 0, sizeof fl);
 	if ((col = parse_prefix(line, &fl)) != 0) {

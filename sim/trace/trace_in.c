@@ -10,6 +10,7 @@
 
 #include "trace_in.h"
 #include "trace_guest.h"
+#include "trace_kprof.h"
 
 #include <errno.h>
 #include <math.h>
@@ -78,6 +79,7 @@ ti_free(struct ti_trace *t)
 	free(t->events);
 	rng_free(t->rng);
 	ti_guest_free(t->guest);
+	ti_kprof_free(t->kprof);
 	free(t);
 }
 
@@ -427,6 +429,16 @@ acc_exit_summary(struct ti_trace *t, const char *reason, uint64_t count, double 
 		t->all.hlt_exits += count;
 }
 
+/* A contention goes to both views: per lock address (trace_guest.c) and per
+ * class by call site (trace_kprof.c). */
+static void
+acc_contention(struct ti_trace *t, int tid, int cpu, uint64_t addr, int begin,
+    const char *flags, int64_t ns)
+{
+	ti_guest_contention(t, tid, cpu, addr, begin, flags, ns);
+	ti_kprof_contention(t, tid, cpu, addr, begin, flags, ns);
+}
+
 /* The hooks the readers call (trace_acc.h), filled in here. */
 static const struct ti_acc acc_ops = {
 	.vcpu_get = acc_vcpu_get,
@@ -443,10 +455,12 @@ static const struct ti_acc acc_ops = {
 	.q_add = acc_q_add,
 	.skip = acc_skip,
 	.lock_row = ti_guest_lock_row,
-	.contention = ti_guest_contention,
+	.contention = acc_contention,
 	.task_switch = ti_guest_task_switch,
 	.task_wake = ti_guest_task_wake,
 	.exit_summary = acc_exit_summary,
+	.kevent = ti_kprof_event,
+	.frame = ti_kprof_frame,
 };
 
 /* ---- formats --------------------------------------------------------------- */
@@ -576,6 +590,7 @@ ti_import(struct ti_trace *t, const char *path, enum ti_format fmt, struct vs_er
 		return rc;
 	finish(t);
 	ti_guest_finish(t);
+	ti_kprof_finish(t);
 	if (!t->guest_only && fmt != TI_FMT_LOCKSTAT && fmt != TI_FMT_PERFKVM) {
 		size_t i, nv = 0;
 
@@ -891,6 +906,7 @@ ti_yaml(const struct ti_trace *t)
 		wo.seconds = t->given_seconds;
 		ti_guest_yaml(t, o, &wo);
 	}
+	ti_kprof_yaml(t, o);
 	fclose(o);
 	return buf;
 }
@@ -1058,6 +1074,7 @@ ti_summary(const struct ti_trace *t)
 	}
 	free(ord);
 	free(vs);
+	ti_kprof_summary(t, o);
 	fclose(o);
 	return buf;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trace_in.h"
+#include "trace_kprof.h"
 #include "trace_scen.h"
 
 /* The lock classes the workload keeps, by the name it gives them. */
@@ -87,6 +88,7 @@ ti_scenario_yaml(const struct ti_trace *g, const struct ti_trace *h,
 		fprintf(o, "#     (compare with the 1x run; calibrate exit costs with `vlocksim "
 		    "trace import HOST --measured` and `vlocksim calibrate`)\n");
 	}
+	ti_kprof_comment(g, o);
 	fprintf(o, "#   vms[1] hog: count 0, a CPU hog VM of as many vCPUs (cpuhog preset):\n"
 	    "#     vlocksim sweep THIS.yaml --vary vms[1].count=0,1,2,3 predicts 1x-4x\n");
 	fprintf(o, "name: traced\nseed: 1\nreps: 3\nuntil: duration\nduration: %.9gs\n", op.seconds);
