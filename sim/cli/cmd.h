@@ -68,6 +68,13 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_trace_scenario(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
+/*
+ * `machine probe`'s file of this host into f (cmd_machine.c), bounded by
+ * budget_ns; *line_socket (when not NULL) is the measured line_socket in
+ * ns, -1 when none was plausible.  -1 when hwloc cannot read the topology.
+ */
+int cmd_machine_probe_write(FILE *f, double budget_ns, const char *name, double *line_socket);
 
 
 #endif

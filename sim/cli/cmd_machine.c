@@ -193,61 +193,20 @@ tsc_hz(double budget_ns)
 #endif
 }
 
-static void
-probe_usage(FILE *f)
+int
+cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_socket)
 {
-	fputs("usage: vlocksim machine probe [--time S] [--name NAME] > mine.yaml\n"
-	    "  Writes a machine file of this host: topology from hwloc, and measured\n"
-	    "  cache-line transfer (ping-pong of one line between two pinned threads, per\n"
-	    "  distance), locked RMW and PAUSE costs, each with its provenance.  Run it on\n"
-	    "  an idle host: --time bounds the whole run (default 2s).\n", f);
-}
-
-static int
-machine_probe(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	hwloc_topology_t topo;
 	hwloc_obj_t pu0, sib = NULL, core = NULL, remote = NULL;
-	int npkg, ncore, npu, c, i;
-	double budget = 2e9, hz, d = -1, per;
-	const char *why = NULL, *name = NULL;
+	int npkg, ncore, npu, i;
+	double hz, d = -1, per;
 	char host[64];
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (units_parse(optarg, UNIT_TIME, 0, &budget, &why) != 0 ||
-			    !(budget >= 1e8 && budget <= 60e9)) {
-				fprintf(stderr, "vlocksim machine probe: --time %s: %s\n", optarg,
-				    why ? why : "between 100ms and 60s");
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'n':
-			name = optarg;
-			break;
-		case 'h':
-			probe_usage(stdout);
-			return 0;
-		default:
-			probe_usage(stderr);
-			return CMD_EXIT_INPUT;
-		}
-	}
-	if (optind != argc) {
-		probe_usage(stderr);
-		return CMD_EXIT_INPUT;
-	}
+	if (line_socket != NULL)
+		*line_socket = -1;
 	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
 		fprintf(stderr, "vlocksim machine probe: hwloc cannot read the topology\n");
-		return CMD_EXIT_FAIL;
+		return -1;
 	}
 	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
 	ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
@@ -282,60 +241,114 @@ machine_probe(int argc, char **argv)
 	host[sizeof host - 1] = '\0';
 	per = budget / 6;
 	hz = tsc_hz(per / 4);
-	printf("# vlocksim machine probe of %s, %s", host, "measured by `vlocksim machine probe`");
-	printf(" (vlocksim %s).\n", PACKAGE_VERSION);
-	printf("# Topology: hwloc %s (packages, cores, PUs).  Costs: medians of timed batches\n"
+	fprintf(f, "# vlocksim machine probe of %s, %s", host, "measured by `vlocksim machine probe`");
+	fprintf(f, " (vlocksim %s).\n", PACKAGE_VERSION);
+	fprintf(f, "# Topology: hwloc %s (packages, cores, PUs).  Costs: medians of timed batches\n"
 	    "# (CLOCK_MONOTONIC); a busy or virtualised host inflates them: probe an idle one.\n"
 	    "# Costs not measured here keep vlocksim's defaults (models/hw/machine.c): the\n"
 	    "# exit costs come from a trace of this host (README, \"Your own machine\").\n",
 	    HWLOC_API_VERSION >= 0x00020000 ? "2.x" : "1.x");
-	printf("name: %s\n", name ? name : host);
-	printf("sockets: %d              # hwloc: %d packages\n", npkg, npkg);
-	printf("cores_per_socket: %d     # hwloc: %d cores / %d packages\n", ncore / npkg, ncore,
+	fprintf(f, "name: %s\n", name ? name : host);
+	fprintf(f, "sockets: %d              # hwloc: %d packages\n", npkg, npkg);
+	fprintf(f, "cores_per_socket: %d     # hwloc: %d cores / %d packages\n", ncore / npkg, ncore,
 	    npkg);
-	printf("threads_per_core: %d     # hwloc: %d PUs / %d cores\n", npu / ncore, npu, ncore);
+	fprintf(f, "threads_per_core: %d     # hwloc: %d PUs / %d cores\n", npu / ncore, npu, ncore);
 	if (hz > 0)
-		printf("clock: %.4gGHz          # TSC rate against CLOCK_MONOTONIC over %.0f ms "
+		fprintf(f, "clock: %.4gGHz          # TSC rate against CLOCK_MONOTONIC over %.0f ms "
 		    "(the nominal clock; turbo not seen)\n", hz / 1e9, per / 4 / 1e6);
 	else
-		printf("# clock: no TSC on this architecture: the default 2.93GHz stays\n");
-	printf("costs:\n");
-	printf("  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
+		fprintf(f, "# clock: no TSC on this architecture: the default 2.93GHz stays\n");
+	fprintf(f, "costs:\n");
+	fprintf(f, "  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
 	    "the spinner's miss);\n  # with release_visibility: off write the one-way time\n");
 	/* More than 5 us one way is no cache transfer: a thread was descheduled. */
 #define PLAUSIBLE(x) ((x) > 0 && (x) < 5000)
 	if (sib != NULL && (d = pingpong(topo, pu0, sib, per)) > 0 && !PLAUSIBLE(d))
-		printf("  # line_sibling: ping-pong gave %.0fns, implausible (the host is busy or "
+		fprintf(f, "  # line_sibling: ping-pong gave %.0fns, implausible (the host is busy or "
 		    "the threads were not both on a CPU): default\n", d);
 	else if (sib != NULL && d > 0)
-		printf("  line_sibling: %.1fns      # ping-pong PU %u <-> PU %u (SMT siblings), "
+		fprintf(f, "  line_sibling: %.1fns      # ping-pong PU %u <-> PU %u (SMT siblings), "
 		    "one way / 2\n", d / 2, pu0->os_index, sib->os_index);
 	else
-		printf("  # line_sibling: no SMT siblings here (or not pinnable): default\n");
+		fprintf(f, "  # line_sibling: no SMT siblings here (or not pinnable): default\n");
 	if (core != NULL && (d = pingpong(topo, pu0, core, per)) > 0 && !PLAUSIBLE(d))
-		printf("  # line_socket: ping-pong gave %.0fns, implausible (the host is busy or "
+		fprintf(f, "  # line_socket: ping-pong gave %.0fns, implausible (the host is busy or "
 		    "the threads were not both on a CPU): default\n", d);
-	else if (core != NULL && d > 0)
-		printf("  line_socket: %.1fns       # ping-pong PU %u <-> PU %u (same package, "
+	else if (core != NULL && d > 0) {
+		fprintf(f, "  line_socket: %.1fns       # ping-pong PU %u <-> PU %u (same package, "
 		    "other core), one way / 2\n", d / 2, pu0->os_index, core->os_index);
-	else
-		printf("  # line_socket: no second core in a package (or not pinnable): default\n");
+		if (line_socket != NULL)
+			*line_socket = d / 2;
+	} else
+		fprintf(f, "  # line_socket: no second core in a package (or not pinnable): default\n");
 	if (remote != NULL && (d = pingpong(topo, pu0, remote, per)) > 0 && !PLAUSIBLE(d))
-		printf("  # line_remote: ping-pong gave %.0fns, implausible (the host is busy or "
+		fprintf(f, "  # line_remote: ping-pong gave %.0fns, implausible (the host is busy or "
 		    "the threads were not both on a CPU): default\n", d);
 	else if (remote != NULL && d > 0)
-		printf("  line_remote: %.1fns       # ping-pong PU %u <-> PU %u (other package), "
+		fprintf(f, "  line_remote: %.1fns       # ping-pong PU %u <-> PU %u (other package), "
 		    "one way / 2\n", d / 2, pu0->os_index, remote->os_index);
 	else
-		printf("  # line_remote: one package: default\n");
-	printf("  atomic: %.2fns            # lock xadd on an owned line (__atomic_fetch_add), "
+		fprintf(f, "  # line_remote: one package: default\n");
+	fprintf(f, "  atomic: %.2fns            # lock xadd on an owned line (__atomic_fetch_add), "
 	    "per op\n", atomic_cost(per));
 	if ((d = pause_cost(per)) > 0)
-		printf("  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n", d);
+		fprintf(f, "  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n", d);
 	else
-		printf("  # pause: not x86: default\n");
+		fprintf(f, "  # pause: not x86: default\n");
 	hwloc_topology_destroy(topo);
 	return 0;
+}
+
+static void
+probe_usage(FILE *f)
+{
+	fputs("usage: vlocksim machine probe [--time S] [--name NAME] > mine.yaml\n"
+	    "  Writes a machine file of this host: topology from hwloc, and measured\n"
+	    "  cache-line transfer (ping-pong of one line between two pinned threads, per\n"
+	    "  distance), locked RMW and PAUSE costs, each with its provenance.  Run it on\n"
+	    "  an idle host: --time bounds the whole run (default 2s).\n", f);
+}
+
+static int
+machine_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	double budget = 2e9;
+	const char *why = NULL, *name = NULL;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (units_parse(optarg, UNIT_TIME, 0, &budget, &why) != 0 ||
+			    !(budget >= 1e8 && budget <= 60e9)) {
+				fprintf(stderr, "vlocksim machine probe: --time %s: %s\n", optarg,
+				    why ? why : "between 100ms and 60s");
+				return CMD_EXIT_INPUT;
+			}
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'h':
+			probe_usage(stdout);
+			return 0;
+		default:
+			probe_usage(stderr);
+			return CMD_EXIT_INPUT;
+		}
+	}
+	if (optind != argc) {
+		probe_usage(stderr);
+		return CMD_EXIT_INPUT;
+	}
+	return cmd_machine_probe_write(stdout, budget, name, NULL) == 0 ? 0 : CMD_EXIT_FAIL;
 }
 
 int

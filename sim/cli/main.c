@@ -93,6 +93,7 @@ static const struct cmd_entry cmds[] = {
 	{ "calibrate", cmd_calibrate, calibrate_usage },
 	{ "trace", cmd_trace, NULL },	/* prints its own (trace import --help) */
 	{ "machine", cmd_machine, NULL },	/* prints its own (machine probe --help) */
+	{ "lab", cmd_lab, NULL },	/* prints its own */
 	{ NULL, NULL, NULL }
 };
 
@@ -114,6 +115,8 @@ cmd_usage(FILE *f)
 	    "  trace scenario GUEST_TRACE [HOST_TRACE] --machine M.yaml --out my.yaml\n"
 	    "                    a runnable scenario from a guest's own recording\n"
 	    "  machine probe     a machine file of this host (hwloc topology, measured costs)\n"
+	    "  lab               lockbench measured here, calibrated on one row, the rest\n"
+	    "                    predicted: a validation case of this machine, with plots\n"
 	    "  --help, -h, help [COMMAND]   this text, or COMMAND's\n"
 	    "  --version         the version\n"
 	    "\n"
