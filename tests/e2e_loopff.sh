@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# e2e_loopff.sh - the loop fast-forward (guest.c guest_loop_ff, workload.c
+# e2e_loopff.sh - the loop fast-forward (guest.c guest_loop_ff, interp.c
 # loop_ff) against the slow path (fast_forward: false), on seed 002's gtod
 # loop (compute, a PIO exit, a counter): every metric the same bytes but the
 # engine's cost figures (events, events_per_sec), and the same trace and lock

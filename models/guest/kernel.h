@@ -4,10 +4,11 @@
  * timer tick and the interrupts between vCPUs (models/README.md, "The guest
  * kernel").
  *
- * The workload layer (models/workload) creates tasks and drives each task's
- * program; every call below that takes a vCPU runs in the context of the task
- * current on it.  A call that blocks the task returns 1 and later calls the
- * `resume` continuation on whatever vCPU the task then runs on.
+ * gvm.c creates a VM's tasks from the workload's description, and the
+ * workload layer (models/workload) drives each task's program; every call
+ * below that takes a vCPU runs in the context of the task current on it.  A
+ * call that blocks the task returns 1 and later calls the `resume`
+ * continuation on whatever vCPU the task then runs on.
  */
 #ifndef VS_KERNEL_H
 #define VS_KERNEL_H

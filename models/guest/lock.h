@@ -102,7 +102,7 @@ struct glock_stats {
 	uint64_t spurious;	/* halts woken without the waiter's turn (qspinlock_paravirt.h
 				 * pv_spurious_wakeup) */
 	double wait_ns, hold_ns;
-	double path_ns;		/* acquire() to the continuation past the release (workload.c) */
+	double path_ns;		/* acquire() to the continuation past the release (interp.c) */
 	struct hist *wait;		/* ns from acquire() to owning */
 };
 

@@ -88,30 +88,26 @@ const char *wl_slock_kind(const struct workload *, int i);
 const char *wl_slock_where(const struct workload *, int i);
 int wl_slock_read_used(const struct workload *, int i);
 void wl_set_slock_ops(struct workload *, int i, const struct slock_ops *);
-/* Lock i of the VM: its sleeping locks, then one mmap_sem per mm. */
-struct slock *wl_vm_slock(const struct vm *, int i);
 /* Tasks the task form starts with (the sum of `tasks:` counts); -1: per-vCPU form. */
 int64_t wl_ntasks(const struct workload *);
 /* Primitives and samples the workload compiled to (its memory, roughly). */
 size_t wl_cost(const struct workload *);
 const char *wl_mark_name(const struct workload *, int i);
 
-/* Give a VM its guest kernel, workload and locks (one lock_ops for the VM). */
+/* Give a VM its guest (models/guest/gvm.h: kernel, tasks, locks, one lock_ops
+ * for the VM) and each task its program; the VM's objects are then
+ * gvm_of(vm)'s. */
 void wl_vm_setup(struct vm *, const struct workload *, int threads,
     const struct lock_ops *, const void *lock_cfg, const struct gk_config *,
     struct grun *);
 /* Close the guest kernel's books at the end of a run. */
 void wl_vm_finish(struct vm *);
-const struct gk_stats *wl_vm_kstats(const struct vm *);
-struct vdisk;
-const struct vdisk *wl_vm_disk(const struct vm *);
 /* Mark i's intervals (seconds) in this run. */
 const struct rep *wl_vm_mark(const struct vm *, int i);
 void wl_vm_teardown(struct vm *);
 /* Start every thread: called once the hv has started. */
 void wl_vm_start(struct vm *);
 uint64_t wl_vm_count(const struct vm *, int counter);
-struct glock *wl_vm_lock(const struct vm *, int i);
 int wl_vm_threads(const struct vm *);
 /* When the VM's last thread ended (its benchmark's elapsed time); -1: not yet. */
 sim_time_t wl_vm_done_at(const struct vm *);

@@ -19,7 +19,7 @@
 #include "registry.h"
 #include "scenario.h"
 
-/* Workload primitives: the interpreter's (models/workload/workload.c). */
+/* Workload primitives: the compiler's (models/workload/compile.c prims[]). */
 static const struct { const char *name, *arg, *what; } prims[] = {
 	{ "compute", "DIST", "run guest code for a time drawn from DIST" },
 	{ "acquire", "LOCK", "take a lock of the VM (its algorithm is vms[].lock)" },

@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "guest/guest.h"
 #include "guest/kernel.h"
+#include "guest/gvm.h"
 #include "guest/lock.h"
 #include "guest/slock.h"
 #include "guest/vdisk.h"
@@ -65,7 +66,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	char name[256], mk[200];
 
 	for (i = 0; i < b->n; i++) {
-		const struct gk_stats *st = wl_vm_kstats(b->vms[i]);
+		const struct gk_stats *st = gk_stats(gvm_of(b->vms[i])->k);
 
 		vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv->sim->now;
 		idle += st->idle_ns;
@@ -76,8 +77,8 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		ipis += (double)st->ipis;
 		ticks += (double)st->ticks;
 		spawned += (double)st->spawned;
-		disk += vdisk_busy_ns(wl_vm_disk(b->vms[i]));
-		reads += (double)vdisk_requests(wl_vm_disk(b->vms[i]));
+		disk += vdisk_busy_ns(gvm_of(b->vms[i])->disk);
+		reads += (double)vdisk_requests(gvm_of(b->vms[i])->disk);
 		hist_merge(h, st->wake_lat);
 		icalls += (double)st->ipi_calls;
 		isent += (double)st->ipis_sent;
@@ -158,10 +159,10 @@ collect_slocks(const struct vmdef *d, const struct built *b, struct hv *hv,
 		struct hist *h = hist_new();
 		double acq = 0, cont = 0, spins = 0, spin_ok = 0, sleeps = 0, spin = 0, sleep = 0;
 		double vcpu_ns = 0;
-		const char *ln = wl_vm_slock(b->vms[0], k)->name;
+		const char *ln = gvm_of(b->vms[0])->sl[k]->name;
 
 		for (i = 0; i < b->n; i++) {
-			const struct slock *l = wl_vm_slock(b->vms[i], k);
+			const struct slock *l = gvm_of(b->vms[i])->sl[k];
 
 			acq += (double)l->st.acquisitions;
 			cont += (double)l->st.contended;
@@ -243,10 +244,10 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		struct hist *h = hist_new();
 		double acq = 0, cont = 0, wait = 0, hold = 0, path = 0, cpu = 0, slow = 0, spur = 0;
 		double calls = wl_lock_calls(d->wl, k);
-		const char *ln = wl_vm_lock(b->vms[0], k)->name;
+		const char *ln = gvm_of(b->vms[0])->locks[k]->name;
 
 		for (i = 0; i < b->n; i++) {
-			const struct glock *l = wl_vm_lock(b->vms[i], k);
+			const struct glock *l = gvm_of(b->vms[i])->locks[k];
 
 			acq += (double)l->st.acquisitions;
 			cont += (double)l->st.contended;
@@ -286,10 +287,10 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		 */
 		LM("spin_share", "%", cpu > 0 ? 100 * (path - hold) / cpu : 0);
 		/* A lock with a pool (lock.h): sections that found it empty or full. */
-		if (wl_vm_lock(b->vms[0], k)->pool_batches > 0)
+		if (gvm_of(b->vms[0])->locks[k]->pool_batches > 0)
 			LM("slow_share", "%", acq > 0 ? 100 * slow / acq : 0);
 		/* A slow path that halts with interrupts on (lock.h halt_irqs). */
-		if (wl_vm_lock(b->vms[0], k)->halt_irqs)
+		if (gvm_of(b->vms[0])->locks[k]->halt_irqs)
 			LM("spurious_wakeups", "count", spur);
 #undef LM
 		hist_free(h);
@@ -323,7 +324,7 @@ locks_released(const struct scenario *sc, const struct built *b)
 		for (j = 0; j < b[i].n; j++)
 			for (k = 0; wl_vm_done_at(b[i].vms[j]) >= 0 &&
 			    k < wl_nlocks(sc->vms[i].wl); k++) {
-				const struct glock *l = wl_vm_lock(b[i].vms[j], k);
+				const struct glock *l = gvm_of(b[i].vms[j])->locks[k];
 
 				if (l->holder != NULL || l->waiting != 0)
 					vs_fatal("check: VM %s lock %s: held by vCPU %d with %d "

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gvm.c - a guest VM's objects built from struct gvm_config (gvm.h): the
+ * spinlocks, the wait queues, the guest kernel, the virtual disk, the
+ * sleeping locks with one mmap_sem per address space, and the initial tasks,
+ * made in that order (the order the workload made them in before the split,
+ * so that every run stays byte for byte).
+ */
+#include "guest/gvm.h"
+
+#include <stdlib.h>
+
+#include "guest/slock.h"
+#include "guest/vdisk.h"
+#include "hv/hv.h"
+
+static void
+make_tasks(struct gvm *g, const struct gvm_config *c)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < c->ntaskdefs; i++)
+		n += c->tasks[i].count;
+	g->tasks = xcalloc((size_t)n + 1, sizeof *g->tasks);
+	g->aff = xcalloc((size_t)c->ntaskdefs + 1, sizeof *g->aff);
+	g->naff = c->ntaskdefs;
+	for (i = 0; i < c->ntaskdefs; i++) {
+		const struct gvm_taskdef *td = &c->tasks[i];
+
+		if (td->cpus != NULL) {
+			g->aff[i] = xcalloc((size_t)g->vm->nvcpus, 1);
+			for (j = 0; j < td->ncpus; j++)
+				g->aff[i][td->cpus[j]] = 1;
+		}
+		for (j = 0; j < td->count; j++) {
+			struct task *t = gk_task_new(g->k, NULL, g->aff[i], td->nice, NULL);
+
+			t->mm = td->mm;
+			g->tasks[g->ntasks++] = t;
+		}
+	}
+}
+
+struct gvm *
+gvm_new(struct vm *vm, const struct gvm_config *c)
+{
+	struct gvm *g = xcalloc(1, sizeof *g);
+	int i;
+
+	g->vm = vm;
+	g->nlocks = c->nlocks;
+	g->locks = xcalloc((size_t)c->nlocks + 1, sizeof *g->locks);
+	for (i = 0; i < c->nlocks; i++)
+		g->locks[i] = lock_new(c->lock_ops, c->lock_cfg, c->locks[i].name, vm,
+		    &c->locks[i].lines, c->client);
+	g->queues = xcalloc((size_t)c->nqueues + 1, sizeof *g->queues);
+	for (i = 0; i < c->nqueues; i++)
+		gk_waitq_init(&g->queues[i]);
+	vm->guest = g;
+	g->k = gk_new(vm, &c->kernel);
+	g->disk = vdisk_new(vm->hv->sim);
+	g->nslocks = c->nslocks;
+	g->nsl = c->nslocks + c->kernel.nmm;
+	g->sl = xcalloc((size_t)g->nsl + 1, sizeof *g->sl);
+	for (i = 0; i < c->nslocks; i++)
+		g->sl[i] = slock_new(c->slocks[i].ops != NULL ? c->slocks[i].ops : &slock_mutex_ops,
+		    g->k, c->slocks[i].name, c->kernel.spin_preempted);
+	for (i = 0; i < c->kernel.nmm; i++) {
+		/* Linux mm_struct.mmap_sem: an rw_semaphore per address space */
+		char *nm = xasprintf("mmap_sem.%s", c->mm_names[i]);
+
+		g->sl[c->nslocks + i] = slock_new(&slock_rwsem_ops, g->k, nm,
+		    c->kernel.spin_preempted);
+		free(nm);
+	}
+	make_tasks(g, c);
+	return g;
+}
+
+void
+gvm_free(struct gvm *g)
+{
+	int i;
+
+	if (g == NULL)
+		return;
+	gk_free(g->k);		/* frees the program state of tasks still alive (task_free) */
+	for (i = 0; i < g->nsl; i++)
+		slock_free(g->sl[i]);
+	free(g->sl);
+	vdisk_free(g->disk);
+	g->vm->kernel = NULL;
+	for (i = 0; i < g->naff; i++)
+		free(g->aff[i]);
+	free(g->aff);
+	for (i = 0; i < g->nlocks; i++)
+		lock_free(g->locks[i]);
+	free(g->locks);
+	free(g->queues);
+	free(g->tasks);
+	g->vm->guest = NULL;
+	free(g);
+}
+
+struct gvm *
+gvm_of(const struct vm *vm)
+{
+	return vm->guest;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gvm.h - a guest VM's objects, built from a plain description: its guest
+ * kernel and the tasks it starts with, its spinlocks, sleeping locks (and one
+ * mmap_sem per address space), wait queues and virtual disk.
+ *
+ * The workload (models/workload) compiles a program into such a description,
+ * has gvm_new build it, then gives each of the VM's tasks its program state
+ * (task->th) before gk_start.  The interpreter reaches the objects through
+ * the fields below; nothing here knows what a program is.
+ */
+#ifndef VS_GVM_H
+#define VS_GVM_H
+
+#include <stdint.h>
+
+#include "guest/kernel.h"
+#include "guest/lock.h"
+
+struct slock;
+struct slock_ops;
+struct vdisk;
+struct vm;
+
+/* A spinlock of the VM, all of one algorithm (gvm_config.lock_ops). */
+struct gvm_lockdef {
+	const char *name;
+	struct lock_lines lines;
+};
+
+/* A sleeping lock; ops NULL: a mutex. */
+struct gvm_slockdef {
+	const char *name;
+	const struct slock_ops *ops;
+};
+
+/* count tasks of one nice level, address space mm and affinity cpus (vCPU
+ * indices; NULL: any). */
+struct gvm_taskdef {
+	int count, nice, mm;
+	const int64_t *cpus;
+	int ncpus;
+};
+
+struct gvm_config {
+	struct gk_config kernel;	/* its nmm address spaces each get a mmap_sem */
+	const char *const *mm_names;	/* kernel.nmm names: "mmap_sem.NAME" */
+	const struct lock_ops *lock_ops;
+	const void *lock_cfg;
+	const struct lock_client *client;	/* the workload's continuations */
+	const struct gvm_lockdef *locks;
+	int nlocks;
+	const struct gvm_slockdef *slocks;
+	int nslocks;
+	int nqueues;			/* wait queues (and barriers) */
+	const struct gvm_taskdef *tasks;	/* made in this order */
+	int ntaskdefs;
+};
+
+struct gvm {
+	struct vm *vm;
+	struct gkernel *k;
+	struct vdisk *disk;
+	struct glock **locks;		/* gvm_config.locks' order */
+	int nlocks;
+	struct slock **sl;		/* the sleeping locks, then each mm's mmap_sem */
+	int nsl, nslocks;
+	struct gk_waitq *queues;
+	struct task **tasks;		/* the initial tasks, taskdef by taskdef */
+	int ntasks;
+	unsigned char **aff;		/* per taskdef: its vCPU mask, or NULL */
+	int naff;
+	void *prog;			/* the workload's per-VM state (opaque here) */
+};
+
+/* Build the VM's guest (vm->guest, vm->kernel); tasks have th NULL. */
+struct gvm *gvm_new(struct vm *, const struct gvm_config *);
+void gvm_free(struct gvm *);
+struct gvm *gvm_of(const struct vm *);
+
+/* The mmap_sem of address space mm. */
+static inline struct slock *
+gvm_mmap_sem(const struct gvm *g, int mm)
+{
+	return g->sl[g->nslocks + mm];
+}
+
+#endif

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * interp.c - the workload interpreter: each task's thread state (pc, loop
+ * counters, lock paths) and wl_continue, which runs a task's ops until one
+ * takes simulated time and hands the task to the guest with itself as the
+ * continuation.  wl_vm_setup describes the VM to models/guest/gvm.c, which
+ * builds it, and gives each of its tasks a thread at its program's start.
+ */
+#include "workload/wl_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dist.h"
+#include "engine.h"
+#include "guest/guest.h"
+#include "guest/gvm.h"
+#include "guest/kernel.h"
+#include "guest/slock.h"
+#include "guest/vdisk.h"
+#include "hv/hv.h"
+#include "stats.h"
+
+/* A workload's run on one VM (gvm->prog). */
+struct wl_vm {
+	const struct workload *wl;
+	struct gvm *g;
+	uint64_t *counts;
+	int threads;
+	int live;		/* tasks of this VM still running */
+	int counted;		/* its tasks count toward `until: done` */
+	sim_time_t done_at;	/* when its last task ended; -1 before */
+	struct grun *run;
+	int64_t *arrived;	/* per barrier queue: parties arrived */
+	sim_time_t *mark_at;	/* per mark: when it was last started; -1 none */
+	struct rep *mark_rep;	/* per mark: the intervals' statistics */
+};
+
+/* One block, line-aligned: the struct, then left[], then path_since[], so a
+ * step of the program touches one or two lines of its own, not three blocks. */
+struct wl_thread {
+	struct wl_vm *wv;
+	struct gvm *g;		/* wv->g, one load nearer */
+	int pc;
+	int closing;		/* lock whose release is done; -1 none */
+	int64_t *left;		/* per loop depth */
+	sim_time_t *path_since;	/* per lock: when its acquire was entered */
+};
+
+static struct wl_thread *
+thread_new(struct wl_vm *wv, struct gvm *g, int pc)
+{
+	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
+	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
+	    npath * sizeof *th->path_since);
+
+	th->wv = wv;
+	th->g = g;
+	th->pc = pc;
+	th->left = (int64_t *)(th + 1);
+	th->path_since = (sim_time_t *)(th->left + nleft);
+	th->closing = -1;
+	return th;
+}
+
+static void
+thread_free(struct wl_thread *th)
+{
+	free(th);
+}
+
+static void task_exited(struct task *);
+
+static void wl_continue_after(struct vcpu *, double);
+/* The hooks its locks call up through (guest/lock.h). */
+static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
+    wl_take_section };
+
+/* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
+ * pins holds the per-vCPU form's cpus. */
+static struct gvm_taskdef *
+taskdefs(const struct workload *w, int threads, int64_t *pins, int *n)
+{
+	struct gvm_taskdef *td;
+	size_t i;
+	int t;
+
+	if (w->tasks == NULL) {
+		td = xcalloc((size_t)threads + 1, sizeof *td);
+		for (t = 0; t < threads; t++) {
+			pins[t] = t;
+			td[t] = (struct gvm_taskdef){ .count = 1, .cpus = &pins[t], .ncpus = 1 };
+		}
+		*n = threads;
+		return td;
+	}
+	td = xcalloc(w->ntasks + 1, sizeof *td);
+	for (i = 0; i < w->ntasks; i++)
+		td[i] = (struct gvm_taskdef){ .count = w->tasks[i].count,
+		    .nice = w->tasks[i].nice, .mm = w->tasks[i].mm, .cpus = w->tasks[i].cpus,
+		    .ncpus = w->tasks[i].ncpus };
+	*n = (int)w->ntasks;
+	return td;
+}
+
+/* Describe the VM to gvm_new and have it built. */
+static struct gvm *
+build_guest(struct vm *vm, const struct workload *w, int threads,
+    const struct lock_ops *ops, const void *lock_cfg, const struct gk_config *kcfg)
+{
+	struct gvm_config c = { .kernel = *kcfg, .lock_ops = ops, .lock_cfg = lock_cfg,
+	    .client = &wl_lock_client, .nlocks = (int)w->nlocks, .nslocks = (int)w->nslocks,
+	    .nqueues = (int)w->nqueues };
+	struct gvm_lockdef *ld = xcalloc(w->nlocks + 1, sizeof *ld);
+	struct gvm_slockdef *sd = xcalloc(w->nslocks + 1, sizeof *sd);
+	const char **mm = xcalloc((size_t)wl_nmms(w), sizeof *mm);
+	int64_t *pins = xcalloc((size_t)threads + 1, sizeof *pins);
+	struct gvm_taskdef *td = taskdefs(w, threads, pins, &c.ntaskdefs);
+	struct gvm *g;
+	size_t i;
+
+	for (i = 0; i < w->nlocks; i++)
+		ld[i] = (struct gvm_lockdef){ w->locks[i].name, w->locks[i].lines };
+	for (i = 0; i < w->nslocks; i++)
+		sd[i] = (struct gvm_slockdef){ w->slocks[i].name, w->slocks[i].ops };
+	for (i = 0; i < (size_t)wl_nmms(w); i++)
+		mm[i] = wl_mm_name(w, (int)i);
+	c.locks = ld;
+	c.slocks = sd;
+	c.mm_names = mm;
+	c.tasks = td;
+	c.kernel.nmm = wl_nmms(w);
+	c.kernel.can_spawn = w->spawns;
+	c.kernel.task_exit = task_exited;
+	c.kernel.task_free = (void (*)(void *))thread_free;
+	g = gvm_new(vm, &c);
+	free(ld);
+	free(sd);
+	free(mm);
+	free(pins);
+	free(td);
+	return g;
+}
+
+void
+wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
+    const struct lock_ops *ops, const void *lock_cfg, const struct gk_config *kcfg,
+    struct grun *run)
+{
+	struct wl_vm *wv = xcalloc(1, sizeof *wv);
+	struct gvm *g;
+	size_t i;
+	int t = 0;
+
+	wv->wl = w;
+	wv->run = run;
+	wv->done_at = -1;
+	wv->counts = xcalloc(w->ncounters, sizeof *wv->counts);
+	wv->arrived = xcalloc(w->nqueues + 1, sizeof *wv->arrived);
+	wv->mark_at = xcalloc(w->nmarks + 1, sizeof *wv->mark_at);
+	wv->mark_rep = xcalloc(w->nmarks + 1, sizeof *wv->mark_rep);
+	for (i = 0; i < w->nmarks; i++) {
+		wv->mark_at[i] = -1;
+		rep_init(&wv->mark_rep[i]);
+	}
+	wv->g = g = build_guest(vm, w, threads, ops, lock_cfg, kcfg);
+	g->prog = wv;
+	/* each task its program: the per-vCPU form's all run main */
+	if (w->tasks == NULL)
+		for (; t < g->ntasks; t++)
+			g->tasks[t]->th = thread_new(wv, g, 0);
+	for (i = 0; i < w->ntasks; i++) {
+		int j;
+
+		for (j = 0; j < w->tasks[i].count; j++, t++)
+			g->tasks[t]->th = thread_new(wv, g, w->progs[w->tasks[i].prog].start);
+	}
+	wv->threads = g->ntasks;
+}
+
+static struct wl_vm *
+wl_vm_of(const struct vm *vm)
+{
+	return gvm_of(vm)->prog;
+}
+
+void
+wl_vm_teardown(struct vm *vm)
+{
+	struct gvm *g = gvm_of(vm);
+	struct wl_vm *wv;
+
+	if (g == NULL)
+		return;
+	wv = g->prog;
+	gvm_free(g);		/* frees the threads of tasks still alive (task_free) */
+	free(wv->counts);
+	free(wv->arrived);
+	free(wv->mark_at);
+	free(wv->mark_rep);
+	free(wv);
+}
+
+/* Tasks start when their vCPU first runs; vCPUs without a task idle (HLT). */
+void
+wl_vm_start(struct vm *vm)
+{
+	struct wl_vm *wv = wl_vm_of(vm);
+
+	/* `until: done` waits for tasks that end; a `loop: forever` one never does. */
+	wv->counted = !wl_endless(wv->wl);
+	if (wv->counted)
+		wv->run->live += wv->threads;
+	wv->live = wv->threads;
+	gk_start(wv->g->k, wl_continue);
+}
+
+void
+wl_vm_finish(struct vm *vm)
+{
+	gk_finish(gvm_of(vm)->k);
+}
+
+uint64_t wl_vm_count(const struct vm *vm, int c) { return wl_vm_of(vm)->counts[c]; }
+int wl_vm_threads(const struct vm *vm) { return wl_vm_of(vm)->threads; }
+sim_time_t wl_vm_done_at(const struct vm *vm) { return wl_vm_of(vm)->done_at; }
+const struct rep *wl_vm_mark(const struct vm *vm, int i) { return &wl_vm_of(vm)->mark_rep[i]; }
+
+/* The kernel's hook: task t has exited. */
+static void
+task_exited(struct task *t)
+{
+	struct wl_thread *th = t->th;
+	struct wl_vm *wv = th->wv;
+	struct sim *s = th->g->vm->hv->sim;
+
+	thread_free(th);
+	if (--wv->live == 0)
+		wv->done_at = s->now;
+	if (!wv->counted)
+		return;
+	wv->run->live--;
+	wv->run->last_done = s->now;
+	if (wv->run->live == 0 && wv->run->stop_when_done)
+		sim_stop(s);
+}
+
+/* Past a release: the call's critical path (acquire to here) ends. */
+static void
+wl_close_path(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+
+	if (th->closing >= 0) {
+		th->g->locks[th->closing]->st.path_ns +=
+		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
+		th->closing = -1;
+		gk_preempt_enable(v);
+	}
+}
+
+/* The lock call returned; ns of the caller's own work follow, off its path. */
+static void
+wl_continue_after(struct vcpu *v, double ns)
+{
+	wl_close_path(v);
+	if (ns > 0)
+		guest_work(v, ns, wl_continue);
+	else
+		wl_continue(v);
+}
+
+/*
+ * The loop fast-forward (issue 13; guest.c guest_loop_ff): at the end of an
+ * iteration of a fixed body (body_fixed), reached from the event that ended
+ * its last timed step, th->pc back at the body's start and left[depth]
+ * iterations to go: the guest takes the whole iterations that fit before the
+ * next pending event; the body's counters count them here.  Between two
+ * iterations the task state repeats: the preempt points found nothing to do
+ * (need_resched can only be set by an event) and left compute at 0.
+ */
+static void
+loop_ff(struct vcpu *v, struct wl_thread *th, const struct wl_op *end)
+{
+	struct wl_vm *wv = th->wv;
+	const struct wl_op *ops = wv->wl->ops, *o;
+	struct guest_step st[GUEST_FF_STEPS];
+	int n = 0, forever = ops[end->jump - 1].n < 0;
+	int64_t k, left = th->left[end->arg];
+
+	for (o = &ops[end->jump]; o != end; o++)
+		if (o->op == OP_COMPUTE || o->op == OP_IO) {
+			st[n].io = o->op == OP_IO ? o->arg : -1;
+			st[n++].ns = o->op == OP_COMPUTE ? dist_sample(o->d, v->rng) : 0;
+		}
+	k = guest_loop_ff(v, st, n, forever ? INT64_MAX : left);
+	if (k <= 0)
+		return;
+	for (o = &ops[end->jump]; o != end; o++)
+		if (o->op == OP_COUNT)
+			wv->counts[o->arg] += (uint64_t)k;
+	if (!forever && (th->left[end->arg] = left - k) == 0)
+		th->pc = (int)(end - ops) + 1;	/* the loop is done, as its ENDLOOP would say */
+}
+
+void
+wl_continue(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	struct wl_vm *wv = th->wv;
+	struct gvm *g = th->g;
+	const struct wl_op *o;
+	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+
+	wl_close_path(v);
+	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
+	if (gk_preempt_point(v, wl_continue))
+		return;
+	for (;;) {
+		o = &wv->wl->ops[th->pc];
+		switch (o->op) {
+		case OP_COMPUTE:
+			th->pc++;
+			gk_compute(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_ACQUIRE:
+			th->pc++;
+			th->path_since[o->arg] = v->vm->hv->sim->now;
+			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
+			lock_acquire(g->locks[o->arg], v);
+			return;
+		case OP_RELEASE:
+			th->pc++;
+			th->closing = o->arg;
+			lock_release(g->locks[o->arg], v);
+			return;
+		case OP_IO:
+			th->pc++;
+			guest_io(v, (enum guest_io)o->arg, wl_continue);
+			return;
+		case OP_SLEEP:
+			th->pc++;
+			guest_sleep(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_MEMORY:
+			th->pc++;
+			gk_memory(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_BLOCK:
+			th->pc++;
+			gk_block_for(v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_DISK:
+			th->pc++;
+			vdisk_read(g->disk, v, dist_sample(o->d, v->rng), wl_continue);
+			return;
+		case OP_WAIT:
+			th->pc++;
+			if (gk_wait(v, &g->queues[o->arg], wl_continue))
+				return;
+			break;
+		case OP_WAKE:
+			th->pc++;
+			gk_post(v, &g->queues[o->arg], o->n < 0 ? 0 : o->n, o->n < 0);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_SPAWN:
+			th->pc++;
+			if (wv->counted)
+				wv->run->live++;
+			wv->live++;
+			wv->threads++;
+			gk_spawn(v, thread_new(wv, g, o->jump));
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_WAITCHILD:
+			th->pc++;
+			if (gk_wait_children(v, (int)o->n, wl_continue))
+				return;
+			break;
+		case OP_BARRIER:
+			th->pc++;
+			if (++wv->arrived[o->arg] < o->n) {
+				gk_wait(v, &g->queues[o->arg], wl_continue);
+				return;
+			}
+			wv->arrived[o->arg] = 0;
+			gk_post(v, &g->queues[o->arg], 0, 1);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_IPI:
+			th->pc++;
+			if (ipi_call(v, (enum ipi_to)o->arg, (int)o->n, o->jump,
+			    dist_sample(o->d, v->rng), wl_continue))
+				return;
+			break;
+		case OP_TLB_FLUSH:
+			th->pc++;
+			if (ipi_flush_tlb(v, o->arg, wl_continue))
+				return;
+			break;
+		case OP_SLOCK:
+			th->pc++;
+			if (slock_lock(v, o->arg >= 0 ? g->sl[o->arg] : gvm_mmap_sem(g, gk_current(v)->mm),
+			    (int)o->n, wl_continue))
+				return;
+			break;
+		case OP_SUNLOCK:
+			th->pc++;
+			slock_unlock(v, o->arg >= 0 ? g->sl[o->arg] : gvm_mmap_sem(g, gk_current(v)->mm),
+			    (int)o->n);
+			if (gk_preempt_point(v, wl_continue))
+				return;
+			break;
+		case OP_MARK_START:
+			th->pc++;
+			wv->mark_at[o->arg] = v->vm->hv->sim->now;
+			break;
+		case OP_MARK_STOP:
+			th->pc++;
+			if (wv->mark_at[o->arg] >= 0)
+				rep_add(&wv->mark_rep[o->arg],
+				    (double)(v->vm->hv->sim->now - wv->mark_at[o->arg]) * 1e-9);
+			wv->mark_at[o->arg] = -1;
+			break;
+		case OP_COUNT:
+			wv->counts[o->arg]++;
+			th->pc++;
+			break;
+		case OP_LOOP:
+			if (o->n == 0) {
+				th->pc = o->jump;
+				break;
+			}
+			th->left[o->arg] = o->n;
+			th->pc++;
+			break;
+		case OP_ENDLOOP:
+			if (wv->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0) {
+				th->pc = o->jump;
+				if (tail && wv->wl->ops[o->jump - 1].ff)
+					loop_ff(v, th, o);
+			} else
+				th->pc++;
+			break;
+		case OP_END:
+			gk_exit(v);
+			return;
+		}
+	}
+}
+
+double
+wl_take_section(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	const struct workload *w = th->wv->wl;
+	const struct wl_op *acq = &w->ops[th->pc - 1];
+	double ns = 0;
+
+	VS_ASSERT(th->pc > 0 && acq->op == OP_ACQUIRE);
+	if (!wl_section_ok(w, (size_t)th->pc, acq->arg))
+		vs_fatal("%s", w->sect_err ? w->sect_err : "section is not compute only");
+	for (; w->ops[th->pc].op == OP_COMPUTE; th->pc++)
+		ns += dist_sample(w->ops[th->pc].d, v->rng);
+	th->pc++;		/* past the release */
+	th->closing = acq->arg;
+	return ns;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * wl_priv.h - a compiled workload as compile.c writes it and interp.c runs
+ * it: ops (a flat array, loops as jumps), programs, task definitions, names
+ * of locks, counters, queues, marks and address spaces.  Private to
+ * models/workload (workload.c holds its lifetime and queries).
+ */
+#ifndef VS_WL_PRIV_H
+#define VS_WL_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "guest/lock.h"
+#include "workload/workload.h"
+
+struct dist;
+struct slock_ops;
+struct yc_node;
+
+enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
+    OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
+    OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
+    OP_SUNLOCK };
+
+struct wl_op {
+	enum wl_opcode op;
+	struct dist *d;		/* compute, sleep: ns; memory: bytes */
+	int arg;		/* lock or counter index; loop depth */
+	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
+				 * waitchild: most children left alive; barrier: parties;
+				 * ipi: the target vCPU */
+	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
+				 * spawn: the program's first op; ipi: wait */
+	int ff;			/* loop: its body is fixed steps only (loop_ff) */
+	char *ref;		/* spawn: the program's name, until resolved */
+	const struct yc_node *src;	/* spawn: where, while compiling */
+};
+
+/* A named program: where its ops start. */
+struct wl_prog {
+	char *name;
+	int start;
+};
+
+/* Tasks the VM starts with (`tasks:`). */
+struct wl_taskdef {
+	int prog;
+	int count, nice;
+	int mm;			/* its address space (threads of one process share one) */
+	int64_t *cpus;		/* affinity inside the guest: vCPU indices; NULL any */
+	int ncpus;
+	char *where;
+};
+
+/* A sleeping lock (`lock:` / `unlock:`; slock.h). */
+struct wl_slockdef {
+	char *name;
+	char *kind;		/* `locks: {NAME: {kind: ...}}`; NULL: mutex */
+	char *where;		/* its first use or declaration, for errors */
+	int read_used;
+	const struct slock_ops *ops;	/* resolved by the scenario (wl_set_slock_ops) */
+};
+
+/* Compile-time lock state of the program being compiled (no branches but
+ * loops, so a straight walk is exact). */
+struct wl_hold {
+	int held;
+	const struct yc_node *acq, *rel;	/* the last acquire / release */
+};
+
+/*
+ * YAML aliases share a node, but the compiler emits it at every use: nine
+ * levels of nine aliases are 9^9 primitives from 2 KB.  This bounds what a
+ * workload may expand to (primitives plus empirical samples).
+ */
+#define WL_MAX_COST ((size_t)1 << 16)
+
+struct wl_lockdef {
+	char *name;
+	struct lock_lines lines;
+	double calls;		/* the measured run's sections, for extrapolated totals */
+};
+
+struct workload {
+	char *name;
+	struct wl_op *ops;
+	size_t nops, capops;
+	struct wl_lockdef *locks;
+	size_t nlocks, caplocks;
+	char **counters;
+	size_t ncounters, capcounters;
+	int threads;
+	int depth;		/* deepest loop nesting */
+	char *sect_err;		/* first section that is not compute only */
+	struct wl_prog *progs;
+	size_t nprogs, capprogs;
+	struct wl_taskdef *tasks;	/* NULL: the per-vCPU thread form */
+	size_t ntasks;
+	char **queues;		/* wait queues and barriers, by name */
+	size_t nqueues, capqueues;
+	char **marks;		/* timed regions, by name */
+	size_t nmarks, capmarks;
+	char **mms;		/* address spaces, by name */
+	size_t nmms, capmms;
+	struct wl_slockdef *slocks;	/* sleeping locks */
+	size_t nslocks, capslocks;
+	int mmap_sem;		/* some program takes mmap_sem (mmap, munmap) */
+	int spawns;		/* some program spawns tasks */
+	/* While compiling only: which locks the program holds at this point. */
+	struct wl_hold *hold;
+	size_t caphold;
+	size_t cost;		/* primitives and samples emitted, against aliases */
+};
+
+/* Ops from `at` (after an acquire of lock) up to its release: compute only? */
+int wl_section_ok(const struct workload *, size_t at, int lock);
+
+#endif
