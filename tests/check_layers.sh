@@ -28,7 +28,8 @@ ALLOW="
 
 rank() {
 	case $1 in
-	sim/trace/trace_acc.h|sim/trace/trace_ftrace.c|sim/trace/trace_xen.c|sim/trace/trace_lockstat.c|sim/trace/trace_perfkvm.c|sim/trace/trace_dat.c) echo 6.5 ;;
+	sim/trace/trace_acc.h|sim/trace/trace_ftrace.c|sim/trace/trace_xen.c|sim/trace/trace_lockstat.c|sim/trace/trace_perfkvm.c|sim/trace/trace_dat.c|\
+	sim/trace/trace_datchk.c|sim/trace/trace_datchk.h) echo 6.5 ;;
 	sim/engine/*) echo 0 ;;
 	sim/conf/*) echo 1 ;;
 	models/hw/*) echo 2 ;;

@@ -40,7 +40,7 @@ if grep -q '^#define HAVE_LIBTRACECMD 1' "$top_builddir/config.h" 2>/dev/null; t
 	check "same tasks and idle share as the text" sh -c "sed -n '/^  idle_share/,/block:/p' '$tmp/g.yaml' | grep -v 'switches\|wakeups' > '$tmp/a'; sed -n '/^  idle_share/,/block:/p' '$tmp/gd.yaml' | grep -v 'switches\|wakeups' > '$tmp/b'; cmp -s '$tmp/a' '$tmp/b'"
 	printf '\027\010\104tracing6\000junk' >"$tmp/junk.dat"
 	run trace import "$tmp/junk.dat"
-	check "a broken trace.dat: exit 2, it says how to convert" sh -c "[ $rc -eq 2 ] && grep -q 'trace-cmd report' '$tmp/err'"
+	check "a broken trace.dat: exit 2 at the bad field's offset" sh -c "[ $rc -eq 2 ] && grep -q 'junk.dat: byte offset 12: damaged trace.dat: byte order 106' '$tmp/err'"
 else
 	skip "trace.dat: built without libtracecmd"
 fi

@@ -5,7 +5,9 @@
 #   sh tests/fuzz/fuzz.sh SRCDIR BUILDDIR SECONDS [TARGET...]
 #
 # Targets: scen (the loader), run (loader + a 20 us run at --check=full),
-# tracecmd, xentrace, xenalyze, lockstat, perfkvm (the trace importers).  The library is rebuilt
+# tracecmd, xentrace, xenalyze, lockstat, perfkvm, tracedat (the trace
+# importers; tracedat: trace.dat's structure check, then libtracecmd in its
+# child process, trace_dat.c; skipped without libtracecmd).  The library is rebuilt
 # with -fsanitize=fuzzer-no-link,address,undefined into BUILDDIR/fuzz/; seed
 # corpora come from configs/, tests/data/ and the sample traces, new inputs go
 # to BUILDDIR/fuzz/corpus-TARGET, crashes to BUILDDIR/fuzz/crash-TARGET-*.
@@ -17,7 +19,7 @@ src=$(cd "$1" && pwd)
 bld=$(cd "$2" && pwd)
 secs=$3
 shift 3
-targets=${*:-scen run tracecmd xentrace xenalyze lockstat perfkvm}
+targets=${*:-scen run tracecmd xentrace xenalyze lockstat perfkvm tracedat}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz: no $CLANG, skipped"; exit 77; }
 
@@ -36,7 +38,9 @@ if grep -q '^#define HAVE_MPI 1' "$bld/config.h" 2>/dev/null; then
 	libs="$libs $(mpicc --showme:link 2>/dev/null)"
 fi
 # trace.dat support is optional (configure's HAVE_LIBTRACECMD)
+dat=no
 if grep -q '^#define HAVE_LIBTRACECMD 1' "$bld/config.h" 2>/dev/null; then
+	dat=yes
 	cflags="$cflags $(pkg-config --cflags libtracecmd)"
 	libs="$libs $(pkg-config --libs libtracecmd)"
 fi
@@ -109,6 +113,9 @@ for t in $targets; do
 		seed lockstat $(find "$src/tests/data/traces/guest" -name '*lock_stat*') ;;
 	perfkvm) build perfkvm fuzz_trace.c "-DFUZZ_FMT=TI_FMT_PERFKVM"
 		seed perfkvm $(find "$src/tests/data/traces/guest" -name 'perf-*') ;;
+	tracedat) [ $dat = yes ] || { echo "fuzz: tracedat: built without libtracecmd, skipped"; continue; }
+		build tracedat fuzz_trace.c "-DFUZZ_FMT=TI_FMT_DAT"
+		seed tracedat $(find "$src/tests/data/traces" "$src/tests/bad" -name '*.dat') ;;
 	*)	echo "fuzz: unknown target $t"; exit 2 ;;
 	esac
 	mkdir -p "$out/corpus-$t"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_trace.c - libFuzzer target: one trace importer, chosen at build time
- * with -DFUZZ_FMT=TI_FMT_TRACECMD, _XENTRACE, _XENALYZE, _LOCKSTAT or _PERFKVM.
+ * with -DFUZZ_FMT=TI_FMT_TRACECMD, _XENTRACE, _XENALYZE, _LOCKSTAT, _PERFKVM
+ * or _DAT (trace.dat: the structure check, then libtracecmd in a child).
  * What is imported is also summarised, written as YAML and as a measured
  * CSV, the three things `vlocksim trace import` prints.
  */
