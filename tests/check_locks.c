@@ -242,6 +242,47 @@ START_TEST(every_lock_is_exclusive_under_preemption)
 }
 END_TEST
 
+/*
+ * Where a wait goes (issue 28, lock.c's two wait clocks): with one pCPU per
+ * vCPU no holder is ever preempted, so no wait has a holder-preempted part;
+ * 8 vCPUs on 4 pCPUs preempt holders (a ticket waiter then waits for the
+ * holder to run again) and waiters (the ticket is free, its next owner is
+ * preempted: the hand-over part), and the two parts never add up to more
+ * than the wait (lock.c asserts it per acquisition).
+ */
+START_TEST(waits_split_by_holder_and_waiter_preemption)
+{
+	static const char *const ks[] = { "ticket", "pv-qspinlock" };
+	double lhp = 0, hand = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct metrics m;
+		double w, h, f;
+
+		overcommit_run(ks[i], 3, "pinned", 20000, watch_new(), &m);
+		ck_assert_double_eq(tu_metric(&m, "g.l.wait_holder_preempted_ns"), 0);
+		ck_assert_double_le(tu_metric(&m, "g.l.wait_handover_ns"),
+		    tu_metric(&m, "g.l.wait_mean_ns"));
+		metrics_free(&m);
+		overcommit_run(ks[i], 3, "cfs", 100000, watch_new(), &m);
+		w = tu_metric(&m, "g.l.wait_mean_ns");
+		h = tu_metric(&m, "g.l.wait_holder_preempted_ns");
+		f = tu_metric(&m, "g.l.wait_handover_ns");
+		ck_assert_double_le(h + f, w * (1 + 1e-9));
+		if (i == 0) {
+			lhp = h;
+			hand = f;
+		}
+		metrics_free(&m);
+	}
+	/* The ticket lock under preemption: both kinds of preemption cost waits,
+	 * and a preempted next owner (the ticket is strictly FIFO) costs more. */
+	ck_assert_double_gt(lhp, 0);
+	ck_assert_double_gt(hand, lhp);
+}
+END_TEST
+
 /* Ticket and qspinlock hand the lock over in arrival order, preempted or not. */
 START_TEST(ticket_and_qspinlock_are_fifo_under_preemption)
 {
@@ -1178,6 +1219,7 @@ locks_suite(void)
 	tcase_add_loop_test(tc, every_lock_is_exclusive_under_preemption, 0,
 	    NLOCKS * NSEEDS);
 	tcase_add_loop_test(tc, ticket_and_qspinlock_are_fifo_under_preemption, 0, 6);
+	tcase_add_test(tc, waits_split_by_holder_and_waiter_preemption);
 	tcase_add_test(tc, tas_is_not_fifo);
 	tcase_add_loop_test(tc, combining_runs_every_section_once, 0, 4);
 	tcase_add_test(tc, combining_rejects_a_section_that_is_not_compute);

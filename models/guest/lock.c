@@ -245,12 +245,38 @@ lock_atomic_ns(const struct glock *l)
 	return l->hv->m->atomic_ns;
 }
 
+/* v's time runnable but not running (preempted by the host) up to now. */
+static double
+runnable_ns(const struct vcpu *v, sim_time_t now)
+{
+	return (double)v->rs_time[RS_RUNNABLE] + (v->rs == RS_RUNNABLE ? (double)(now - v->rs_since) : 0);
+}
+
+/* The lock's holder-preempted clock: the time its holders spent preempted
+ * while holding it (Xen's runstate books of the holder's vCPU, hv/vcpu.c). */
+static double
+lock_lhp_clock(const struct glock *l, sim_time_t now)
+{
+	return l->lhp_closed + (l->holder != NULL ? runnable_ns(l->holder, now) - l->holder_rt0 : 0);
+}
+
+/* The lock's free clock: the time it had no holder. */
+static double
+lock_free_clock(const struct glock *l, sim_time_t now)
+{
+	return l->free_closed + (l->holder == NULL ? (double)(now - l->free_since) : 0);
+}
+
 void
 lock_acquire(struct glock *l, struct vcpu *v)
 {
+	sim_time_t now = l->hv->sim->now;
+
 	VS_ASSERT(l->holder != v);
 	guest_set_acquiring(v, l);
-	l->node[v->idx].wait_since = l->hv->sim->now;
+	l->node[v->idx].wait_since = now;
+	l->node[v->idx].lhp_at = lock_lhp_clock(l, now);
+	l->node[v->idx].free_at = lock_free_clock(l, now);
 	l->waiting++;
 	if (l->check_fifo)
 		l->node[v->idx].arrival = l->arrivals++;
@@ -298,7 +324,19 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->node[v->idx].wait_since = -1;
 	spin_update(l, v);
 	l->waiting--;
+	{
+		/* The wait's holder-preempted and free parts; both clocks only
+		 * grow, and never faster than time, so their sum is at most the wait. */
+		double lhp = lock_lhp_clock(l, now) - l->node[v->idx].lhp_at;
+		double fr = lock_free_clock(l, now) - l->node[v->idx].free_at;
+
+		VS_ASSERT(lhp >= 0 && fr >= 0 && lhp + fr <= wait + 1e-6);
+		l->st.wait_lhp_ns += lhp;
+		l->st.wait_free_ns += fr;
+	}
+	l->free_closed += (double)(now - l->free_since);
 	l->holder = v;
+	l->holder_rt0 = runnable_ns(v, now);
 	l->hold_since = now;
 	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
 	l->st.acquisitions++;
@@ -358,6 +396,8 @@ lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	if (l->holder != v)
 		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
 	l->st.hold_ns += (double)(l->hv->sim->now - l->hold_since);
+	l->lhp_closed += runnable_ns(v, l->hv->sim->now) - l->holder_rt0;
+	l->free_since = l->hv->sim->now;
 	l->holder = NULL;
 	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
 }

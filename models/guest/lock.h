@@ -102,6 +102,13 @@ struct glock_stats {
 	uint64_t spurious;	/* halts woken without the waiter's turn (qspinlock_paravirt.h
 				 * pv_spurious_wakeup) */
 	double wait_ns, hold_ns;
+	/* Where the waits went (issue 28), summed over acquisitions: the part of
+	 * each wait during which the lock's holder was preempted by the host
+	 * (its vCPU runnable, not running: lock-holder preemption), and the part
+	 * during which the lock was free and the next owner had not taken it yet
+	 * (hand-over: a preempted or halted next waiter, its kick, the line);
+	 * the rest the holder ran its section. */
+	double wait_lhp_ns, wait_free_ns;
 	double path_ns;		/* acquire() to the continuation past the release (interp.c) */
 	struct hist *wait;		/* ns from acquire() to owning */
 };
@@ -130,6 +137,7 @@ struct lock_node {
 	int spin_idx;		/* ... at this index of spinners[] */
 	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
+	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
 };
 
 struct glock {
@@ -140,6 +148,11 @@ struct glock {
 	struct vm *vm;
 	struct hv *hv;
 	struct vcpu *holder;
+	/* Wait clocks (lock_lhp_clock, lock_free_clock): holder-preempted time
+	 * and free time, cumulative; a waiter's share is their growth over its
+	 * wait. */
+	double lhp_closed, holder_rt0, free_closed;
+	sim_time_t free_since;
 	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
 	double handover_ns;	/* inside a release: its store's wait for the word's line */
 	int data_pcpu;		/* pCPU that last wrote the protected data */

@@ -82,6 +82,11 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.LOCK.wait_p50_ns", "ns", "median wait over all acquisitions" },
 	{ "VM.LOCK.wait_p99_ns", "ns", "99th percentile wait over all acquisitions" },
 	{ "VM.LOCK.hold_mean_ns", "ns", "mean time from acquired to released" },
+	{ "VM.LOCK.wait_holder_preempted_ns", "ns", "of wait_mean_ns, the part while the "
+	  "lock's holder was preempted by the host (lock-holder preemption)" },
+	{ "VM.LOCK.wait_handover_ns", "ns", "of wait_mean_ns, the part while the lock was "
+	  "free and its next owner had not taken it (a preempted or halted next waiter, its "
+	  "kick, the hand-over's line)" },
 	{ "VM.LOCK.path_cycles_mean", "cycles", "acquire to past the release per call, as a "
 	  "caller's rdtsc pair times it" },
 	{ "VM.LOCK.path_gcycles", "Gcycles", "path cycles summed over the calls (the measured "

@@ -243,6 +243,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 	for (k = 0; k < nl && b->n > 0; k++) {
 		struct hist *h = hist_new();
 		double acq = 0, cont = 0, wait = 0, hold = 0, path = 0, cpu = 0, slow = 0, spur = 0;
+		double lhp = 0, hand = 0;
 		double calls = wl_lock_calls(d->wl, k);
 		const char *ln = gvm_of(b->vms[0])->locks[k]->name;
 
@@ -252,6 +253,8 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 			acq += (double)l->st.acquisitions;
 			cont += (double)l->st.contended;
 			wait += l->st.wait_ns;
+			lhp += l->st.wait_lhp_ns;
+			hand += l->st.wait_free_ns;
 			hold += l->st.hold_ns;
 			path += l->st.path_ns;
 			slow += (double)l->st.slow;
@@ -270,6 +273,10 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		LM("wait_p50_ns", "ns", hist_quantile(h, 0.5));
 		LM("wait_p99_ns", "ns", hist_quantile(h, 0.99));
 		LM("hold_mean_ns", "ns", acq > 0 ? hold / acq : 0);
+		/* Where the waits went (lock.h glock_stats): holder preempted, lock
+		 * free waiting for its next owner (a preempted or halted waiter). */
+		LM("wait_holder_preempted_ns", "ns", acq > 0 ? lhp / acq : 0);
+		LM("wait_handover_ns", "ns", acq > 0 ? hand / acq : 0);
 		/*
 		 * The critical path as a caller times it (rdtsc before the lock, after
 		 * the unlock; seed 003): acquire() to the continuation past the
