@@ -267,6 +267,63 @@ START_TEST(test_errors)
 	    "d.yaml:1:25: 'mean' = -1us (-1000ns) must be at least 0ns");
 }
 END_TEST
+/* rng_exp.c: the tables follow the ziggurat's set-up recurrence, and the
+ * draws are Exp(1): mean, variance, the tail beyond r and the
+ * Kolmogorov-Smirnov distance (a fixed seed: deterministic). */
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+START_TEST(test_exp_ziggurat)
+{
+	const double r0 = 7.697117470131487, v = 3.949659822581572e-3, m2 = 16777216.0;
+	const double *w, *f;
+	const uint32_t *k = rng_zig_tables(&w, &f);
+	double x = r0, prev = r0, q = v / exp(-r0), sum = 0, sum2 = 0, dmax = 0, *s;
+	struct rng *rs = rng_new(7, RNG_ENTITY(RNG_KIND_VCPU, 3));
+	gsl_rng *g = rng_gsl(rs);
+	int i, n = 1000000, tail = 0;
+
+	ck_assert_uint_eq(k[0], (uint32_t)(r0 / q * m2));
+	ck_assert_uint_eq(k[1], 0);
+	ck_assert_double_eq_tol(w[0], q / m2, 1e-22);
+	ck_assert_double_eq_tol(w[255], r0 / m2, 1e-22);
+	for (i = 254; i >= 1; i--) {
+		x = -log(v / x + exp(-x));
+		ck_assert_int_le(abs((int)k[i + 1] - (int)(uint32_t)(x / prev * m2)), 1);
+		ck_assert_double_eq_tol(f[i], exp(-x), 1e-15);
+		ck_assert_double_eq_tol(w[i], x / m2, 1e-21);
+		prev = x;
+	}
+	s = malloc((size_t)n * sizeof *s);
+	for (i = 0; i < n; i++) {
+		s[i] = rng_exp_gsl(g);
+		ck_assert(s[i] >= 0);
+		sum += s[i];
+		sum2 += s[i] * s[i];
+		tail += s[i] > r0;
+	}
+	/* mean 1, variance 1 (sd of the sample mean 1/sqrt(n), of the
+	 * variance about sqrt(8/n)); the tail holds exp(-r) of the mass */
+	ck_assert_double_eq_tol(sum / n, 1.0, 5 / sqrt(n));
+	ck_assert_double_eq_tol(sum2 / n - (sum / n) * (sum / n), 1.0, 5 * sqrt(8.0 / n));
+	ck_assert_double_eq_tol(tail, n * exp(-r0), 5 * sqrt(n * exp(-r0)));
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	for (i = 0; i < n; i++) {
+		double c = 1 - exp(-s[i]), d1 = fabs(c - (double)i / n), d2 = fabs((double)(i + 1) / n - c);
+
+		dmax = fmax(dmax, fmax(d1, d2));
+	}
+	/* the KS 1% critical value, 1.63 / sqrt(n) */
+	ck_assert_msg(dmax < 1.63 / sqrt(n), "KS distance %g", dmax);
+	free(s);
+	rng_free(rs);
+}
+END_TEST
 
 int
 main(void)
@@ -283,6 +340,7 @@ main(void)
 	tcase_add_test(tc, test_empirical_inline);
 	tcase_add_test(tc, test_empirical_file);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_exp_ziggurat);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -346,7 +346,7 @@ dist_sample(const struct dist *d, struct rng *r)
 	case D_CONST:
 		break;
 	case D_EXP:
-		x = d->a > 0 ? gsl_ran_exponential(g, d->a) : 0;
+		x = d->a > 0 ? d->a * rng_exp_gsl(g) : 0;
 		break;
 	case D_UNIFORM:
 		x = gsl_ran_flat(g, d->a, d->b);

@@ -19,6 +19,13 @@ gsl_rng *rng_gsl(struct rng *);
 double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
 
+/* Exp(1) by the ziggurat (rng_exp.c): exact in distribution, faster than
+ * gsl_ran_exponential's log1p; scale by the mean.  g must return full 32-bit
+ * words (taus2, rng.c). */
+double rng_exp_gsl(gsl_rng *);
+/* Its tables (k, returned; w and f), for tests/check_dist.c. */
+const uint32_t *rng_zig_tables(const double **w, const double **f);
+
 /* Stable entity ids for streams: kind in the top byte, index below. */
 #define RNG_ENTITY(kind, idx) (((uint64_t)(kind) << 56) | (uint64_t)(idx))
 enum { RNG_KIND_VCPU = 1, RNG_KIND_PCPU, RNG_KIND_LOCK, RNG_KIND_VM, RNG_KIND_HV };
