@@ -31,6 +31,11 @@ struct guest {
 	struct glock *lock;	/* spin: the lock watched */
 	const struct guest_watch_ops *wops;	/* ... and what it answers */
 	int spin_on;		/* the lock counts it among its spinners now */
+	int in_ev;		/* inside its own event (guest_ev), fast_forward on */
+	int fold;		/* its next event waits for the end of this one (ev_at) */
+	int64_t fold_data;	/* ... with this data */
+	sim_time_t fold_t;	/* ... at this time */
+	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int in_ple;		/* pre is a PLE exit being handled */
@@ -171,6 +176,33 @@ ple_window(struct guest *g)
 }
 
 static void arm(struct guest *);
+
+/*
+ * v's next event, at t (as sim_move).  Inside v's own event with none
+ * pending, the push waits for that event's end, its place in the order
+ * taken now (sim_reserve): then, if it comes before every pending event,
+ * guest_ev takes it at once, without the queue (the fold: nothing else can
+ * happen in between), else it is pushed in the place it would have had.
+ */
+static void
+ev_at(struct guest *g, sim_time_t t, int64_t data)
+{
+	if (g->in_ev && g->ev == EVQ_NONE) {
+		g->fold = 1;
+		g->fold_t = t;
+		g->fold_data = data;
+		g->fold_key = sim_reserve(g->sim);
+		return;
+	}
+	sim_move(g->sim, &g->ev, t, guest_ev, g, data);
+}
+
+static void
+ev_cancel(struct guest *g)
+{
+	g->fold = 0;
+	sim_cancel(g->sim, &g->ev);
+}
 
 /*
  * Memory bandwidth (models/README.md): the vCPUs streaming on one socket
@@ -339,7 +371,7 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	int j;
 
 	if (!hv->fast_forward || n <= 0 || n > GUEST_FF_STEPS || max <= 0 || v->pcpu == NULL ||
-	    g->act != GA_NONE || g->pre != 0 || g->ev != EVQ_NONE || g->poll_ev != EVQ_NONE ||
+	    g->act != GA_NONE || g->pre != 0 || g->ev != EVQ_NONE || g->fold || g->poll_ev != EVQ_NONE ||
 	    g->streaming || g->irq_pending || v->pcpu->load != LOAD_BUSY || s->stopped)
 		return 0;
 	bound = sim_next_time(s) - 1;
@@ -472,11 +504,11 @@ arm(struct guest *g)
 	if (g->spin_on || g->act == GA_SPIN)
 		spin_note(g);
 	if (g->v->pcpu == NULL) {
-		sim_cancel(s, &g->ev);
+		ev_cancel(g);
 		return;
 	}
 	if (g->pre > 0) {
-		sim_move(s, &g->ev, s->now + sim_ns(g->pre), guest_ev, g, EV_PRE);
+		ev_at(g, s->now + sim_ns(g->pre), EV_PRE);
 		return;
 	}
 	switch (g->act) {
@@ -484,14 +516,13 @@ arm(struct guest *g)
 		hv_set_load(g->v, LOAD_BUSY);
 		g->rate = hv_rate(g->v);
 		/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
-		sim_move(s, &g->ev, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate),
-		    guest_ev, g, EV_ACT);
+		ev_at(g, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
 		break;
 	case GA_MEM:
 		hv_set_load(g->v, LOAD_BUSY);
 		mem_set(g, 1);
 		g->rate = mem_rate(g);
-		sim_move(s, &g->ev, s->now + sim_ns(g->rem / g->rate), guest_ev, g, EV_ACT);
+		ev_at(g, s->now + sim_ns(g->rem / g->rate), EV_ACT);
 		break;
 	case GA_SPIN:
 		hv_set_load(g->v, LOAD_SPIN);
@@ -501,33 +532,64 @@ arm(struct guest *g)
 		if (g->obs_at >= 0 && g->obs_at < t)
 			t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
 		if (t != SIM_NEVER)
-			sim_move(s, &g->ev, t, guest_ev, g, EV_ACT);
+			ev_at(g, t, EV_ACT);
 		else
-			sim_cancel(s, &g->ev);
+			ev_cancel(g);
 		break;
 	case GA_POLL:
 		hv_set_load(g->v, LOAD_SPIN);
 		if (g->rem != GUEST_FOREVER)
-			sim_move(s, &g->ev, s->now + sim_ns(g->rem), guest_ev, g, EV_ACT);
+			ev_at(g, s->now + sim_ns(g->rem), EV_ACT);
 		else
-			sim_cancel(s, &g->ev);
+			ev_cancel(g);
 		break;
 	case GA_HALT:
-		sim_cancel(s, &g->ev);
+		ev_cancel(g);
 		if (g->woken)
 			finish_halt(g);
 		break;
 	default:
-		sim_cancel(s, &g->ev);
+		ev_cancel(g);
 		break;
 	}
 }
 
+static void guest_step(struct guest *, int64_t data);
+
+/*
+ * v's event, and the folded ones after it (ev_at): a step whose next event
+ * comes strictly before every pending one and not past the end is taken in
+ * the same call, the clock advanced to it (sim_advance), as the queue would
+ * have popped it next; it is not counted in the run's events.
+ */
 static void
 guest_ev(void *s, void *arg, int64_t data)
 {
 	struct guest *g = arg;
 	struct sim *sim = s;
+
+	g->ev = EVQ_NONE;
+	g->in_ev = g->v->vm->hv->fast_forward;
+	for (;;) {
+		guest_step(g, data);
+		if (!g->fold)
+			break;
+		g->fold = 0;
+		if (g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped) {
+			sim_advance(sim, g->fold_t);
+			data = g->fold_data;
+			continue;
+		}
+		g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+		break;
+	}
+	g->in_ev = 0;
+}
+
+static void
+guest_step(struct guest *g, int64_t data)
+{
+	struct sim *sim = g->sim;
 	guest_fn f;
 
 	/* With many vCPUs this one's lines are cold: start the loads the
@@ -537,7 +599,6 @@ guest_ev(void *s, void *arg, int64_t data)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
-	g->ev = EVQ_NONE;
 	settle(g);
 	if (data == EV_RESUME) {	/* a halt-poll saw its wake event */
 		arm(g);
@@ -631,7 +692,7 @@ guest_stop(struct vcpu *v)
 	struct guest *g = v->g;
 
 	settle(g);
-	sim_cancel(vsim(v), &g->ev);
+	ev_cancel(g);
 	if (g->spin_on) {	/* v->pcpu goes once this returns */
 		g->spin_on = 0;
 		g->wops->spinning(g->lock, v, 0);
@@ -667,7 +728,7 @@ guest_woken(struct vcpu *v)
 	g->woken = 1;
 	/* still on its pCPU (the switch-out has not run): resume in its own event */
 	if (v->pcpu != NULL) {
-		sim_cancel(vsim(v), &g->ev);
+		ev_cancel(g);
 		g->ev = sim_after(vsim(v), 0, guest_ev, g, EV_RESUME);
 	}
 }
@@ -931,7 +992,7 @@ guest_interrupt(struct vcpu *v)
 
 		/* poll_idle sees need_resched set on its next check */
 		settle(g);
-		sim_cancel(vsim(v), &g->ev);
+		ev_cancel(g);
 		g->act = GA_NONE;
 		g->cont = NULL;
 		g->irq_pending = 0;
@@ -975,7 +1036,7 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 
 	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM);
 	settle(g);
-	sim_cancel(vsim(v), &g->ev);
+	ev_cancel(g);
 	if (g->streaming)
 		mem_set(g, 0);
 	*rem = g->rem;
@@ -1021,7 +1082,7 @@ guest_kick(struct vcpu *v)
 			 * the vCPU re-enters the guest in an event of its own, never inside
 			 * the kicker's hypercall (whose caller may not be done with the lock).
 			 */
-			sim_cancel(vsim(v), &g->ev);
+			ev_cancel(g);
 			g->ev = sim_after(vsim(v), 0, guest_ev, g, EV_RESUME);
 		}
 	} else if (g->act == GA_HALT && v->blocked)

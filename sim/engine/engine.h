@@ -89,6 +89,21 @@ sim_move(struct sim *s, evq_id *id, sim_time_t t, sim_fn fn, void *arg, int64_t 
 	    evq_push(s->q, t, fn, arg, data);
 }
 
+/* An event's place in the order, taken now for a push made later in the
+ * same event (sim_at_key): as if sim_at had been called now. */
+static inline uint64_t
+sim_reserve(struct sim *s)
+{
+	return evq_reserve(s->q);
+}
+
+static inline evq_id
+sim_at_key(struct sim *s, sim_time_t t, uint64_t key, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	return evq_push_key(s->q, t, key, fn, arg, data);
+}
+
 /* Cancel *id if pending and clear it. */
 static inline void
 sim_cancel(struct sim *s, evq_id *id)

@@ -341,6 +341,24 @@ evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
 	return push(q, t, fn, arg, data, EVQ_ORDINARY);
 }
 
+uint64_t
+evq_reserve(struct evq *q)
+{
+	if (q->seq >= EVQ_MAX_SEQ)
+		vs_fatal("event queue: sequence counter exhausted");
+	return EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS);
+}
+
+evq_id
+evq_push_key(struct evq *q, sim_time_t t, uint64_t key, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data)
+{
+	uint32_t s = slot_fill(q, fn, arg, data);
+
+	heap_insert_key(q, t, key | s);
+	return id_of(q, s);
+}
+
 evq_id
 evq_push_early(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
     void *arg, int64_t data)

@@ -44,6 +44,11 @@ evq_id evq_move(struct evq *, evq_id id, sim_time_t t,
 evq_id evq_push_early(struct evq *, sim_time_t t, void (*fn)(void *, void *, int64_t),
     void *arg, int64_t data);
 int evq_cancel(struct evq *, evq_id id);
+/* The place in the order an evq_push would take now (its seq), for a push
+ * made later with evq_push_key: the event sorts as if pushed now. */
+uint64_t evq_reserve(struct evq *);
+evq_id evq_push_key(struct evq *, sim_time_t t, uint64_t key,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 /* Remove the earliest event into *out; returns 0 when empty. */
 int evq_pop(struct evq *, struct evq_ev *out);
 /* As evq_pop, but only an event at or before end (else 0, nothing taken). */

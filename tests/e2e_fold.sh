@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# e2e_fold.sh - folded vCPU steps (guest.c ev_at / guest_ev: a step due
+# before every other pending event is taken inside the event before it)
+# against the slow path (fast_forward: false), which queues each: every
+# metric the same bytes but the engine's cost figures, the same trace and
+# lock statistics; the pinned ticket model handles fewer events per
+# acquisition.
+#
+# Run by `make check`; one line per check, then "N passed, M failed".
+
+. "$(dirname "$0")/e2e_lib.sh"
+P=$top_srcdir/bench/peer-ticket.yaml
+X5=$top_srcdir/configs/seed001/x5570.yaml
+
+both() {
+	name=$1 f=$2
+	shift 2
+	ff_both "$name" "$f" --reps 1 "$@"
+}
+
+# per_acq NAME FF: events per acquisition of a peer-ticket run
+per_acq() {
+	awk -F, '$1 == "events" { e = $3 } $1 ~ /\.acquisitions$/ { a += $3 }
+	    END { printf "%.3f", e / a }' "$tmp/$1.$2"
+}
+
+for n in 4 64; do
+	check "peer-ticket, $n vCPUs: folded = slow path" \
+	    both "peer$n" "$P" --set "vms[0].vcpus=$n" --set "machine.cores_per_socket=$n" \
+	    --set duration=20ms
+done
+echo "# events per acquisition, 4 vCPUs: $(per_acq peer4 true) folded, $(per_acq peer4 false) slow"
+check "peer-ticket, 4 vCPUs: under 3 events per acquisition folded (4+ slow)" \
+    awk -v a="$(per_acq peer4 true)" -v b="$(per_acq peer4 false)" \
+    'BEGIN { exit !(a < 3 && b >= 4) }'
+check "ticket-4threads: folded = slow path" both t4 "$top_srcdir/configs/examples/ticket-4threads.yaml" \
+    --set duration=50ms
+check "seed 001 X5570, 1 hog, pv-ticket: folded = slow path" both x5 "$X5" --set duration=2s \
+    --set 'vms[1].count=1' --set 'vms[0].lock=pv-ticket'
+check "seed 003, pv-qspinlock: folded = slow path" both s3 \
+    "$top_srcdir/configs/seed003/kvm-overcommit.yaml" --set 'vms[0].lock=pv-qspinlock' \
+    --set duration=100ms
+check "CFS 2x, 64 vCPUs: folded = slow path" both cfs "$top_srcdir/bench/scale.yaml" \
+    --set 'vms[0].count=8' --set machine.cores_per_socket=32 --set duration=20ms
+
+# The trace and lock statistics of a window: the same bytes.
+for ff in true false; do
+	"$VS" run "$X5" --reps 1 --no-wall-clock --set duration=3s --set 'vms[1].count=1' \
+	    --set fast_forward=$ff --trace "$tmp/tr.$ff.json" --trace-window 2s:2.5s \
+	    --lock-stat "$tmp/ls.$ff.txt" >/dev/null 2>&1
+done
+check "seed 001 window: the same trace folded and not" cmp -s "$tmp/tr.true.json" "$tmp/tr.false.json"
+check "seed 001 window: the same lock statistics" cmp -s "$tmp/ls.true.txt" "$tmp/ls.false.txt"
+e2e_finish
