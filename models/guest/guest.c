@@ -841,6 +841,14 @@ guest_spin_met(struct vcpu *v, double latency_ns)
 }
 
 void
+guest_prefetch(const struct vcpu *v)
+{
+	__builtin_prefetch(v->g);
+	__builtin_prefetch((const char *)v->g + 64);
+	__builtin_prefetch(v->pcpu);
+}
+
+void
 guest_poke(struct vcpu *v, double latency_ns)
 {
 	struct guest *g = v->g;

@@ -67,6 +67,9 @@ void guest_spin_wait(struct vcpu *, guest_fn seen);
  * enters the guest if it is not running. */
 void guest_spin_met(struct vcpu *, double latency_ns);
 int guest_is_cond_spinning(const struct vcpu *);
+/* Start loading the lines a poke of v touches (its activity, its pCPU):
+ * a lock that knows who comes next calls it a hand-over early. */
+void guest_prefetch(const struct vcpu *);
 /* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
 void guest_poke(struct vcpu *, double latency_ns);
 /* Stream bytes through the socket's shared memory bandwidth. */

@@ -190,6 +190,7 @@ pvt_release(struct glock *l, struct vcpu *v)
 		}
 		return cost;
 	}
+	tkt_prefetch(&t->w);
 	if (t->slowpath && t->registered[next->idx]) {
 		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU */
 		l->st.kicks++;

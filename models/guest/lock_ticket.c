@@ -51,8 +51,10 @@ ticket_release(struct glock *l, struct vcpu *v)
 {
 	struct vcpu *next = tkt_advance(l->priv);
 
-	if (next != NULL)
+	if (next != NULL) {
+		tkt_prefetch(l->priv);
 		lock_poke(l, next);
+	}
 	return 0;
 }
 
