@@ -41,6 +41,13 @@ struct comb_cfg {
 	int64_t max_batch;
 };
 
+/* A requester's record, one per vCPU (not parallel arrays). */
+struct comb_node {
+	double ns;		/* its section's nominal length */
+	unsigned char done;	/* locked == 0, section executed */
+	unsigned char handed;	/* told to become the combiner */
+};
+
 struct comb {
 	const struct comb_cfg *cfg;
 	struct vcpu **q;	/* request records, ring of n; q[qh] is next to serve */
@@ -48,9 +55,7 @@ struct comb {
 	struct vcpu *combiner;	/* NULL: the lock is free */
 	int batch;		/* sections served by the current combiner */
 	struct vcpu *cur;	/* owner of the section being run */
-	double *ns;		/* per vCPU: its section's nominal length */
-	unsigned char *done;	/* per vCPU: locked == 0, section executed */
-	unsigned char *handed;	/* per vCPU: told to become the combiner */
+	struct comb_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
 static int
@@ -79,9 +84,7 @@ comb_create(struct glock *l, const void *cfg)
 	c->cfg = cfg;
 	c->n = (int)n;
 	c->q = xcalloc(n, sizeof *c->q);
-	c->ns = xcalloc(n, sizeof *c->ns);
-	c->done = xcalloc(n, 1);
-	c->handed = xcalloc(n, 1);
+	c->node = xcalloc(n, sizeof *c->node);
 	return c;
 }
 
@@ -91,9 +94,7 @@ comb_destroy(void *p)
 	struct comb *c = p;
 
 	free(c->q);
-	free(c->ns);
-	free(c->done);
-	free(c->handed);
+	free(c->node);
 	free(c);
 }
 
@@ -114,7 +115,7 @@ comb_section_done(struct vcpu *me)
 	c->batch++;
 	if (w != me) {
 		/* alispinlock.c: cur->locked = 0, a store to the record w spins on */
-		c->done[w->idx] = 1;
+		c->node[w->idx].done = 1;
 		if (guest_is_running(w) && guest_is_spinning(w))
 			guest_poke(w, lock_flag_ns(l, me, w));
 	}
@@ -142,7 +143,7 @@ comb_serve(struct vcpu *me)
 		/* Bounded batch (not in the public code): w combines next. */
 		c->combiner = w;
 		c->batch = 0;
-		c->handed[w->idx] = 1;
+		c->node[w->idx].handed = 1;
 		if (guest_is_running(w) && guest_is_spinning(w))
 			guest_poke(w, lock_flag_ns(l, me, w));
 		guest_work(me, 0, l->client->cont);
@@ -151,7 +152,7 @@ comb_serve(struct vcpu *me)
 	c->cur = w;
 	/* Read the record (its line from the requester), then run the section. */
 	ns = w == me ? 0 : lock_line_ns(l, w->last_pcpu, me);
-	ns += lock_enter(l, w, me) + c->ns[w->idx];
+	ns += lock_enter(l, w, me) + c->node[w->idx].ns;
 	guest_work(me, ns, comb_section_done);
 }
 
@@ -162,9 +163,9 @@ comb_acquire(struct glock *l, struct vcpu *v)
 	struct comb *c = l->priv;
 	double xchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	c->ns[v->idx] = l->client->take_section(v);
-	c->done[v->idx] = 0;
-	c->handed[v->idx] = 0;
+	c->node[v->idx].ns = l->client->take_section(v);
+	c->node[v->idx].done = 0;
+	c->node[v->idx].handed = 0;
 	c->q[(c->qh + c->qn) % c->n] = v;
 	c->qn++;
 	VS_ASSERT(c->qn <= c->n);
@@ -191,7 +192,7 @@ comb_ready(struct glock *l, struct vcpu *v)
 {
 	struct comb *c = l->priv;
 
-	return c->done[v->idx] || c->handed[v->idx];
+	return c->node[v->idx].done || c->node[v->idx].handed;
 }
 
 static int
@@ -199,14 +200,14 @@ comb_observe(struct glock *l, struct vcpu *v)
 {
 	struct comb *c = l->priv;
 
-	if (c->done[v->idx]) {
-		c->done[v->idx] = 0;
+	if (c->node[v->idx].done) {
+		c->node[v->idx].done = 0;
 		/* already past its release; its own lines are the combiner's now */
 		l->client->cont_after(v, lock_reclaim_ns(l, v));
 		return 1;
 	}
-	if (c->handed[v->idx]) {
-		c->handed[v->idx] = 0;
+	if (c->node[v->idx].handed) {
+		c->node[v->idx].handed = 0;
 		comb_serve(v);
 		return 1;
 	}

@@ -51,14 +51,19 @@ struct sp_cfg {
 	double iter_ns, exit_hlt_ns, wake_ns;
 };
 
+/* A waiter's state, one record per vCPU (not parallel arrays). */
+struct sp_node {
+	sim_time_t spin_since;	/* this spin began */
+	int max_cnt;		/* this spin's budget in iterations */
+	unsigned char state;	/* enum sp_state */
+};
+
 struct sp {
 	const struct sp_cfg *cfg;
 	int word;		/* 0 free, 1 locked, 2 locked and maybe sleepers */
 	int spins;		/* mutex->__data.__spins */
 	int n;
-	unsigned char *state;	/* per vCPU of the VM */
-	int *max_cnt;		/* per vCPU: this spin's budget in iterations */
-	sim_time_t *spin_since;
+	struct sp_node *node;	/* per vCPU of the VM (v->idx) */
 	struct vcpu **fq;	/* futex wait queue, FIFO ring of n */
 	int fqh, fqn;
 };
@@ -95,9 +100,7 @@ sp_create(struct glock *l, const void *cfg)
 
 	s->cfg = cfg;
 	s->n = l->vm->nvcpus;
-	s->state = xcalloc((size_t)s->n, 1);
-	s->max_cnt = xcalloc((size_t)s->n, sizeof *s->max_cnt);
-	s->spin_since = xcalloc((size_t)s->n, sizeof *s->spin_since);
+	s->node = xcalloc((size_t)s->n, sizeof *s->node);
 	s->fq = xcalloc((size_t)s->n, sizeof *s->fq);
 	return s;
 }
@@ -107,9 +110,7 @@ sp_destroy(void *p)
 {
 	struct sp *s = p;
 
-	free(s->state);
-	free(s->max_cnt);
-	free(s->spin_since);
+	free(s->node);
 	free(s->fq);
 	free(s);
 }
@@ -121,7 +122,7 @@ take(struct glock *l, struct vcpu *v, int val, double extra)
 	struct sp *s = l->priv;
 
 	s->word = val;
-	s->state[v->idx] = SP_NONE;
+	s->node[v->idx].state = SP_NONE;
 	l->last_pcpu = v->pcpu->id;
 	lock_taken(l, v, extra);
 }
@@ -163,7 +164,7 @@ sp_sleep(struct glock *l, struct vcpu *v, double pre_ns)
 	VS_ASSERT(s->word == 2 && s->fqn < s->n);
 	s->fq[(s->fqh + s->fqn) % s->n] = v;
 	s->fqn++;
-	s->state[v->idx] = SP_PARKED;
+	s->node[v->idx].state = SP_PARKED;
 	l->st.halts++;
 	guest_halt(v, pre_ns + s->cfg->exit_hlt_ns, sp_woken);
 }
@@ -176,7 +177,7 @@ sp_budget(struct vcpu *v)
 	struct sp *s = l->priv;
 	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	learn(s, s->max_cnt[v->idx] + 1);	/* cnt++ >= max_cnt ended the loop */
+	learn(s, s->node[v->idx].max_cnt + 1);	/* cnt++ >= max_cnt ended the loop */
 	l->last_pcpu = v->pcpu->id;
 	if (s->word == 0) {
 		take(l, v, 1, rmw);
@@ -204,9 +205,9 @@ sp_acquire(struct glock *l, struct vcpu *v)
 	max = s->cfg->spin_count;
 	if (s->cfg->adaptive && (int64_t)s->spins * 2 + 10 < max)
 		max = (int64_t)s->spins * 2 + 10;
-	s->max_cnt[v->idx] = (int)max;
-	s->spin_since[v->idx] = l->hv->sim->now;
-	s->state[v->idx] = SP_SPIN;
+	s->node[v->idx].max_cnt = (int)max;
+	s->node[v->idx].spin_since = l->hv->sim->now;
+	s->node[v->idx].state = SP_SPIN;
 	lock_wait(l, v, (double)max * s->cfg->iter_ns, sp_budget);
 }
 
@@ -230,7 +231,7 @@ sp_release(struct glock *l, struct vcpu *v)
 		cost += s->cfg->wake_ns;
 	}
 	for (i = 0; i < s->n; i++)
-		if (s->state[i] == SP_SPIN)
+		if (s->node[i].state == SP_SPIN)
 			lock_poke(l, l->vm->vcpus[i]);
 	return cost;
 }
@@ -240,7 +241,7 @@ sp_ready(struct glock *l, struct vcpu *v)
 {
 	struct sp *s = l->priv;
 
-	return s->state[v->idx] == SP_SPIN && s->word == 0;
+	return s->node[v->idx].state == SP_SPIN && s->word == 0;
 }
 
 /* A spinner saw 0: its trylock wins unless another's came first. */
@@ -255,8 +256,8 @@ sp_observe(struct glock *l, struct vcpu *v)
 		return 0;
 	}
 	/* the loop counts before its trylock: at least 1 */
-	cnt = (double)(l->hv->sim->now - s->spin_since[v->idx]) / s->cfg->iter_ns;
-	learn(s, cnt < 1 ? 1 : cnt < s->max_cnt[v->idx] ? (int)cnt : s->max_cnt[v->idx]);
+	cnt = (double)(l->hv->sim->now - s->node[v->idx].spin_since) / s->cfg->iter_ns;
+	learn(s, cnt < 1 ? 1 : cnt < s->node[v->idx].max_cnt ? (int)cnt : s->node[v->idx].max_cnt);
 	take(l, v, 1, lock_claim_ns(l, v));
 	return 1;
 }
