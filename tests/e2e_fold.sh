@@ -21,14 +21,23 @@ both() {
 
 # per_acq NAME FF: events per acquisition of a peer-ticket run
 per_acq() {
-	awk -F, '$1 == "events" { e = $3 } $1 ~ /\.acquisitions$/ { a += $3 }
+	awk -F, '$1 == "events" { e = $3 } $1 ~ /^[^.]+\.[^.]+\.acquisitions$/ { a += $3 }
 	    END { printf "%.3f", e / a }' "$tmp/$1.$2"
+}
+
+# each_one NAME: every folded step is the one event fewer (no other fast path
+# acts here or it is counted too)
+each_one() {
+	[ $(($(metric events "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true") +
+	    $(metric host_ticks_skipped "$tmp/$1.true"))) = "$(metric events "$tmp/$1.false")" ] &&
+	[ "$(metric steps_folded "$tmp/$1.false")" = 0 ]
 }
 
 for n in 4 64; do
 	check "peer-ticket, $n vCPUs: folded = slow path" \
 	    both "peer$n" "$P" --set "vms[0].vcpus=$n" --set "machine.cores_per_socket=$n" \
 	    --set duration=20ms
+	check "peer-ticket, $n vCPUs: each folded step is one event fewer" each_one "peer$n"
 done
 echo "# events per acquisition, 4 vCPUs: $(per_acq peer4 true) folded, $(per_acq peer4 false) slow"
 check "peer-ticket, 4 vCPUs: under 3 events per acquisition folded (4+ slow)" \
@@ -36,6 +45,7 @@ check "peer-ticket, 4 vCPUs: under 3 events per acquisition folded (4+ slow)" \
     'BEGIN { exit !(a < 3 && b >= 4) }'
 check "ticket-4threads: folded = slow path" both t4 "$top_srcdir/configs/examples/ticket-4threads.yaml" \
     --set duration=50ms
+check "ticket-4threads: each folded step is one event fewer" each_one t4
 check "seed 001 X5570, 1 hog, pv-ticket: folded = slow path" both x5 "$X5" --set duration=2s \
     --set 'vms[1].count=1' --set 'vms[0].lock=pv-ticket'
 check "seed 003, pv-qspinlock: folded = slow path" both s3 \

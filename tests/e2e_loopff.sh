@@ -31,10 +31,11 @@ fewer() {
 	    -v d="$2" 'BEGIN { exit !(a > 0 && a * d < b) }'
 }
 
-# same_events NAME: no loop fast-forwarded (a skipped host tick is one event
-# fewer: tests/e2e_tickff.sh)
+# same_events NAME: no loop fast-forwarded (a skipped host tick or a folded
+# step is one event fewer: tests/e2e_tickff.sh, tests/e2e_fold.sh)
 same_events() {
-	[ $(($(metric events "$tmp/$1.true") + $(metric host_ticks_skipped "$tmp/$1.true"))) = \
+	[ $(($(metric events "$tmp/$1.true") + $(metric host_ticks_skipped "$tmp/$1.true") +
+	    $(metric steps_folded "$tmp/$1.true"))) = \
 	    "$(metric events "$tmp/$1.false")" ]
 }
 

@@ -577,6 +577,7 @@ guest_ev(void *s, void *arg, int64_t data)
 		g->fold = 0;
 		if (g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped) {
 			sim_advance(sim, g->fold_t);
+			sim->folded++;
 			data = g->fold_data;
 			continue;
 		}

@@ -8,6 +8,7 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->now = 0;
 	s->end = end;
 	s->events = 0;
+	s->folded = 0;
 	s->seed = seed;
 	s->stopped = 0;
 	s->q = evq_new();

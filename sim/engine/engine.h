@@ -20,6 +20,7 @@ struct sim {
 	sim_time_t now;		/* read-only outside engine.c */
 	sim_time_t end;		/* stop when the next event is later (SIM_NEVER: no limit) */
 	uint64_t events;	/* events handled so far */
+	uint64_t folded;	/* steps taken inside the event before them (guest.c) */
 	uint64_t seed;		/* the run's seed (scenario seed mixed with the replication) */
 	int stopped;
 	struct evq *q;

@@ -10,13 +10,14 @@ const struct metric_doc metric_docs[] = {
 	  "cap stopped the run and the times below are lower bounds" },
 	{ "completion_seconds", "s", "time at which the last thread ended (until: done)" },
 	{ "megacycles", "Mcycles", "completion_seconds in host cycles (until: done)" },
-	{ "events", "count", "events the engine handled (the simulator's work; a vCPU's step "
-	  "due before every other event is folded into the one before it and not counted, "
-	  "with fast_forward on)" },
+	{ "events", "count", "events the engine handled (the simulator's work)" },
 	{ "events_per_sec", "1/s", "events per host second (the simulator's speed; 0 with "
 	  "--no-wall-clock)" },
 	{ "host_ticks_skipped", "count", "host ticks that could change nothing, not simulated "
 	  "(0 with fast_forward: false, which runs them; a cost figure like events)" },
+	{ "steps_folded", "count", "vCPU steps due before every other event, taken inside the "
+	  "event before them: one event fewer each (0 with fast_forward: false; a cost figure "
+	  "like events)" },
 	{ "ctx_switches", "count", "host context switches between vCPUs" },
 	{ "hlt_exits", "count", "HLT exits (a vCPU halted)" },
 	{ "ple_exits", "count", "PAUSE-loop exits" },
