@@ -4,8 +4,9 @@
 # prediction rows, capped runs marked; one panel per unit, each on a log
 # axis when its values span more than 10x.
 # Variables (set with -e by vlocksim validate): datafile, out (without
-# extension), ttl, src, predkey (the predicted key title, saying n), tol (the
-# case's tolerance), np, ylab[1..np], logy[1..np].
+# extension), ttl, src (the footer: the measured table, its source and the
+# tolerance, in srclines lines), predkey (the predicted key title, saying n),
+# np, ylab[1..np], logy[1..np].
 # datafile: one block per panel (gnuplot index), columns
 #   index "row" role(0 calibration, 1 prediction) measured sd predicted ci95 band within capped
 set datafile separator whitespace
@@ -15,7 +16,8 @@ set grid ytics
 set xtics rotate by -35 noenhanced
 set offsets 0.6, 0.6, 0, 0
 ph = 380		# pixels per panel
-H = 60 + ph * np
+lh = 12			# pixels per footer line
+H = 60 + ph * np + lh * (srclines - 1)
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1100,H enhanced font ",10" } \
     else { set terminal svg size 1100,H enhanced font ",10" }
@@ -24,9 +26,10 @@ do for [fmt in "png svg"] {
     do for [p=1:np] {
         set ylabel ylab[p] noenhanced
         if (logy[p]) { set logscale y; set yrange [*:*]; set format y "%g" } else { unset logscale y; set yrange [0:*]; set format y "%g" }
-        set bmargin 7
+        set bmargin (p == np ? 7 + srclines : 7)
         if (p > 1) { unset key }
-        if (p == np) { set label 1 src." | tolerance: ".tol at screen 0.01, screen 0.012 font ",8" noenhanced }
+        # the footer: its lines upwards from the bottom edge
+        if (p == np) { set label 1 src at screen 0.01, screen (6.0 + lh * (srclines - 0.5)) / H font ",8" noenhanced }
         # the band: measured ± tolerance (wider of it and the sd when or_sd)
         # (on a log axis a band reaching 0 stops at a tenth of the measured value)
         plot datafile index (p-1) using 1:4:($1-0.38):($1+0.38):(logy[p] && $4-$8 < $4/10 ? $4/10 : $4-$8):($4+$8) with boxxyerror lc rgb "#bbbbbb" title "measured ± tolerance", \

@@ -2,8 +2,9 @@
 /*
  * check_trace.c - trace import: MLE fits, both ftrace renderings, a generated
  * xentrace file, a xenalyze summary, bad input, bounded memory, byte-identical
- * YAML that scenarios can read; and, when ../shared/traces sits beside the
- * source tree, the real samples against the counts in its README.
+ * YAML that scenarios can read; the recorded samples shipped in traces/ against
+ * the counts in traces/README.md; and, when ../shared/traces sits beside the
+ * source tree, its two unlicensed KVM samples (never copied in).
  */
 #include "dist.h"
 #include "fit.h"
@@ -25,6 +26,7 @@
 #define VS_TOP_SRCDIR "."
 #endif
 #define FIXTURE(f) VS_TOP_SRCDIR "/tests/data/traces/" f
+#define SAMPLE(f) VS_TOP_SRCDIR "/traces/" f
 #define SHARED VS_TOP_SRCDIR "/../shared/traces/"
 
 static struct ti_trace *
@@ -444,7 +446,7 @@ have_shared(const char *f)
 	return 1;
 }
 
-/* Golden counts from ../shared/traces/README.md. */
+/* Golden counts from traces/README.md (sample X1). */
 START_TEST(test_real_x1)
 {
 	static const struct { const char *r; uint64_t n; } want[] = {
@@ -454,9 +456,7 @@ START_TEST(test_real_x1)
 	struct ti_trace *t;
 	size_t i;
 
-	if (!have_shared("xen/xentrace-vmx-credit2-8pcpu.bin"))
-		return;
-	t = load(SHARED "xen/xentrace-vmx-credit2-8pcpu.bin", TI_FMT_AUTO, 0);
+	t = load(SAMPLE("xen/xentrace-vmx-credit2-8pcpu.bin"), TI_FMT_AUTO, 0);
 	ck_assert_uint_eq(t->nevent_lines, 180680);
 	ck_assert_uint_eq(ti_event_count(t, "trace_cpu_change"), 187);
 	ck_assert_uint_eq(t->all.exits, 5873);
@@ -528,12 +528,10 @@ START_TEST(test_real_xenalyze)
 	struct ti_trace *t;
 	const struct ti_vcpu *v;
 
-	if (!have_shared("xen/xenalyze-summary-64pcpu.txt"))
-		return;
-	t = load(SHARED "xen/xenalyze-summary-64pcpu.txt", TI_FMT_AUTO, 0);
+	t = load(SAMPLE("xen/xenalyze-summary-64pcpu.txt"), TI_FMT_AUTO, 0);
 	ck_assert_double_eq_tol(t->summary_seconds, 8.72, 1e-9);
 	ck_assert_uint_eq(t->nskipped, 0);
-	/* README: Domain 3, 8 vCPUs; v1 running 1245 times for 8.65 s. */
+	/* traces/README.md X3: Domain 3, 8 vCPUs; v1 running 1245 times for 8.65 s. */
 	v = vc(t, "d3v1");
 	ck_assert_double_eq_tol(v->st_ns[TI_RUNNING], 8.65e9, 1);
 	ck_assert_uint_eq(v->halt.n, 258);

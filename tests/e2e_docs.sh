@@ -12,7 +12,7 @@
 for doc in README.md vlocksim.1; do
 	# roff: \- is a hyphen, \fB...\fR fonts; /usr/... are installed paths
 	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$top_srcdir/$doc" |
-		grep -oE '(^|[^A-Za-z0-9_./])(configs|validation|plots|sim|models|tests|build-aux|debian)/[A-Za-z0-9_.*/-]*' |
+		grep -oE '(^|[^A-Za-z0-9_./])(configs|validation|plots|sim|models|tests|traces|build-aux|debian)/[A-Za-z0-9_.*/-]*' |
 		sed -e 's/^[^a-z]//' -e 's/[.]$//' | sort -u > "$tmp/paths"
 	bad=""
 	n=0
@@ -28,6 +28,14 @@ for doc in README.md vlocksim.1; do
 	else
 		notok "$doc names paths that are not in this tree:$bad"
 	fi
+done
+
+# The trace commands name files of the tree: ../shared/ is the developers'
+# folder, absent from a clone (the samples are in traces/).
+for doc in README.md vlocksim.1 traces/README.md; do
+	n=$(grep -v 'never copied\|not copied\|reads them from' "$top_srcdir/$doc" |
+	    grep -c '\.\./shared/traces/')
+	check "$doc names no ../shared/traces/ path ($n)" [ "$n" -eq 0 ]
 done
 
 # The man page's PARAMETERS and METRICS are what `list --format man` prints.

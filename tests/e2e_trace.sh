@@ -8,7 +8,7 @@
 
 . "$(dirname "$0")/e2e_lib.sh"
 SC=$top_srcdir/configs/examples/ticket-4threads.yaml
-X1=$top_srcdir/../shared/traces/xen/xentrace-vmx-credit2-8pcpu.bin
+X1=$top_srcdir/traces/xen/xentrace-vmx-credit2-8pcpu.bin
 
 # A trace of the first replication, windowed.
 run run "$SC" --reps 2 --set workloads.spin.program[0].loop=2000 \
@@ -38,19 +38,30 @@ check "a scenario error writes no trace" [ "$rc" -eq 2 ] && [ ! -e "$tmp/d.json"
 run run "$SC" --set workloads.spin.program[0].loop=100 --trace "$tmp/nodir/e.json"
 check "an unwritable trace path exits 1" [ "$rc" -eq 1 ]
 
-# A measured table from a real trace (sample X1, when ../shared is present).
-if [ -r "$X1" ]; then
-	run trace import "$X1" --measured "$tmp/x1.csv" --setup X1 --note "licence: test"
-	check "trace import --measured exits 0" [ "$rc" -eq 0 ]
-	check "the table has the measured header" grep -q '^setup,variant,metric,unit,mean,sd,n$' "$tmp/x1.csv"
-	check "provenance: the note and the command" sh -c "grep -q '^# licence: test' '$tmp/x1.csv' && grep -q '^# produced by: vlocksim trace import' '$tmp/x1.csv'"
-	check "d14's running share is the trace's (8.848%)" grep -q '^X1,d14.running_share,d14.running_share,%,8.848' "$tmp/x1.csv"
-	check "d14's HLT rate (391 exits / 3.4945 s)" grep -q '^X1,d14.hlt_exits_per_sec,d14.hlt_exits_per_sec,1/s,111.88' "$tmp/x1.csv"
-	check "a PV dom0 gets no exit-rate rows" sh -c "! grep -q '^X1,d0.hlt_exits' '$tmp/x1.csv'"
-	run trace import "$X1" --measured "$tmp/y.csv"
-	check "--measured without --setup exits 2" [ "$rc" -eq 2 ]
+# A measured table from a real trace (sample X1, shipped in traces/).
+check "sample X1 is in the tree (traces/README.md)" [ -r "$X1" ]
+run trace import "$X1" --measured "$tmp/x1.csv" --setup X1 --note "licence: test"
+check "trace import --measured exits 0" [ "$rc" -eq 0 ]
+check "the table has the measured header" grep -q '^setup,variant,metric,unit,mean,sd,n$' "$tmp/x1.csv"
+check "provenance: the note and the command" sh -c "grep -q '^# licence: test' '$tmp/x1.csv' && grep -q '^# produced by: vlocksim trace import' '$tmp/x1.csv'"
+check "the source line names the trace as given" grep -q "^# source: $X1 (xentrace" "$tmp/x1.csv"
+check "d14's running share is the trace's (8.848%)" grep -q '^X1,d14.running_share,d14.running_share,%,8.848' "$tmp/x1.csv"
+check "d14's HLT rate (391 exits / 3.4945 s)" grep -q '^X1,d14.hlt_exits_per_sec,d14.hlt_exits_per_sec,1/s,111.88' "$tmp/x1.csv"
+check "a PV dom0 gets no exit-rate rows" sh -c "! grep -q '^X1,d0.hlt_exits' '$tmp/x1.csv'"
+check "the shipped x1_trace.csv holds the same rows" sh -c "grep -v '^#' '$tmp/x1.csv' > '$tmp/a'; grep -v '^#' '$top_srcdir/validation/measured/x1_trace.csv' > '$tmp/b'; cmp -s '$tmp/a' '$tmp/b'"
+run trace import "$X1" --measured "$tmp/y.csv"
+check "--measured without --setup exits 2" [ "$rc" -eq 2 ]
+
+# The validation plots' footers name files of the tree: the measured table and
+# the trace it came from, never ../shared.
+if command -v gnuplot >/dev/null 2>&1; then
+	run validate x1 --reps 1 -j 1 --out "$tmp/vx1"
+	check "validate x1 exits 0" [ "$rc" -eq 0 ]
+	check "x1's footer: validation/measured/x1_trace.csv - traces/xen/..." \
+	    grep -q 'measured: validation/measured/x1_trace.csv - traces/xen/xentrace-vmx-credit2-8pcpu.bin' "$tmp/vx1/x1.svg"
+	check "no footer names ../shared" sh -c "! grep -q 'shared/' '$tmp/vx1/x1.svg'"
 else
-	echo "ok - X1 sample not present # SKIP"
+	skip "validation footers: no gnuplot"
 fi
 
 # The kernel profile of a perf recording (issue 28; the sample is an excerpt of

@@ -179,14 +179,13 @@ ti_measured_csv(const struct ti_trace *t, const char *setup, const char *command
 {
 	char *buf = NULL;
 	size_t len = 0, i, j;
-	const char *base = strrchr(t->path, '/');
 	struct ti_vcpu **vs = xcalloc(t->nv + 1, sizeof *vs);
 	FILE *o = open_memstream(&buf, &len);
 	int prev, dom;
 
 	if (o == NULL)
 		vs_fatal("open_memstream: out of memory");
-	fprintf(o, "# source: %s (%s, span %.6g s", base ? base + 1 : t->path,
+	fprintf(o, "# source: %s (%s, span %.6g s", t->path,
 	    ti_format_name(t->fmt), span_s(t));
 	if (t->fmt == TI_FMT_XENTRACE || t->fmt == TI_FMT_XENALYZE)
 		fprintf(o, ", TSC %.6g GHz", t->cpu_hz / 1e9);

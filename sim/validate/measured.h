@@ -2,11 +2,12 @@
 /*
  * measured.h - a published table, as each validation/measured CSV holds it.
  *
- *   # source: ../shared/seeds/000_150803af01a5a0a5.txt (author, date)
+ *   # source: Raghavendra K T, "Re: [PATCH RFC V4 0/5] ...", 25 Jan 2012
  *   setup,variant,metric,unit,mean,sd,n
  *   S1,A,megacycles,Mcycles,12343.833333,1254.664021,18
  *
- * Lines starting with '#' are provenance comments (kept, shown in plots);
+ * Lines starting with '#' are provenance comments (the first one is shown
+ * in the case plot's footer, after the table's path);
  * the header must name exactly these seven columns.  A row is identified
  * as "SETUP/VARIANT".
  */

@@ -327,6 +327,69 @@ quote_free(char *s)
 	return q;
 }
 
+/* A path without its "DIR/../" and "./" steps; from its last "validation/"
+ * on when it has one (the data directory's tables: validation/measured/...). */
+static char *
+shown_path(const char *path)
+{
+	char *s = xstrdup(path), *p, *q;
+
+	while ((p = strstr(s, "/./")) != NULL)
+		memmove(p, p + 2, strlen(p + 2) + 1);
+	while ((p = strstr(s, "/../")) != NULL && p > s) {
+		for (q = p - 1; q > s && q[-1] != '/'; q--)
+			;
+		if (strncmp(q, "../", 3) == 0)
+			break;
+		memmove(q, p + 4, strlen(p + 4) + 1);
+	}
+	for (p = q = s; (p = strstr(p, "validation/")) != NULL; p++)
+		if (p == s || p[-1] == '/')
+			q = p;
+	memmove(s, q, strlen(q) + 1);
+	return s;
+}
+
+/*
+ * The case plot's footer as a gnuplot string expression: the measured table
+ * (a file of the tree) and its source line, then the tolerance, in lines of at
+ * most 150 characters ('...'."\n".'...'); *nlines says how many.
+ */
+static char *
+case_footer(const struct vcase *c, int *nlines)
+{
+	char *path = shown_path(c->measured.path), *tol = vcase_tolerance(c);
+	char *text = c->measured.source ? xasprintf("measured: %s - %s | tolerance: %s", path,
+	    c->measured.source, tol) : xasprintf("measured: %s | tolerance: %s", path, tol);
+	char *out = xstrdup(""), *s, *line;
+	const char *p = text;
+
+	*nlines = 0;
+	while (*p != '\0') {
+		size_t n = strlen(p), cut = n;
+
+		if (n > 150) {
+			for (cut = 150; cut > 60 && p[cut] != ' '; cut--)
+				;
+			if (p[cut] != ' ')
+				cut = 150;
+		}
+		s = xasprintf("%.*s", (int)cut, p);
+		line = quote_free(s);
+		s = xasprintf("%s%s%s", out, *nlines ? ".\"\\n\"." : "", line);
+		free(out);
+		free(line);
+		out = s;
+		++*nlines;
+		for (p += cut; *p == ' '; p++)
+			;
+	}
+	free(text);
+	free(tol);
+	free(path);
+	return out;
+}
+
 /*
  * One case: a panel per unit (seed003 mixes Gcycles and %); a log axis
  * when a panel's values span more than 10x; measured with its tolerance band,
@@ -400,16 +463,15 @@ plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
 	if (rc == 0) {
 		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/%s", dir, c->name));
 		char *q3 = quote_free(xasprintf("%s: %s", c->name, c->title));
-		char *q4 = quote_free(xasprintf("measured: %s", c->measured.source ?
-		    c->measured.source : c->measured.path));
+		int nsrc;
+		char *q4 = case_footer(c, &nsrc);
 		char *q5 = quote_free(n >= 3 ? xasprintf("predicted (± 95%% CI, n = %d)", n) :
 		    xasprintf("predicted (n = %d: no CI drawn)", n));
-		char *q6 = quote_free(vcase_tolerance(c));
 
-		vars = xasprintf("%s; datafile=%s; out=%s; ttl=%s; src=%s; predkey=%s; tol=%s; "
-		    "np=%d", arr, q1, q2, q3, q4, q5, q6, np);
+		vars = xasprintf("%s; datafile=%s; out=%s; ttl=%s; src=%s; srclines=%d; "
+		    "predkey=%s; np=%d", arr, q1, q2, q3, q4, nsrc, q5, np);
 		rc = plot_run("case.gp", vars, err);
-		free(q1), free(q2), free(q3), free(q4), free(q5), free(q6), free(vars);
+		free(q1), free(q2), free(q3), free(q4), free(q5), free(vars);
 	}
 	free(arr);
 	free(units);
