@@ -20,14 +20,17 @@
 static void
 trace_usage(FILE *f)
 {
-	fputs("usage: vlocksim trace import FILE [--format trace-cmd|ftrace|xentrace|xenalyze|\n"
-	    "                             lock_stat|perf-kvm-stat|trace.dat] [--guest] [--seconds S]\n"
-	    "                             [--cpu-hz HZ] [--out FILE.yaml]\n"
+	fputs("usage: vlocksim trace import FILE [--format trace-cmd|ftrace|perf-script|xentrace|\n"
+	    "                             xenalyze|lock_stat|perf-kvm-stat|trace.dat] [--guest]\n"
+	    "                             [--seconds S] [--cpu-hz HZ] [--out FILE.yaml]\n"
 	    "                             [--measured FILE.csv --setup NAME [--note TEXT]]\n"
 	    "                             [--profile FILE.yaml]\n"
-	    "  Prints exits by reason (counts, rates, exit-to-entry latency), runstate\n"
-	    "  shares, halts, PLE exits and wake-to-run latency per vCPU; --out writes\n"
-	    "  fitted distributions as YAML.  --cpu-hz is the TSC rate of a Xen trace\n"
+	    "  Prints exits by reason (count, share, rate, time share, mean, min, p50, p99,\n"
+	    "  max of exit-to-entry), runstate shares, halts, PLE exits and wake-to-run\n"
+	    "  latency per vCPU; from a guest's trace, switches and busy shares per CPU and\n"
+	    "  switches, CPU share, run and blocked means per task, and waits per contended\n"
+	    "  lock; from lock_stat, per class contentions, wait and hold times.  --out\n"
+	    "  writes fitted distributions as YAML.  --cpu-hz is the TSC rate of a Xen trace\n"
 	    "  (default 2.4GHz, as xenalyze).  The format is detected when not given.\n"
 	    "  --measured writes a measured table (validation/measured format) of per-VM\n"
 	    "  runstate shares, exit rates and wake-to-run p50, rows SETUP/VM.METRIC;\n"
@@ -72,7 +75,8 @@ trace_import(int argc, char **argv)
 		case 'f':
 			if (ti_format_parse(optarg, &fmt) != 0) {
 				fprintf(stderr, "vlocksim trace import: --format is trace-cmd, "
-				    "ftrace, xentrace, xenalyze, lock_stat, perf-kvm-stat or trace.dat\n");
+				    "ftrace, perf-script, xentrace, xenalyze, lock_stat, perf-kvm-stat "
+				    "or trace.dat\n");
 				return CMD_EXIT_INPUT;
 			}
 			break;

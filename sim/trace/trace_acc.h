@@ -25,7 +25,7 @@ struct ti_kprof;
 #define TI_RESERVOIR 10000	/* samples kept per quantity for the fits */
 
 enum ti_format { TI_FMT_AUTO, TI_FMT_TRACECMD, TI_FMT_FTRACE, TI_FMT_XENTRACE,
-	TI_FMT_XENALYZE, TI_FMT_LOCKSTAT, TI_FMT_PERFKVM, TI_FMT_DAT };
+	TI_FMT_XENALYZE, TI_FMT_LOCKSTAT, TI_FMT_PERFKVM, TI_FMT_DAT, TI_FMT_PERFSCRIPT };
 
 /* Runstates, numbered as Xen's (public/vcpu.h RUNSTATE_*). */
 enum ti_state { TI_RUNNING, TI_RUNNABLE, TI_BLOCKED, TI_OFFLINE, TI_NSTATES,
@@ -37,6 +37,7 @@ struct ti_q {
 	uint64_t n;			/* samples, zeros included */
 	uint64_t zeros;			/* samples <= 0 (timestamp resolution) */
 	double sum;
+	double min, max;		/* of the samples (a summary's own, NAN when it has none) */
 	struct hist *h;			/* NULL until the first sample */
 	double *res;
 	size_t nres, cap;

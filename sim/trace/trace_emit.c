@@ -123,10 +123,15 @@ ti_put_fit(FILE *o, const struct ti_q *q, const struct ti_qfit *f)
 
 	fprintf(o, "{n: %llu", (unsigned long long)q->n);
 	if (q->given) {
-		fprintf(o, ", fit: %s, p5: %s, p50: %s, p95: %s}",
-		    f->kind == 100 ? "p50+p95" : "none",
-		    ti_fmt_ns(q->g_p5, a, sizeof a), ti_fmt_ns(q->g_p50, b, sizeof b),
-		    ti_fmt_ns(q->g_p95, c, sizeof c));
+		/* What the summary printed: xenalyze percentiles, perf kvm stat min/max. */
+		fprintf(o, ", fit: %s", f->kind == 100 ? "p50+p95" : "none");
+		if (isfinite(q->g_p50))
+			fprintf(o, ", p5: %s, p50: %s, p95: %s", ti_fmt_ns(q->g_p5, a, sizeof a),
+			    ti_fmt_ns(q->g_p50, b, sizeof b), ti_fmt_ns(q->g_p95, c, sizeof c));
+		if (isfinite(q->min) && isfinite(q->max))
+			fprintf(o, ", min: %s, max: %s", ti_fmt_ns(q->min, a, sizeof a),
+			    ti_fmt_ns(q->max, b, sizeof b));
+		fputc('}', o);
 		return;
 	}
 	fprintf(o, ", zeros: %llu, fitted: %zu", (unsigned long long)q->zeros, q->nres);
@@ -142,8 +147,9 @@ ti_put_fit(FILE *o, const struct ti_q *q, const struct ti_qfit *f)
 	for (k = 0; k < FIT_NKINDS; k++)
 		if (!f->fa.r[k].ok && f->fa.r[k].why != NULL)
 			fprintf(o, ", %s_no_fit: '%s'", fit_name((enum fit_kind)k), f->fa.r[k].why);
-	fprintf(o, ", p50: %s, p90: %s, p99: %s}", ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
+	fprintf(o, ", p50: %s, p90: %s, p99: %s", ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
 	    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b), ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
+	fprintf(o, ", min: %s, max: %s}", ti_fmt_ns(q->min, a, sizeof a), ti_fmt_ns(q->max, b, sizeof b));
 }
 
 void

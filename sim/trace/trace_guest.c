@@ -23,6 +23,7 @@ struct gtask {
 };
 
 struct gcpu {
+	uint64_t switches;
 	int64_t since;			/* -1: no switch seen yet */
 	int idle;			/* pid 0 on it */
 	double idle_ns, seen_ns;
@@ -229,6 +230,7 @@ ti_guest_task_switch(struct ti_trace *t, int cpu, int ppid, const char *pc, size
 	g->switches++;
 	g->last_ns = ns;
 	if (c != NULL) {
+		c->switches++;
 		if (c->since >= 0) {
 			c->seen_ns += (double)(ns - c->since);
 			if (c->idle)
@@ -247,6 +249,8 @@ ti_guest_task_switch(struct ti_trace *t, int cpu, int ppid, const char *pc, size
 			gr->run_ns += (double)(ns - k->in_at);
 		}
 		k->in_at = -1;
+		gr->switches++;
+		gr->preempts += pst == 'R';
 		if (pst != 'R') {
 			if (k->started)
 				ti_q_add(t, &gr->run, k->demand);
@@ -355,6 +359,20 @@ size_t ti_guest_ngroups(const struct ti_trace *t) { return t->guest ? t->guest->
 const struct ti_ggroup *ti_guest_group(const struct ti_trace *t, size_t i)
 { return &t->guest->groups[i]; }
 uint64_t ti_guest_switches(const struct ti_trace *t) { return t->guest ? t->guest->switches : 0; }
+uint64_t ti_guest_wakeups(const struct ti_trace *t) { return t->guest ? t->guest->wakeups : 0; }
+uint64_t ti_guest_unmatched(const struct ti_trace *t)
+{ return t->guest ? t->guest->unmatched_end : 0; }
+
+void
+ti_guest_cpu_stat(const struct ti_trace *t, int cpu, struct ti_gcpu_stat *s)
+{
+	memset(s, 0, sizeof *s);
+	if (t->guest == NULL || cpu < 0 || (size_t)cpu >= t->guest->ncpus)
+		return;
+	s->switches = t->guest->cpus[cpu].switches;
+	s->idle_ns = t->guest->cpus[cpu].idle_ns;
+	s->seen_ns = t->guest->cpus[cpu].seen_ns;
+}
 int ti_guest_has_sched(const struct ti_trace *t) { return ti_guest_switches(t) > 0; }
 int ti_guest_has_locks(const struct ti_trace *t) { return ti_guest_nlocks(t) > 0; }
 

@@ -43,6 +43,7 @@ struct ti_glock {
 struct ti_ggroup {
 	char name[32];
 	uint64_t threads, blocks;
+	uint64_t switches, preempts;	/* switched out: all, and those still runnable */
 	double run_ns, block_ns;	/* all its threads' time running, blocked */
 	struct ti_q run, block;		/* run until blocked; blocked until woken */
 };
@@ -67,6 +68,14 @@ const struct ti_ggroup *ti_guest_group(const struct ti_trace *, size_t i);
 int ti_guest_ncpus(const struct ti_trace *);	/* CPUs seen in sched_switch; 0 none */
 double ti_guest_idle_share(const struct ti_trace *);	/* 0..1; NAN without switches */
 uint64_t ti_guest_switches(const struct ti_trace *);
+uint64_t ti_guest_wakeups(const struct ti_trace *);
+uint64_t ti_guest_unmatched(const struct ti_trace *);	/* contention_end without begin */
+/* One guest CPU: switches on it, time seen (from its first switch) and idle in it. */
+struct ti_gcpu_stat {
+	uint64_t switches;
+	double idle_ns, seen_ns;
+};
+void ti_guest_cpu_stat(const struct ti_trace *, int cpu, struct ti_gcpu_stat *);
 int ti_guest_has_sched(const struct ti_trace *);
 int ti_guest_has_locks(const struct ti_trace *);
 
@@ -87,6 +96,10 @@ struct ti_lockfit {
 };
 void ti_guest_lockfit(const struct ti_trace *, const struct ti_glock *,
     const struct ti_wl_opts *, struct ti_lockfit *);
+
+/* Guest part of trace import's text summary (trace_gsum.c): scheduling per CPU
+ * and task group, lock_stat classes, contention per lock; seconds: the span. */
+void ti_guest_summary(const struct ti_trace *, FILE *, double seconds);
 
 /* Guest report (YAML, appended to ti_yaml's text) and the workload preset
  * (task form: locks, programs, tasks), with '#' lines naming each value's

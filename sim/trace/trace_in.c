@@ -12,6 +12,7 @@
 #include "trace_guest.h"
 #include "trace_kprof.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -201,6 +202,10 @@ acc_q_add(struct ti_trace *t, struct ti_q *q, double ns)
 		ns = 0;
 		q->zeros++;
 	}
+	if (q->n == 0 || ns < q->min)
+		q->min = ns;
+	if (q->n == 0 || ns > q->max)
+		q->max = ns;
 	q->n++;
 	q->sum += ns;
 	if (q->h == NULL)
@@ -420,9 +425,9 @@ acc_exit_summary(struct ti_trace *t, const char *reason, uint64_t count, double 
 	q->lat.n += count;
 	q->lat.sum += mean_ns * (double)count;
 	q->lat.given = 1;
-	q->lat.g_p5 = min_ns;	/* the summary's min and max stand in for the tails */
-	q->lat.g_p50 = NAN;
-	q->lat.g_p95 = max_ns;
+	q->lat.min = min_ns;	/* perf kvm stat prints min, max and the mean, no percentiles */
+	q->lat.max = max_ns;
+	q->lat.g_p5 = q->lat.g_p50 = q->lat.g_p95 = NAN;
 	if (kind == TI_RK_PLE)
 		t->all.ple_exits += count;
 	if (kind == TI_RK_HLT)
@@ -466,12 +471,13 @@ static const struct ti_acc acc_ops = {
 /* ---- formats --------------------------------------------------------------- */
 
 static const char *const ti_fmt_names[] = { "auto", "trace-cmd", "ftrace", "xentrace",
-	"xenalyze", "lock_stat", "perf-kvm-stat", "trace.dat", NULL };
+	"xenalyze", "lock_stat", "perf-kvm-stat", "trace.dat", "perf-script", NULL };
 
-/* The reader of each format (trace-cmd and raw ftrace share one parser). */
+/* The reader of each format (trace-cmd, raw ftrace and perf script text share one parser). */
 static const struct ti_reader *const ti_readers[] = {
 	[TI_FMT_TRACECMD] = &ti_reader_ftrace,
 	[TI_FMT_FTRACE] = &ti_reader_ftrace,
+	[TI_FMT_PERFSCRIPT] = &ti_reader_ftrace,
 	[TI_FMT_XENTRACE] = &ti_reader_xentrace,
 	[TI_FMT_XENALYZE] = &ti_reader_xenalyze,
 	[TI_FMT_LOCKSTAT] = &ti_reader_lockstat,
@@ -503,8 +509,10 @@ ti_format_parse(const char *s, enum ti_format *out)
 /*
  * Detect from the first bytes: xentrace starts with a TRC_TRACE_CPU_CHANGE
  * record (xentrace.c write_buffer()); xenalyze prints "Total time:" or its
- * pcpu activation lines first; raw tracefs starts with "# tracer:";
- * anything else that is text is taken as trace-cmd report.
+ * pcpu activation lines first; raw tracefs starts with "# tracer:"; perf
+ * script names each event with its system ("SECS: sched:sched_switch:") and
+ * `--header` starts with perf's "# captured on" block; anything else that is
+ * text is taken as trace-cmd report.
  */
 static int
 has_str(const unsigned char *h, size_t n, const char *needle)
@@ -514,6 +522,36 @@ has_str(const unsigned char *h, size_t n, const char *needle)
 	for (i = 0; i + k <= n; i++)
 		if (memcmp(h + i, needle, k) == 0)
 			return 1;
+	return 0;
+}
+
+/* An event line of perf script: "... [CPU] SECS: SYSTEM:EVENT:" (tools/perf
+ * builtin-script.c prints evsel__name(), which is "sys:name" for tracepoints). */
+static int
+perf_script_line(const unsigned char *h, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (h[i] != ']' || h[i + 1] != ' ')
+			continue;
+		for (j = i + 1; j < n && h[j] == ' '; j++)
+			;
+		for (; j < n && (isdigit(h[j]) || h[j] == '.'); j++)
+			;
+		if (j + 1 >= n || h[j] != ':' || h[j + 1] != ' ')
+			continue;
+		for (j++; j < n && h[j] == ' '; j++)
+			;
+		while (j < n && (isalnum(h[j]) || h[j] == '_'))
+			j++;
+		if (j >= n || h[j] != ':' || j + 1 >= n || !(isalpha(h[j + 1]) || h[j + 1] == '_'))
+			continue;
+		for (j++; j < n && (isalnum(h[j]) || h[j] == '_'); j++)
+			;
+		if (j < n && h[j] == ':')
+			return 1;
+	}
 	return 0;
 }
 
@@ -538,6 +576,9 @@ ti_detect(const unsigned char *h, size_t n)
 		return TI_FMT_PERFKVM;
 	if (n >= 9 && memcmp(h, "# tracer:", 9) == 0)
 		return TI_FMT_FTRACE;
+	if ((has_str(h, n, "# captured on") && has_str(h, n, "# perf version")) ||
+	    perf_script_line(h, n))
+		return TI_FMT_PERFSCRIPT;
 	return TI_FMT_TRACECMD;
 }
 
@@ -741,8 +782,8 @@ span_s(const struct ti_trace *t)
 {
 	if (t->summary_seconds > 0)
 		return t->summary_seconds;
-	if (t->t_last <= t->t_first)
-		return 0;
+	if (t->t_last <= t->t_first)	/* no clock (perf kvm stat, lock_stat): --seconds */
+		return t->given_seconds > 0 ? t->given_seconds : 0;
 	return (double)(t->t_last - t->t_first) / 1e9;
 }
 
@@ -875,7 +916,7 @@ ti_yaml(const struct ti_trace *t)
 	if (o == NULL)
 		vs_fatal("open_memstream: out of memory");
 	fputs("# vlocksim trace import: per-vCPU measurements and fitted distributions.\n"
-	    "# Format: sim/trace_in.h.  Times carry units; rates are per second.\n", o);
+	    "# Format: sim/trace/trace_in.h.  Times carry units; rates are per second.\n", o);
 	fputs("source: {file: ", o);
 	yaml_str(o, base ? base + 1 : t->path);
 	fprintf(o, ", format: %s", ti_format_name(t->fmt));
@@ -952,34 +993,75 @@ sum_q(FILE *o, const char *label, const struct ti_q *q)
 		    ti_fmt_ns(f.sd, e, sizeof e), f.kind == 100 ? " from p50+p95" : "");
 }
 
+/* A rate per second of span, or "-" when the file has no clock and no --seconds. */
+static const char *
+fmt_rate(const struct ti_trace *t, uint64_t count, char *buf, size_t n)
+{
+	if (span_s(t) > 0)
+		snprintf(buf, n, "%.2f", rate(t, count));
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/*
+ * Exits by reason, as perf kvm stat report prints them (Samples, Samples%,
+ * Time%, Min/Max/Avg time) with the rate and, from a trace's samples, the
+ * median and 99th percentile; a time is exit -> the vCPU's next entry.
+ */
+static void
+sum_exits(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v, const int *ids,
+    size_t n)
+{
+	char a[32], b[32], c[32], d[32], e[32], r[32];
+	double time = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		time += v->ex[ids[i]].lat.sum;
+	fprintf(o, "  %-22s %8s %7s %10s %7s %9s %9s %9s %9s %9s\n", "exit reason", "count",
+	    "count%", "rate/s", "time%", "mean", "min", "p50", "p99", "max");
+	for (i = 0; i < n; i++) {
+		const struct ti_exitq *x = &v->ex[ids[i]];
+		const struct ti_q *q = &x->lat;
+		int has = q->n > 0;
+
+		fprintf(o, "  %-22s %8llu %6.2f%% %10s %6.2f%% %9s %9s %9s %9s %9s\n",
+		    t->reasons[ids[i]].name, (unsigned long long)x->count,
+		    v->exits > 0 ? 100.0 * (double)x->count / (double)v->exits : 0,
+		    fmt_rate(t, x->count, r, sizeof r), time > 0 ? 100 * q->sum / time : 0,
+		    ti_fmt_ns(has ? q->sum / (double)q->n : NAN, a, sizeof a),
+		    ti_fmt_ns(has ? q->min : NAN, b, sizeof b),
+		    ti_fmt_ns(has && !q->given ? ti_q_quantile(q, 0.5) : NAN, c, sizeof c),
+		    ti_fmt_ns(has && !q->given ? ti_q_quantile(q, 0.99) : NAN, d, sizeof d),
+		    ti_fmt_ns(has ? q->max : NAN, e, sizeof e));
+	}
+	if (span_s(t) <= 0)
+		fputs("  (rate/s: give --seconds, the time the report covers)\n", o);
+	if (t->fmt == TI_FMT_PERFKVM)
+		fputs("  (perf kvm stat report prints no percentiles: p50, p99 '-')\n", o);
+}
+
 static void
 sum_block(FILE *o, const struct ti_trace *t, const struct ti_vcpu *v)
 {
 	int *ids = xcalloc(v->nex + 1, sizeof *ids);
 	size_t n = sorted_reasons(t, v, ids), i;
-	char a[32], b[32], c[32];
+	char r[32];
 	double tot = st_total(v);
 
-	if (t->fmt != TI_FMT_XENALYZE) {
-		fprintf(o, "  %llu exits (%.1f/s)", (unsigned long long)v->exits, rate(t, v->exits));
+	/* A vCPU without exits (a Xen PV guest's) prints none of the exit lines. */
+	if (t->fmt != TI_FMT_XENALYZE && (v->exits > 0 || v == &t->all)) {
+		fprintf(o, "  %llu exits (%s/s)", (unsigned long long)v->exits,
+		    fmt_rate(t, v->exits, r, sizeof r));
 		if (v != &t->all && popcount_pcpus(v) > 0)
 			fprintf(o, ", on %d pCPUs, %llu migrations", popcount_pcpus(v),
 			    (unsigned long long)v->migrations);
 		fputc('\n', o);
 		if (n > 0)
-			fprintf(o, "  %-22s %8s %10s %10s %10s %10s\n", "exit reason", "count",
-			    "rate/s", "lat p50", "p90", "p99");
-		for (i = 0; i < n; i++) {
-			const struct ti_exitq *e = &v->ex[ids[i]];
-
-			fprintf(o, "  %-22s %8llu %10.2f %10s %10s %10s\n", t->reasons[ids[i]].name,
-			    (unsigned long long)e->count, rate(t, e->count),
-			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.5), a, sizeof a),
-			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.9), b, sizeof b),
-			    ti_fmt_ns(ti_q_quantile(&e->lat, 0.99), c, sizeof c));
-		}
-		fprintf(o, "  PLE exits %llu (%.2f/s)", (unsigned long long)v->ple_exits,
-		    rate(t, v->ple_exits));
+			sum_exits(o, t, v, ids, n);
+		fprintf(o, "  PLE exits %llu (%s/s)", (unsigned long long)v->ple_exits,
+		    fmt_rate(t, v->ple_exits, r, sizeof r));
 		if (v->ple_grow + v->ple_shrink > 0)
 			fprintf(o, "; PLE window: %llu grow, %llu shrink, last %lld",
 			    (unsigned long long)v->ple_grow, (unsigned long long)v->ple_shrink,
@@ -1021,8 +1103,17 @@ ti_summary(const struct ti_trace *t)
 
 	if (o == NULL)
 		vs_fatal("open_memstream: out of memory");
-	fprintf(o, "%s: %s, span %.6f s, %llu events", t->path, ti_format_name(t->fmt),
-	    span_s(t), (unsigned long long)t->nevent_lines);
+	fprintf(o, "%s: %s, ", t->path, ti_format_name(t->fmt));
+	if (span_s(t) > 0)
+		fprintf(o, "span %.6f s%s", span_s(t), t->t_last <= t->t_first &&
+		    t->summary_seconds <= 0 ? " (--seconds)" : "");
+	else if (t->fmt == TI_FMT_LOCKSTAT || t->fmt == TI_FMT_PERFKVM)
+		fputs("no clock in the file (--seconds S gives rates)", o);
+	else
+		fputs("span 0 s", o);
+	fprintf(o, ", %llu %s", (unsigned long long)t->nevent_lines,
+	    t->fmt == TI_FMT_LOCKSTAT ? "lock classes" : t->fmt == TI_FMT_PERFKVM ?
+	    "exit reasons" : "events");
 	if (t->fmt == TI_FMT_XENTRACE || t->fmt == TI_FMT_XENALYZE)
 		fprintf(o, ", TSC %.4g GHz%s", t->cpu_hz / 1e9, t->cpu_hz_given ? "" :
 		    t->fmt == TI_FMT_XENALYZE ? " (as the summary says)" :
@@ -1050,8 +1141,15 @@ ti_summary(const struct ti_trace *t)
 		fputs(":\n", o);
 		sum_block(o, t, v);
 	}
-	fprintf(o, "\noverall (%zu vCPUs):\n", n);
-	sum_block(o, t, &t->all);
+	/* A guest's own trace or lock_stat has no vCPUs: its summary is the guest's. */
+	if (n > 0 || t->all.exits > 0 || t->guest == NULL) {
+		if (t->fmt == TI_FMT_PERFKVM)
+			fputs("\noverall (perf kvm stat report: all VMs, all vCPUs together):\n", o);
+		else
+			fprintf(o, "\noverall (%zu vCPUs):\n", n);
+		sum_block(o, t, &t->all);
+	}
+	ti_guest_summary(t, o, span_s(t));
 	/* Event kinds, most frequent first (ties by name). */
 	ord = xcalloc(t->nevents + 1, sizeof *ord);
 	for (i = 0; i < t->nevents; i++) {

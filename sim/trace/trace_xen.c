@@ -533,7 +533,9 @@ xenalyze_read(struct ti_trace *t, FILE *f, const char *path, struct vs_err *err)
 			q->g_p5 = p5 * f_cyc;
 			q->g_p50 = p50 * f_cyc;
 			q->g_p95 = p95 * f_cyc;
+			q->min = q->max = NAN;	/* xenalyze prints percentiles only */
 			qa->given = 1;
+			qa->min = qa->max = NAN;
 			qa->n += cnt;
 			qa->sum += q->sum;
 			qa->g_p5 = qa->g_p50 = qa->g_p95 = NAN;
