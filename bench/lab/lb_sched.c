@@ -69,30 +69,40 @@ lb_sys_read(struct lb_sys *s)
 	if (n < 8)
 		return;
 	s->busy_ns = (int64_t)((v[0] + v[1] + v[2] + v[5] + v[6]) * tick);
+	s->idle_ns = (int64_t)((v[3] + v[4]) * tick);
 	s->steal_ns = (int64_t)(v[7] * tick);
 	for (i = 0; i < 8; i++)
 		s->all_ns += (int64_t)(v[i] * tick);
 	s->ok = 1;
 }
 
-double
-lb_sys_others(const struct lb_sys *a, const struct lb_sys *b)
-{
-	double all = (double)(b->all_ns - a->all_ns), x;
-
-	if (!a->ok || !b->ok || all <= 0)
-		return -1;
-	x = (double)(b->busy_ns - a->busy_ns) - (double)(b->self_ns - a->self_ns);
-	x /= all;
-	return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
-double
-lb_sys_steal(const struct lb_sys *a, const struct lb_sys *b)
+/* A field's share of all CPU time between two readings. */
+static double
+share(const struct lb_sys *a, const struct lb_sys *b, int64_t da)
 {
 	double all = (double)(b->all_ns - a->all_ns);
 
 	if (!a->ok || !b->ok || all <= 0)
 		return -1;
-	return (double)(b->steal_ns - a->steal_ns) / all;
+	return (double)da / all;
+}
+
+double
+lb_sys_others(const struct lb_sys *a, const struct lb_sys *b)
+{
+	double x = share(a, b, (b->busy_ns - a->busy_ns) - (b->self_ns - a->self_ns));
+
+	return x < 0 && a->ok && b->ok ? 0 : x > 1 ? 1 : x;
+}
+
+double
+lb_sys_steal(const struct lb_sys *a, const struct lb_sys *b)
+{
+	return share(a, b, b->steal_ns - a->steal_ns);
+}
+
+double
+lb_sys_idle(const struct lb_sys *a, const struct lb_sys *b)
+{
+	return share(a, b, b->idle_ns - a->idle_ns);
 }

@@ -22,7 +22,7 @@ void lb_task_read(struct lb_task *);
 
 struct lb_sys {
 	double load1;			/* /proc/loadavg, 1 minute */
-	int64_t busy_ns, steal_ns, all_ns;	/* /proc/stat "cpu": busy, steal, every field */
+	int64_t busy_ns, idle_ns, steal_ns, all_ns;	/* /proc/stat "cpu": busy, idle, steal, all */
 	int64_t self_ns;		/* this process's CPU time */
 	int ok;
 };
@@ -33,5 +33,7 @@ void lb_sys_read(struct lb_sys *);
  * share the host stole, both in [0, 1]; -1 if /proc/stat was not read. */
 double lb_sys_others(const struct lb_sys *a, const struct lb_sys *b);
 double lb_sys_steal(const struct lb_sys *a, const struct lb_sys *b);
+/* The share of all CPUs idle between them (idle + iowait), -1 if unread. */
+double lb_sys_idle(const struct lb_sys *a, const struct lb_sys *b);
 
 #endif

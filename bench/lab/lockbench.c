@@ -11,7 +11,9 @@
  * lock, the hand-over latency (a release to the next acquisition by a thread
  * that was already waiting, from timestamps), the hold, and what the kernel
  * says: run delay and context switches of each thread (schedstat, status),
- * load average, steal and the CPU time other processes took meanwhile.
+ * load average, steal, the CPU time other processes took meanwhile and the
+ * CPU time nobody used (CPUs idle while threads waited runnable: the kernel
+ * did not spread them).
  *
  * Every iteration reads the clock three times: before the acquire (t0),
  * after it (t1) and before the release (t2).  So a section holds the lock
@@ -283,14 +285,14 @@ run_one(const struct lb_opts *o, const struct lb_lock_ops *ops, int n, int rep, 
 	jain = sum2 > 0 ? (double)acq * (double)acq / (n * sum2) : 0;
 	secs = o->duration;
 	fprintf(out, "%s,%d,%d,%.3f,%llu,%.1f,%.4f,%.4f,%.4f,%.1f,%llu,%.1f,%.0f,%.0f,%.1f,"
-	    "%.4f,%.1f,%.1f,%.2f,%.2f,%.4f,%.4f,%.4f,%d\n",
+	    "%.4f,%.1f,%.1f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%d\n",
 	    ops->name, n, rep, secs, (unsigned long long)acq, (double)acq / secs, jain, mins,
 	    maxs, acq ? wait / (double)acq : 0, (unsigned long long)ho, ho ? hos / (double)ho : 0,
 	    hpercentile(hist, ho, 0.5), hpercentile(hist, ho, 0.99),
 	    acq ? hold / (double)acq : 0, life > 0 ? delay / life : 0,
 	    life > 0 ? (vcs + ivcs) / (life / 1e9) : 0, life > 0 ? ivcs / (life / 1e9) : 0,
 	    s0.load1, s1.load1, lb_sys_others(&s0, &s1), lb_sys_steal(&s0, &s1),
-	    rc.iters_per_ns, ok);
+	    lb_sys_idle(&s0, &s1), rc.iters_per_ns, ok);
 	for (i = 0; pt != NULL && i < n; i++)
 		fprintf(pt, "%s,%d,%d,%d,%llu,%.4f,%lld,%lld,%lld,%lld,%lld,%lld\n", ops->name, n,
 		    rep, i, (unsigned long long)th[i].acq, fair > 0 ? (double)th[i].acq / fair : 0,
@@ -567,7 +569,7 @@ main(int argc, char **argv)
 	fputs("lock,threads,rep,seconds,acquisitions,ops_per_sec,jain,min_share,max_share,"
 	    "wait_mean_ns,handovers,handover_mean_ns,handover_p50_ns,handover_p99_ns,"
 	    "hold_mean_ns,run_delay_share,cs_per_sec,ivcs_per_sec,load1_before,load1_after,"
-	    "others_cpu,steal,iters_per_ns,valid\n", out);
+	    "others_cpu,steal,idle_cpu,iters_per_ns,valid\n", out);
 	if (o.per_thread != NULL) {
 		pt = open_out(o.per_thread);
 		fputs("lock,threads,rep,thread,acquisitions,share,run_ns,run_delay_ns,timeslices,"

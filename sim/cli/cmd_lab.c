@@ -337,8 +337,8 @@ lab_text(const char *measured_csv, const struct calib *cal, double probe_line,
 		fclose(m);
 	fprintf(f, "# fit: %s = %.4g ns (probe: %s), objective %.3g after %d evaluations\n",
 	    cal->params[0].paths[0], cal->params[0].value, probe, cal->objective, cal->evals);
-	fprintf(f, "%-18s %-11s %12s %10s %12s %8s %-6s %5s %6s %9s %6s\n", "row", "role",
-	    "measured", "sd", "predicted", "error", "within", "busy", "jain", "ho_p50_ns",
+	fprintf(f, "%-18s %-11s %12s %10s %12s %8s %-6s %6s %6s %9s %6s\n", "row", "role",
+	    "measured", "sd", "predicted", "error", "within", "flag", "jain", "ho_p50_ns",
 	    "delay");
 	for (i = 0; i < rep->n; i++) {
 		const struct vresult *r = &rep->r[i];
@@ -349,9 +349,10 @@ lab_text(const char *measured_csv, const struct calib *cal, double probe_line,
 		if (sscanf(r->row, "t%d%*[^/]/%63s", &thr, lock) == 2 ||
 		    sscanf(r->row, "t%d/%63s", &thr, lock) == 2)
 			lr = lab_bench_find(b, lock, thr);
-		fprintf(f, "%-18s %-11s %12.5g %10.3g %12.5g %+7.1f%% %-6s %5s", r->row,
+		fprintf(f, "%-18s %-11s %12.5g %10.3g %12.5g %+7.1f%% %-6s %6s", r->row,
 		    vrole_name(r->role), r->measured, r->measured_sd, r->predicted,
-		    100 * r->rel_error, r->within ? "yes" : "no", lr && lr->busy ? "BUSY" : "");
+		    100 * r->rel_error, r->within ? "yes" : "no", lr == NULL ? "" :
+		    lr->busy ? "BUSY" : lr->packed ? "PACKED" : "");
 		if (lr != NULL)
 			fprintf(f, " %6.3f %9.0f %6.3f\n", lr->s[LC_JAIN].mean, lr->s[LC_HO_P50].mean,
 			    lr->s[LC_DELAY].mean);

@@ -67,7 +67,7 @@ struct lab_stat {
 enum lab_col {
 	LC_OPS, LC_JAIN, LC_MIN_SHARE, LC_MAX_SHARE, LC_WAIT, LC_HO_MEAN, LC_HO_P50,
 	LC_HO_P99, LC_HOLD, LC_DELAY, LC_CS, LC_IVCS, LC_LOAD0, LC_LOAD1, LC_OTHERS,
-	LC_STEAL, LC_RATE, LC_NCOLS
+	LC_STEAL, LC_IDLE, LC_RATE, LC_NCOLS
 };
 
 struct lab_row {
@@ -75,6 +75,7 @@ struct lab_row {
 	int threads;
 	struct lab_stat s[LC_NCOLS];
 	int busy;		/* a replication with others' CPU or steal over the limit */
+	int packed;		/* a replication where CPUs idled while threads waited */
 	int invalid;		/* a replication failed the exclusion check */
 };
 
@@ -89,7 +90,10 @@ struct lab_bench {
 };
 
 /* Read lockbench's CSV; rows with others_cpu > max_others or steal >
- * max_steal in a replication are marked busy.  models: lockbench --list. */
+ * max_steal in a replication are marked busy, rows where more than
+ * LAB_PACKED of the CPU time was idle while the threads waited runnable more
+ * than LAB_PACKED of theirs packed.  models: lockbench --list. */
+#define LAB_PACKED 0.1
 int lab_bench_load(struct lab_bench *, const char *csv, const char *models_csv,
     double max_others, double max_steal, struct vs_err *err);
 void lab_bench_free(struct lab_bench *);

@@ -182,7 +182,7 @@ static const char *const col_names[LC_NCOLS] = {
 	[LC_HO_P99] = "handover_p99_ns", [LC_HOLD] = "hold_mean_ns",
 	[LC_DELAY] = "run_delay_share", [LC_CS] = "cs_per_sec", [LC_IVCS] = "ivcs_per_sec",
 	[LC_LOAD0] = "load1_before", [LC_LOAD1] = "load1_after", [LC_OTHERS] = "others_cpu",
-	[LC_STEAL] = "steal", [LC_RATE] = "iters_per_ns",
+	[LC_STEAL] = "steal", [LC_IDLE] = "idle_cpu", [LC_RATE] = "iters_per_ns",
 };
 
 /* Sums per row while reading; turned into lab_stat at the end. */
@@ -320,6 +320,15 @@ lab_bench_load(struct lab_bench *b, const char *csv, const char *models_csv,
 				    "--list", f[c_lock]);
 			}
 			b->nrows++;
+		}
+		{
+			double v[LC_NCOLS] = { 0 };
+
+			for (i = 0; i < ncols; i++)
+				if (col[i] >= 0)
+					v[col[i]] = atof(f[i]);
+			if (v[LC_IDLE] > LAB_PACKED && v[LC_DELAY] > LAB_PACKED)
+				b->rows[k].packed = 1;
 		}
 		for (i = 0; i < ncols; i++) {
 			double v;

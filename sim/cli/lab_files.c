@@ -89,6 +89,16 @@ provenance(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 			nbusy++;
 		}
 	fprintf(o, "%s\n", nbusy ? "" : " none");
+	nbusy = 0;
+	fprintf(o, "# packed rows (a replication where more than %.0f%% of the CPU time was idle "
+	    "while the threads waited runnable more than %.0f%% of theirs: the kernel did not "
+	    "spread them):", 100 * LAB_PACKED, 100 * LAB_PACKED);
+	for (i = 0; i < b->nrows; i++)
+		if (b->rows[i].packed) {
+			fprintf(o, " t%d/%s", b->rows[i].threads, b->rows[i].lock);
+			nbusy++;
+		}
+	fprintf(o, "%s\n", nbusy ? "" : " none");
 	free(vm);
 }
 
@@ -133,15 +143,15 @@ table_csv(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	fprintf(o, "lock,model,threads,reps");
 	for (k = 0; k < sizeof cols / sizeof cols[0]; k++)
 		fprintf(o, ",%s,%s_sd", names[k], names[k]);
-	fprintf(o, ",others_cpu_max,steal_max,busy,valid\n");
+	fprintf(o, ",others_cpu_max,steal_max,idle_cpu_max,busy,packed,valid\n");
 	for (i = 0; i < b->nrows; i++) {
 		const struct lab_row *r = &b->rows[i];
 
 		fprintf(o, "%s,\"%s\",%d,%d", r->lock, r->model, r->threads, r->s[LC_OPS].n);
 		for (k = 0; k < sizeof cols / sizeof cols[0]; k++)
 			fprintf(o, ",%.6g,%.6g", r->s[cols[k]].mean, r->s[cols[k]].sd);
-		fprintf(o, ",%.4f,%.4f,%d,%d\n", r->s[LC_OTHERS].max, r->s[LC_STEAL].max, r->busy,
-		    !r->invalid);
+		fprintf(o, ",%.4f,%.4f,%.4f,%d,%d,%d\n", r->s[LC_OTHERS].max, r->s[LC_STEAL].max,
+		    r->s[LC_IDLE].max, r->busy, r->packed, !r->invalid);
 	}
 }
 
