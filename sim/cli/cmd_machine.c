@@ -197,6 +197,7 @@ int
 cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_socket)
 {
 	hwloc_topology_t topo;
+	hwloc_bitmap_t mask;
 	hwloc_obj_t pu0, sib = NULL, core = NULL, remote = NULL;
 	int npkg, ncore, npu, i;
 	double hz, d = -1, per;
@@ -207,6 +208,13 @@ cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_s
 	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
 		fprintf(stderr, "vlocksim machine probe: hwloc cannot read the topology\n");
 		return -1;
+	}
+	/* The ping-pong pins this thread; what runs after the probe (the lab's
+	 * lockbench inherits it) gets the CPUs it had before. */
+	if ((mask = hwloc_bitmap_alloc()) == NULL ||
+	    hwloc_get_cpubind(topo, mask, HWLOC_CPUBIND_THREAD) != 0) {
+		hwloc_bitmap_free(mask);
+		mask = NULL;
 	}
 	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
 	ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
@@ -295,6 +303,10 @@ cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_s
 		fprintf(f, "  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n", d);
 	else
 		fprintf(f, "  # pause: not x86: default\n");
+	if (mask != NULL) {
+		hwloc_set_cpubind(topo, mask, HWLOC_CPUBIND_THREAD);
+		hwloc_bitmap_free(mask);
+	}
 	hwloc_topology_destroy(topo);
 	return 0;
 }

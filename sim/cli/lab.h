@@ -81,7 +81,7 @@ struct lab_row {
 
 struct lab_bench {
 	/* the header's `# key: value` lines */
-	int cpus;
+	int cpus, cpus_allowed;	/* online; in lockbench's affinity mask */
 	double compute_ns, hold_ns, iters_per_ns, iters_per_ns_median, clock_ns;
 	double duration, warmup;
 	int reps;

@@ -232,6 +232,8 @@ header_value(struct lab_bench *b, const char *key, const char *v)
 			*(double *)((char *)b + dbl[i].off) = atof(v);
 	if (strcmp(key, "cpus") == 0)
 		b->cpus = atoi(v);
+	else if (strcmp(key, "cpus_allowed") == 0)
+		b->cpus_allowed = atoi(v);
 	else if (strcmp(key, "reps") == 0)
 		b->reps = atoi(v);
 }
@@ -351,6 +353,11 @@ lab_bench_load(struct lab_bench *b, const char *csv, const char *models_csv,
 	if (b->nrows == 0) {
 		free(acc);
 		return vs_errf(err, csv, lineno, 1, "lockbench wrote no runs");
+	}
+	if (b->cpus_allowed > 0 && b->cpus_allowed < b->cpus) {
+		free(acc);
+		return vs_errf(err, csv, 0, 0, "lockbench ran on %d of the %d CPUs (its affinity "
+		    "mask): not this machine", b->cpus_allowed, b->cpus);
 	}
 	for (k = 0; k < b->nrows; k++) {
 		struct lab_row *r = &b->rows[k];
