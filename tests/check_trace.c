@@ -132,8 +132,9 @@ START_TEST(test_trace_cmd_plugin)
 	ck_assert_int_eq(t->fmt, TI_FMT_TRACECMD);
 	ck_assert_uint_eq(t->nskipped, 2);	/* a stray line, a kvm_exit with no reason */
 	ck_assert(strstr(t->first_bad, "kvm-plugin.txt:7:1:") != NULL);
-	ck_assert_uint_eq(t->nevent_lines, 26);
+	ck_assert_uint_eq(t->nevent_lines, 27);
 	ck_assert_uint_eq(ti_event_count(t, "hrtimer_start"), 1);
+	ck_assert_uint_eq(ti_event_count(t, "tlb_flush"), 1);	/* trace-cmd's "reason=" */
 	v0 = vc(t, "vcpu0");
 	ck_assert_int_eq(v0->tid, 1000);
 	ck_assert_uint_eq(v0->exits, 4);

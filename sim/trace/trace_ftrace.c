@@ -591,11 +591,13 @@ ev_ipi_send(struct ti_trace *t, const struct fline *fl)
 static int
 ev_tlb(struct ti_trace *t, const struct fline *fl)
 {
-	const char *r = strstr(fl->body, "reason:"), *p;
+	const char *r = strstr(fl->body, "reason"), *p;
 	char num[16];
 	int n;
 
-	if (r == NULL || (p = strchr(r, '(')) == NULL || sscanf(p, "(%d)", &n) != 1)
+	/* perf script prints the format's "reason:%s (%d)", trace-cmd "reason=..." */
+	if (r == NULL || (r[6] != ':' && r[6] != '=') || (p = strchr(r, '(')) == NULL ||
+	    sscanf(p, "(%d)", &n) != 1)
 		return -1;
 	snprintf(num, sizeof num, "%d", n);
 	return kev(t, fl, TI_KEV_TLB, num);
