@@ -2,7 +2,23 @@
 /* progress.c - the status line of progress.h. */
 #include "progress.h"
 
+#include <stdlib.h>
 #include <time.h>
+
+/* Seconds of work before the line appears: 1, or $VLOCKSIM_PROGRESS_AFTER
+ * (tests set 0 so that they never depend on how fast the machine is). */
+static double
+progress_after(void)
+{
+	const char *e = getenv("VLOCKSIM_PROGRESS_AFTER");
+	char *end;
+	double v;
+
+	if (e == NULL || *e == '\0')
+		return 1.0;
+	v = strtod(e, &end);
+	return *end == '\0' && v >= 0 ? v : 1.0;
+}
 
 double
 progress_now(void)
@@ -21,6 +37,7 @@ progress_start(struct progress *p, FILE *tty, const char *what)
 	p->t0 = progress_now();
 	p->last = 0;
 	p->shown = 0;
+	p->after = progress_after();
 }
 
 /* 75s -> "1m15s", 3725s -> "1h02m". */
@@ -48,7 +65,7 @@ progress_show(struct progress *p, double done, double total, const char *unit,
 		return;
 	now = progress_now();
 	/* nothing for work done within a second; then at most 5 redraws a second */
-	if ((!p->shown && now - p->t0 < 1.0) || (p->shown && now - p->last < 0.2))
+	if ((!p->shown && now - p->t0 < p->after) || (p->shown && now - p->last < 0.2))
 		return;
 	p->last = now;
 	p->shown = 1;

@@ -19,6 +19,7 @@ struct progress {
 	FILE *tty;		/* NULL: quiet */
 	const char *what;
 	double t0, last;
+	double after;		/* seconds before the first line */
 	int shown;
 };
 
