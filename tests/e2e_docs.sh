@@ -9,7 +9,7 @@
 
 # Paths in the README and the man page: configs/..., validation/... and so on,
 # without placeholders (NAME, DIR, CASE: upper-case words).
-for doc in README.md vlocksim.1; do
+for doc in README.md vlocksim.1 $(cd "$top_srcdir" && ls man/*.1.in); do
 	# roff: \- is a hyphen, \fB...\fR fonts; /usr/... are installed paths
 	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$top_srcdir/$doc" |
 		grep -oE '(^|[^A-Za-z0-9_./])(configs|validation|plots|sim|models|tests|traces|build-aux|debian)/[A-Za-z0-9_.*/-]*' |
@@ -32,7 +32,7 @@ done
 
 # The trace commands name files of the tree: ../shared/ is the developers'
 # folder, absent from a clone (the samples are in traces/).
-for doc in README.md vlocksim.1 traces/README.md; do
+for doc in README.md vlocksim.1 traces/README.md $(cd "$top_srcdir" && ls man/*.1.in); do
 	n=$(grep -v 'never copied\|not copied\|reads them from' "$top_srcdir/$doc" |
 	    grep -c '\.\./shared/traces/')
 	check "$doc names no ../shared/traces/ path ($n)" [ "$n" -eq 0 ]

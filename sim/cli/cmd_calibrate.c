@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,50 +55,87 @@ path_tidy(const char *p)
 	return o;
 }
 
-static int
-calibrate_main(int argc, char **argv, struct cmd_mpi *mp)
-{
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "out", required_argument, NULL, 'o' },	/* the old spelling */
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "cases", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct calib cal;
-	struct vs_err err;
-	const char *out = NULL, *dir = NULL, *epoch = getenv("SOURCE_DATE_EPOCH");
-	char date[32], *text, *shipped = NULL, *mine = NULL;
-	time_t now = epoch != NULL && *epoch != '\0' ? (time_t)strtoll(epoch, NULL, 10) :
-	    time(NULL);
-	int c, rc = CMD_EXIT_INPUT, i, jobs = pool_default_workers();
-	long long v;
+struct calibrate_args {
+	struct pool_args pool;
+	const char *output;	/* NULL: out/calibrate/NAME.yaml */
+	const char *calib;	/* the operand */
+};
 
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			if (cmd_int_opt("-j", optarg, 1, POOL_MAX_WORKERS, &v))
-				return CMD_EXIT_INPUT;
-			jobs = (int)v;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		default:
-			cmd_try("calibrate");
-			return CMD_EXIT_INPUT;
-		}
-	}
-	if (optind != argc - 1) {
+#define A(f) OPT_AT(struct calibrate_args, f)
+static const struct opt_decl calibrate_opts[] = {
+	CMD_POOL_OPTS(struct calibrate_args, "an evaluation's runs"),
+	{ "output", 0, "FILE", OPT_STR, A(output),
+	  .help = "write the fit to FILE (default out/calibrate/NAME.yaml, so that the "
+	  "shipped calibration is left alone)",
+	  .man = "The shipped calibrations are reproduced with --output set to the "
+	  "calibration's output: (which calibrate prints); with SOURCE_DATE_EPOCH set, "
+	  "the file's date line is taken from it and the bytes repeat." },
+	{ "out", 0, "FILE", OPT_STR, A(output), .help = "the older name of --output" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_calibrate_args(int argc, char **argv, void *args)
+{
+	struct calibrate_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->pool.jobs = pool_default_workers();
+	if (opt_parse(&cmd_calibrate_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	if (next != argc - 1) {
 		fprintf(stderr, "vlocksim calibrate: name one calibration file\n");
+		cmd_try("calibrate");
 		return CMD_EXIT_INPUT;
 	}
-	if (calib_load(&cal, argv[optind], dir ? dir : vcase_dir(), &err))
+	a->calib = argv[next];
+	return 0;
+}
+
+/* The fit written to out; what was fitted, and where, on stdout. */
+static int
+calibrate_write(struct calib *cal, const char *out, const char *shipped, int mine,
+    struct vs_err *err)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	time_t now = epoch != NULL && *epoch != '\0' ? (time_t)strtoll(epoch, NULL, 10) :
+	    time(NULL);
+	char date[32], *text;
+	int c, i;
+
+	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+	text = calib_render(cal, date);
+	c = vs_write_file_atomic(out, text, strlen(text), err);
+	free(text);
+	if (c)
+		return -1;
+	printf("calibrated %s: objective %.6g after %d evaluations\n", cal->name,
+	    cal->objective, cal->evals);
+	for (i = 0; i < cal->nparams; i++)
+		printf("  %s = %.6g%s\n", cal->params[i].paths[0], cal->params[i].value,
+		    cal->params[i].unit);
+	printf("written to %s\n", out);
+	if (mine && shipped != NULL)
+		printf("(the shipped calibration %s is unchanged; --output %s replaces it)\n",
+		    shipped, shipped);
+	return 0;
+}
+
+static int
+run_calibrate(const void *args, struct cmd_mpi *mp)
+{
+	const struct calibrate_args *a = args;
+	struct calib cal;
+	struct vs_err err;
+	const char *out = a->output;
+	char *shipped = NULL, *mine = NULL;
+	int rc = CMD_EXIT_INPUT;
+
+	if (calib_load(&cal, a->calib, a->pool.cases ? a->pool.cases : vcase_dir(), &err))
 		goto fail;
-	cal.jobs = jobs;
+	cal.jobs = (int)a->pool.jobs;
 	if (mp->rank != 0) {
 		/* Under mpirun: evaluations for rank 0, which fits and writes. */
 		calib_serve(&cal);
@@ -107,33 +143,19 @@ calibrate_main(int argc, char **argv, struct cmd_mpi *mp)
 		rc = 0;
 		goto clean;
 	}
-	cmd_mpi_jobs(mp, jobs);
+	cmd_mpi_jobs(mp, (int)a->pool.jobs);
 	if (cal.output != NULL)
 		shipped = path_tidy(cal.output);
 	if (out == NULL) {
-		mine = xasprintf("out/calibrate/%s.yaml", cal.name);
+		out = mine = xasprintf("out/calibrate/%s.yaml", cal.name);
 		if (cmd_mkdir_p("out/calibrate", &err))
 			goto fail;
-		out = mine;
 	}
 	if (calib_fit(&cal, cmd_mpi_progress(mp), &err))
 		goto fail;
-	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-	text = calib_render(&cal, date);
 	rc = CMD_EXIT_FAIL;
-	c = vs_write_file_atomic(out, text, strlen(text), &err);
-	free(text);
-	if (c)
+	if (calibrate_write(&cal, out, shipped, mine != NULL, &err))
 		goto fail;
-	printf("calibrated %s: objective %.6g after %d evaluations\n", cal.name, cal.objective,
-	    cal.evals);
-	for (i = 0; i < cal.nparams; i++)
-		printf("  %s = %.6g%s\n", cal.params[i].paths[0], cal.params[i].value,
-		    cal.params[i].unit);
-	printf("written to %s\n", out);
-	if (mine != NULL && shipped != NULL)
-		printf("(the shipped calibration %s is unchanged; --output %s replaces it)\n",
-		    shipped, shipped);
 	rc = 0;
 	goto clean;
 fail:
@@ -146,12 +168,17 @@ clean:
 	return rc;
 }
 
-int
-cmd_calibrate(int argc, char **argv)
-{
-	struct cmd_mpi mp;
-
-	if (cmd_mpi_begin("calibrate", &mp))
-		return CMD_EXIT_INPUT;
-	return cmd_mpi_end("calibrate", &mp, calibrate_main(argc, argv, &mp));
-}
+const struct cmd_entry cmd_calibrate_entry = {
+	.name = "calibrate",
+	.args = "CALIB.yaml",
+	.summary = "fit parameters to a case's calibration rows",
+	.about = "Fits CALIB's params to the calibration rows of its cases (GSL "
+	    "nmsimplex2, common random numbers) and writes the YAML that scenarios include "
+	    "with `calibration: FILE`.  Under mpirun each evaluation's runs spread over the "
+	    "ranks too; rank 0 fits and writes, with the same bytes.",
+	.opts = calibrate_opts,
+	.size = sizeof(struct calibrate_args),
+	.parse = parse_calibrate_args,
+	.run = run_calibrate,
+	.flags = CMD_MPI,
+};

@@ -24,7 +24,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,159 +39,88 @@
 #include "units.h"
 #include "validate.h"
 
-struct lab_opts {
+struct lab_args {
 	const char *out, *name, *lockbench, *cal;
 	double probe_time, sim_duration, tol;
 	double max_load, max_others, max_steal, wait;
-	int sim_reps, jobs, force, perf_sched;
+	long long sim_reps;
+	struct pool_args pool;	/* -j */
+	int force, perf_sched;
 	char **bench;		/* after --: lockbench's own options */
 	int nbench;
 };
 
-static const char lab_usage[] =
-    "usage: vlocksim lab [--out DIR] [--name NAME] [--calibrate LOCK/tN]\n"
-    "                    [--sim-duration T] [--sim-reps N] [--tolerance REL]\n"
-    "                    [--max-load L] [--max-others F] [--max-steal F] [--wait S]\n"
-    "                    [--force] [--probe-time T] [--perf-sched] [--lockbench PATH]\n"
-    "                    [-j N] [-- LOCKBENCH-OPTIONS]\n"
-    "Measures this machine with lockbench (bench/lab/lockbench.c: threads looping\n"
-    "compute -> acquire -> hold -> release on ticket, tas, ttas, mcs, mutex and\n"
-    "adaptive locks, 1 to 4x the CPUs), writes the measurement as a validation case\n"
-    "of this machine (kind none, the running kernel's scheduler and HZ, the probe's\n"
-    "costs), fits the line transfer on ONE declared row (--calibrate, default\n"
-    "ticket with as many threads as CPUs) and predicts every other row.  DIR\n"
-    "(default out/lab): lab.txt (the table), validation.{txt,csv,json}, NAME.png,\n"
-    "scatter.png, measured.csv, case.yaml, scenario.yaml, row-tN-LOCK.yaml,\n"
-    "calibration.yaml, calibrated.yaml, machine.yaml, lockbench*.csv.\n"
-    "It waits up to --wait s (120) for a quiet machine: 1-min load <= --max-load\n"
-    "(default a quarter of the CPUs, at least 0.5), other processes' CPU <=\n"
-    "--max-others (0.1 of all CPUs) and steal <= --max-steal (0.02); still busy,\n"
-    "it refuses (exit 1) unless --force.  Runs in which others or steal passed\n"
-    "the limits are listed as busy rows.  After --, lockbench's own options\n"
-    "(lockbench --help: --locks, --threads, --compute, --hold, --duration, --reps\n"
-    "...); the model runs 200ms, 3 replications (--sim-duration, --sim-reps).\n"
-    "--perf-sched: also `perf sched record` one run per lock at the most threads\n"
-    "(perf-sched-LOCK.txt: perf sched latency).  Exit 1 also when lockbench fails.\n";
+#define A(f) OPT_AT(struct lab_args, f)
+static const struct opt_decl lab_opts[] = {
+	{ "out", 0, "DIR", OPT_STR, A(out),
+	  .help = "the lab's folder (default out/lab): lab.txt, validation.{txt,csv,json}, "
+	  "NAME.png, scatter.png, measured.csv, case.yaml, scenario.yaml, row-tN-LOCK.yaml, "
+	  "calibration.yaml, calibrated.yaml, machine.yaml, lockbench*.csv",
+	  .man = "Written whole or not at all; the raw measurement is kept (and named) when "
+	  "a later step fails." },
+	{ "name", 0, "NAME", OPT_STR, A(name), .help = "the case's name (default lab)" },
+	{ "calibrate", 0, "LOCK/tN", OPT_STR, A(cal),
+	  .help = "the one row the line transfer is fitted on (default ticket with as many "
+	  "threads as CPUs); every other row is predicted" },
+	{ "sim-duration", 0, "T", OPT_TIME, A(sim_duration), .lo = 1e6, .hi = 3600e9,
+	  .help = "simulated time per replication of a row (default 200ms)" },
+	{ "sim-reps", 0, "N", OPT_INT, A(sim_reps), .min = 1, .max = 1000,
+	  .help = "the model's replications per row (default 3)" },
+	{ "tolerance", 0, "REL", OPT_NUM, A(tol), .lo = 0.001, .hi = 100,
+	  .help = "the case's relative tolerance (default 0.25)" },
+	{ "max-load", 0, "L", OPT_NUM, A(max_load), .lo = 0, .hi = 1e6,
+	  .help = "the quiet machine's 1-min load at most (default a quarter of the CPUs, "
+	  "at least 0.5)" },
+	{ "max-others", 0, "F", OPT_NUM, A(max_others), .lo = 0, .hi = 1,
+	  .help = "other processes' share of all CPUs at most (default 0.1)" },
+	{ "max-steal", 0, "F", OPT_NUM, A(max_steal), .lo = 0, .hi = 1,
+	  .help = "steal at most (default 0.02)" },
+	{ "wait", 0, "S", OPT_NUM, A(wait), .lo = 0, .hi = 3600,
+	  .help = "seconds to wait for a quiet machine (default 120); still busy, lab "
+	  "refuses (exit 1) unless --force" },
+	{ "force", 0, NULL, OPT_FLAG, A(force),
+	  .help = "measure a busy machine anyway; runs in which others or steal passed the "
+	  "limits are listed as busy rows" },
+	{ "probe-time", 0, "T", OPT_TIME, A(probe_time), .lo = 1e8, .hi = 60e9,
+	  .help = "machine probe's budget (default 2s)" },
+	{ "perf-sched", 0, NULL, OPT_FLAG, A(perf_sched),
+	  .help = "also `perf sched record` one run per lock at the most threads "
+	  "(perf-sched-LOCK.txt: perf sched latency)" },
+	{ "lockbench", 0, "PATH", OPT_STR, A(lockbench),
+	  .help = "the lockbench to run (default: the one installed beside vlocksim, or "
+	  "the build tree's)" },
+	CMD_JOBS_OPT(struct lab_args, "the model's rows"),
+	{ NULL }
+};
+#undef A
 
 static int
-num_opt(const char *opt, const char *arg, double min, double max, double *out)
+parse_lab_args(int argc, char **argv, void *args)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	struct lab_args *o = args;
+	int next;
 
-	if (end == arg || *end != '\0' || !(v >= min && v <= max)) {
-		fprintf(stderr, "vlocksim lab: %s %s: a number in [%g, %g]\n", opt, arg, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int
-time_opt(const char *opt, const char *arg, double min_ns, double max_ns, double *out)
-{
-	const char *why = NULL;
-
-	if (units_parse(arg, UNIT_TIME, 0, out, &why) != 0 || !(*out >= min_ns && *out <= max_ns)) {
-		fprintf(stderr, "vlocksim lab: %s %s: %s\n", opt, arg, why ? why :
-		    "out of range");
-		return -1;
-	}
-	return 0;
-}
-
-static int
-parse_args(int argc, char **argv, struct lab_opts *o)
-{
-	static const struct option lo[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "calibrate", required_argument, NULL, 'C' },
-		{ "sim-duration", required_argument, NULL, 'D' },
-		{ "sim-reps", required_argument, NULL, 'R' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "max-load", required_argument, NULL, 'L' },
-		{ "max-others", required_argument, NULL, 'O' },
-		{ "max-steal", required_argument, NULL, 'S' },
-		{ "wait", required_argument, NULL, 'W' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "probe-time", required_argument, NULL, 'P' },
-		{ "perf-sched", no_argument, NULL, 'p' },
-		{ "lockbench", required_argument, NULL, 'b' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	double v;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "j:", lo, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out = optarg; break;
-		case 'n': o->name = optarg; break;
-		case 'C': o->cal = optarg; break;
-		case 'b': o->lockbench = optarg; break;
-		case 'f': o->force = 1; break;
-		case 'p': o->perf_sched = 1; break;
-		case 'D':
-			if (time_opt("--sim-duration", optarg, 1e6, 3600e9, &o->sim_duration))
-				return -1;
-			break;
-		case 'R':
-			if (num_opt("--sim-reps", optarg, 1, 1000, &v) || v != floor(v))
-				return -1;
-			o->sim_reps = (int)v;
-			break;
-		case 'T':
-			if (num_opt("--tolerance", optarg, 0.001, 100, &o->tol))
-				return -1;
-			break;
-		case 'L':
-			if (num_opt("--max-load", optarg, 0, 1e6, &o->max_load))
-				return -1;
-			break;
-		case 'O':
-			if (num_opt("--max-others", optarg, 0, 1, &o->max_others))
-				return -1;
-			break;
-		case 'S':
-			if (num_opt("--max-steal", optarg, 0, 1, &o->max_steal))
-				return -1;
-			break;
-		case 'W':
-			if (num_opt("--wait", optarg, 0, 3600, &o->wait))
-				return -1;
-			break;
-		case 'P':
-			if (time_opt("--probe-time", optarg, 1e8, 60e9, &o->probe_time))
-				return -1;
-			break;
-		case 'j':
-			if (num_opt("-j", optarg, 1, POOL_MAX_WORKERS, &v) || v != floor(v))
-				return -1;
-			o->jobs = (int)v;
-			break;
-		case 'h':
-			fputs(lab_usage, stdout);
-			return 1;
-		default:
-			return -1;
-		}
-	}
+	*o = (struct lab_args){ .out = "out/lab", .name = "lab", .probe_time = 2e9,
+	    .sim_duration = 200e6, .sim_reps = 3, .tol = 0.25, .max_load = -1,
+	    .max_others = 0.1, .max_steal = 0.02, .wait = 120 };
+	o->pool.jobs = pool_default_workers();
+	if (opt_parse(&cmd_lab_entry, argc, argv, o, &next))
+		return CMD_EXIT_INPUT;
 	/* getopt_long stops at "--": what follows is lockbench's. */
-	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+	if (next < argc && strcmp(argv[next - 1], "--") != 0) {
 		fprintf(stderr, "vlocksim lab: unexpected argument '%s' (lockbench's options "
-		    "go after --)\n", argv[optind]);
-		return -1;
+		    "go after --)\n", argv[next]);
+		cmd_try("lab");
+		return CMD_EXIT_INPUT;
 	}
-	o->bench = argv + optind;
-	o->nbench = argc - optind;
+	o->bench = argv + next;
+	o->nbench = argc - next;
 	return 0;
 }
 
 /* lockbench, its options after --, then extra (NULL-terminated, malloc'd). */
 static char **
-bench_argv(const char *lockbench, const struct lab_opts *o, const char *const *extra)
+bench_argv(const char *lockbench, const struct lab_args *o, const char *const *extra)
 {
 	char **v = xcalloc((size_t)o->nbench + 16, sizeof *v);
 	int n = 0, i;
@@ -216,14 +144,14 @@ free_argv(char **v)
 }
 
 static int
-busy(const struct lab_opts *o, const struct lab_idle *s)
+busy(const struct lab_args *o, const struct lab_idle *s)
 {
 	return s->load1 > o->max_load || s->others > o->max_others || s->steal > o->max_steal;
 }
 
 /* Wait for a quiet machine; 1 if it stayed busy. */
 static int
-wait_quiet(const char *lockbench, const struct lab_opts *o, struct lab_idle *s,
+wait_quiet(const char *lockbench, const struct lab_args *o, struct lab_idle *s,
     struct vs_err *err)
 {
 	time_t t0 = time(NULL), said = 0;
@@ -265,7 +193,7 @@ dry_run(char **argv, double *secs, struct vs_err *err)
 /* One `perf sched record` of lockbench per lock at the most threads, then
  * `perf sched latency` of it into perf-sched-LOCK.txt. */
 static void
-perf_sched(const char *stage, const char *lockbench, const struct lab_opts *o,
+perf_sched(const char *stage, const char *lockbench, const struct lab_args *o,
     const struct lab_bench *b)
 {
 	char *data = xasprintf("%s/perf.data", stage), top[16];
@@ -364,12 +292,9 @@ lab_text(const char *measured_csv, const struct calib *cal, double probe_line,
 }
 
 static int
-lab_main(int argc, char **argv)
+run_lab(const void *args, struct cmd_mpi *mp)
 {
-	struct lab_opts o = {
-		.out = "out/lab", .name = "lab", .probe_time = 2e9, .sim_duration = 200e6, .sim_reps = 3,
-		.tol = 0.25, .max_load = -1, .max_others = 0.1, .max_steal = 0.02, .wait = 120,
-	};
+	struct lab_args o = *(const struct lab_args *)args;
 	struct lab_host h;
 	struct lab_case lc;
 	struct lab_bench b = { 0 };
@@ -384,18 +309,11 @@ lab_main(int argc, char **argv)
 	time_t now = time(NULL);
 	FILE *f;
 
-	o.jobs = pool_default_workers();
-	if ((i = parse_args(argc, argv, &o)) != 0) {
-		if (i > 0)
-			return 0;	/* --help */
-		cmd_try("lab");
-		return CMD_EXIT_INPUT;
-	}
 	lab_host_read(&h);
 	if (o.max_load < 0)
 		o.max_load = fmax(0.5, 0.25 * h.cpus);
 	lc = (struct lab_case){ .name = o.name, .sim_duration_ms = o.sim_duration / 1e6,
-		.sim_reps = o.sim_reps, .tol_rel = o.tol, .max_others = o.max_others,
+		.sim_reps = (int)o.sim_reps, .tol_rel = o.tol, .max_others = o.max_others,
 		.max_steal = o.max_steal, .cal_threads = h.cpus };
 	snprintf(cal_lock, sizeof cal_lock, "ticket");
 	if (o.cal != NULL && (sscanf(o.cal, "%63[^/]/t%d", cal_lock, &lc.cal_threads) != 2 ||
@@ -487,7 +405,7 @@ lab_main(int argc, char **argv)
 	p = xasprintf("%s/calibration.yaml", stage);
 	if (calib_load(&cal, p, stage, &err))
 		goto fail;
-	cal.jobs = o.jobs;
+	cal.jobs = (int)o.pool.jobs;
 	if (calib_fit(&cal, isatty(STDERR_FILENO), &err))
 		goto fail;
 	{
@@ -506,7 +424,7 @@ lab_main(int argc, char **argv)
 	free(p);
 	p = xasprintf("%s/case.yaml", stage);
 	if (vcase_load(&vc, p, &err) || vcase_check(&vc, &err) ||
-	    validate_cases(cases, 1, 0, o.jobs, &rep, isatty(STDERR_FILENO), &err))
+	    validate_cases(cases, 1, 0, (int)o.pool.jobs, &rep, isatty(STDERR_FILENO), &err))
 		goto fail;
 	{
 		static const struct { int f; const char *file; } outs[] = {
@@ -565,8 +483,21 @@ clean:
 	return rc;
 }
 
-int
-cmd_lab(int argc, char **argv)
-{
-	return lab_main(argc, argv);
-}
+const struct cmd_entry cmd_lab_entry = {
+	.name = "lab",
+	.forms = "vlocksim lab [OPTION...] -- LOCKBENCH-OPTION...",
+	.summary = "lockbench measured here, calibrated on one row, the rest predicted: a "
+	    "validation case of this machine, with plots",
+	.about = "Measures this machine with lockbench (bench/lab/lockbench.c: threads "
+	    "looping compute -> acquire -> hold -> release on ticket, tas, ttas, mcs, mutex "
+	    "and adaptive locks, 1 to 4x the CPUs), writes the measurement as a validation "
+	    "case of this machine (kind none, the running kernel's scheduler and HZ, the "
+	    "probe's costs), fits the line transfer on ONE declared row and predicts every "
+	    "other row.  It waits for a quiet machine first.  After --, lockbench's own "
+	    "options (lockbench --help: --locks, --threads, --compute, --hold, --duration, "
+	    "--reps ...).  Exit 1 also when lockbench fails.",
+	.opts = lab_opts,
+	.size = sizeof(struct lab_args),
+	.parse = parse_lab_args,
+	.run = run_lab,
+};

@@ -4,7 +4,6 @@
  * read from the ops tables themselves (their vs_param arrays, param.h) and
  * the metric table (metric_doc.h), so the listing cannot drift from the code.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -330,36 +329,55 @@ list_text(void)
 		    metric_docs[i].what);
 }
 
-int
-cmd_list(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c, fmt = 0;
+struct list_args {
+	int format;	/* text, yaml, man */
+};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'f' && (strcmp(optarg, "yaml") == 0 || strcmp(optarg, "text") == 0 ||
-		    strcmp(optarg, "man") == 0)) {
-			fmt = optarg[0] == 'y' ? 1 : optarg[0] == 'm' ? 2 : 0;
-			continue;
-		}
-		if (c == 'f')
-			fprintf(stderr, "vlocksim list: --format is text, yaml or man\n");
-		cmd_try("list");
+static const struct opt_decl list_opts[] = {
+	{ "format", 0, "text|yaml|man", OPT_ENUM, OPT_AT(struct list_args, format),
+	  .help = "text (the default), YAML for scripts, or the roff of vlocksim(1)'s "
+	  "PARAMETERS and METRICS (make man-lists)" },
+	{ NULL }
+};
+
+static int
+parse_list_args(int argc, char **argv, void *args)
+{
+	struct list_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	if (opt_parse(&cmd_list_entry, argc, argv, a, &next))
 		return CMD_EXIT_INPUT;
-	}
-	if (optind != argc) {
+	if (next != argc) {
 		fprintf(stderr, "vlocksim list: takes no arguments\n");
 		cmd_try("list");
 		return CMD_EXIT_INPUT;
 	}
-	if (fmt == 1)
+	return 0;
+}
+
+static int
+run_list(const void *args, struct cmd_mpi *mp)
+{
+	const struct list_args *a = args;
+	if (a->format == 1)
 		list_yaml();
-	else if (fmt == 2)
+	else if (a->format == 2)
 		list_man();
 	else
 		list_text();
 	return 0;
 }
+
+const struct cmd_entry cmd_list_entry = {
+	.name = "list",
+	.summary = "kinds, schedulers, locks, parameters, primitives, metrics",
+	.about = "Prints, from the tables compiled in, every hypervisor kind, host "
+	    "scheduler, lock and guest scheduler with each parameter (type, unit, default, "
+	    "source), the workload primitives and every metric with its unit and meaning.",
+	.opts = list_opts,
+	.size = sizeof(struct list_args),
+	.parse = parse_list_args,
+	.run = run_list,
+};

@@ -17,7 +17,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <hwloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -193,185 +192,197 @@ tsc_hz(double budget_ns)
 #endif
 }
 
+struct probe_args {
+	double time;		/* ns: the whole run's budget */
+	const char *name;	/* NULL: the host name */
+};
+
+#define A(f) OPT_AT(struct probe_args, f)
+static const struct opt_decl probe_opts[] = {
+	{ "time", 0, "S", OPT_TIME, A(time), .lo = 1e8, .hi = 60e9,
+	  .help = "bound the whole run (default 2s), split over the measurements" },
+	{ "name", 0, "NAME", OPT_STR, A(name),
+	  .help = "the machine's name: in the file (default: the host name)" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_probe_args(int argc, char **argv, void *args)
+{
+	struct probe_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->time = 2e9;
+	if (opt_parse(&cmd_machine_probe_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	if (next != argc) {
+		fprintf(stderr, "vlocksim machine probe: takes no operand\n");
+		cmd_try("machine probe");
+		return CMD_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* The topology, and PU 0's first partner at each distance. */
+struct topo {
+	hwloc_topology_t t;
+	int npkg, ncore, npu;
+	hwloc_obj_t pu0, sib, core, remote;
+};
+
+static void
+topo_partners(struct topo *tp)
+{
+	hwloc_topology_t t = tp->t;
+	hwloc_obj_t c0, k0;
+	int i;
+
+	tp->npkg = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+	tp->ncore = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+	tp->npu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+	if (tp->npkg < 1)
+		tp->npkg = 1;
+	if (tp->ncore < tp->npkg)
+		tp->ncore = tp->npkg;
+	if (tp->npu < tp->ncore)
+		tp->npu = tp->ncore;
+	tp->pu0 = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, 0);
+	c0 = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, tp->pu0);
+	k0 = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, tp->pu0);
+	for (i = 1; i < tp->npu; i++) {
+		hwloc_obj_t p = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, (unsigned)i);
+		hwloc_obj_t c1 = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, p);
+		hwloc_obj_t k1 = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, p);
+
+		if (c0 != NULL && c0 == c1) {
+			if (tp->sib == NULL)
+				tp->sib = p;
+		} else if (k0 == k1) {
+			if (tp->core == NULL)
+				tp->core = p;
+		} else if (tp->remote == NULL) {
+			tp->remote = p;
+		}
+	}
+}
+
+/* The line_* costs: a ping-pong with PU 0's partner at each distance; the
+ * socket's one (ns) into *line_socket when it was plausible. */
+static void
+probe_lines(FILE *f, struct topo *tp, double per, double *line_socket)
+{
+	const struct { const char *key; hwloc_obj_t pu; const char *where, *none; } d[] = {
+		{ "line_sibling", tp->sib, "SMT siblings",
+		  "no SMT siblings here (or not pinnable)" },
+		{ "line_socket", tp->core, "same package, other core",
+		  "no second core in a package (or not pinnable)" },
+		{ "line_remote", tp->remote, "other package", "one package" },
+	};
+	double ns;
+	size_t i;
+
+	fprintf(f, "  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
+	    "the spinner's miss);\n  # with release_visibility: off write the one-way time\n");
+	for (i = 0; i < sizeof d / sizeof d[0]; i++) {
+		ns = d[i].pu != NULL ? pingpong(tp->t, tp->pu0, d[i].pu, per) : -1;
+		/* More than 5 us one way is no cache transfer: a thread was descheduled. */
+		if (ns > 0 && !(ns < 5000)) {
+			fprintf(f, "  # %s: ping-pong gave %.0fns, implausible (the host is busy or "
+			    "the threads were not both on a CPU): default\n", d[i].key, ns);
+		} else if (ns > 0) {
+			fprintf(f, "  %s: %.1fns%*s# ping-pong PU %u <-> PU %u (%s), one way / 2\n",
+			    d[i].key, ns / 2, (int)(18 - strlen(d[i].key)), "",
+			    tp->pu0->os_index, d[i].pu->os_index, d[i].where);
+			if (d[i].pu == tp->core && line_socket != NULL)
+				*line_socket = ns / 2;
+		} else {
+			fprintf(f, "  # %s: %s: default\n", d[i].key, d[i].none);
+		}
+	}
+}
+
 int
 cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_socket)
 {
-	hwloc_topology_t topo;
+	struct topo tp = { 0 };
 	hwloc_bitmap_t mask;
-	hwloc_obj_t pu0, sib = NULL, core = NULL, remote = NULL;
-	int npkg, ncore, npu, i;
-	double hz, d = -1, per;
+	double hz, d, per = budget / 6;
 	char host[64];
 
 	if (line_socket != NULL)
 		*line_socket = -1;
-	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+	if (hwloc_topology_init(&tp.t) != 0 || hwloc_topology_load(tp.t) != 0) {
 		fprintf(stderr, "vlocksim machine probe: hwloc cannot read the topology\n");
 		return -1;
 	}
 	/* The ping-pong pins this thread; what runs after the probe (the lab's
 	 * lockbench inherits it) gets the CPUs it had before. */
 	if ((mask = hwloc_bitmap_alloc()) == NULL ||
-	    hwloc_get_cpubind(topo, mask, HWLOC_CPUBIND_THREAD) != 0) {
+	    hwloc_get_cpubind(tp.t, mask, HWLOC_CPUBIND_THREAD) != 0) {
 		hwloc_bitmap_free(mask);
 		mask = NULL;
 	}
-	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-	ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-	npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-	if (npkg < 1)
-		npkg = 1;
-	if (ncore < npkg)
-		ncore = npkg;
-	if (npu < ncore)
-		npu = ncore;
-	/* The partners of PU 0 at each distance. */
-	pu0 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, 0);
-	for (i = 1; i < npu; i++) {
-		hwloc_obj_t p = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-		hwloc_obj_t c0 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu0);
-		hwloc_obj_t c1 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, p);
-		hwloc_obj_t k0 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu0);
-		hwloc_obj_t k1 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, p);
-
-		if (c0 != NULL && c0 == c1) {
-			if (sib == NULL)
-				sib = p;
-		} else if (k0 == k1) {
-			if (core == NULL)
-				core = p;
-		} else if (remote == NULL) {
-			remote = p;
-		}
-	}
+	topo_partners(&tp);
 	if (gethostname(host, sizeof host) != 0)
 		snprintf(host, sizeof host, "this-host");
 	host[sizeof host - 1] = '\0';
-	per = budget / 6;
 	hz = tsc_hz(per / 4);
-	fprintf(f, "# vlocksim machine probe of %s, %s", host, "measured by `vlocksim machine probe`");
+	fprintf(f, "# vlocksim machine probe of %s, %s", host,
+	    "measured by `vlocksim machine probe`");
 	fprintf(f, " (vlocksim %s).\n", PACKAGE_VERSION);
-	fprintf(f, "# Topology: hwloc %s (packages, cores, PUs).  Costs: medians of timed batches\n"
-	    "# (CLOCK_MONOTONIC); a busy or virtualised host inflates them: probe an idle one.\n"
-	    "# Costs not measured here keep vlocksim's defaults (models/hw/machine.c): the\n"
-	    "# exit costs come from a trace of this host (README, \"Your own machine\").\n",
-	    HWLOC_API_VERSION >= 0x00020000 ? "2.x" : "1.x");
+	fprintf(f, "# Topology: hwloc %s (packages, cores, PUs).  Costs: medians of timed "
+	    "batches\n# (CLOCK_MONOTONIC); a busy or virtualised host inflates them: probe an "
+	    "idle one.\n# Costs not measured here keep vlocksim's defaults "
+	    "(models/hw/machine.c): the\n# exit costs come from a trace of this host (README, "
+	    "\"Your own machine\").\n", HWLOC_API_VERSION >= 0x00020000 ? "2.x" : "1.x");
 	fprintf(f, "name: %s\n", name ? name : host);
-	fprintf(f, "sockets: %d              # hwloc: %d packages\n", npkg, npkg);
-	fprintf(f, "cores_per_socket: %d     # hwloc: %d cores / %d packages\n", ncore / npkg, ncore,
-	    npkg);
-	fprintf(f, "threads_per_core: %d     # hwloc: %d PUs / %d cores\n", npu / ncore, npu, ncore);
+	fprintf(f, "sockets: %d              # hwloc: %d packages\n", tp.npkg, tp.npkg);
+	fprintf(f, "cores_per_socket: %d     # hwloc: %d cores / %d packages\n",
+	    tp.ncore / tp.npkg, tp.ncore, tp.npkg);
+	fprintf(f, "threads_per_core: %d     # hwloc: %d PUs / %d cores\n", tp.npu / tp.ncore,
+	    tp.npu, tp.ncore);
 	if (hz > 0)
 		fprintf(f, "clock: %.4gGHz          # TSC rate against CLOCK_MONOTONIC over %.0f ms "
 		    "(the nominal clock; turbo not seen)\n", hz / 1e9, per / 4 / 1e6);
 	else
 		fprintf(f, "# clock: no TSC on this architecture: the default 2.93GHz stays\n");
 	fprintf(f, "costs:\n");
-	fprintf(f, "  # line_*: half a one-way ping-pong (a store's read-for-ownership, then "
-	    "the spinner's miss);\n  # with release_visibility: off write the one-way time\n");
-	/* More than 5 us one way is no cache transfer: a thread was descheduled. */
-#define PLAUSIBLE(x) ((x) > 0 && (x) < 5000)
-	if (sib != NULL && (d = pingpong(topo, pu0, sib, per)) > 0 && !PLAUSIBLE(d))
-		fprintf(f, "  # line_sibling: ping-pong gave %.0fns, implausible (the host is busy or "
-		    "the threads were not both on a CPU): default\n", d);
-	else if (sib != NULL && d > 0)
-		fprintf(f, "  line_sibling: %.1fns      # ping-pong PU %u <-> PU %u (SMT siblings), "
-		    "one way / 2\n", d / 2, pu0->os_index, sib->os_index);
-	else
-		fprintf(f, "  # line_sibling: no SMT siblings here (or not pinnable): default\n");
-	if (core != NULL && (d = pingpong(topo, pu0, core, per)) > 0 && !PLAUSIBLE(d))
-		fprintf(f, "  # line_socket: ping-pong gave %.0fns, implausible (the host is busy or "
-		    "the threads were not both on a CPU): default\n", d);
-	else if (core != NULL && d > 0) {
-		fprintf(f, "  line_socket: %.1fns       # ping-pong PU %u <-> PU %u (same package, "
-		    "other core), one way / 2\n", d / 2, pu0->os_index, core->os_index);
-		if (line_socket != NULL)
-			*line_socket = d / 2;
-	} else
-		fprintf(f, "  # line_socket: no second core in a package (or not pinnable): default\n");
-	if (remote != NULL && (d = pingpong(topo, pu0, remote, per)) > 0 && !PLAUSIBLE(d))
-		fprintf(f, "  # line_remote: ping-pong gave %.0fns, implausible (the host is busy or "
-		    "the threads were not both on a CPU): default\n", d);
-	else if (remote != NULL && d > 0)
-		fprintf(f, "  line_remote: %.1fns       # ping-pong PU %u <-> PU %u (other package), "
-		    "one way / 2\n", d / 2, pu0->os_index, remote->os_index);
-	else
-		fprintf(f, "  # line_remote: one package: default\n");
-	fprintf(f, "  atomic: %.2fns            # lock xadd on an owned line (__atomic_fetch_add), "
-	    "per op\n", atomic_cost(per));
+	probe_lines(f, &tp, per, line_socket);
+	fprintf(f, "  atomic: %.2fns            # lock xadd on an owned line "
+	    "(__atomic_fetch_add), per op\n", atomic_cost(per));
 	if ((d = pause_cost(per)) > 0)
-		fprintf(f, "  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n", d);
+		fprintf(f, "  pause: %.2fns             # one PAUSE (_mm_pause), per instruction\n",
+		    d);
 	else
 		fprintf(f, "  # pause: not x86: default\n");
 	if (mask != NULL) {
-		hwloc_set_cpubind(topo, mask, HWLOC_CPUBIND_THREAD);
+		hwloc_set_cpubind(tp.t, mask, HWLOC_CPUBIND_THREAD);
 		hwloc_bitmap_free(mask);
 	}
-	hwloc_topology_destroy(topo);
+	hwloc_topology_destroy(tp.t);
 	return 0;
 }
 
-static void
-probe_usage(FILE *f)
-{
-	fputs("usage: vlocksim machine probe [--time S] [--name NAME] > mine.yaml\n"
-	    "  Writes a machine file of this host: topology from hwloc, and measured\n"
-	    "  cache-line transfer (ping-pong of one line between two pinned threads, per\n"
-	    "  distance), locked RMW and PAUSE costs, each with its provenance.  Run it on\n"
-	    "  an idle host: --time bounds the whole run (default 2s).\n", f);
-}
-
 static int
-machine_probe(int argc, char **argv)
+run_machine_probe(const void *args, struct cmd_mpi *mp)
 {
-	static const struct option opts[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	double budget = 2e9;
-	const char *why = NULL, *name = NULL;
-	int c;
+	const struct probe_args *a = args;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (units_parse(optarg, UNIT_TIME, 0, &budget, &why) != 0 ||
-			    !(budget >= 1e8 && budget <= 60e9)) {
-				fprintf(stderr, "vlocksim machine probe: --time %s: %s\n", optarg,
-				    why ? why : "between 100ms and 60s");
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'n':
-			name = optarg;
-			break;
-		case 'h':
-			probe_usage(stdout);
-			return 0;
-		default:
-			probe_usage(stderr);
-			return CMD_EXIT_INPUT;
-		}
-	}
-	if (optind != argc) {
-		probe_usage(stderr);
-		return CMD_EXIT_INPUT;
-	}
-	return cmd_machine_probe_write(stdout, budget, name, NULL) == 0 ? 0 : CMD_EXIT_FAIL;
+	return cmd_machine_probe_write(stdout, a->time, a->name, NULL) == 0 ? 0 :
+	    CMD_EXIT_FAIL;
 }
 
-int
-cmd_machine(int argc, char **argv)
-{
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		probe_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? CMD_EXIT_INPUT : 0;
-	}
-	if (strcmp(argv[1], "probe") == 0)
-		return machine_probe(argc - 1, argv + 1);
-	fprintf(stderr, "vlocksim machine: unknown subcommand '%s' (expected probe)\n", argv[1]);
-	return CMD_EXIT_INPUT;
-}
+const struct cmd_entry cmd_machine_probe_entry = {
+	.name = "machine probe",
+	.summary = "a machine file of this host (hwloc topology, measured costs)",
+	.about = "Writes a machine file of this host on stdout (vlocksim machine probe > "
+	    "mine.yaml): topology from hwloc, the TSC clock, and measured cache-line "
+	    "transfer (ping-pong of one line between two pinned threads, per distance), "
+	    "locked RMW and PAUSE costs, each with its provenance.  Run it on an idle host.",
+	.opts = probe_opts,
+	.size = sizeof(struct probe_args),
+	.parse = parse_probe_args,
+	.run = run_machine_probe,
+};

@@ -2,15 +2,9 @@
 /* cmd_run.c - `vlocksim run`: one scenario, its replications, its report. */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -23,15 +17,106 @@
 #include "timeline.h"
 #include "trace_lockout.h"
 #include "trace_out.h"
-#include "units.h"
 #include "util.h"
 
-/* A simulated time as --trace-window takes it: "1234.567us". */
-static const char *
-fmt_us(sim_time_t ns, char *buf, size_t n)
+#define RUN_TRACE_LIMIT (256.0 * 1024 * 1024)	/* bytes: Perfetto UI opens this much easily */
+#define RUN_TIMELINE_NS 2000000			/* --timeline's window without --trace-window */
+
+struct run_args {
+	struct scen_args scen;
+	int format;		/* enum report_fmt */
+	const char *out, *trace, *window, *lock_stat, *timeline;
+	int no_wall_clock;
+	double trace_limit;	/* bytes, 0: none */
+	int check;		/* run_opts.check: off, end, kernel, full */
+	const char *scenario;	/* the operand */
+	sim_time_t tw_from, tw_to;	/* --trace-window */
+};
+
+#define A(f) OPT_AT(struct run_args, f)
+static const struct opt_decl run_opts[] = {
+	CMD_SCEN_OPTS(struct run_args),
+	{ "format", 0, "table|csv|json", OPT_FN, A(format), .parse = cmd_report_fmt,
+	  .help = "standard output as a table (the default), CSV or JSON",
+	  .man = "table is a header line (scenario NAME seed N reps N) and one aligned line "
+	  "per metric.  csv has the header metric,unit,mean,sd,ci95,n and one row per "
+	  "metric; n is the number of replications that produced the metric.  json is an "
+	  "object with the keys scenario, seed, reps and metrics, which maps each metric "
+	  "name to {\"mean\": ..., \"sd\": ..., \"ci95\": ..., \"unit\": ...}; a value that is "
+	  "not a finite number is written as null." },
+	{ "out", 0, "DIR", OPT_STR, A(out),
+	  .help = "also write DIR/results.txt, results.csv and results.json",
+	  .man = "DIR and its parents are created as needed.  The set is whole or absent: "
+	  "the files are written into DIR.tmp.PID beside DIR (created before anything is "
+	  "simulated, so an unwritable place is found at once) and moved into DIR only "
+	  "when all of them, and the --trace file, were written; on any failure nothing "
+	  "is left.  Nothing is created when the scenario has an error." },
+	{ "no-wall-clock", 0, NULL, OPT_FLAG, A(no_wall_clock),
+	  .help = "report events_per_sec as 0, so that the output repeats byte for byte" },
+	{ "check", 0, "off|end|kernel|full", OPT_ENUM, A(check),
+	  .help = "how much the run checks itself (default: end; see vlocksim(1) INVARIANTS)",
+	  .man = "end checks conservation at the end of each replication, kernel also the "
+	  "guest kernel's run queues at every switch, full adds the costly invariants (FIFO "
+	  "order, no vCPU on two pCPUs, locks free at the end)." },
+	{ "trace", 0, "FILE.json[.gz]", OPT_STR, A(trace),
+	  .help = "replication 1 as Chrome/Perfetto trace-event JSON (.gz: gzip)",
+	  .man = "Open it in ui.perfetto.dev or chrome://tracing: a lane per pCPU with a "
+	  "slice per vCPU run; per vCPU a runstate lane and a lock lane; a waiters counter "
+	  "per lock.  Same run, same bytes; the file is written only if the run succeeds." },
+	{ "trace-limit", 0, "SIZE", OPT_SIZE, A(trace_limit),
+	  .help = "keep the trace under SIZE (default 256MiB; 0: no limit): past it the "
+	  "window ends, and run names the window that fit",
+	  .man = "The file then holds the first window that fits, and run says so on "
+	  "standard error with that window (--trace-window 0:12345.678us); choose another "
+	  "with --trace-window." },
+	{ "lock-stat", 0, "FILE", OPT_STR, A(lock_stat),
+	  .help = "replication 1's locks as /proc/lock_stat text (version 0.4)",
+	  .man = "As a guest with CONFIG_LOCK_STAT would show them; `vlocksim trace "
+	  "scenario` reads it back." },
+	{ "timeline", 0, "FILE.png|FILE.svg", OPT_STR, A(timeline),
+	  .help = "a gnuplot picture of replication 1: runstate per vCPU, lock holders and "
+	  "waiters, exits (the first 2 ms unless --trace-window)",
+	  .man = "Per vCPU its runstate above its lock state (waiting, halted, holding), "
+	  "with exits and kicks marked; FILE.dat beside it holds the bars." },
+	{ "trace-window", 0, "FROM:TO", OPT_STR, A(window),
+	  .help = "only [FROM, TO) of simulated time in --trace and --timeline, e.g. "
+	  "10ms:12ms" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_run_args(int argc, char **argv, void *args)
 {
-	snprintf(buf, n, "%.3fus", (double)ns / 1e3);
-	return buf;
+	struct run_args *a = args;
+	struct vs_err err;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->scen.seed = a->scen.reps = -1;
+	a->trace_limit = RUN_TRACE_LIMIT;
+	a->check = 1;
+	a->tw_to = SIM_NEVER;
+	if (opt_parse(&cmd_run_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	if (next != argc - 1) {
+		fprintf(stderr, "vlocksim run: name one scenario file\n");
+		cmd_try("run");
+		return CMD_EXIT_INPUT;
+	}
+	a->scenario = argv[next];
+	if (a->window != NULL && ((a->trace == NULL && a->timeline == NULL) ||
+	    trace_out_window(a->window, &a->tw_from, &a->tw_to, &err))) {
+		fprintf(stderr, "vlocksim run: %s\n", a->trace == NULL && a->timeline == NULL ?
+		    "--trace-window needs --trace FILE.json or --timeline FILE.png" : err.msg);
+		return CMD_EXIT_INPUT;
+	}
+	if (a->timeline != NULL && !timeline_path_ok(a->timeline)) {
+		fprintf(stderr, "vlocksim run: --timeline %s: the picture is FILE.png or "
+		    "FILE.svg\n", a->timeline);
+		return CMD_EXIT_INPUT;
+	}
+	return 0;
 }
 
 /* Up to three probe consumers on one run (--trace, --lock-stat, --timeline). */
@@ -53,165 +138,80 @@ tee_fn(void *ctx, const struct probe_ev *e)
 		t->c->fn(t->c->ctx, e);
 }
 
-int
-cmd_int_opt(const char *opt, const char *arg, long long min, long long max, long long *out)
-{
-	char *end;
+/* What one run builds from its arguments. */
+struct run_state {
+	struct scenario sc;
+	int loaded;
+	struct msum sum;
+	char *stage;		/* --out's staging folder */
+	long long seed;
+	int reps;
+	struct trace_out *tr;
+	struct lock_out *lo;
+	struct timeline *tl;
+	struct tee_probe tee;
+	struct vs_err err;
+};
 
-	errno = 0;
-	*out = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || *out < min || *out > max) {
-		fprintf(stderr, "vlocksim: %s takes an integer in [%lld, %lld]\n", opt, min, max);
-		return -1;
+/* Everything checked before the first event: plot script, scenario, metrics, outputs. */
+static int
+run_prepare(const struct run_args *a, struct run_state *r)
+{
+	static const char *const gp[] = { "timeline.gp" };
+	char *path, *why;
+	int c;
+
+	if (a->timeline != NULL && plot_ready(gp, 1, &r->err) < 0) {
+		fprintf(stderr, "vlocksim run: %s\n", r->err.msg);
+		return CMD_EXIT_INPUT;
 	}
-	return 0;
-}
-
-int
-cmd_mkdir_p(const char *dir, struct vs_err *err)
-{
-	char *p = xstrdup(dir), *s;
-	int rc = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-				rc = vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", p,
-				    strerror(errno));
-				break;
-			}
-			*s = c;
-			if (c == '\0')
-				break;
-		}
+	if ((path = vs_scenario_find(a->scenario, &why)) == NULL) {
+		fprintf(stderr, "%s\n", why);
+		free(why);
+		return CMD_EXIT_INPUT;
 	}
-	free(p);
-	return rc;
-}
-
-int
-cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	int rc = vs_write_file_atomic(path, text, strlen(text), err);
-
+	c = scen_load(&r->sc, path, a->scen.sets.v, a->scen.sets.n, &r->err);
 	free(path);
-	return rc;
-}
-
-char *
-cmd_stage_begin(const char *out, struct vs_err *err)
-{
-	char *parent = xstrdup(out), *slash, *stage;
-	struct stat st;
-
-	/* OUT itself may exist (a folder, updated file by file), but not as a file */
-	if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		vs_errf(err, NULL, 0, 0, "%s: exists and is not a folder", out);
-		free(parent);
-		return NULL;
+	r->loaded = 1;
+	if (c || run_check_metrics(&r->sc, &r->err)) {
+		fprintf(stderr, "%s\n", r->err.msg);
+		return CMD_EXIT_INPUT;
 	}
-	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' && slash > parent)
-		*slash = '\0';
-	if ((slash = strrchr(parent, '/')) != NULL && slash > parent) {
-		*slash = '\0';
-		if (cmd_mkdir_p(parent, err)) {
-			free(parent);
-			return NULL;
-		}
+	if ((a->out != NULL && (r->stage = cmd_stage_begin(a->out, &r->err)) == NULL) ||
+	    (a->trace != NULL && cmd_check_writable(a->trace, &r->err)) ||
+	    (a->lock_stat != NULL && cmd_check_writable(a->lock_stat, &r->err))) {
+		fprintf(stderr, "%s\n", r->err.msg);
+		return CMD_EXIT_FAIL;
 	}
-	free(parent);
-	stage = xasprintf("%s.tmp.%ld", out, (long)getpid());
-	if (mkdir(stage, 0777) != 0) {
-		vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", stage, strerror(errno));
-		free(stage);
-		return NULL;
-	}
-	return stage;
-}
-
-void
-cmd_stage_abort(char *stage)
-{
-	struct dirent *e;
-	DIR *d;
-	char *p;
-
-	if (stage == NULL)
-		return;
-	if ((d = opendir(stage)) != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			p = xasprintf("%s/%s", stage, e->d_name);
-			unlink(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(stage);
-	free(stage);
-}
-
-int
-cmd_stage_commit(char *stage, const char *out, struct vs_err *err)
-{
-	struct dirent *e;
-	DIR *d;
-	char *a, *b;
-	int rc = 0;
-
-	/* a new (or empty) OUT: the whole set appears at once */
-	if (rename(stage, out) == 0) {
-		free(stage);
-		return 0;
-	}
-	if (errno != ENOTEMPTY && errno != EEXIST) {
-		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", out,
-		    strerror(errno));
-		cmd_stage_abort(stage);
-		return rc;
-	}
-	/* an existing OUT: every file is whole, each replaced by a rename */
-	if ((d = opendir(stage)) == NULL) {
-		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", stage, strerror(errno));
-		cmd_stage_abort(stage);
-		return rc;
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		a = xasprintf("%s/%s", stage, e->d_name);
-		b = xasprintf("%s/%s", out, e->d_name);
-		if (rename(a, b) != 0)
-			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", b,
-			    strerror(errno));
-		free(a);
-		free(b);
-	}
-	closedir(d);
-	cmd_stage_abort(stage);
-	return rc;
-}
-
-int
-cmd_check_writable(const char *path, struct vs_err *err)
-{
-	char *probe = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
-
-	if (fd < 0) {
-		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
-		free(probe);
-		return -1;
-	}
-	close(fd);
-	unlink(probe);
-	free(probe);
+	r->seed = a->scen.seed >= 0 ? a->scen.seed : (long long)r->sc.seed;
+	r->reps = a->scen.reps >= 0 ? (int)a->scen.reps : r->sc.reps;
 	return 0;
+}
+
+/* The observers of replication 1; the others run unwatched. */
+static void
+run_watch(const struct run_args *a, struct run_state *r)
+{
+	if (a->trace != NULL) {
+		r->tr = trace_out_new(&r->sc, a->tw_from, a->tw_to);
+		trace_out_set_limit(r->tr, (size_t)a->trace_limit);
+		r->tee.a = trace_out_probe(r->tr);
+	}
+	if (a->lock_stat != NULL) {
+		r->lo = lock_out_new();
+		r->tee.b = lock_out_probe(r->lo);
+	}
+	if (a->timeline != NULL) {
+		/* A picture is readable over a short window: 2 ms unless one is given. */
+		if (a->window == NULL)
+			fprintf(stderr, "vlocksim run: --timeline shows 0:2ms of simulated time; "
+			    "choose another window with --trace-window FROM:TO\n");
+		r->tl = timeline_new(&r->sc, a->window ? a->tw_from : 0,
+		    a->window ? a->tw_to : RUN_TIMELINE_NS);
+		r->tee.c = timeline_probe(r->tl);
+	}
+	r->tee.p.fn = tee_fn;
+	r->tee.p.ctx = &r->tee;
 }
 
 /* A long run's line on a terminal: replications done (the current one's
@@ -233,284 +233,140 @@ run_progress(void *arg, double now_ns)
 	    "reps", d);
 }
 
-int
-cmd_run(int argc, char **argv)
+static int
+run_replicate(const struct run_args *a, struct run_state *r)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "set", required_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "no-wall-clock", no_argument, NULL, 'W' },
-		{ "trace", required_argument, NULL, 'T' },
-		{ "trace-window", required_argument, NULL, 'w' },
-		{ "trace-limit", required_argument, NULL, 'l' },
-		{ "lock-stat", required_argument, NULL, 'L' },
-		{ "check", required_argument, NULL, 'C' },
-		{ "timeline", required_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct run_opts ro = { .wall_clock = 1, .check = 1 };
-	struct scenario sc;
-	struct msum sum;
-	struct vs_err err;
-	struct report_info ri;
-	enum report_fmt fmt = FMT_TABLE;
-	char **sets = NULL, *out = NULL, *text, *trace = NULL, *window = NULL, *stage = NULL;
-	char *path, *why_path;
-	int nsets = 0, c, reps = -1, i, rc = CMD_EXIT_INPUT;
-	long long seed = -1, v;
-	struct trace_out *tr = NULL;
-	struct lock_out *lo = NULL;
-	struct tee_probe tee = { { NULL, NULL }, NULL, NULL, NULL };
-	struct timeline *tl = NULL;
-	char *tlpath = NULL;
-	char *lockstat = NULL;
-	double tlimit = 256.0 * 1024 * 1024;	/* bytes: Perfetto UI opens this much easily */
-	const char *why = NULL;
-	struct run_prog rp;
-	sim_time_t tw_from = 0, tw_to = SIM_NEVER;
+	struct run_opts ro = { .wall_clock = !a->no_wall_clock, .check = a->check };
+	struct run_prog rp = { .reps = r->reps };
+	int i, c = 0;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (cmd_int_opt("--seed", optarg, 0, LLONG_MAX, &seed))
-				goto done;
-			break;
-		case 'r':
-			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
-				goto done;
-			reps = (int)v;
-			break;
-		case 'S':
-			sets = xrealloc(sets, (size_t)(nsets + 1) * sizeof *sets);
-			sets[nsets++] = optarg;
-			break;
-		case 'f':
-			if (report_fmt_parse(optarg, &fmt)) {
-				fprintf(stderr, "vlocksim: --format is table, csv or json\n");
-				goto done;
-			}
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'W':
-			ro.wall_clock = 0;
-			break;
-		case 'T':
-			trace = optarg;
-			break;
-		case 'w':
-			window = optarg;
-			break;
-		case 'l':
-			if (strcmp(optarg, "0") != 0 &&
-			    (units_parse(optarg, UNIT_SIZE, 0, &tlimit, &why) != 0 || !(tlimit > 0))) {
-				fprintf(stderr, "vlocksim run: --trace-limit %s: %s\n", optarg,
-				    why ? why : "a size (256MiB), or 0 for none");
-				goto done;
-			}
-			if (strcmp(optarg, "0") == 0)
-				tlimit = 0;
-			break;
-		case 'P':
-			tlpath = optarg;
-			break;
-		case 'L':
-			lockstat = optarg;
-			break;
-		case 'C':
-			/* the self-checks (vlocksim(1) INVARIANTS): off, end (the
-			 * default), kernel, full */
-			if (strcmp(optarg, "off") == 0 || strcmp(optarg, "0") == 0)
-				ro.check = 0;
-			else if (strcmp(optarg, "end") == 0 || strcmp(optarg, "1") == 0)
-				ro.check = 1;
-			else if (strcmp(optarg, "kernel") == 0 || strcmp(optarg, "2") == 0)
-				ro.check = 2;
-			else if (strcmp(optarg, "full") == 0 || strcmp(optarg, "3") == 0)
-				ro.check = 3;
-			else {
-				fprintf(stderr, "vlocksim run: --check is off, end, kernel or full\n");
-				goto done;
-			}
-			break;
-		default:
-			cmd_try("run");
-			goto done;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "vlocksim run: name one scenario file\n");
-		cmd_try("run");
-		goto done;
-	}
-	if (window != NULL && ((trace == NULL && tlpath == NULL) ||
-	    trace_out_window(window, &tw_from, &tw_to, &err))) {
-		fprintf(stderr, "vlocksim run: %s\n", trace == NULL && tlpath == NULL ?
-		    "--trace-window needs --trace FILE.json or --timeline FILE.png" : err.msg);
-		goto done;
-	}
-	if (tlpath != NULL && !timeline_path_ok(tlpath)) {
-		fprintf(stderr, "vlocksim run: --timeline %s: the picture is FILE.png or "
-		    "FILE.svg\n", tlpath);
-		goto done;
-	}
-	if (tlpath != NULL) {
-		static const char *const gp[] = { "timeline.gp" };
-
-		if (plot_ready(gp, 1, &err) < 0) {
-			fprintf(stderr, "vlocksim run: %s\n", err.msg);
-			goto done;
-		}
-	}
-	if ((path = vs_scenario_find(argv[optind], &why_path)) == NULL) {
-		fprintf(stderr, "%s\n", why_path);
-		free(why_path);
-		goto done;
-	}
-	c = scen_load(&sc, path, sets, nsets, &err);
-	free(path);
-	if (c == 0)
-		c = run_check_metrics(&sc, &err);	/* before anything is simulated */
-	if (c) {
-		fprintf(stderr, "%s\n", err.msg);
-		scen_free(&sc);
-		goto done;
-	}
-	msum_init(&sum);
-	/* Where results go is checked before anything runs. */
-	rc = 1;
-	if (out != NULL && (stage = cmd_stage_begin(out, &err)) == NULL)
-		goto fail;
-	if ((trace != NULL && cmd_check_writable(trace, &err)) ||
-	    (lockstat != NULL && cmd_check_writable(lockstat, &err)))
-		goto fail;
-	rc = CMD_EXIT_INPUT;
-	if (seed < 0)
-		seed = (long long)sc.seed;
-	if (reps < 0)
-		reps = sc.reps;
-	/* The timeline is of the first replication; the others run unwatched. */
-	if (trace != NULL) {
-		tr = trace_out_new(&sc, tw_from, tw_to);
-		trace_out_set_limit(tr, (size_t)tlimit);
-		tee.a = trace_out_probe(tr);
-	}
-	if (lockstat != NULL) {
-		lo = lock_out_new();
-		tee.b = lock_out_probe(lo);
-	}
-	if (tlpath != NULL) {
-		/* A picture is readable over a short window: 2 ms unless one is given. */
-		sim_time_t a = tw_from, b = tw_to;
-
-		if (window == NULL) {
-			a = 0;
-			b = 2000000;
-			fprintf(stderr, "vlocksim run: --timeline shows 0:2ms of simulated time; "
-			    "choose another window with --trace-window FROM:TO\n");
-		}
-		tl = timeline_new(&sc, a, b);
-		tee.c = timeline_probe(tl);
-	}
-	tee.p.fn = tee_fn;
-	tee.p.ctx = &tee;
 	progress_start(&rp.p, isatty(STDERR_FILENO) ? stderr : NULL, "run");
-	rp.reps = reps;
-	rp.cap_ns = sc.duration != SIM_NEVER ? (double)sc.duration : 0;
+	rp.cap_ns = r->sc.duration != SIM_NEVER ? (double)r->sc.duration : 0;
 	ro.progress = run_progress;
 	ro.progress_arg = &rp;
-	for (i = 0, c = 0; c == 0 && i < reps; i++) {
+	for (i = 0; c == 0 && i < r->reps; i++) {
 		struct metrics m;
 
-		ro.probe = i == 0 && (tee.a != NULL || tee.b != NULL || tee.c != NULL) ?
-		    &tee.p : NULL;
+		ro.probe = i == 0 && (r->tee.a || r->tee.b || r->tee.c) ? &r->tee.p : NULL;
 		rp.rep = i;
 		metrics_init(&m);
-		c = run_once(&sc, run_seed((uint64_t)seed, i), &ro, &m, &err);
+		c = run_once(&r->sc, run_seed((uint64_t)r->seed, i), &ro, &m, &r->err);
 		if (c == 0)
-			msum_add(&sum, &m);
+			msum_add(&r->sum, &m);
 		metrics_free(&m);
 	}
 	progress_end(&rp.p);
 	if (c)
-		goto fail;
-	ri.scenario = sc.name;
-	ri.seed = (uint64_t)seed;
-	ri.reps = reps;
-	ri.only = sc.nmetrics > 0 ? sc.metrics : NULL;
-	ri.nonly = sc.nmetrics;
-	if (out != NULL) {
-		static const struct { enum report_fmt f; const char *file; } outs[] = {
-			{ FMT_TABLE, "results.txt" }, { FMT_CSV, "results.csv" },
-			{ FMT_JSON, "results.json" } };
+		fprintf(stderr, "%s\n", r->err.msg);
+	return c ? CMD_EXIT_INPUT : 0;
+}
 
-		rc = 1;
-		for (i = 0; i < 3; i++) {
-			text = report_render(outs[i].f, &ri, &sum);
-			c = cmd_write_out(stage, outs[i].file, text, &err);
-			free(text);
-			if (c)
-				goto fail;
-		}
-	}
-	if (tr != NULL) {
-		rc = 1;
-		if (trace_out_write(tr, trace, &err))
-			goto fail;
-		if (trace_out_cut(tr) >= 0) {
-			char a[32], b[32];
+/* "1234.567us", as --trace-window takes it */
+static const char *
+fmt_us(sim_time_t ns, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.3fus", (double)ns / 1e3);
+	return buf;
+}
 
-			fprintf(stderr, "vlocksim run: the trace of the whole window is larger than "
-			    "--trace-limit (%.0f MiB): %s has its first window that fits, "
-			    "--trace-window %s:%s; choose another with --trace-window FROM:TO, "
-			    "or --trace-limit 0 for all of it\n", tlimit / 1048576, trace,
-			    fmt_us(tw_from, a, sizeof a), fmt_us(trace_out_cut(tr), b, sizeof b));
-		}
+/* The trace, lock_stat and timeline files; 0 or -1 with r->err. */
+static int
+run_write_watched(const struct run_args *a, struct run_state *r)
+{
+	char x[32], y[32], *title;
+	int c;
+
+	if (r->tr != NULL && trace_out_write(r->tr, a->trace, &r->err))
+		return -1;
+	if (r->tr != NULL && trace_out_cut(r->tr) >= 0)
+		fprintf(stderr, "vlocksim run: the trace of the whole window is larger than "
+		    "--trace-limit (%.0f MiB): %s has its first window that fits, "
+		    "--trace-window %s:%s; choose another with --trace-window FROM:TO, "
+		    "or --trace-limit 0 for all of it\n", a->trace_limit / 1048576, a->trace,
+		    fmt_us(a->tw_from, x, sizeof x), fmt_us(trace_out_cut(r->tr), y, sizeof y));
+	if (r->lo != NULL && lock_out_write(r->lo, a->lock_stat, &r->err))
+		return -1;
+	if (r->stage != NULL) {
+		c = cmd_stage_commit(r->stage, a->out, &r->err);
+		r->stage = NULL;
+		if (c)
+			return -1;
 	}
-	if (lo != NULL) {
-		rc = 1;
-		if (lock_out_write(lo, lockstat, &err))
-			goto fail;
-	}
-	if (stage != NULL) {
-		rc = 1;
-		c = cmd_stage_commit(stage, out, &err);
-		stage = NULL;
+	if (r->tl == NULL)
+		return 0;
+	title = xasprintf("%s, seed %lld, replication 1: %s", r->sc.name, r->seed,
+	    a->window != NULL ? a->window : "0:2ms");
+	c = timeline_write(r->tl, a->timeline, title, &r->err);
+	free(title);
+	if (c > 0)
+		fprintf(stderr, "vlocksim run: no gnuplot: only %s.dat written\n", a->timeline);
+	return c < 0 ? -1 : 0;
+}
+
+/* --out's three reports, the watched files, then the report on stdout. */
+static int
+run_write(const struct run_args *a, struct run_state *r)
+{
+	static const struct { enum report_fmt f; const char *file; } outs[] = {
+		{ FMT_TABLE, "results.txt" }, { FMT_CSV, "results.csv" },
+		{ FMT_JSON, "results.json" } };
+	struct report_info ri = { .scenario = r->sc.name, .seed = (uint64_t)r->seed,
+	    .reps = r->reps, .only = r->sc.nmetrics > 0 ? r->sc.metrics : NULL,
+	    .nonly = r->sc.nmetrics };
+	char *text;
+	int i, c;
+
+	for (i = 0; r->stage != NULL && i < 3; i++) {
+		text = report_render(outs[i].f, &ri, &r->sum);
+		c = cmd_write_out(r->stage, outs[i].file, text, &r->err);
+		free(text);
 		if (c)
 			goto fail;
 	}
-	if (tl != NULL) {
-		char *ttl = xasprintf("%s, seed %lld, replication 1: %s", sc.name, seed,
-		    window != NULL ? window : "0:2ms");
-
-		rc = 1;
-		c = timeline_write(tl, tlpath, ttl, &err);
-		free(ttl);
-		if (c < 0)
-			goto fail;
-		if (c > 0)
-			fprintf(stderr, "vlocksim run: no gnuplot: only %s.dat written\n", tlpath);
-	}
-	text = report_render(fmt, &ri, &sum);
+	if (run_write_watched(a, r))
+		goto fail;
+	text = report_render((enum report_fmt)a->format, &ri, &r->sum);
 	fputs(text, stdout);
 	free(text);
-	rc = 0;
-	goto clean;
+	return 0;
 fail:
-	fprintf(stderr, "%s\n", err.msg);
-clean:
-	cmd_stage_abort(stage);
-	trace_out_free(tr);
-	lock_out_free(lo);
-	timeline_free(tl);
-	msum_free(&sum);
-	scen_free(&sc);
-done:
-	free(sets);
+	fprintf(stderr, "%s\n", r->err.msg);
+	return CMD_EXIT_FAIL;
+}
+
+static int
+run_run(const void *args, struct cmd_mpi *mp)
+{
+	const struct run_args *a = args;
+	struct run_state r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	msum_init(&r.sum);
+	if ((rc = run_prepare(a, &r)) == 0) {
+		run_watch(a, &r);
+		if ((rc = run_replicate(a, &r)) == 0)
+			rc = run_write(a, &r);
+	}
+	cmd_stage_abort(r.stage);
+	trace_out_free(r.tr);
+	lock_out_free(r.lo);
+	timeline_free(r.tl);
+	msum_free(&r.sum);
+	if (r.loaded)
+		scen_free(&r.sc);
 	return rc;
 }
 
+const struct cmd_entry cmd_run_entry = {
+	.name = "run",
+	.args = "SCENARIO",
+	.summary = "run a scenario, print its metrics (mean, sd, 95% CI)",
+	.about = "Runs SCENARIO (a .yaml file, or the NAME of a shipped example such as "
+	    "ticket-4threads) --reps times and prints each metric's mean, sd and 95% CI.  "
+	    "On a terminal a run longer than a second shows its progress on stderr.",
+	.opts = run_opts,
+	.size = sizeof(struct run_args),
+	.parse = parse_run_args,
+	.run = run_run,
+};

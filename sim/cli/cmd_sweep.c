@@ -6,12 +6,9 @@
  */
 #include "config.h"
 
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "datadir.h"
@@ -21,6 +18,131 @@
 #include "util.h"
 
 #define SWEEP_MAX_JOBS 1024
+
+struct shard {
+	int k, n;	/* shard k (from 0) of n; n 0: no --shard */
+};
+
+struct sweep_args {
+	struct opt_list vary, plot;
+	struct scen_args scen;
+	long long jobs;
+	const char *out;	/* NULL: out/sweep-NAME, or the first --merge folder */
+	struct shard shard;
+	int merge, progress;
+	char **dirs;		/* operands: the scenario, or --merge's folders */
+	int ndirs;
+};
+
+/* --shard K/N */
+static int
+parse_shard(const char *arg, void *field, const char **why)
+{
+	struct shard *s = field;
+	char *end;
+	long a, b;
+
+	a = strtol(arg, &end, 10);
+	if (end != arg && *end == '/') {
+		b = strtol(end + 1, &end, 10);
+		if (*end == '\0' && b >= 1 && b <= SWEEP_MAX_POINTS && a >= 1 && a <= b) {
+			s->k = (int)a - 1;
+			s->n = (int)b;
+			return 0;
+		}
+	}
+	*why = "--shard takes K/N with 1 <= K <= N (e.g. 2/8)";
+	return -1;
+}
+
+#define A(f) OPT_AT(struct sweep_args, f)
+static const struct opt_decl sweep_opts[] = {
+	{ "vary", 0, "PATH=VALUES", OPT_LIST, A(vary), .flags = OPT_REQUIRED,
+	  .help = "an axis of the grid: VALUES is V1,V2,... or START:STOP:STEP (stop "
+	  "included, units allowed: 1ms:3ms:1ms); one --vary per axis, the first "
+	  "varies slowest",
+	  .man = "Every point is the fixed --set overrides, then PATH=VALUE of each axis, "
+	  "so a varied path wins over a --set of the same path." },
+	CMD_SCEN_OPTS(struct sweep_args),
+	{ "jobs", 'j', "N", OPT_INT, A(jobs), .min = 1, .max = SWEEP_MAX_JOBS,
+	  .help = "points on N worker processes at once (default 1); results.csv is the "
+	  "same bytes for any N",
+	  .man = "Every point uses the same seed (common random numbers), so differences "
+	  "between points come from the overrides, not from sampling noise.  Under "
+	  "mpirun (built with MPI) rank 0 runs -j points itself and hands points to the "
+	  "other ranks (-j each) as they become free; only rank 0 writes." },
+	{ "out", 0, "DIR", OPT_STR, A(out),
+	  .help = "the sweep's folder (default out/sweep-NAME): results.csv, points/, "
+	  "sweep.meta, the plots",
+	  .man = "A sweep killed at any moment resumes where it stopped when run again "
+	  "with the same arguments and --out; other arguments on the same DIR are "
+	  "refused, and so is a second sweep while one runs there (flock on "
+	  "DIR/.sweep.lock, exit 2)." },
+	{ "plot", 0, "METRIC", OPT_LIST, A(plot),
+	  .help = "draw DIR/sweep-METRIC.png and .svg against the first varied path, one "
+	  "line per value of the others (default: the scenario's metrics: filter, else "
+	  "the first model metric)",
+	  .man = "The plot script and gnuplot are checked before any point runs: a missing "
+	  "script is exit 2, a missing gnuplot a warning (no plots)." },
+	{ "shard", 0, "K/N", OPT_FN, A(shard), .parse = parse_shard,
+	  .help = "run only the points i with i mod N = K-1 (a batch job array's task K)",
+	  .man = "With a shared file system every shard writes to the same --out, and the "
+	  "last one to finish writes results.csv; otherwise sweep --merge gathers the "
+	  "folders." },
+	{ "merge", 0, NULL, OPT_FLAG, A(merge),
+	  .help = "the operands are folders of one sweep's shards: copy their points into "
+	  "the first (or --out) and write its results.csv",
+	  .man = "The grid comes from the first folder's sweep.meta; folders of another "
+	  "sweep are refused (exit 2), missing points are named (exit 1).  Takes no "
+	  "--vary, --set, --reps, --seed or --shard." },
+	{ "progress", 0, NULL, OPT_FLAG, A(progress),
+	  .help = "draw the progress line (points done, ETA) even when standard error is "
+	  "not a terminal (mpirun's output)" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_sweep_args(int argc, char **argv, void *args)
+{
+	struct sweep_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->scen.seed = a->scen.reps = -1;
+	a->jobs = 1;
+	if (opt_parse(&cmd_sweep_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	a->dirs = argv + next;
+	a->ndirs = argc - next;
+	if (a->merge && (a->ndirs == 0 || a->vary.n || a->scen.sets.n || a->scen.reps >= 0 ||
+	    a->scen.seed >= 0 || a->shard.n)) {
+		fprintf(stderr, "vlocksim sweep: --merge takes only folders of one sweep "
+		    "(DIR...), [--out DIR] and [--plot METRIC]\n");
+		return CMD_EXIT_INPUT;
+	}
+	if (!a->merge && a->ndirs != 1) {
+		fprintf(stderr, "vlocksim sweep: name one scenario file\n");
+		return CMD_EXIT_INPUT;
+	}
+	if (!a->merge && a->vary.n == 0) {
+		fprintf(stderr, "vlocksim sweep: give at least one --vary PATH=V1,V2,...\n");
+		return CMD_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* What one sweep holds while it runs. */
+struct sweep_state {
+	struct sweep sw;
+	struct vs_err err;
+	char **plots;		/* --plot's metrics, or the defaults */
+	int nplots;
+	char *out, *scen;
+	int lockfd, nbe, setup;
+	struct exec_backend *be[2];
+	struct sweep_ran ran;
+};
 
 /* out/sweep-NAME for scenario .../NAME.yaml */
 static char *
@@ -34,274 +156,185 @@ default_out(const char *scenario)
 	    b);
 }
 
-/* --shard K/N */
+/* The grid, every point loaded and checked before anything is written. */
 static int
-parse_shard(const char *arg, int *k, int *n)
+sweep_setup(const struct sweep_args *a, struct sweep_state *s)
 {
-	char *end;
-	long a, b;
+	char *why;
+	int i;
 
-	a = strtol(arg, &end, 10);
-	if (end == arg || *end != '/')
-		goto bad;
-	b = strtol(end + 1, &end, 10);
-	if (*end != '\0' || b < 1 || b > SWEEP_MAX_POINTS || a < 1 || a > b)
-		goto bad;
-	*k = (int)a - 1;
-	*n = (int)b;
+	if (a->merge) {
+		if (sweep_from_dir(&s->sw, a->dirs[0], &s->err))
+			return -1;
+	} else {
+		if ((s->scen = vs_scenario_find(a->dirs[0], &why)) == NULL) {
+			vs_errf(&s->err, NULL, 0, 0, "%s", why);
+			free(why);
+			return -1;
+		}
+		sweep_init(&s->sw, s->scen);
+		s->sw.reps = (int)a->scen.reps;
+		s->sw.seed = a->scen.seed;
+		s->sw.shard = a->shard.k;
+		s->sw.nshards = a->shard.n;
+		for (i = 0; i < a->scen.sets.n; i++)
+			sweep_add_set(&s->sw, a->scen.sets.v[i]);
+		for (i = 0; i < a->vary.n; i++)
+			if (sweep_add_vary(&s->sw, a->vary.v[i], &s->err))
+				return -1;
+	}
+	if (sweep_prepare(&s->sw, &s->err))
+		return -1;
+	s->setup = 1;
 	return 0;
-bad:
-	fprintf(stderr, "vlocksim sweep: --shard takes K/N with 1 <= K <= N (e.g. 2/8), "
-	    "got '%s'\n", arg);
-	return -1;
 }
 
-/* The backends of rank 0 (or of a plain run): local forks, then the other ranks. */
+/* The plots' metrics, script and gnuplot, known before any point runs. */
 static int
-backends(const struct cmd_mpi *mp, const struct exec_job *job, int jobs,
-    struct exec_backend **be)
+sweep_plots(const struct sweep_args *a, struct sweep_state *s)
 {
-	int n = 0;
+	static const char *const gp[] = { "sweep.gp" };
+	int i;
 
-	be[n++] = exec_fork_new(job, jobs);
-	if (mp->on && mp->size > 1)
-		be[n++] = exec_mpi_new(job, jobs);
-	return n;
+	for (i = 0; i < a->plot.n; i++)
+		if (!sweep_has_col(&s->sw, a->plot.v[i]))
+			return vs_errf(&s->err, NULL, 0, 0, "--plot %s: not a metric of this sweep "
+			    "(see the scenario's metrics: filter, or vlocksim list)", a->plot.v[i]);
+	if (a->plot.n == 0) {
+		s->plots = sweep_default_plots(&s->sw, &s->nplots);
+	} else {
+		s->plots = xcalloc((size_t)a->plot.n, sizeof *s->plots);
+		for (i = 0; i < a->plot.n; i++)
+			s->plots[s->nplots++] = xstrdup(a->plot.v[i]);
+	}
+	if (s->nplots > 0 && (i = plot_ready(gp, 1, &s->err)) < 0)
+		return -1;
+	if (s->nplots > 0 && i == 1)
+		fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
+		    "no plots\n", GNUPLOT_PATH);
+	return 0;
 }
 
-/* Plots of a finished sweep; 0 or CMD_EXIT_FAIL. */
-static int
-plot_all(const struct sweep *sw, const char *out, char **plots, int nplots)
-{
-	struct vs_err err;
-	int i, c, rc = 0;
+static void sweep_said(const struct sweep_args *, const struct sweep_state *);
 
-	for (i = 0; i < nplots; i++) {
-		c = sweep_plot(sw, out, plots[i], &err);
-		if (c < 0) {
-			fprintf(stderr, "vlocksim sweep: %s\n", err.msg);
+/* Run (or merge) the points into s->out, draw, say so; 0, or the exit status
+ * after the message. */
+static int
+sweep_go(const struct sweep_args *a, struct sweep_state *s, const struct cmd_mpi *mp)
+{
+	struct exec_job job;
+	int c, i, rc = 0;
+
+	/* One sweep per folder (its shards share it); ranks > 0 write nothing there */
+	if ((s->lockfd = sweep_lock(s->out, a->shard.n > 0, &s->err)) < 0) {
+		fprintf(stderr, "%s\n", s->err.msg);
+		return s->lockfd == SWEEP_REFUSED ? CMD_EXIT_INPUT : CMD_EXIT_FAIL;
+	}
+	if (a->merge) {
+		c = sweep_merge(&s->sw, s->out, a->dirs, a->ndirs, &s->ran, &s->err);
+	} else {
+		/* rank 0's backends (or a plain run's): local forks, then the other ranks */
+		sweep_job(&s->sw, &job);
+		s->be[s->nbe++] = exec_fork_new(&job, (int)a->jobs);
+		if (mp->on && mp->size > 1)
+			s->be[s->nbe++] = exec_mpi_new(&job, (int)a->jobs);
+		c = sweep_exec(&s->sw, s->out, s->be, s->nbe, a->progress ||
+		    cmd_mpi_progress(mp) ? stderr : NULL, &s->ran, &s->err);
+	}
+	if (mp->on)
+		exec_mpi_release();	/* the ranks are done: let them go before the plots */
+	if (c != 0) {
+		fprintf(stderr, "%s\n", s->err.msg);
+		return c == SWEEP_REFUSED ? CMD_EXIT_INPUT : CMD_EXIT_FAIL;
+	}
+	for (i = 0; s->ran.missing == 0 && i < s->nplots; i++)
+		if (sweep_plot(&s->sw, s->out, s->plots[i], &s->err) < 0) {
+			fprintf(stderr, "vlocksim sweep: %s\n", s->err.msg);
 			rc = CMD_EXIT_FAIL;
 		}
-	}
+	sweep_said(a, s);
 	return rc;
 }
 
-int
-cmd_sweep(int argc, char **argv)
+static void
+sweep_said(const struct sweep_args *a, const struct sweep_state *s)
 {
-	static const struct option opts[] = {
-		{ "vary", required_argument, NULL, 'V' },
-		{ "set", required_argument, NULL, 'S' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "shard", required_argument, NULL, 'k' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct sweep sw;
-	struct vs_err err;
-	struct exec_backend *be[2];
-	struct exec_job job;
-	struct sweep_ran ran;
-	struct cmd_mpi mp;
-	char **varies = NULL, **sets = NULL, **plots = NULL, *out = NULL, *outarg = NULL;
-	char *scen = NULL, *why;
-	int nvaries = 0, nsets = 0, nplots = 0, c, i, jobs = 1, reps = -1, rc = CMD_EXIT_INPUT;
-	int shard = 0, nshards = 0, merge = 0, progress = 0, nbe = 0, setup = 0;
-	int lockfd = -1;
-	long long seed = -1, v;
+	const struct sweep_ran *r = &s->ran;
 
-	memset(&sw, 0, sizeof sw);
-	err.msg[0] = '\0';
-	/* Under mpirun every rank runs this; rank 0 alone speaks and writes. */
-	if (cmd_mpi_begin("sweep", &mp))
-		return CMD_EXIT_INPUT;
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'V':
-			varies = xrealloc(varies, (size_t)(nvaries + 1) * sizeof *varies);
-			varies[nvaries++] = optarg;
-			break;
-		case 'S':
-			sets = xrealloc(sets, (size_t)(nsets + 1) * sizeof *sets);
-			sets[nsets++] = optarg;
-			break;
-		case 'r':
-			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
-				goto done;
-			reps = (int)v;
-			break;
-		case 's':
-			if (cmd_int_opt("--seed", optarg, 0, LLONG_MAX, &seed))
-				goto done;
-			break;
-		case 'j':
-			if (cmd_int_opt("-j", optarg, 1, SWEEP_MAX_JOBS, &v))
-				goto done;
-			jobs = (int)v;
-			break;
-		case 'o':
-			outarg = optarg;
-			break;
-		case 'p':
-			plots = xrealloc(plots, (size_t)(nplots + 1) * sizeof *plots);
-			plots[nplots++] = xstrdup(optarg);
-			break;
-		case 'k':
-			if (parse_shard(optarg, &shard, &nshards))
-				goto done;
-			break;
-		case 'm':
-			merge = 1;
-			break;
-		case 'P':
-			progress = 1;
-			break;
-		case 'h':
-			if (mp.rank == 0)
-				cmd_usage(stdout);
-			rc = 0;
-			goto done;
-		default:
-			cmd_try("sweep");
-			goto done;
-		}
-	}
-	if (merge) {
-		/* --merge DIR...: the grid comes from the first folder's sweep.meta. */
-		if (optind == argc || nvaries || nsets || reps >= 0 || seed >= 0 || nshards) {
-			fprintf(stderr, "vlocksim sweep: --merge takes only folders of one "
-			    "sweep (DIR...), [--out DIR] and [--plot METRIC]\n");
-			goto done;
-		}
-		if (sweep_from_dir(&sw, argv[optind], &err))
-			goto fail;
-	} else {
-		if (optind != argc - 1) {
-			fprintf(stderr, "vlocksim sweep: name one scenario file\n");
-			goto done;
-		}
-		if (nvaries == 0) {
-			fprintf(stderr, "vlocksim sweep: give at least one --vary "
-			    "PATH=V1,V2,...\n");
-			goto done;
-		}
-		if ((scen = vs_scenario_find(argv[optind], &why)) == NULL) {
-			fprintf(stderr, "%s\n", why);
-			free(why);
-			goto done;
-		}
-		sweep_init(&sw, scen);
-		sw.reps = reps;
-		sw.seed = seed;
-		sw.shard = shard;
-		sw.nshards = nshards;
-		for (i = 0; i < nsets; i++)
-			sweep_add_set(&sw, sets[i]);
-		for (i = 0; i < nvaries; i++)
-			if (sweep_add_vary(&sw, varies[i], &err))
-				goto fail;
-	}
-	/* Every point is loaded and checked before anything is written. */
-	if (sweep_prepare(&sw, &err))
+	if (a->merge)
+		printf("sweep: %zu points (%zu merged now from %d folders), %s/results.csv\n",
+		    s->sw.npoints, r->ran, a->ndirs, s->out);
+	else if (a->shard.n > 0 && r->missing > 0)
+		printf("sweep: shard %d/%d: %zu of %zu points (%zu run now, %zu already "
+		    "done); %zu points of other shards to go, then results.csv (a re-run "
+		    "without --shard, or sweep --merge)\n", a->shard.k + 1, a->shard.n, r->share,
+		    s->sw.npoints, r->ran, r->share - r->ran, r->missing);
+	else
+		printf("sweep: %zu points (%zu run now, %zu already done), %s/results.csv\n",
+		    s->sw.npoints, r->ran, s->sw.npoints - r->ran, s->out);
+}
+
+static int
+run_sweep(const void *args, struct cmd_mpi *mp)
+{
+	const struct sweep_args *a = args;
+	struct sweep_state s;
+	struct exec_job job;
+	int i, rc = CMD_EXIT_INPUT;
+
+	memset(&s, 0, sizeof s);
+	s.lockfd = -1;
+	if (sweep_setup(a, &s))
 		goto fail;
-	setup = 1;
-	if (mp.rank != 0) {
+	if (mp->rank != 0) {
 		/* Ranks > 0 only run points for rank 0, which writes everything. */
-		sweep_job(&sw, &job);
-		mp.served = 1;
-		exec_mpi_serve(merge ? NULL : &job, jobs, "rank has nothing to run");
+		sweep_job(&s.sw, &job);
+		mp->served = 1;
+		exec_mpi_serve(a->merge ? NULL : &job, (int)a->jobs, "rank has nothing to run");
 		rc = 0;
 		goto clean;
 	}
-	for (i = 0; i < nplots; i++)
-		if (!sweep_has_col(&sw, plots[i])) {
-			vs_errf(&err, NULL, 0, 0, "--plot %s: not a metric of this sweep "
-			    "(see the scenario's metrics: filter, or vlocksim list)", plots[i]);
-			goto fail;
-		}
-	if (nplots == 0)
-		plots = sweep_default_plots(&sw, &nplots);
-	/* The plots' needs are known before any point runs: a missing script
-	 * is an error now, a missing gnuplot a warning now. */
-	if (nplots > 0) {
-		static const char *const gp[] = { "sweep.gp" };
-
-		if ((c = plot_ready(gp, 1, &err)) < 0)
-			goto fail;
-		if (c == 1) {
-			fprintf(stderr, "vlocksim sweep: warning: no gnuplot (GNUPLOT_PATH '%s'); "
-			    "no plots\n", GNUPLOT_PATH);
-		}
-	}
-
+	if (sweep_plots(a, &s))
+		goto fail;
+	s.out = a->out != NULL ? xstrdup(a->out) : a->merge ? xstrdup(a->dirs[0]) :
+	    default_out(a->dirs[0]);
 	rc = CMD_EXIT_FAIL;
-	out = outarg != NULL ? xstrdup(outarg) : merge ? xstrdup(argv[optind]) :
-	    default_out(argv[optind]);
-	if (cmd_mkdir_p(out, &err))
+	if (cmd_mkdir_p(s.out, &s.err))
 		goto fail;
-	/* One sweep per folder (its shards share it); MPI ranks but rank 0
-	 * write nothing there */
-	if (!mp.on || mp.rank == 0) {
-		if ((lockfd = sweep_lock(out, nshards > 0, &err)) < 0) {
-			if (lockfd == SWEEP_REFUSED)
-				rc = CMD_EXIT_INPUT;
-			goto fail;
-		}
-	}
-	if (merge) {
-		c = sweep_merge(&sw, out, argv + optind, argc - optind, &ran, &err);
-	} else {
-		sweep_job(&sw, &job);
-		nbe = backends(&mp, &job, jobs, be);
-		if (cmd_mpi_progress(&mp))
-			progress = 1;
-		c = sweep_exec(&sw, out, be, nbe, progress ? stderr : NULL, &ran, &err);
-	}
-	if (mp.on)
-		exec_mpi_release();	/* the ranks are done: let them go before the plots */
-	if (c == SWEEP_REFUSED)
-		rc = CMD_EXIT_INPUT;
-	if (c != 0)
-		goto fail;
-	rc = 0;
-	if (ran.missing == 0)
-		rc = plot_all(&sw, out, plots, nplots);
-	if (merge)
-		printf("sweep: %zu points (%zu merged now from %d folders), %s/results.csv\n",
-		    sw.npoints, ran.ran, argc - optind, out);
-	else if (nshards > 0 && ran.missing > 0)
-		printf("sweep: shard %d/%d: %zu of %zu points (%zu run now, %zu already "
-		    "done); %zu points of other shards to go, then results.csv (a re-run "
-		    "without --shard, or sweep --merge)\n", shard + 1, nshards, ran.share,
-		    sw.npoints, ran.ran, ran.share - ran.ran, ran.missing);
-	else
-		printf("sweep: %zu points (%zu run now, %zu already done), %s/results.csv\n",
-		    sw.npoints, ran.ran, sw.npoints - ran.ran, out);
+	rc = sweep_go(a, &s, mp);
 	goto clean;
 fail:
-	fprintf(stderr, "%s\n", err.msg);
+	fprintf(stderr, "%s\n", s.err.msg);
 clean:
-	for (i = 0; i < nbe; i++)
-		be[i]->ops->close(be[i]);
-	sweep_unlock(lockfd);
-	sweep_free(&sw);
-done:
 	/* Never leave rank 0 waiting for a rank that could not set up. */
-	cmd_mpi_failed(&mp, setup ? "rank failed" : err.msg[0] ? err.msg :
+	cmd_mpi_failed(mp, s.setup ? "rank failed" : s.err.msg[0] ? s.err.msg :
 	    "rank could not read its command line");
-	cmd_mpi_end("sweep", &mp, rc);
-	for (i = 0; i < nplots; i++)
-		free(plots[i]);
-	free(plots);
-	free(varies);
-	free(sets);
-	free(out);
-	free(scen);
+	for (i = 0; i < s.nbe; i++)
+		s.be[i]->ops->close(s.be[i]);
+	sweep_unlock(s.lockfd);
+	sweep_free(&s.sw);
+	for (i = 0; i < s.nplots; i++)
+		free(s.plots[i]);
+	free(s.plots);
+	free(s.out);
+	free(s.scen);
 	return rc;
 }
+
+const struct cmd_entry cmd_sweep_entry = {
+	.name = "sweep",
+	.args = "SCENARIO",
+	.summary = "a grid of --vary overrides x reps, in parallel, resumable",
+	.about = "Runs the grid of overrides x reps, with the same seed at every point, "
+	    "in N worker processes, and writes DIR/results.csv (one row per point: the "
+	    "varied values, then each metric's mean, sd and ci95) and a plot per --plot "
+	    "METRIC; a killed sweep resumes where it stopped.  Under mpirun every rank runs "
+	    "points (rank 0 writes); --shard K/N runs a batch task's share, --merge "
+	    "gathers shard folders.",
+	.forms = "vlocksim sweep --merge DIR... [--out DIR] [--plot METRIC]...",
+	.opts = sweep_opts,
+	.size = sizeof(struct sweep_args),
+	.parse = parse_sweep_args,
+	.run = run_sweep,
+	.flags = CMD_MPI,
+};

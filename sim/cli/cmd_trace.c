@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cmd_trace.c - `vlocksim trace import FILE [--format F] [--cpu-hz HZ] [--out FILE.yaml]`:
- * read a real KVM or Xen trace, print a per-vCPU summary, write fitted
- * distributions (format: sim/trace/trace_in.h).
+ * cmd_trace.c - `vlocksim trace import FILE`: read a real KVM or Xen trace
+ * (or a guest's, a lock_stat, a perf kvm stat report), print a per-vCPU
+ * summary, write fitted distributions (format: sim/trace/trace_in.h) and a
+ * measured table.
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,138 +14,154 @@
 #include "cmd.h"
 #include "trace_in.h"
 #include "trace_kprof.h"
-#include "units.h"
 #include "util.h"
 
-static void
-trace_usage(FILE *f)
-{
-	fputs("usage: vlocksim trace import FILE [--format trace-cmd|ftrace|perf-script|xentrace|\n"
-	    "                             xenalyze|lock_stat|perf-kvm-stat|trace.dat] [--guest]\n"
-	    "                             [--seconds S] [--cpu-hz HZ] [--out FILE.yaml]\n"
-	    "                             [--measured FILE.csv --setup NAME [--note TEXT]]\n"
-	    "                             [--profile FILE.yaml]\n"
-	    "  Prints exits by reason (count, share, rate, time share, mean, min, p50, p99,\n"
-	    "  max of exit-to-entry), runstate shares, halts, PLE exits and wake-to-run\n"
-	    "  latency per vCPU; from a guest's trace, switches and busy shares per CPU and\n"
-	    "  switches, CPU share, run and blocked means per task, and waits per contended\n"
-	    "  lock; from lock_stat, per class contentions, wait and hold times.  --out\n"
-	    "  writes fitted distributions as YAML.  --cpu-hz is the TSC rate of a Xen trace\n"
-	    "  (default 2.4GHz, as xenalyze).  The format is detected when not given.\n"
-	    "  --measured writes a measured table (validation/measured format) of per-VM\n"
-	    "  runstate shares, exit rates and wake-to-run p50, rows SETUP/VM.METRIC;\n"
-	    "  --note adds a provenance line (the trace's source and licence).\n"
-	    "  --guest: a guest's own trace (sched_switch, lock:contention_*; no vCPUs\n"
-	    "  expected); /proc/lock_stat and perf kvm stat report are detected too;\n"
-	    "  --seconds S: the span a lock_stat or perf kvm stat file covers.\n"
-	    "  --profile writes the kernel profile alone (lock classes by call site, IPIs,\n"
-	    "  TLB shootdowns, fork/exit/faults per busy CPU-second) of a perf script text\n"
-	    "  recorded as bench/profile/record.sh does (sim/trace/trace_kprof.h).\n", f);
-}
+#define IMPORT_FORMATS "trace-cmd, ftrace, perf-script, xentrace, xenalyze, lock_stat, " \
+	"perf-kvm-stat or trace.dat"
+
+struct import_args {
+	int format;		/* enum ti_format */
+	double cpu_hz;		/* 0: the default */
+	const char *out, *measured, *setup, *note, *profile;
+	int guest;
+	double seconds;		/* ns, 0: the file's own span */
+	const char *file;	/* the operand */
+	int argc;		/* the command line, for --measured's header */
+	char **argv;
+};
 
 static int
-trace_import(int argc, char **argv)
+parse_format(const char *arg, void *field, const char **why)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "cpu-hz", required_argument, NULL, 'c' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "measured", required_argument, NULL, 'm' },
-		{ "setup", required_argument, NULL, 's' },
-		{ "note", required_argument, NULL, 'n' },
-		{ "guest", no_argument, NULL, 'g' },
-		{ "seconds", required_argument, NULL, 'S' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	enum ti_format fmt = TI_FMT_AUTO;
-	const char *out = NULL, *why = NULL, *meas = NULL, *setup = NULL, *note = NULL;
-	const char *prof = NULL;
-	struct ti_trace *t = NULL;
-	struct vs_err err;
-	double hz = 0;
-	char *text;
-	int c, rc = CMD_EXIT_INPUT, guest = 0;
-	double secs = 0;
+	enum ti_format f;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (ti_format_parse(optarg, &fmt) != 0) {
-				fprintf(stderr, "vlocksim trace import: --format is trace-cmd, "
-				    "ftrace, perf-script, xentrace, xenalyze, lock_stat, perf-kvm-stat "
-				    "or trace.dat\n");
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'c':
-			/* 2.4GHz, or a bare number of Hz. */
-			if (units_parse(optarg, UNIT_FREQ, 0, &hz, &why) != 0) {
-				char *end;
-
-				hz = strtod(optarg, &end);
-				if (*end == '\0' && end != optarg)
-					why = NULL;
-			}
-			/* the range a scenario's `clock:` takes; below ~2 Hz a TSC
-			 * delta in ns leaves int64, inf makes every time 0 */
-			if (why == NULL && !(hz >= 1e6 && hz <= 1e11))
-				why = "must be between 1MHz and 100GHz (a TSC rate)";
-			if (why != NULL) {
-				fprintf(stderr, "vlocksim trace import: --cpu-hz %s: %s\n", optarg, why);
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'm':
-			meas = optarg;
-			break;
-		case 's':
-			setup = optarg;
-			break;
-		case 'n':
-			note = optarg;
-			break;
-		case 'g':
-			guest = 1;
-			break;
-		case 'p':
-			prof = optarg;
-			break;
-		case 'S':
-			if (units_parse(optarg, UNIT_TIME, 0, &secs, &why) != 0 || !(secs > 0)) {
-				fprintf(stderr, "vlocksim trace import: --seconds %s: %s\n", optarg,
-				    why ? why : "must be positive");
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'h':
-			trace_usage(stdout);
-			return 0;
-		default:
-			trace_usage(stderr);
-			return CMD_EXIT_INPUT;
-		}
+	if (ti_format_parse(arg, &f) != 0) {
+		*why = "is " IMPORT_FORMATS;
+		return -1;
 	}
-	if (optind != argc - 1) {
+	*(int *)field = (int)f;
+	return 0;
+}
+
+#define A(f) OPT_AT(struct import_args, f)
+static const struct opt_decl import_opts[] = {
+	{ "format", 0, "FORMAT", OPT_FN, A(format), .parse = parse_format,
+	  .help = IMPORT_FORMATS " (default: detected from the file)" },
+	{ "guest", 0, NULL, OPT_FLAG, A(guest),
+	  .help = "a guest's own trace (sched_switch, lock:contention_*): no vCPUs expected",
+	  .man = "Prints the tasks' run and blocked times, the idle share and the "
+	  "contended waits per lock address." },
+	{ "seconds", 0, "S", OPT_TIME, A(seconds),
+	  .help = "the span a lock_stat or perf kvm stat file covers (rates need it)" },
+	{ "cpu-hz", 0, "HZ", OPT_FREQ, A(cpu_hz), .lo = 1e6, .hi = 1e11,
+	  .help = "the TSC rate of a Xen trace (default 2.4GHz, as xenalyze; a bare number "
+	  "is Hz)" },
+	{ "out", 0, "FILE.yaml", OPT_STR, A(out),
+	  .help = "write the fitted distributions as YAML (layout: sim/trace/trace_in.h)",
+	  .man = "Maximum-likelihood fits (exponential, lognormal, gamma; the lowest AIC "
+	  "wins, KS D reported) as {dist: ...} values that scenarios and calibrate can "
+	  "use." },
+	{ "measured", 0, "FILE.csv", OPT_STR, A(measured),
+	  .help = "write a measured table (validation/measured format) of per-VM runstate "
+	  "shares, exit rates and wake-to-run p50, rows SETUP/VM.METRIC; needs --setup" },
+	{ "setup", 0, "NAME", OPT_STR, A(setup),
+	  .help = "the setup column of --measured's rows (no ',' or '/')" },
+	{ "note", 0, "TEXT", OPT_STR, A(note),
+	  .help = "a provenance line in --measured's header (the trace's source and licence)" },
+	{ "profile", 0, "FILE.yaml", OPT_STR, A(profile),
+	  .help = "write the kernel profile alone (lock classes by call site, IPIs, TLB "
+	  "shootdowns, fork/exit/faults per busy CPU-second) of a perf script text "
+	  "recorded as bench/profile/record.sh does (sim/trace/trace_kprof.h)" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_import_args(int argc, char **argv, void *args)
+{
+	struct import_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->format = TI_FMT_AUTO;
+	if (opt_parse(&cmd_trace_import_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	if (next != argc - 1) {
 		fprintf(stderr, "vlocksim trace import: name one trace file\n");
-		trace_usage(stderr);
+		cmd_try("trace import");
 		return CMD_EXIT_INPUT;
 	}
-	if ((meas == NULL) != (setup == NULL) || (note != NULL && meas == NULL) ||
-	    (setup != NULL && (setup[0] == '\0' || strpbrk(setup, ",/\n") != NULL))) {
+	a->file = argv[next];
+	a->argc = argc;
+	a->argv = argv;
+	if ((a->measured == NULL) != (a->setup == NULL) || (a->note != NULL &&
+	    a->measured == NULL) || (a->setup != NULL && (a->setup[0] == '\0' ||
+	    strpbrk(a->setup, ",/\n") != NULL))) {
 		fprintf(stderr, "vlocksim trace import: --measured FILE.csv and --setup NAME "
 		    "go together (NAME without ',' or '/'); --note needs --measured\n");
 		return CMD_EXIT_INPUT;
 	}
-	t = ti_new(hz);
-	t->guest_only = guest;
-	t->given_seconds = secs / 1e9;
-	if (ti_import(t, argv[optind], fmt, &err) != 0) {
+	return 0;
+}
+
+/* The command that produced a table, for its provenance header. */
+static char *
+command_line(int argc, char **argv)
+{
+	char *cmd = xstrdup(argv[0]), *c2;	/* "vlocksim trace import" */
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		int q = strpbrk(argv[i], " \t'\"") != NULL;
+
+		c2 = xasprintf("%s %s%s%s", cmd, q ? "'" : "", argv[i], q ? "'" : "");
+		free(cmd);
+		cmd = c2;
+	}
+	return cmd;
+}
+
+/* text written whole to path; 0 or CMD_EXIT_FAIL after the message. */
+static int
+write_whole(const char *path, char *text)
+{
+	struct vs_err err;
+	int c = vs_write_file_atomic(path, text, strlen(text), &err);
+
+	if (c)
+		fprintf(stderr, "%s\n", err.msg);
+	free(text);
+	return c ? CMD_EXIT_FAIL : 0;
+}
+
+/* --profile: the kernel profile of a perf recording; 0 or the exit status. */
+static int
+write_profile(const struct ti_trace *t, const struct import_args *a)
+{
+	char *text = ti_kprof_text(t);
+
+	if (text == NULL) {
+		fprintf(stderr, "vlocksim trace import: --profile: %s has no kernel profile "
+		    "events (lock:contention_*, ipi:*, tlb:tlb_flush, sched:sched_process_*, "
+		    "page_faults, task_clock): record as bench/profile/record.sh does\n",
+		    a->file);
+		return CMD_EXIT_INPUT;
+	}
+	return write_whole(a->profile, text);
+}
+
+static int
+run_trace_import(const void *args, struct cmd_mpi *mp)
+{
+	const struct import_args *a = args;
+	struct ti_trace *t = ti_new(a->cpu_hz);
+	struct vs_err err;
+	char *text, *cmd;
+	int c, rc = CMD_EXIT_INPUT;
+
+	t->guest_only = a->guest;
+	t->given_seconds = a->seconds / 1e9;
+	if (ti_import(t, a->file, (enum ti_format)a->format, &err) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		goto done;
 	}
@@ -153,46 +169,14 @@ trace_import(int argc, char **argv)
 	fputs(text, stdout);
 	free(text);
 	rc = 0;
-	if (out != NULL) {
-		text = ti_yaml(t);
-		if (vs_write_file_atomic(out, text, strlen(text), &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
+	if (a->out != NULL && write_whole(a->out, ti_yaml(t)))
+		rc = CMD_EXIT_FAIL;
+	if (a->profile != NULL && (c = write_profile(t, a)) != 0)
+		rc = c;
+	if (a->measured != NULL) {
+		cmd = command_line(a->argc, a->argv);
+		if (write_whole(a->measured, ti_measured_csv(t, a->setup, cmd, a->note)))
 			rc = CMD_EXIT_FAIL;
-		}
-		free(text);
-	}
-	if (prof != NULL) {
-		text = ti_kprof_text(t);
-		if (text == NULL) {
-			fprintf(stderr, "vlocksim trace import: --profile: %s has no kernel profile "
-			    "events (lock:contention_*, ipi:*, tlb:tlb_flush, sched:sched_process_*, "
-			    "page_faults, task_clock): record as bench/profile/record.sh does\n",
-			    argv[optind]);
-			rc = CMD_EXIT_INPUT;
-		} else if (vs_write_file_atomic(prof, text, strlen(text), &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			rc = CMD_EXIT_FAIL;
-		}
-		free(text);
-	}
-	if (meas != NULL) {
-		char *cmd = xstrdup("vlocksim trace"), *c2;
-		int i;
-
-		/* The command that produced the table, for its provenance header. */
-		for (i = 0; i < argc; i++) {
-			int q = strpbrk(argv[i], " \t'\"") != NULL;
-
-			c2 = xasprintf("%s %s%s%s", cmd, q ? "'" : "", argv[i], q ? "'" : "");
-			free(cmd);
-			cmd = c2;
-		}
-		text = ti_measured_csv(t, setup, cmd, note);
-		if (vs_write_file_atomic(meas, text, strlen(text), &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			rc = CMD_EXIT_FAIL;
-		}
-		free(text);
 		free(cmd);
 	}
 done:
@@ -200,18 +184,21 @@ done:
 	return rc;
 }
 
-int
-cmd_trace(int argc, char **argv)
-{
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		trace_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? CMD_EXIT_INPUT : 0;
-	}
-	if (strcmp(argv[1], "import") == 0)
-		return trace_import(argc - 1, argv + 1);
-	if (strcmp(argv[1], "scenario") == 0)
-		return cmd_trace_scenario(argc - 1, argv + 1);
-	fprintf(stderr, "vlocksim trace: unknown subcommand '%s' (expected import or "
-	    "scenario)\n", argv[1]);
-	return CMD_EXIT_INPUT;
-}
+const struct cmd_entry cmd_trace_import_entry = {
+	.name = "trace import",
+	.args = "FILE",
+	.summary = "per-vCPU summary of a real KVM/Xen/guest trace or lock_stat",
+	.about = "Reads trace-cmd report or raw ftrace text, perf script text, trace.dat "
+	    "(when built with libtracecmd), a xentrace binary, a xenalyze summary, perf kvm "
+	    "stat report output or /proc/lock_stat, and prints exits by reason (count, "
+	    "share, rate, time share, mean, min, p50, p99, max of exit-to-entry), runstate "
+	    "shares, halts, PLE exits and wake-to-run latency per vCPU and overall; from a "
+	    "guest's trace, switches and busy shares per CPU and switches, CPU share, run "
+	    "and blocked means per task, and waits per contended lock; from lock_stat, per "
+	    "class contentions, wait and hold times.  A host trace from which no vCPU comes "
+	    "out is an error (exit 2); a guest's own trace is read with --guest.",
+	.opts = import_opts,
+	.size = sizeof(struct import_args),
+	.parse = parse_import_args,
+	.run = run_trace_import,
+};

@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +15,84 @@
 #include "registry.h"
 #include "trace_in.h"
 #include "trace_scen.h"
-#include "units.h"
 #include "util.h"
 
-static void
-scen_usage(FILE *f)
+struct tscen_args {
+	const char *machine, *out, *lock_stat, *lock, *measured, *setup, *workload;
+	double seconds;		/* ns, 0: the trace's span */
+	long long vcpus, max_locks;	/* 0: from the trace, the default */
+	char **traces;		/* operands: the guest's trace, the host's */
+	int ntraces;
+	int argc;		/* the command line, for the scenario's header */
+	char **argv;
+};
+
+/* --lock KIND: a lock of the registry */
+static int
+parse_lock(const char *arg, void *field, const char **why)
 {
-	fputs("usage: vlocksim trace scenario GUEST_TRACE [HOST_TRACE] --machine M.yaml\n"
-	    "                               --out my.yaml [--lock-stat FILE] [--seconds S]\n"
-	    "                               [--vcpus N] [--lock KIND] [--max-locks N]\n"
-	    "                               [--measured FILE.csv --setup NAME]\n"
-	    "                               [--workload FILE.yaml]\n"
-	    "  GUEST_TRACE: the guest's own trace (trace-cmd report / tracefs / perf script\n"
-	    "  text or trace.dat: sched_switch, sched_wakeup, lock:contention_begin/end), or\n"
-	    "  its /proc/lock_stat.  --lock-stat adds lock_stat to a trace; --seconds is the\n"
-	    "  span lock_stat covers (default: the trace's), --vcpus the guest's CPUs\n"
-	    "  (default: those in sched_switch).  HOST_TRACE: the host's trace of the same\n"
-	    "  run (noted in the header).  Writes a scenario with the VM 'traced' and a hog\n"
-	    "  VM of count 0: vlocksim sweep my.yaml --vary vms[1].count=0,1,2,3\n"
-	    "  --workload also writes the workload alone, for a preset to include.\n", f);
+	if (registry_lock(arg) == NULL) {
+		*why = "not a lock (vlocksim list shows them)";
+		return -1;
+	}
+	*(const char **)field = arg;
+	return 0;
+}
+
+#define A(f) OPT_AT(struct tscen_args, f)
+static const struct opt_decl tscen_opts[] = {
+	{ "machine", 0, "M.yaml", OPT_STR, A(machine), .flags = OPT_REQUIRED,
+	  .help = "the host's machine file (vlocksim machine probe writes one)" },
+	{ "out", 0, "FILE.yaml", OPT_STR, A(out), .flags = OPT_REQUIRED,
+	  .help = "the scenario to write" },
+	{ "lock-stat", 0, "FILE", OPT_STR, A(lock_stat),
+	  .help = "the guest's /proc/lock_stat of the same span, beside its trace" },
+	{ "seconds", 0, "S", OPT_TIME, A(seconds),
+	  .help = "the span lock_stat covers (default: the trace's)" },
+	{ "vcpus", 0, "N", OPT_INT, A(vcpus), .min = 1, .max = 4096,
+	  .help = "the guest's CPUs (default: those in sched_switch)" },
+	{ "lock", 0, "KIND", OPT_FN, A(lock), .parse = parse_lock,
+	  .help = "the traced VM's spinlock (default pv-qspinlock)" },
+	{ "max-locks", 0, "N", OPT_INT, A(max_locks), .min = 1, .max = 64,
+	  .help = "the lock_stat classes kept, by share of time held (default 4)" },
+	{ "measured", 0, "FILE.csv", OPT_STR, A(measured),
+	  .help = "also write what the 1x run should reproduce (lock rates, hold and wait "
+	  "means, idle share) as a measured table; needs --setup" },
+	{ "setup", 0, "NAME", OPT_STR, A(setup),
+	  .help = "the setup column of --measured's rows (no ',' or '/')" },
+	{ "workload", 0, "FILE.yaml", OPT_STR, A(workload),
+	  .help = "also write the workload alone, for a preset to include" },
+	{ NULL }
+};
+#undef A
+
+static int
+parse_tscen_args(int argc, char **argv, void *args)
+{
+	struct tscen_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->lock = "pv-qspinlock";
+	if (opt_parse(&cmd_trace_scenario_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	a->traces = argv + next;
+	a->ntraces = argc - next;
+	a->argc = argc;
+	a->argv = argv;
+	if (a->ntraces < 1 || a->ntraces > 2 || a->machine == NULL || a->out == NULL) {
+		fprintf(stderr, "vlocksim trace scenario: name the guest trace (and optionally "
+		    "the host's), --machine M.yaml and --out FILE.yaml\n");
+		cmd_try("trace scenario");
+		return CMD_EXIT_INPUT;
+	}
+	if ((a->measured == NULL) != (a->setup == NULL) || (a->setup != NULL &&
+	    (a->setup[0] == '\0' || strpbrk(a->setup, ",/\n") != NULL))) {
+		fprintf(stderr, "vlocksim trace scenario: --measured FILE.csv and --setup NAME "
+		    "go together (NAME without ',' or '/')\n");
+		return CMD_EXIT_INPUT;
+	}
+	return 0;
 }
 
 /* Import path into t (guest side); a malformed line is an error here. */
@@ -59,161 +117,116 @@ import_guest(struct ti_trace *t, const char *path, struct vs_err *err)
 	return 0;
 }
 
-int
-cmd_trace_scenario(int argc, char **argv)
+/* The workload alone, for a preset: workloads: {mine: {include: FILE}}. */
+static int
+write_workload(struct ti_trace *g, const struct ti_scen_opts *so, const char *path,
+    struct vs_err *err)
 {
-	static const struct option opts[] = {
-		{ "machine", required_argument, NULL, 'M' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "lock-stat", required_argument, NULL, 'L' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "vcpus", required_argument, NULL, 'v' },
-		{ "lock", required_argument, NULL, 'k' },
-		{ "max-locks", required_argument, NULL, 'x' },
-		{ "measured", required_argument, NULL, 'm' },
-		{ "setup", required_argument, NULL, 'S' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct ti_scen_opts so;
-	struct ti_trace *g = NULL, *h = NULL;
-	const char *out = NULL, *meas = NULL, *setup = NULL, *why = NULL, *wl = NULL;
-	struct vs_err err;
-	char *text = NULL, *cmd;
-	long long v;
-	int c, i, rc = CMD_EXIT_INPUT;
+	char *wbuf = NULL;
+	size_t wlen = 0;
+	FILE *o = open_memstream(&wbuf, &wlen);
+	struct ti_wl_opts wo = so->wl;
+	int c;
 
-	memset(&so, 0, sizeof so);
-	so.lock_kind = "pv-qspinlock";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			so.machine = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'L':
-			so.lockstat_path = optarg;
-			break;
-		case 's':
-			if (units_parse(optarg, UNIT_TIME, 0, &so.wl.seconds, &why) != 0 ||
-			    !(so.wl.seconds > 0)) {
-				fprintf(stderr, "vlocksim trace scenario: --seconds %s: %s\n", optarg,
-				    why ? why : "must be positive (10s)");
-				return CMD_EXIT_INPUT;
-			}
-			so.wl.seconds /= 1e9;
-			break;
-		case 'v':
-			if (cmd_int_opt("--vcpus", optarg, 1, 4096, &v))
-				return CMD_EXIT_INPUT;
-			so.wl.cpus = (int)v;
-			break;
-		case 'x':
-			if (cmd_int_opt("--max-locks", optarg, 1, 64, &v))
-				return CMD_EXIT_INPUT;
-			so.wl.max_locks = (int)v;
-			break;
-		case 'k':
-			if (registry_lock(optarg) == NULL) {
-				fprintf(stderr, "vlocksim trace scenario: --lock %s: not a lock "
-				    "(vlocksim list shows them)\n", optarg);
-				return CMD_EXIT_INPUT;
-			}
-			so.lock_kind = optarg;
-			break;
-		case 'm':
-			meas = optarg;
-			break;
-		case 'S':
-			setup = optarg;
-			break;
-		case 'w':
-			wl = optarg;
-			break;
-		case 'h':
-			scen_usage(stdout);
-			return 0;
-		default:
-			scen_usage(stderr);
-			return CMD_EXIT_INPUT;
-		}
-	}
-	if (optind >= argc || argc - optind > 2 || so.machine == NULL || out == NULL) {
-		fprintf(stderr, "vlocksim trace scenario: name the guest trace (and optionally "
-		    "the host's), --machine M.yaml and --out FILE.yaml\n");
-		scen_usage(stderr);
-		return CMD_EXIT_INPUT;
-	}
-	if ((meas == NULL) != (setup == NULL) ||
-	    (setup != NULL && (setup[0] == '\0' || strpbrk(setup, ",/\n") != NULL))) {
-		fprintf(stderr, "vlocksim trace scenario: --measured FILE.csv and --setup NAME "
-		    "go together (NAME without ',' or '/')\n");
-		return CMD_EXIT_INPUT;
-	}
-	cmd = xstrdup("vlocksim trace");
-	for (i = 0; i < argc; i++) {
-		char *c2 = xasprintf("%s %s", cmd, argv[i]);
+	if (o == NULL)
+		vs_fatal("open_memstream: out of memory");
+	c = ti_guest_workload(g, o, &wo, 0, err);
+	fclose(o);
+	if (c == 0)
+		c = vs_write_file_atomic(path, wbuf, wlen, err);
+	free(wbuf);
+	return c;
+}
 
+/* The scenario, the workload and the measured table; 0 or -1 with err. */
+static int
+write_outputs(const struct tscen_args *a, struct ti_trace *g, struct ti_trace *h,
+    const struct ti_scen_opts *so, struct vs_err *err)
+{
+	char *text = ti_scenario_yaml(g, h, so, err);
+	int c;
+
+	if (text == NULL)
+		return -2;	/* bad input */
+	c = vs_write_file_atomic(a->out, text, strlen(text), err);
+	free(text);
+	if (c || (a->workload != NULL && write_workload(g, so, a->workload, err)))
+		return -1;
+	if (a->measured == NULL)
+		return 0;
+	text = ti_guest_measured_csv(g, so, a->setup);
+	c = vs_write_file_atomic(a->measured, text, strlen(text), err);
+	free(text);
+	return c;
+}
+
+/* "vlocksim trace scenario ARGS...", for the scenario's header (malloc'd). */
+static char *
+command_line(int argc, char **argv)
+{
+	char *cmd = xstrdup(argv[0]), *c2;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		c2 = xasprintf("%s %s", cmd, argv[i]);
 		free(cmd);
 		cmd = c2;
 	}
-	so.command = cmd;
-	g = ti_new(0);
-	if (import_guest(g, argv[optind], &err))
-		goto fail;
-	if (so.lockstat_path != NULL && import_guest(g, so.lockstat_path, &err))
-		goto fail;
-	if (argc - optind == 2) {
-		h = ti_new(0);
-		if (ti_import(h, argv[optind + 1], TI_FMT_AUTO, &err))
-			goto fail;
-	}
-	text = ti_scenario_yaml(g, h, &so, &err);
-	if (text == NULL)
-		goto fail;
-	rc = CMD_EXIT_FAIL;
-	if (vs_write_file_atomic(out, text, strlen(text), &err))
-		goto fail;
-	free(text);
-	text = NULL;
-	if (wl != NULL) {
-		/* The workload alone, for a preset: workloads: {mine: {include: FILE}}. */
-		char *wbuf = NULL;
-		size_t wlen = 0;
-		FILE *o = open_memstream(&wbuf, &wlen);
-		struct ti_wl_opts wo = so.wl;
+	return cmd;
+}
 
-		if (o == NULL)
-			vs_fatal("open_memstream: out of memory");
-		c = ti_guest_workload(g, o, &wo, 0, &err);
-		fclose(o);
-		if (c == 0)
-			c = vs_write_file_atomic(wl, wbuf, wlen, &err);
-		free(wbuf);
-		if (c)
+static int
+run_trace_scenario(const void *args, struct cmd_mpi *mp)
+{
+	const struct tscen_args *a = args;
+	char *cmd = command_line(a->argc, a->argv);
+	struct ti_scen_opts so = { .machine = a->machine, .lock_kind = a->lock,
+	    .command = cmd, .lockstat_path = a->lock_stat };
+	struct ti_trace *g = ti_new(0), *h = NULL;
+	struct vs_err err;
+	int c, rc = CMD_EXIT_INPUT;
+
+	so.wl.seconds = a->seconds / 1e9;
+	so.wl.cpus = (int)a->vcpus;
+	so.wl.max_locks = (int)a->max_locks;
+	if (import_guest(g, a->traces[0], &err) ||
+	    (a->lock_stat != NULL && import_guest(g, a->lock_stat, &err)))
+		goto fail;
+	if (a->ntraces == 2) {
+		h = ti_new(0);
+		if (ti_import(h, a->traces[1], TI_FMT_AUTO, &err))
 			goto fail;
 	}
-	if (meas != NULL) {
-		text = ti_guest_measured_csv(g, &so, setup);
-		if (vs_write_file_atomic(meas, text, strlen(text), &err))
-			goto fail;
+	if ((c = write_outputs(a, g, h, &so, &err)) != 0) {
+		rc = c == -2 ? CMD_EXIT_INPUT : CMD_EXIT_FAIL;
+		goto fail;
 	}
-	printf("%s: scenario from %s (%d guest CPUs, %.6g s)%s%s\n", out, argv[optind],
-	    so.wl.cpus > 0 ? so.wl.cpus : ti_guest_ncpus(g), so.wl.seconds > 0 ? so.wl.seconds :
-	    (double)(g->t_last - g->t_first) / 1e9, meas ? "; measured table " : "",
-	    meas ? meas : "");
+	printf("%s: scenario from %s (%d guest CPUs, %.6g s)%s%s\n", a->out, a->traces[0],
+	    so.wl.cpus > 0 ? so.wl.cpus : ti_guest_ncpus(g), so.wl.seconds > 0 ?
+	    so.wl.seconds : (double)(g->t_last - g->t_first) / 1e9, a->measured ?
+	    "; measured table " : "", a->measured ? a->measured : "");
 	rc = 0;
 	goto done;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
 done:
-	free(text);
-	free(cmd);
 	ti_free(g);
 	ti_free(h);
+	free(cmd);
 	return rc;
 }
+
+const struct cmd_entry cmd_trace_scenario_entry = {
+	.name = "trace scenario",
+	.args = "GUEST_TRACE [HOST_TRACE]",
+	.summary = "a runnable scenario from a guest's own recording",
+	.about = "GUEST_TRACE is the guest's own trace (trace-cmd report, tracefs or perf "
+	    "script text, or trace.dat: sched_switch, sched_wakeup, lock:contention_begin/"
+	    "end), or its /proc/lock_stat; HOST_TRACE the host's trace of the same run "
+	    "(noted in the header).  Writes a scenario with the VM 'traced' and a hog VM of "
+	    "count 0: vlocksim sweep my.yaml --vary vms[1].count=0,1,2,3",
+	.opts = tscen_opts,
+	.size = sizeof(struct tscen_args),
+	.parse = parse_tscen_args,
+	.run = run_trace_scenario,
+};

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,207 +80,215 @@ unknown_case(const char *name, const char *dir, char **all, int nall, struct vs_
 	return -1;
 }
 
+struct validate_args {
+	struct pool_args pool;
+	long long reps;		/* 0: each case's */
+	int format;		/* enum report_fmt */
+	const char *out;
+	int strict;
+	char **names;		/* operands: CASE... */
+	int nnames;
+};
+
+#define A(f) OPT_AT(struct validate_args, f)
+static const struct opt_decl validate_opts[] = {
+	CMD_POOL_OPTS(struct validate_args, "every replication of every row"),
+	{ "reps", 0, "N", OPT_INT, A(reps), .min = 1, .max = 100000,
+	  .help = "replications per row (default: each case's reps:)" },
+	{ "format", 0, "table|csv|json", OPT_FN, A(format), .parse = cmd_report_fmt,
+	  .help = "standard output as a table (the default), CSV or JSON" },
+	{ "out", 0, "DIR", OPT_STR, A(out),
+	  .help = "where validation.{csv,txt,json} and the plots go (default out/validate)",
+	  .man = "The set (reports, plot data, plots) appears whole in DIR or not at all; "
+	  "where it goes is checked before any case runs." },
+	{ "strict", 0, NULL, OPT_FLAG, A(strict),
+	  .help = "exit 3 when a prediction row misses its tolerance" },
+	{ NULL }
+};
+#undef A
+
 static int
-validate_main(int argc, char **argv, struct cmd_mpi *mp)
+parse_validate_args(int argc, char **argv, void *args)
 {
-	static const struct option opts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "cases", required_argument, NULL, 'c' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *out = "out/validate", *dir = NULL;
-	enum report_fmt fmt = FMT_TABLE;
-	struct vcase **cases = NULL;
-	struct vreport rep = { 0 };
+	struct validate_args *a = args;
+	int next;
+
+	memset(a, 0, sizeof *a);
+	a->pool.jobs = pool_default_workers();
+	a->out = "out/validate";
+	if (opt_parse(&cmd_validate_entry, argc, argv, a, &next))
+		return CMD_EXIT_INPUT;
+	a->names = argv + next;
+	a->nnames = argc - next;
+	return 0;
+}
+
+/* What one validation holds. */
+struct validate_state {
+	char **names;		/* the cases to run */
+	int nnames;
+	struct vcase **cases;
+	int ncases;
+	struct vreport rep;
+	char *stage;
 	struct vs_err err;
-	char **names = NULL, *text, *stage = NULL;
-	long long v;
-	int ncases = 0, nnames = 0, reps = 0, strict = 0, c, i, rc = CMD_EXIT_INPUT;
-	int jobs = pool_default_workers();
-	int own_names = 0, missed = 0;
+};
 
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (cmd_int_opt("--reps", optarg, 1, 100000, &v))
-				return CMD_EXIT_INPUT;
-			reps = (int)v;
-			break;
-		case 'j':
-			if (cmd_int_opt("-j", optarg, 1, POOL_MAX_WORKERS, &v))
-				return CMD_EXIT_INPUT;
-			jobs = (int)v;
-			break;
-		case 'f':
-			if (report_fmt_parse(optarg, &fmt)) {
-				fprintf(stderr, "vlocksim: --format is table, csv or json\n");
-				return CMD_EXIT_INPUT;
-			}
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'c':
-			dir = optarg;
-			break;
-		case 's':
-			strict = 1;
-			break;
-		case 'h':
-			puts("usage: vlocksim validate [CASE...] [-j N] [--reps N] [--format table|csv|json]\n"
-			    "                         [--out DIR] [--cases DIR] [--strict]\n"
-			    "Runs every case (validation/cases/*.yaml by default), writes\n"
-			    "DIR/validation.{csv,txt,json} and a plot per case plus scatter.{png,svg}.\n"
-			    "-j N: rows run on N worker processes (default: the cores); the\n"
-			    "output is the same for any N.  Under mpirun, on every rank (-j per\n"
-			    "rank); rank 0 writes.\n"
-			    "--strict: exit 3 when a prediction row misses its tolerance.");
-			return 0;
-		default:
-			cmd_try("validate");
-			return CMD_EXIT_INPUT;
-		}
-	}
-	if (dir == NULL)
-		dir = vcase_dir();
-	if (optind < argc) {
-		/* NAME, or every case whose name starts with NAME (seed001 -> seed001-*). */
-		char **all = all_cases(dir, &c);
+static void
+add_name(struct validate_state *v, const char *name)
+{
+	v->names = xrealloc(v->names, (size_t)(v->nnames + 1) * sizeof *v->names);
+	v->names[v->nnames++] = xstrdup(name);
+}
 
-		own_names = 1;
-		for (; optind < argc; optind++) {
-			char *p = vcase_path(dir, argv[optind]);
-			int found = access(p, R_OK) == 0 || strchr(argv[optind], '/') != NULL;
-			int before = nnames;
+/* CASE... (a file, a name, or every case a name prefixes: seed001 -> seed001-*),
+ * or every case of dir; then each loaded. */
+static int
+validate_load(const struct validate_args *a, const char *dir, struct validate_state *v)
+{
+	char **all;
+	int nall, i, k, rc = 0;
 
-			free(p);
-			for (i = 0; !found && i < c; i++)
-				if (strncmp(all[i], argv[optind], strlen(argv[optind])) == 0) {
-					names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
-					names[nnames++] = xstrdup(all[i]);
-				}
-			if (!found && nnames == before) {
-				unknown_case(argv[optind], dir, all, c, &err);
-				for (i = 0; i < c; i++)
-					free(all[i]);
-				free(all);
-				goto fail;
-			}
-			if (found) {	/* a file: vcase_load reads (or refuses) it */
-				names = xrealloc(names, (size_t)(nnames + 1) * sizeof *names);
-				names[nnames++] = xstrdup(argv[optind]);
-			}
-		}
-		for (i = 0; i < c; i++)
-			free(all[i]);
-		free(all);
-	} else {
-		names = all_cases(dir, &nnames);
-		own_names = 1;
-		if (nnames == 0) {
-			unknown_case(NULL, dir, NULL, 0, &err);
-			goto fail;
-		}
-	}
-	cases = xcalloc((size_t)nnames, sizeof *cases);
-	for (i = 0; i < nnames; i++) {
-		char *p = vcase_path(dir, names[i]);
+	all = all_cases(dir, &nall);
+	if (a->nnames == 0 && nall == 0)
+		rc = unknown_case(NULL, dir, NULL, 0, &v->err);
+	for (i = 0; a->nnames == 0 && i < nall; i++)
+		add_name(v, all[i]);
+	for (k = 0; rc == 0 && k < a->nnames; k++) {
+		const char *n = a->names[k];
+		char *p = vcase_path(dir, n);
+		int found = access(p, R_OK) == 0 || strchr(n, '/') != NULL, before = v->nnames;
 
-		cases[i] = xcalloc(1, sizeof **cases);
-		ncases++;
-		c = vcase_load(cases[i], p, &err);
 		free(p);
-		if (c)
-			goto fail;
+		for (i = 0; !found && i < nall; i++)
+			if (strncmp(all[i], n, strlen(n)) == 0)
+				add_name(v, all[i]);
+		if (found)	/* a file: vcase_load reads (or refuses) it */
+			add_name(v, n);
+		else if (v->nnames == before)
+			rc = unknown_case(n, dir, all, nall, &v->err);
 	}
+	for (i = 0; i < nall; i++)
+		free(all[i]);
+	free(all);
+	v->cases = xcalloc((size_t)v->nnames + 1, sizeof *v->cases);
+	for (i = 0; rc == 0 && i < v->nnames; i++) {
+		char *p = vcase_path(dir, v->names[i]);
+
+		v->cases[i] = xcalloc(1, sizeof **v->cases);
+		v->ncases++;
+		rc = vcase_load(v->cases[i], p, &v->err);
+		free(p);
+	}
+	return rc;
+}
+
+/* Nothing is simulated until every case's rows and the plot scripts are
+ * known to be good; where the set goes is checked first. */
+static int
+validate_check(const struct validate_args *a, struct validate_state *v)
+{
+	static const char *const gp[] = { "case.gp", "summary.gp", "scatter.gp" };
+	int i;
+
+	if ((v->stage = cmd_stage_begin(a->out, &v->err)) == NULL)
+		return CMD_EXIT_FAIL;
+	for (i = 0; i < v->ncases; i++)
+		if (vcase_check(v->cases[i], &v->err))
+			return CMD_EXIT_INPUT;
+	return plot_ready(gp, 3, &v->err) < 0 ? CMD_EXIT_INPUT : 0;
+}
+
+/* The three reports and the plots into the stage, then into OUT; stdout. */
+static int
+validate_write(const struct validate_args *a, struct validate_state *v)
+{
+	static const struct { int f; const char *file; } outs[] = {
+		{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
+		{ FMT_JSON, "validation.json" } };
+	char *text;
+	int i, c, missed = 0;
+
+	for (i = 0; i < 3; i++) {
+		text = vreport_render(&v->rep, outs[i].f);
+		c = cmd_write_out(v->stage, outs[i].file, text, &v->err);
+		free(text);
+		if (c)
+			return -1;
+	}
+	if ((c = vreport_plot(&v->rep, v->cases, v->ncases, v->stage, &v->err)) < 0)
+		return -1;
+	i = cmd_stage_commit(v->stage, a->out, &v->err);
+	v->stage = NULL;
+	if (i)
+		return -1;
+	if (c > 0)
+		fputs("vlocksim validate: gnuplot not found; plots skipped\n", stderr);
+	text = vreport_render(&v->rep, a->format);
+	fputs(text, stdout);
+	free(text);
+	for (i = 0; i < v->rep.n; i++)
+		missed += v->rep.r[i].role == ROLE_PREDICTION && !v->rep.r[i].within;
+	return a->strict && missed ? CMD_EXIT_MISSED : 0;
+}
+
+static int
+run_validate(const void *args, struct cmd_mpi *mp)
+{
+	const struct validate_args *a = args;
+	struct validate_state v;
+	int i, rc = CMD_EXIT_INPUT;
+
+	memset(&v, 0, sizeof v);
+	if (validate_load(a, a->pool.cases ? a->pool.cases : vcase_dir(), &v))
+		goto fail;
 	if (mp->rank != 0) {
 		/* Under mpirun: the same rows as rank 0, run for it; it writes. */
-		validate_serve(cases, ncases, reps, jobs);
+		validate_serve(v.cases, v.ncases, (int)a->reps, (int)a->pool.jobs);
 		mp->served = 1;
 		rc = 0;
 		goto clean;
 	}
-	cmd_mpi_jobs(mp, jobs);
-	/* The set (reports, plot data, plots) appears whole in OUT or not at all;
-	 * where it goes is checked before any case runs. */
-	rc = CMD_EXIT_FAIL;
-	if ((stage = cmd_stage_begin(out, &err)) == NULL)
+	cmd_mpi_jobs(mp, (int)a->pool.jobs);
+	if ((rc = validate_check(a, &v)) != 0)
 		goto fail;
 	rc = CMD_EXIT_INPUT;
-	/* Nothing is simulated until every case's rows and the plot scripts are
-	 * known to be good. */
-	for (i = 0; i < ncases; i++)
-		if (vcase_check(cases[i], &err))
-			goto fail;
-	{
-		static const char *const gp[] = { "case.gp", "summary.gp", "scatter.gp" };
-
-		if (plot_ready(gp, 3, &err) < 0)
-			goto fail;
-	}
-	if (validate_cases(cases, ncases, reps, jobs, &rep, cmd_mpi_progress(mp), &err))
+	if (validate_cases(v.cases, v.ncases, (int)a->reps, (int)a->pool.jobs, &v.rep,
+	    cmd_mpi_progress(mp), &v.err))
 		goto fail;
+	if ((rc = validate_write(a, &v)) >= 0)
+		goto clean;
 	rc = CMD_EXIT_FAIL;
-	{
-		static const struct { int f; const char *file; } outs[] = {
-			{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
-			{ FMT_JSON, "validation.json" } };
-
-		for (i = 0; i < 3; i++) {
-			text = vreport_render(&rep, outs[i].f);
-			c = cmd_write_out(stage, outs[i].file, text, &err);
-			free(text);
-			if (c)
-				goto fail;
-		}
-	}
-	c = vreport_plot(&rep, cases, ncases, stage, &err);
-	if (c < 0)
-		goto fail;
-	if (cmd_stage_commit(stage, out, &err)) {
-		stage = NULL;
-		goto fail;
-	}
-	stage = NULL;
-	if (c > 0)
-		fputs("vlocksim validate: gnuplot not found; plots skipped\n", stderr);
-	text = vreport_render(&rep, fmt);
-	fputs(text, stdout);
-	free(text);
-	for (i = 0; i < rep.n; i++)
-		missed += rep.r[i].role == ROLE_PREDICTION && !rep.r[i].within;
-	rc = strict && missed ? CMD_EXIT_MISSED : 0;
-	goto clean;
 fail:
-	fprintf(stderr, "%s\n", err.msg);
-	cmd_mpi_failed(mp, err.msg);
+	fprintf(stderr, "%s\n", v.err.msg);
+	cmd_mpi_failed(mp, v.err.msg);
 clean:
-	cmd_stage_abort(stage);
-	for (i = 0; i < ncases; i++) {
-		vcase_free(cases[i]);
-		free(cases[i]);
+	cmd_stage_abort(v.stage);
+	for (i = 0; i < v.ncases; i++) {
+		vcase_free(v.cases[i]);
+		free(v.cases[i]);
 	}
-	free(cases);
-	if (own_names) {
-		for (i = 0; i < nnames; i++)
-			free(names[i]);
-		free(names);
-	}
-	vreport_free(&rep);
+	free(v.cases);
+	for (i = 0; i < v.nnames; i++)
+		free(v.names[i]);
+	free(v.names);
+	vreport_free(&v.rep);
 	return rc;
 }
 
-int
-cmd_validate(int argc, char **argv)
-{
-	struct cmd_mpi mp;
-
-	if (cmd_mpi_begin("validate", &mp))
-		return CMD_EXIT_INPUT;
-	return cmd_mpi_end("validate", &mp, validate_main(argc, argv, &mp));
-}
+const struct cmd_entry cmd_validate_entry = {
+	.name = "validate",
+	.args = "[CASE...]",
+	.summary = "predicted against measured for validation cases, with plots",
+	.about = "Runs every case (validation/cases/*.yaml of the data folder by default; "
+	    "CASE may be a prefix: seed004 runs seed004-*) and writes "
+	    "DIR/validation.{csv,txt,json}, a plot per case, summary.{png,svg} and "
+	    "scatter.{png,svg}.  Each row carries its tolerance and the rule that judged "
+	    "it; rows whose run hit the duration cap are marked capped.  On a terminal, "
+	    "the rows done of all, the elapsed time and an ETA are shown on stderr.",
+	.opts = validate_opts,
+	.size = sizeof(struct validate_args),
+	.parse = parse_validate_args,
+	.run = run_validate,
+	.flags = CMD_MPI,
+};

@@ -8,8 +8,10 @@
  *   2 bad input, before anything is simulated (the message names FILE:LINE:COLUMN);
  *   3 `validate --strict` and a prediction row missed its tolerance;
  *   134 (SIGABRT) a broken model invariant: a bug, please report it.
- * Each command lives in its own cmd_*.c file and is listed in cmds[] below with
- * its own help text, printed by `vlocksim CMD --help` (or -h, or `help CMD`).
+ * Each command lives in its own cmd_*.c file with its entry (cmd.h): name,
+ * operands, summary and declared options, from which `vlocksim CMD --help`
+ * (or -h, or `help CMD`) and its man page are made (help.c).  A command of
+ * two words ("trace import") is found by both.
  */
 #include "config.h"
 
@@ -20,122 +22,19 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "datadir.h"
 
-static const char run_usage[] =
-    "usage: vlocksim run SCENARIO [--seed N] [--reps N] [--set PATH=VALUE]...\n"
-    "                    [--format table|csv|json] [--out DIR] [--no-wall-clock]\n"
-    "                    [--trace FILE.json[.gz] [--trace-limit SIZE]]\n"
-    "                    [--timeline FILE.png|FILE.svg] [--trace-window FROM:TO]\n"
-    "                    [--lock-stat FILE]\n"
-    "Runs SCENARIO (a .yaml file, or the NAME of a shipped example such as\n"
-    "ticket-4threads) --reps times and prints each metric's mean, sd and 95% CI.\n"
-    "  --seed N           base seed (default: the scenario's seed:)\n"
-    "  --reps N           replications (default: the scenario's reps:)\n"
-    "  --set PATH=VALUE   override any scenario value: --set vms[0].vcpus=8\n"
-    "  --format F         stdout as table (default), csv or json\n"
-    "  --out DIR          also write DIR/results.{txt,csv,json}\n"
-    "  --no-wall-clock    omit the host-time metrics (byte-identical reruns)\n"
-    "  --trace FILE.json  Chrome/Perfetto timeline of replication 1 (.json.gz: gzip)\n"
-    "  --trace-limit SIZE refuse a trace estimated above SIZE (default 256MiB; 0: none)\n"
-    "  --lock-stat FILE   the simulator's own /proc/lock_stat of replication 1\n"
-    "  --timeline FILE    a gnuplot picture of replication 1: runstate per vCPU,\n"
-    "                     lock holders and waiters, exits (needs --trace-window)\n"
-    "  --trace-window A:B only events in [A, B) of simulated time, e.g. 10ms:12ms\n"
-    "On a terminal a run longer than a second shows its progress on stderr.\n";
-
-static const char list_usage[] =
-    "usage: vlocksim list [--format text|yaml]\n"
-    "Prints, from the tables compiled in, every hypervisor kind, host scheduler,\n"
-    "lock and guest scheduler with each parameter (type, unit, default, source),\n"
-    "the workload primitives and every metric with its unit and meaning.\n";
-
-static const char sweep_usage[] =
-    "usage: vlocksim sweep SCENARIO --vary PATH=V1,V2,...|START:STOP:STEP [--vary ...]\n"
-    "                      [--set PATH=VALUE]... [--reps N] [--seed N] [-j N]\n"
-    "                      [--out DIR] [--plot METRIC]... [--shard K/N] [--progress]\n"
-    "       vlocksim sweep --merge DIR... [--out DIR] [--plot METRIC]...\n"
-    "Runs the grid of overrides (the first --vary varies slowest) x reps, with the\n"
-    "same seed at every point, in N worker processes.  Writes DIR/results.csv\n"
-    "(default out/sweep-NAME) and one plot per --plot METRIC; a killed sweep\n"
-    "resumes where it stopped.  Progress (done/total, ETA) on a terminal.\n"
-    "Under mpirun every rank runs points (rank 0 writes); --shard K/N runs the\n"
-    "points i mod N = K-1 (a Slurm array), --merge gathers shard folders.\n";
-
-static const char validate_usage[] =
-    "usage: vlocksim validate [CASE...] [-j N] [--reps N] [--format table|csv|json]\n"
-    "                         [--out DIR] [--cases DIR] [--strict]\n"
-    "Runs every case (validation/cases/*.yaml by default; CASE may be a prefix:\n"
-    "seed004 runs seed004-*), writes DIR/validation.{csv,txt,json} (default\n"
-    "out/validate), a plot per case, summary.{png,svg} and scatter.{png,svg}.\n"
-    "Each row carries its tolerance and the rule that judged it; rows whose run\n"
-    "hit the duration cap are marked capped.\n"
-    "  -j N      rows on N worker processes (default: the cores); same output\n"
-    "  --strict  exit 3 when a prediction row misses its tolerance\n"
-    "Under mpirun the rows' replications run on every rank too (-j N each);\n"
-    "rank 0 writes, with the same bytes.\n";
-
-static const char calibrate_usage[] =
-    "usage: vlocksim calibrate CALIB.yaml [-j N] [--output FILE] [--cases DIR]\n"
-    "Fits CALIB's params to the calibration rows of its cases (GSL nmsimplex2)\n"
-    "and writes the YAML that scenarios include with `calibration: FILE`.\n"
-    "Without --output it writes out/calibrate/NAME.yaml and leaves the shipped\n"
-    "calibration (CALIB's output:) alone; --output FILE replaces FILE.\n"
-    "-j N: an evaluation's rows run on N worker processes (default: the cores);\n"
-    "the fit is the same for any N.  Under mpirun each evaluation's runs spread\n"
-    "over the ranks too (-j N each); rank 0 fits and writes, with the same bytes.\n";
-
-static const struct cmd_entry cmds[] = {
-	{ "run", cmd_run, run_usage },
-	{ "list", cmd_list, list_usage },
-	{ "sweep", cmd_sweep, sweep_usage },
-	{ "validate", cmd_validate, validate_usage },
-	{ "calibrate", cmd_calibrate, calibrate_usage },
-	{ "trace", cmd_trace, NULL },	/* prints its own (trace import --help) */
-	{ "machine", cmd_machine, NULL },	/* prints its own (machine probe --help) */
-	{ "lab", cmd_lab, NULL },	/* prints its own */
-	{ NULL, NULL, NULL }
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_list_entry,
+	&cmd_sweep_entry,
+	&cmd_validate_entry,
+	&cmd_calibrate_entry,
+	&cmd_trace_import_entry,
+	&cmd_trace_scenario_entry,
+	&cmd_machine_probe_entry,
+	&cmd_lab_entry,
+	NULL
 };
-
-void
-cmd_usage(FILE *f)
-{
-	fputs("usage: vlocksim <command> [options]\n"
-	    "\n"
-	    "commands (vlocksim COMMAND --help for each):\n"
-	    "  run SCENARIO      run a scenario, print its metrics (mean, sd, 95% CI)\n"
-	    "  list              kinds, schedulers, locks, parameters, primitives, metrics\n"
-	    "  sweep SCENARIO --vary PATH=V1,V2,...\n"
-	    "                    a grid of overrides x reps, in parallel, resumable\n"
-	    "  validate [CASE...]\n"
-	    "                    predicted against measured for validation cases, with plots\n"
-	    "  calibrate CALIB.yaml\n"
-	    "                    fit parameters to a case's calibration rows\n"
-	    "  trace import FILE per-vCPU summary of a real KVM/Xen/guest trace or lock_stat\n"
-	    "  trace scenario GUEST_TRACE [HOST_TRACE] --machine M.yaml --out my.yaml\n"
-	    "                    a runnable scenario from a guest's own recording\n"
-	    "  machine probe     a machine file of this host (hwloc topology, measured costs)\n"
-	    "  lab               lockbench measured here, calibrated on one row, the rest\n"
-	    "                    predicted: a validation case of this machine, with plots\n"
-	    "  --help, -h, help [COMMAND]   this text, or COMMAND's\n"
-	    "  --version         the version\n"
-	    "\n"
-	    "Values carry units: 30ms, 4096cycles, 2.93GHz, 64MiB.\n"
-	    "--set overrides any scenario value by its path: --set vms[0].vcpus=8\n"
-	    "Exit status: 0 ok, 1 run-time failure (output), 2 bad input (nothing was\n"
-	    "simulated), 3 validate --strict missed a tolerance, 134 a model bug (abort).\n", f);
-	if (vs_datadir() != NULL) {
-		fprintf(f, "Shipped scenarios, cases and plot scripts: %s\n"
-		    "(beside the executable; $VLOCKSIM_DATADIR overrides).  See vlocksim(1).\n",
-		    vs_datadir());
-	} else {
-		char *where = vs_data_where("configs/examples");
-
-		fprintf(f, "Shipped scenarios, cases and plot scripts: not found (%s).\n"
-		    "See vlocksim(1).\n", where);
-		free(where);
-	}
-}
 
 void
 cmd_try(const char *name)
@@ -155,21 +54,89 @@ wants_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The command argv[0] (and argv[1] for a two-word one) names; *words: how
+ * many it took.  NULL for none; *group then says whether argv[0] is the
+ * first word of some ("trace" alone, or "trace export").
+ */
 static const struct cmd_entry *
-cmd_find(const char *name)
+cmd_find(int argc, char **argv, int *words, int *group)
 {
+	size_t n = strlen(argv[0]);
 	int i;
 
-	for (i = 0; cmds[i].name != NULL; i++)
-		if (strcmp(name, cmds[i].name) == 0)
-			return &cmds[i];
+	*group = 0;
+	for (i = 0; cmd_table[i] != NULL; i++) {
+		const char *name = cmd_table[i]->name;
+
+		if (strcmp(name, argv[0]) == 0) {
+			*words = 1;
+			return cmd_table[i];
+		}
+		if (strncmp(name, argv[0], n) == 0 && name[n] == ' ') {
+			*group = 1;
+			if (argc > 1 && strcmp(name + n + 1, argv[1]) == 0) {
+				*words = 2;
+				return cmd_table[i];
+			}
+		}
+	}
 	return NULL;
+}
+
+/* Parse, then run; under mpirun (CMD_MPI) every rank does, and rank 0 alone speaks. */
+static int
+cmd_exec(const struct cmd_entry *ce, int argc, char **argv)
+{
+	void *args = xcalloc(1, ce->size);
+	struct cmd_mpi mp, *mpp = ce->flags & CMD_MPI ? &mp : NULL;
+	int rc;
+
+	if (mpp != NULL && cmd_mpi_begin(ce->name, mpp)) {
+		free(args);
+		return CMD_EXIT_INPUT;
+	}
+	if ((rc = ce->parse(argc, argv, args)) == 0)
+		rc = ce->run(args, mpp);
+	else if (mpp != NULL)	/* never leave rank 0 waiting for this rank */
+		cmd_mpi_failed(mpp, "rank could not read its command line");
+	opt_free(ce, args);
+	free(args);
+	return mpp != NULL ? cmd_mpi_end(ce->name, mpp, rc) : rc;
+}
+
+/* `vlocksim help [--format man] [COMMAND]`; build-aux/mkman.sh uses the man form. */
+static int
+help(int argc, char **argv)
+{
+	const struct cmd_entry *ce;
+	int man = argc > 1 && strcmp(argv[1], "--format") == 0, words, group;
+
+	if (man && (argc < 3 || strcmp(argv[2], "man") != 0)) {
+		fprintf(stderr, "vlocksim help: --format is man\n");
+		return CMD_EXIT_INPUT;
+	}
+	argc -= man ? 3 : 1;
+	argv += man ? 3 : 1;
+	if (argc == 0 && !man) {
+		cmd_usage(stdout);
+		return 0;
+	}
+	if (argc > 0 && (ce = cmd_find(argc, argv, &words, &group)) != NULL) {
+		(man ? opt_man : opt_help)(ce, stdout);
+		return 0;
+	}
+	if (argc > 0 && !man && group && cmd_group_help(argv[0], stdout))
+		return 0;
+	fprintf(stderr, "vlocksim help: no command '%s'\n", argc > 0 ? argv[0] : "");
+	return CMD_EXIT_INPUT;
 }
 
 int
 main(int argc, char **argv)
 {
 	const struct cmd_entry *ce;
+	int words, group;
 	char prog[64];
 
 	/* GSL's default handler abort()s; every caller checks statuses instead */
@@ -179,34 +146,34 @@ main(int argc, char **argv)
 		return CMD_EXIT_INPUT;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		if (argc > 2 && (ce = cmd_find(argv[2])) != NULL) {
-			if (ce->usage == NULL) {
-				char *hv[] = { argv[2], (char *)"--help", NULL };
-
-				return ce->fn(2, hv);
-			}
-			fputs(ce->usage, stdout);
-			return 0;
-		}
-		cmd_usage(stdout);
-		return 0;
-	}
+	    strcmp(argv[1], "help") == 0)
+		return help(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("vlocksim %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if ((ce = cmd_find(argv[1])) == NULL) {
-		fprintf(stderr, "vlocksim: unknown command '%s'\n", argv[1]);
-		cmd_usage(stderr);
+	if ((ce = cmd_find(argc - 1, argv + 1, &words, &group)) == NULL) {
+		if (!group) {
+			fprintf(stderr, "vlocksim: unknown command '%s'\n", argv[1]);
+			cmd_usage(stderr);
+			return CMD_EXIT_INPUT;
+		}
+		/* "vlocksim trace", "trace --help", "trace export" */
+		if (argc > 2 && wants_help(argc - 1, argv + 1)) {
+			cmd_group_help(argv[1], stdout);
+			return 0;
+		}
+		if (argc > 2)
+			fprintf(stderr, "vlocksim %s: unknown subcommand '%s'\n", argv[1], argv[2]);
+		cmd_group_help(argv[1], stderr);
 		return CMD_EXIT_INPUT;
 	}
-	if (ce->usage != NULL && wants_help(argc - 1, argv + 1)) {
-		fputs(ce->usage, stdout);
+	if (wants_help(argc - words, argv + words)) {
+		opt_help(ce, stdout);
 		return 0;
 	}
-	/* getopt prefixes its messages with argv[0]: "vlocksim run: ...". */
-	snprintf(prog, sizeof prog, "vlocksim %s", argv[1]);
-	argv[1] = prog;
-	return ce->fn(argc - 1, argv + 1);
+	/* getopt prefixes its messages with argv[0]: "vlocksim trace scenario: ...". */
+	snprintf(prog, sizeof prog, "vlocksim %s", ce->name);
+	argv[words] = prog;
+	return cmd_exec(ce, argc - words, argv + words);
 }

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cmd_out.c - where commands write: folders made with their parents, files
+ * written whole, result sets staged beside their folder and moved in only
+ * when every file was written (cmd.h).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "util.h"
+
+int
+cmd_mkdir_p(const char *dir, struct vs_err *err)
+{
+	char *p = xstrdup(dir), *s;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+				rc = vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", p,
+				    strerror(errno));
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+int
+cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err *err)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int rc = vs_write_file_atomic(path, text, strlen(text), err);
+
+	free(path);
+	return rc;
+}
+
+char *
+cmd_stage_begin(const char *out, struct vs_err *err)
+{
+	char *parent = xstrdup(out), *slash, *stage;
+	struct stat st;
+
+	/* OUT itself may exist (a folder, updated file by file), but not as a file */
+	if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		vs_errf(err, NULL, 0, 0, "%s: exists and is not a folder", out);
+		free(parent);
+		return NULL;
+	}
+	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' && slash > parent)
+		*slash = '\0';
+	if ((slash = strrchr(parent, '/')) != NULL && slash > parent) {
+		*slash = '\0';
+		if (cmd_mkdir_p(parent, err)) {
+			free(parent);
+			return NULL;
+		}
+	}
+	free(parent);
+	stage = xasprintf("%s.tmp.%ld", out, (long)getpid());
+	if (mkdir(stage, 0777) != 0) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", stage, strerror(errno));
+		free(stage);
+		return NULL;
+	}
+	return stage;
+}
+
+void
+cmd_stage_abort(char *stage)
+{
+	struct dirent *e;
+	DIR *d;
+	char *p;
+
+	if (stage == NULL)
+		return;
+	if ((d = opendir(stage)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			p = xasprintf("%s/%s", stage, e->d_name);
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(stage);
+	free(stage);
+}
+
+int
+cmd_stage_commit(char *stage, const char *out, struct vs_err *err)
+{
+	struct dirent *e;
+	DIR *d;
+	char *a, *b;
+	int rc = 0;
+
+	/* a new (or empty) OUT: the whole set appears at once */
+	if (rename(stage, out) == 0) {
+		free(stage);
+		return 0;
+	}
+	if (errno != ENOTEMPTY && errno != EEXIST) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", out,
+		    strerror(errno));
+		cmd_stage_abort(stage);
+		return rc;
+	}
+	/* an existing OUT: every file is whole, each replaced by a rename */
+	if ((d = opendir(stage)) == NULL) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", stage, strerror(errno));
+		cmd_stage_abort(stage);
+		return rc;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		a = xasprintf("%s/%s", stage, e->d_name);
+		b = xasprintf("%s/%s", out, e->d_name);
+		if (rename(a, b) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", b,
+			    strerror(errno));
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	cmd_stage_abort(stage);
+	return rc;
+}
+
+int
+cmd_check_writable(const char *path, struct vs_err *err)
+{
+	char *probe = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
+
+	if (fd < 0) {
+		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		free(probe);
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	free(probe);
+	return 0;
+}
