@@ -156,6 +156,39 @@ START_TEST(lists)
 }
 END_TEST
 
+/* Issue 30: a distribution (a YAML flow mapping) is one value, not split at its commas. */
+START_TEST(flow_values)
+{
+	char *scen;
+	struct sweep sw;
+	struct vs_err err;
+	char **s;
+	int n;
+
+	VALS("w.compute={dist: exponential, mean: 5ns},{dist: exponential, mean: 9ns}",
+	    "{dist: exponential, mean: 5ns}|{dist: exponential, mean: 9ns}");
+	VALS("w.x=[1, 2],[3]", "[1, 2]|[3]");
+	VALS("w.x={a: 1}", "{a: 1}");			/* a colon in braces: no range */
+	VALS("w.x={a: 1}, {b: \"x,y\"}, 'p,q'", "{a: 1}|{b: \"x,y\"}|'p,q'");
+	VALS("w.x=it's,b", "it's|b");			/* an apostrophe inside a word */
+	VALS("w.x=1, 2", "1|2");
+	/* each is a --set value of its own, run as YAML */
+	scen = scratch();
+	sweep_init(&sw, scen);
+	ck_assert_int_eq(sweep_add_vary(&sw, "workloads.w.program[0].do[1].compute="
+	    "{dist: exponential, mean: 5ns},{dist: gamma, mean: 9ns, shape: 2}", &err), 0);
+	ck_assert_int_eq(sweep_npoints(&sw), 2);
+	s = sweep_point_sets(&sw, 1, &n);
+	ck_assert_str_eq(s[0], "workloads.w.program[0].do[1].compute="
+	    "{dist: gamma, mean: 9ns, shape: 2}");
+	sweep_free_sets(s, n);
+	ck_assert_msg(sweep_prepare(&sw, &err) == 0, "%s", err.msg);
+	sweep_free(&sw);
+	rm_rf(tdir);
+	free(scen);
+}
+END_TEST
+
 START_TEST(ranges)
 {
 	struct sweep sw;
@@ -227,6 +260,11 @@ START_TEST(errors)
 		{ "a=1:3:0", "STEP must be nonzero" },
 		{ "a=3:1:1", "lead from START to STOP" },
 		{ "a=0:1e9:1", "more than" },
+		{ "a={x: 1", "unbalanced {...} or [...]" },
+		{ "a={x: 1}},2", "unbalanced {...} or [...]" },
+		{ "a=[1, 2", "unbalanced" },
+		{ "a={x: \"1}", "unbalanced quote" },
+		{ "a={x: 1},,{y: 2}", "empty value" },
 	};
 	struct sweep sw;
 	struct vs_err err;
@@ -517,6 +555,7 @@ main(void)
 	TCase *tc = tcase_create("grid");
 
 	tcase_add_test(tc, lists);
+	tcase_add_test(tc, flow_values);
 	tcase_add_test(tc, plot_outputs_checked);
 	tcase_add_test(tc, ranges);
 	tcase_add_test(tc, products);

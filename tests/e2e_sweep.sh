@@ -127,6 +127,16 @@ run sweep "$base" $quick --shard 4/3 --out "$tmp/bad-shard"
 check "--shard 4/3: exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "--shard 4/3: says K/N" grep -q -- '--shard takes K/N' "$tmp/err"
 
+# ---- a distribution per point: a flow mapping is one value (issue 30) ---------------------
+
+run sweep "$base" --reps 1 --set 'workloads.spin.program[0].loop=300' --out "$tmp/dist" \
+    --vary 'workloads.spin.program[0].do[1].compute={dist: exponential, mean: 5ns},{dist: gamma, shape: 2, mean: 9ns}'
+check "--vary of two distributions: exit 0 (got $rc), two points" \
+    grep -q '^sweep: 2 points (2 run now' "$tmp/out"
+check "results.csv quotes each distribution as one value" sh -c \
+    "grep -q '^\"{dist: exponential, mean: 5ns}\",' '$tmp/dist/results.csv' &&
+    grep -q '^\"{dist: gamma, shape: 2, mean: 9ns}\",' '$tmp/dist/results.csv'"
+
 # ---- bad input: exit 2, a message, nothing written --------------------------------------
 
 # bad NAME PATTERN ARGS...: `vlocksim sweep ARGS --out DIR` exits 2, says PATTERN

@@ -62,7 +62,10 @@ static const struct opt_decl sweep_opts[] = {
 	  "included, units allowed: 1ms:3ms:1ms); one --vary per axis, the first "
 	  "varies slowest",
 	  .man = "Every point is the fixed --set overrides, then PATH=VALUE of each axis, "
-	  "so a varied path wins over a --set of the same path." },
+	  "so a varied path wins over a --set of the same path.  A value may be a YAML "
+	  "flow mapping or sequence, as --set takes it: only the commas outside braces, "
+	  "brackets and quotes split the list, so {dist: exponential, mean: 5ns},{dist: "
+	  "gamma, shape: 2, mean: 9ns} is two values; a range is never written in braces." },
 	CMD_SCEN_OPTS(struct sweep_args),
 	{ "jobs", 'j', "N", OPT_INT, A(jobs), .min = 1, .max = SWEEP_MAX_JOBS,
 	  .help = "points on N worker processes at once (default 1); results.csv is the "

@@ -12,6 +12,7 @@
  */
 #include "sweep.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -175,23 +176,60 @@ out:
 	return rc;
 }
 
+/* [a, b) without the white space around it, or NULL when that is empty. */
+static char *
+trimmed(const char *a, const char *b)
+{
+	while (a < b && isspace((unsigned char)*a))
+		a++;
+	while (b > a && isspace((unsigned char)b[-1]))
+		b--;
+	return b > a ? xstrndup(a, (size_t)(b - a)) : NULL;
+}
+
+/*
+ * V1,V2,...: split at the commas outside a YAML flow collection or quotes,
+ * so that {dist: exponential, mean: 5ns},{dist: gamma, ...} is two values
+ * (as --set takes each); the white space around a value is not part of it.
+ */
 static int
 parse_list(struct sweep_axis *ax, const char *arg, const char *l, struct vs_err *err)
 {
-	const char *p = l, *c;
+	const char *start = l, *s;
+	char quote = 0, prev = 0, *v;
+	int depth = 0;
 
-	for (;;) {
-		c = strchr(p, ',');
-		if (c == NULL)
-			c = p + strlen(p);
-		if (c == p)
-			return vs_errf(err, NULL, 0, 0, "--vary '%s': empty value in the list",
-			    arg);
-		axis_push(ax, xstrndup(p, (size_t)(c - p)));
-		if (*c == '\0')
-			return 0;
-		p = c + 1;
+	for (s = l; ; s++) {
+		if (*s == '\0' && (depth > 0 || quote))
+			break;
+		if (quote) {
+			if (*s == quote)
+				quote = 0;
+			continue;
+		}
+		/* a quote opens a quoted scalar only where a value starts */
+		if ((*s == '"' || *s == '\'') && (prev == 0 || strchr("{[,:", prev)))
+			quote = *s;
+		else if (*s == '{' || *s == '[')
+			depth++;
+		else if ((*s == '}' || *s == ']') && --depth < 0)
+			break;
+		else if (depth == 0 && (*s == ',' || *s == '\0')) {
+			if ((v = trimmed(start, s)) == NULL)
+				return vs_errf(err, NULL, 0, 0, "--vary '%s': empty value in the "
+				    "list", arg);
+			axis_push(ax, v);
+			if (*s == '\0')
+				return 0;
+			start = s + 1;
+			prev = 0;
+			continue;
+		}
+		if (!isspace((unsigned char)*s))
+			prev = *s;
 	}
+	return vs_errf(err, NULL, 0, 0, "--vary '%s': unbalanced %s in the list", arg,
+	    quote ? "quote" : "{...} or [...]");
 }
 
 /* Numeric axes (every value a number with the same unit) plot on a numeric x. */
@@ -229,8 +267,9 @@ sweep_add_vary(struct sweep *sw, const char *arg, struct vs_err *err)
 			return vs_errf(err, NULL, 0, 0, "--vary '%s': %s is already varied",
 			    arg, sw->axes[i].path);
 		}
-	/* A colon makes a range: list values are scalars, never YAML maps. */
-	if (strchr(eq + 1, ':') != NULL)
+	/* A colon makes a range, unless it is inside a flow collection or quotes
+	 * (a list of {dist: ...} values). */
+	if (strchr(eq + 1, ':') != NULL && strpbrk(eq + 1, "{[\"'") == NULL)
 		rc = parse_range(&ax, arg, eq + 1, err);
 	else
 		rc = parse_list(&ax, arg, eq + 1, err);

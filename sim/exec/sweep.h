@@ -4,7 +4,9 @@
  * worker processes, resumable after a kill.
  *
  * Grid: each axis is one varied PATH with its values (a list V1,V2,... or a
- * range START:STOP:STEP, values may carry units).  Points are the cartesian
+ * range START:STOP:STEP, values may carry units; a list's values may be YAML
+ * flow collections, {dist: exponential, mean: 5ns},{...}: only the commas
+ * outside braces, brackets and quotes split it).  Points are the cartesian
  * product in row-major order: the FIRST axis varies SLOWEST, the last one
  * fastest, as nested loops written in command-line order.  Point i's
  * overrides are the fixed --set list, then PATH=VALUE for every axis (so a
