@@ -601,6 +601,58 @@ cmp_share(const void *a, const void *b)
 	return strcmp(x->l->name, y->l->name);
 }
 
+/*
+ * A task group's run burst (returns its mean) and the comment naming its
+ * source: the fit of its runs that began and ended inside the trace; for a
+ * group seen to block whose runs all began before the trace, its run time per
+ * block (one value); for one that never blocked, a CPU hog computing in
+ * burst_ns steps (their length changes nothing: the loop goes on).
+ */
+static double
+group_run(const struct ti_ggroup *gr, const struct ti_wl_opts *op, struct ti_qfit *rf,
+    char *why, size_t n)
+{
+	char a[32];
+
+	if (ti_q_fit(&gr->run, rf)) {
+		snprintf(why, n, "run until blocked: sched_switch, %llu runs (fit.c)",
+		    (unsigned long long)gr->run.n);
+		return gr->run.sum / (double)gr->run.n;
+	}
+	memset(rf, 0, sizeof *rf);
+	rf->kind = -1;
+	if (gr->blocks > 0) {
+		rf->mean = gr->run_ns / (double)gr->blocks;
+		snprintf(why, n, "run time per block: sched_switch, %llu blocks, no whole run "
+		    "in the trace", (unsigned long long)gr->blocks);
+	} else {
+		rf->mean = op->burst_ns;
+		snprintf(why, n, "never blocked in the trace: a CPU hog, in steps of %s",
+		    ti_fmt_ns(op->burst_ns, a, sizeof a));
+	}
+	return rf->mean;
+}
+
+/* Its blocked spell and the comment naming the source: the fit of its blocked
+ * times; for a group that blocked and was not woken before the trace ended,
+ * the time it was seen blocked per block (a lower bound).  0: it never blocked. */
+static int
+group_block(const struct ti_ggroup *gr, struct ti_qfit *bf, char *why, size_t n)
+{
+	if (ti_q_fit(&gr->block, bf)) {
+		snprintf(why, n, "blocked until woken: sched_switch/sched_wakeup, %llu samples "
+		    "(fit.c)", (unsigned long long)gr->block.n);
+		return 1;
+	}
+	if (gr->blocks == 0 || gr->block_ns <= 0)
+		return 0;
+	memset(bf, 0, sizeof *bf);
+	bf->kind = -1;
+	bf->mean = gr->block_ns / (double)gr->blocks;
+	snprintf(why, n, "blocked and not woken before the trace ended: at least this");
+	return 1;
+}
+
 int
 ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *opts, int ind,
     struct vs_err *err)
@@ -657,29 +709,19 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 		const struct ti_ggroup *gr = has_sched ? &g->groups[j] : NULL;
 		struct ti_qfit rf, bf;
 		double run_mean = op.burst_ns;
+		char why[160];
 
 		if (gr != NULL) {
 			if (gr->run_ns <= 0)
 				continue;
-			if (ti_q_fit(&gr->run, &rf)) {
-				run_mean = gr->run.sum / (double)gr->run.n;
-			} else {
-				/* It never blocked in the trace: a CPU hog in bursts. */
-				memset(&rf, 0, sizeof rf);
-				rf.kind = -1;
-				rf.mean = run_mean;
-			}
+			run_mean = group_run(gr, &op, &rf, why, sizeof why);
 		}
 		fprintf(o, "%s  %s:\n", pad, gr ? gr->name : "worker");
 		fprintf(o, "%s    - loop: forever\n%s      do:\n", pad, pad);
 		if (nk == 0 && gr != NULL) {
 			fprintf(o, "%s        - compute: ", pad);
 			ti_put_dist(o, &rf);
-			if (gr->run.n > 0)
-				fprintf(o, "   # run until blocked: sched_switch, %llu runs (fit.c)\n",
-				    (unsigned long long)gr->run.n);
-			else
-				fprintf(o, "   # never blocked in the trace: bursts of --burst\n");
+			fprintf(o, "   # %s\n", why);
 		}
 		for (i = 0; i < nk; i++) {
 			double per = (double)k[i].l->row.acquisitions / busy * run_mean / 1e9;
@@ -710,11 +752,10 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 			fprintf(o, "   # hold: %s\n", k[i].f.hold_src);
 			fprintf(o, "%s            - release: %s\n", pad, k[i].id);
 		}
-		if (gr != NULL && ti_q_fit(&gr->block, &bf)) {
+		if (gr != NULL && group_block(gr, &bf, why, sizeof why)) {
 			fprintf(o, "%s        - block: ", pad);
 			ti_put_dist(o, &bf);
-			fprintf(o, "   # blocked until woken: sched_switch/sched_wakeup, %llu "
-			    "samples (fit.c)\n", (unsigned long long)gr->block.n);
+			fprintf(o, "   # %s\n", why);
 		}
 		ngr++;
 	}

@@ -84,7 +84,8 @@ struct ti_wl_opts {
 	double seconds;		/* > 0: the span lock_stat covers */
 	int cpus;		/* > 0: guest CPUs */
 	int max_locks;		/* classes kept, by share of time held */
-	double burst_ns;	/* run burst when the trace has no scheduling */
+	double burst_ns;	/* the steps of a task that never blocks, or of lock_stat's worker
+				 * (10ms; no option: their length changes no rate) */
 };
 
 /* The lock, rate and share numbers of a class, per the options. */
