@@ -52,6 +52,38 @@ validate_serve(struct vcase *const *cases, int ncases, int reps, int workers)
 	free(jobs);
 }
 
+void
+vreport_add(struct vreport *out, const struct vcase *c, const struct vrow *row,
+    struct vpred *pred)
+{
+	const struct mrow *m = vcase_measured(c, row);
+	struct vresult *r;
+
+	if (out->n == out->cap) {
+		out->cap = out->cap ? out->cap * 2 : 16;
+		out->r = xrealloc(out->r, (size_t)out->cap * sizeof *out->r);
+	}
+	r = &out->r[out->n++];
+	r->case_name = xstrdup(c->name);
+	r->row = xstrdup(row->id);
+	r->metric = xstrdup(vcase_metric(c, row));
+	r->unit = pred->unit;
+	pred->unit = NULL;
+	r->role = row->role;
+	r->measured = m->mean;
+	r->measured_sd = m->sd;
+	r->predicted = pred->mean;
+	r->predicted_ci95 = pred->ci95;
+	r->rel_error = (pred->mean - m->mean) / m->mean;
+	r->rule = vcase_judge(c, m, pred->mean);
+	r->within = r->rule != RULE_MISS;
+	r->capped = pred->capped;
+	r->n = pred->n;
+	r->tolerance = vcase_tolerance(c);
+	r->tol_rel = c->tol_abs > 0 ? 0 : c->tol_rel;
+	r->tol_abs = c->tol_abs;
+}
+
 int
 validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
     struct vreport *out, int progress, struct vs_err *err)
@@ -68,35 +100,8 @@ validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
 	rc = vcase_predict_rows(jobs, n, NULL, 0, workers, progress ? vprogress : NULL, pred,
 	    err);
 	progress_end(&vprog);
-	for (k = 0; rc == 0 && k < n; k++) {
-		const struct vcase *c = jobs[k].c;
-		const struct vrow *row = jobs[k].r;
-		const struct mrow *m = vcase_measured(c, row);
-		struct vresult *r;
-
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : 16;
-			out->r = xrealloc(out->r, (size_t)out->cap * sizeof *out->r);
-		}
-		r = &out->r[out->n++];
-		r->case_name = xstrdup(c->name);
-		r->row = xstrdup(row->id);
-		r->metric = xstrdup(vcase_metric(c, row));
-		r->unit = pred[k].unit;
-		r->role = row->role;
-		r->measured = m->mean;
-		r->measured_sd = m->sd;
-		r->predicted = pred[k].mean;
-		r->predicted_ci95 = pred[k].ci95;
-		r->rel_error = (pred[k].mean - m->mean) / m->mean;
-		r->rule = vcase_judge(c, m, pred[k].mean);
-		r->within = r->rule != RULE_MISS;
-		r->capped = pred[k].capped;
-		r->n = pred[k].n;
-		r->tolerance = vcase_tolerance(c);
-		r->tol_rel = c->tol_abs > 0 ? 0 : c->tol_rel;
-		r->tol_abs = c->tol_abs;
-	}
+	for (k = 0; rc == 0 && k < n; k++)
+		vreport_add(out, jobs[k].c, jobs[k].r, &pred[k]);
 	free(jobs);
 	free(pred);
 	return rc;
@@ -418,11 +423,12 @@ plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
 			units[np++] = v->r[i].unit;
 		}
 	}
-	arr = xasprintf("array ylab[%d]; array logy[%d]", np > 0 ? np : 1, np > 0 ? np : 1);
+	arr = xasprintf("array ylab[%d]; array logy[%d]; array zf[%d]", np > 0 ? np : 1,
+	    np > 0 ? np : 1, np > 0 ? np : 1);
 	for (p = 0; p < np; p++) {
 		double lo = INFINITY, hi = 0;
 		const char *m1 = NULL;
-		int several = 0;
+		int several = 0, zero = 0, logy;
 
 		fprintf(f, "# panel %d: %s\n", p + 1, units[p]);
 		for (i = 0, j = 0; i < v->n; i++) {
@@ -449,11 +455,19 @@ plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
 				hi = r->measured;
 			if (r->predicted > hi)
 				hi = r->predicted;
+			zero |= r->measured <= 0 || r->predicted <= 0;
 		}
+		/* A log axis has no 0: a value of 0 is drawn at zf, a third of the
+		 * smallest value, below the others, and labelled there. */
+		logy = lo > 0 && isfinite(lo) && hi / lo > 10;
+		if (logy && zero)
+			fprintf(f, "# axis: log; a value of 0 drawn at %.6g\n", lo / 3);
+		else
+			fprintf(f, "# axis: %s\n", logy ? "log" : "linear");
 		fputs("\n\n", f);
-		s = xasprintf("%s; ylab[%d] = '%s (%s)'; logy[%d] = %d", arr, p + 1,
-		    several ? "each row: its metric" : m1, units[p], p + 1,
-		    lo > 0 && isfinite(lo) && hi / lo > 10);
+		s = xasprintf("%s; ylab[%d] = '%s (%s)'; logy[%d] = %d; zf[%d] = %.6g", arr, p + 1,
+		    several ? "each row: its metric" : m1, units[p], p + 1, logy, p + 1,
+		    logy && zero ? lo / 3 : 0);
 		free(arr);
 		arr = s;
 	}
@@ -479,68 +493,183 @@ plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
 	return rc;
 }
 
-/* Every case's prediction rows: relative error against the tolerance band,
- * cases side by side (a gap between them), coloured by case. */
+/*
+ * Every case's prediction rows, each against its own rule: the rows with a
+ * relative tolerance as relative error (%) in one panel, those with an
+ * absolute tolerance as predicted - measured in their unit, a panel per unit
+ * (x1's `abs 5` in percentage points, not as a relative band); each row with
+ * its band around 0, cases side by side (a gap between them), coloured by case.
+ * A prediction of 0 is marked.  Panel p of summary.dat is gnuplot index p - 1.
+ */
+struct spanel {
+	const char *unit;	/* NULL: the relative panel */
+	char *tics, *cases;	/* xtics list; indices of the cases with rows here */
+	int nx;
+	double lo, hi;		/* the axis */
+};
+
+static int
+panel_of(const struct vresult *r, struct spanel **ps, int *np)
+{
+	const char *unit = r->tol_abs > 0 ? r->unit : NULL;
+	int p;
+
+	for (p = 0; p < *np; p++)
+		if ((*ps)[p].unit == unit || ((*ps)[p].unit && unit && strcmp((*ps)[p].unit, unit) == 0))
+			return p;
+	*ps = xrealloc(*ps, (size_t)(*np + 1) * sizeof **ps);
+	(*ps)[*np].unit = unit;
+	(*ps)[*np].tics = xstrdup("");
+	(*ps)[*np].cases = xstrdup(" ");
+	(*ps)[*np].nx = 0;
+	(*ps)[*np].lo = unit ? 0 : -20;
+	(*ps)[*np].hi = unit ? 0 : 20;
+	return (*np)++;
+}
+
+static void
+strcat_free(char **dst, char *add)
+{
+	char *s = xasprintf("%s%s", *dst, add);
+
+	free(*dst);
+	free(add);
+	*dst = s;
+}
+
 static int
 plot_summary(const struct vreport *v, const char *dir, struct vs_err *err)
 {
-	char *buf = NULL, *dat = xasprintf("%s/summary.dat", dir), *names = xstrdup(""), *s;
-	char *tics = xstrdup(""), *vars;
-	const char *cur = NULL;
+	char *buf = NULL, *dat = xasprintf("%s/summary.dat", dir), *names = xstrdup("");
+	char *vars;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	int i, x = 0, ci = -1, x0 = 0, rc;
-	double top = 200;	/* % shown; rows above it are drawn at the top, labelled */
+	struct spanel *ps = NULL;
+	int i, ci, p, np = 0, ncases = 0, rc;
+	const char *cur, *gcur;
 
+	/* Panels: the relative one first when a row has a relative tolerance, then
+	 * one per unit of the absolute rows; cases numbered in report order. */
 	for (i = 0; i < v->n; i++)
-		if (v->r[i].role == ROLE_PREDICTION && 100 * v->r[i].rel_error * 1.1 > top)
-			top = fmin(100 * v->r[i].rel_error * 1.1, 500);
-	fputs("# x case rel_err_% band_% within capped clipped \"label\"\n", f);
-	for (i = 0; i <= v->n; i++) {
-		const struct vresult *r = i < v->n ? &v->r[i] : NULL;
-		double e, b;
-
-		if (r != NULL && r->role != ROLE_PREDICTION)
-			continue;
-		/* a new case (or the end): close the previous one's tic */
-		if (cur != NULL && (r == NULL || strcmp(r->case_name, cur) != 0)) {
-			s = xasprintf("%s%s\"%s\" %g", tics, *tics ? ", " : "", cur,
-			    (x0 + x - 1) / 2.0);
-			free(tics);
-			tics = s;
-			x++;
-		}
-		if (r == NULL)
+		if (v->r[i].role == ROLE_PREDICTION && v->r[i].tol_abs <= 0) {
+			panel_of(&v->r[i], &ps, &np);
 			break;
+		}
+	for (i = 0, cur = NULL; i < v->n; i++) {
+		const struct vresult *r = &v->r[i];
+
+		if (r->role != ROLE_PREDICTION)
+			continue;
 		if (cur == NULL || strcmp(r->case_name, cur) != 0) {
 			cur = r->case_name;
-			x0 = x;
-			ci++;
-			s = xasprintf("%s%s'%s'", names, ci ? ", " : "", cur);
-			free(names);
-			names = s;
+			strcat_free(&names, xasprintf("%s'%s'", ncases ? ", " : "", cur));
+			ncases++;
 		}
-		e = 100 * r->rel_error;
-		b = fabs(r->measured) > 0 ? 100 * band_of(r) / fabs(r->measured) : 0;
-		if (or_sd(r) && fabs(r->measured) > 0)
-			b = fmax(b, 100 * r->measured_sd / fabs(r->measured));
-		fprintf(f, "%d %d %.6g %.6g %d %d %d \"%.0f%%\"\n", x++, ci + 1, fmin(e, top),
-		    fmin(b, top), r->within, r->capped, e > top, e);
+		panel_of(r, &ps, &np);
+	}
+	fputs("# one block per panel; columns: x case error band within capped clipped "
+	    "\"label\" predicted_zero \"case/row\"\n", f);
+	for (p = 0; p < np; p++) {
+		struct spanel *P = &ps[p];
+		int x = 0, x0 = 0;
+
+		/* The relative axis holds every error and band, from -100% (a prediction
+		 * of 0) to 500% at most; errors above are drawn at the top, labelled. */
+		for (i = 0; i < v->n && P->unit == NULL; i++) {
+			const struct vresult *r = &v->r[i];
+			double b = fabs(r->measured) > 0 ? 100 * band_of(r) / fabs(r->measured) : 0;
+
+			if (r->role != ROLE_PREDICTION || r->tol_abs > 0)
+				continue;
+			P->hi = fmin(fmax(P->hi, 1.15 * fmax(100 * r->rel_error, b)), 500);
+			P->lo = fmax(fmin(P->lo, 1.15 * fmin(100 * r->rel_error, -b)), -110);
+		}
+		if (P->unit)
+			fprintf(f, "# panel %d: absolute, %s\n", p + 1, P->unit);
+		else
+			fprintf(f, "# panel %d: relative\n", p + 1);
+		for (i = 0, ci = 0, cur = NULL, gcur = NULL; i <= v->n; i++) {
+			const struct vresult *r = i < v->n ? &v->r[i] : NULL;
+			double e, b;
+			int here;
+
+			if (r != NULL && r->role != ROLE_PREDICTION)
+				continue;
+			if (r != NULL && (gcur == NULL || strcmp(r->case_name, gcur) != 0)) {
+				gcur = r->case_name;
+				ci++;
+			}
+			here = r != NULL && panel_of(r, &ps, &np) == p;
+			P = &ps[p];
+			/* a new case of this panel (or the end): close the previous one's tic */
+			if (cur != NULL && (r == NULL || (here && strcmp(r->case_name, cur) != 0))) {
+				strcat_free(&P->tics, xasprintf("%s\"%s\" %g", *P->tics ? ", " : "",
+				    cur, (x0 + x - 1) / 2.0));
+				x++;
+				cur = NULL;
+			}
+			if (!here)
+				continue;
+			if (cur == NULL) {
+				cur = r->case_name;
+				x0 = x;
+				strcat_free(&P->cases, xasprintf("%d ", ci));
+			}
+			if (P->unit == NULL) {
+				e = 100 * r->rel_error;
+				b = fabs(r->measured) > 0 ? 100 * band_of(r) / fabs(r->measured) : 0;
+				if (or_sd(r) && fabs(r->measured) > 0)
+					b = fmax(b, 100 * r->measured_sd / fabs(r->measured));
+				fprintf(f, "%d %d %.6g %.6g %d %d %d \"%.0f%%\" %d \"%s/%s\"\n", x++, ci,
+				    fmin(e, P->hi), fmin(b, P->hi), r->within, r->capped, e > P->hi, e,
+				    r->predicted == 0, r->case_name, r->row);
+			} else {
+				e = r->predicted - r->measured;
+				b = band_of(r);
+				if (or_sd(r))
+					b = fmax(b, r->measured_sd);
+				P->hi = fmax(P->hi, 1.15 * fmax(fabs(e), b));	/* symmetric */
+				P->lo = -P->hi;
+				fprintf(f, "%d %d %.6g %.6g %d %d 0 \"%+.3g\" %d \"%s/%s\"\n", x++, ci, e,
+				    b, r->within, r->capped, e, r->predicted == 0, r->case_name, r->row);
+			}
+		}
+		P->nx = x;
+		fprintf(f, "# axis: %g %g\n\n\n", P->lo, P->hi);
 	}
 	fclose(f);
-	rc = ci < 0 ? 0 : vs_write_file_atomic(dat, buf, strlen(buf), err);
+	rc = np == 0 ? 0 : vs_write_file_atomic(dat, buf, strlen(buf), err);
 	free(buf);
-	if (rc == 0 && ci >= 0) {
+	if (rc == 0 && np > 0) {
 		char *q1 = plot_quote(dat), *q2 = quote_free(xasprintf("%s/summary", dir));
-		char *q3 = plot_quote(tics);
+		int anycap = 0;
 
-		vars = xasprintf("datafile=%s; out=%s; xtl=%s; array cases[%d] = [%s]; "
-		    "ncases=%d; top=%g; nx=%d", q1, q2, q3, ci + 1, names, ci + 1, top, x);
+		for (i = 0; i < v->n; i++)
+			anycap |= v->r[i].role == ROLE_PREDICTION && v->r[i].capped;
+		vars = xasprintf("datafile=%s; out=%s; anycap=%d; array cases[%d] = [%s]; "
+		    "ncases=%d; np=%d; array ylab[%d]; array xtl[%d]; array pcases[%d]; array nx[%d]; array ylo[%d]; "
+		    "array yhi[%d]; array absp[%d]", q1, q2, anycap, ncases, names, ncases, np, np, np,
+		    np, np, np, np, np);
+		for (p = 0; p < np; p++) {
+			char *yl = quote_free(ps[p].unit == NULL ? xstrdup("relative error of the "
+			    "prediction (%; -100: predicted 0)") : strcmp(ps[p].unit, "%") == 0 ? xstrdup("predicted - "
+			    "measured (percentage points)") : xasprintf("predicted - measured (%s)",
+			    ps[p].unit));
+			char *xt = plot_quote(ps[p].tics), *pc = plot_quote(ps[p].cases);
+
+			strcat_free(&vars, xasprintf("; ylab[%d]=%s; xtl[%d]=%s; pcases[%d]=%s; "
+			    "nx[%d]=%d; ylo[%d]=%g; yhi[%d]=%g; absp[%d]=%d", p + 1, yl, p + 1, xt,
+			    p + 1, pc, p + 1, ps[p].nx, p + 1, ps[p].lo, p + 1, ps[p].hi, p + 1,
+			    ps[p].unit != NULL));
+			free(yl), free(xt), free(pc);
+		}
 		rc = plot_run("summary.gp", vars, err);
-		free(q1), free(q2), free(q3), free(vars);
+		free(q1), free(q2), free(vars);
 	}
+	for (p = 0; p < np; p++)
+		free(ps[p].tics), free(ps[p].cases);
+	free(ps);
 	free(names);
-	free(tics);
 	free(dat);
 	return rc;
 }
@@ -567,18 +696,33 @@ vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
 	{
 		char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
 
+		double lo = INFINITY;
+		int zero = 0;
+
 		buf = NULL;
 		f = open_memstream(&buf, &len);
-		for (i = 0; i < v->n; i++)
-			fprintf(f, "%.10g %.10g %d \"%s/%s\"\n", v->r[i].measured, v->r[i].predicted,
-			    v->r[i].role == ROLE_PREDICTION, v->r[i].case_name, v->r[i].row);
+		for (i = 0; i < v->n; i++) {
+			const struct vresult *r = &v->r[i];
+
+			fprintf(f, "%.10g %.10g %d \"%s/%s\"\n", r->measured, r->predicted,
+			    r->role == ROLE_PREDICTION, r->case_name, r->row);
+			if (r->measured > 0 && r->measured < lo)
+				lo = r->measured;
+			if (r->predicted > 0 && r->predicted < lo)
+				lo = r->predicted;
+			zero |= r->measured <= 0 || r->predicted <= 0;
+		}
+		if (zero && isfinite(lo))
+			fprintf(f, "# a value of 0 drawn at %.6g (log axes)\n", lo / 3);
 		fclose(f);
 		rc = write_text(dat, buf, err);
 		free(buf);
 		if (rc == 0) {
 			q1 = plot_quote(dat);
 			q2 = plot_quote(out);
-			vars = xasprintf("datafile=%s; out=%s", q1, q2);
+			/* Log axes: a value of 0 is drawn at a third of the smallest value. */
+			vars = xasprintf("datafile=%s; out=%s; zf=%.6g", q1, q2,
+			    zero && isfinite(lo) ? lo / 3 : 0);
 			rc = plot_run("scatter.gp", vars, err);
 			if (rc == 0)
 				rc = plot_check_outputs(out, err);

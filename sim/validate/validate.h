@@ -158,6 +158,10 @@ struct vreport {
  */
 int validate_cases(struct vcase *const *cases, int ncases, int reps, int workers,
     struct vreport *out, int progress, struct vs_err *err);
+/* Append row's result: pred against the case's measured row (which must
+ * exist; vcase_load checks it); takes pred->unit (set to NULL). */
+void vreport_add(struct vreport *, const struct vcase *, const struct vrow *,
+    struct vpred *pred);
 /* Ranks > 0 of an MPI run: serve rank 0's validate_cases (same arguments). */
 void validate_serve(struct vcase *const *cases, int ncases, int reps, int workers);
 void vreport_free(struct vreport *);
