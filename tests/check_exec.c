@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "progress.h"
 
 /* A backend whose jobs end one per wait, oldest first, as scripted. */
 struct script {
@@ -260,6 +261,28 @@ fgot_done(void *ctx, size_t id, const char *buf, size_t len, struct vs_err *err)
 	return 0;
 }
 
+/* The ETA of a progress line counts down while a job runs (it counted up: the
+ * elapsed time over the jobs done), and a late job holds it, never raises it. */
+START_TEST(eta_counts_down_between_ends)
+{
+	double el, e, prev = 1e300;
+
+	/* one at a time: 4 of 10 ended by 40 s */
+	ck_assert_double_eq_tol(progress_eta(40, 4, 40, 6, 1), 60, 1e-9);
+	ck_assert_double_eq_tol(progress_eta(40, 4, 45, 6, 1), 55, 1e-9);
+	for (el = 40; el <= 90; el += 0.5) {
+		e = progress_eta(40, 4, el, 6, 1);
+		ck_assert(e <= prev);
+		ck_assert(e >= 50 - 1e-9);	/* the 5 jobs not under way */
+		prev = e;
+	}
+	/* 4 workers: 4 ended at 10 s, 4 running, 4 left, due at 20 s */
+	ck_assert_double_eq_tol(progress_eta(10, 4, 10, 4, 4), 10, 1e-9);
+	ck_assert_double_eq_tol(progress_eta(10, 4, 15, 4, 4), 5, 1e-9);
+	ck_assert_double_eq_tol(progress_eta(10, 4, 30, 4, 4), 0, 1e-9);
+}
+END_TEST
+
 START_TEST(fork_backend)
 {
 	struct exec_job job = { NULL, fork_job, NULL, 0 };
@@ -317,6 +340,7 @@ main(void)
 	tcase_add_test(tc, no_worker_left);
 	tcase_add_test(tc, failure_stops_new_jobs);
 	tcase_add_test(tc, fork_backend);
+	tcase_add_test(tc, eta_counts_down_between_ends);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -33,8 +33,8 @@ exec_prog_draw(struct exec_prog *p, int last)
 	p->ldone = p->done;
 	p->lrunning = p->running;
 	if (p->ran > 0)
-		progress_hms(eta, sizeof eta, (exec_now() - p->t0) / (double)p->ran *
-		    (double)(p->total - p->done));
+		progress_hms(eta, sizeof eta, progress_eta(p->t_ran, (double)p->ran, now - p->t0,
+		    (double)(p->total - p->done), p->running));
 	fprintf(p->f, "\r%s: %zu/%zu %s, %d running, eta %s   %s", p->what, p->done,
 	    p->total, p->unit, p->running, eta, last ? "\n" : "");
 	fflush(p->f);
@@ -125,6 +125,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 			} else if (ev.status == EXEC_OK && done(ctx, ev.id, ev.buf, ev.len, &e2) == 0) {
 				prog->done++;
 				prog->ran++;
+				prog->t_ran = exec_now() - prog->t0;
 				prog->ran_by[b]++;
 			} else {
 				if (ev.status != EXEC_OK)

@@ -100,6 +100,7 @@ struct exec_prog {
 	size_t ran_by[EXEC_MAX_BACKENDS];	/* of ran: by backend (be[] order) */
 	int running;
 	double t0;
+	double t_ran;		/* when the last of `ran` ended (s after t0) */
 	/* What was drawn last, and when: unchanged lines are redrawn once a second. */
 	double drawn;
 	size_t ldone;

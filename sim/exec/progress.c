@@ -2,6 +2,7 @@
 /* progress.c - the status line of progress.h. */
 #include "progress.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -38,6 +39,16 @@ progress_start(struct progress *p, FILE *tty, const char *what)
 	p->last = 0;
 	p->shown = 0;
 	p->after = progress_after();
+	p->ldone = 0;
+	p->t_done = 0;
+}
+
+double
+progress_eta(double t_n, double n, double el, double left, double running)
+{
+	double per = t_n / n;
+
+	return fmax(per * left - (el - t_n), per * fmax(left - running, 0));
 }
 
 /* 75s -> "1m15s", 3725s -> "1h02m". */
@@ -58,21 +69,33 @@ void
 progress_show(struct progress *p, double done, double total, const char *unit,
     const char *detail)
 {
+	progress_show_jobs(p, done, 1, total, unit, detail);
+}
+
+void
+progress_show_jobs(struct progress *p, double done, double running, double total,
+    const char *unit, const char *detail)
+{
 	double now, el;
 	char e[32], eta[32];
 
 	if (p->tty == NULL)
 		return;
 	now = progress_now();
+	el = now - p->t0;
+	if (done != p->ldone) {
+		p->ldone = done;
+		p->t_done = el;
+	}
 	/* nothing for work done within a second; then at most 5 redraws a second */
-	if ((!p->shown && now - p->t0 < p->after) || (p->shown && now - p->last < 0.2))
+	if ((!p->shown && el < p->after) || (p->shown && now - p->last < 0.2))
 		return;
 	p->last = now;
 	p->shown = 1;
-	el = now - p->t0;
 	progress_hms(e, sizeof e, el);
 	if (total > 0 && done > 0 && done < total)
-		progress_hms(eta, sizeof eta, el / done * (total - done));
+		progress_hms(eta, sizeof eta, progress_eta(p->t_done, done, el, total - done,
+		    running));
 	else
 		snprintf(eta, sizeof eta, "?");
 	if (total > 0)

@@ -19,7 +19,7 @@ vprogress(size_t finished, size_t running, size_t total)
 	char d[32];
 
 	snprintf(d, sizeof d, "%zu running", running);
-	progress_show(&vprog, (double)finished, (double)total, "runs", d);
+	progress_show_jobs(&vprog, (double)finished, (double)running, (double)total, "runs", d);
 }
 
 /* Every row of every case, in case order: the same on every rank. */
