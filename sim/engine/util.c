@@ -174,6 +174,34 @@ vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_e
 	return rc;
 }
 
+/* Whole file, NULL (errno set) when it cannot be read. */
+char *
+vs_read_file(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, r;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		VS_GROW(buf, cap, len + 4096);
+		r = fread(buf + len, 1, cap - len - 1, f);
+		len += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	if (lenp != NULL)
+		*lenp = len;
+	return buf;
+}
+
 long
 vs_getline(char **buf, size_t *cap, FILE *f, size_t max)
 {

@@ -59,5 +59,8 @@ uint64_t vs_mix64(uint64_t x);
 #define VS_LINE_MAX ((size_t)1 << 20)
 long vs_getline(char **buf, size_t *cap, FILE *f, size_t max);
 int vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err);
+/* A whole file (NUL-terminated; *len its length, when len is not NULL); NULL,
+ * errno set, when it cannot be read. */
+char *vs_read_file(const char *path, size_t *len);
 
 #endif
