@@ -135,5 +135,8 @@ run trace export
 check "trace export: exit 2, the subcommands shown" sh -c \
     "[ $rc -eq 2 ] && grep -q \"unknown subcommand 'export'\" '$tmp/err' &&
     grep -q '^usage: vlocksim trace import' '$tmp/err'"
+run trace export --help
+check "trace export --help: exit 2 (no help of a command that does not exist)" sh -c \
+    "[ $rc -eq 2 ] && grep -q \"unknown subcommand 'export'\" '$tmp/err'"
 
 e2e_finish

@@ -158,8 +158,8 @@ main(int argc, char **argv)
 			cmd_usage(stderr);
 			return CMD_EXIT_INPUT;
 		}
-		/* "vlocksim trace", "trace --help", "trace export" */
-		if (argc > 2 && wants_help(argc - 1, argv + 1)) {
+		/* "vlocksim trace", "trace --help"; "trace export [--help]" is no command */
+		if (argc > 2 && wants_help(2, argv + 1)) {
 			cmd_group_help(argv[1], stdout);
 			return 0;
 		}
