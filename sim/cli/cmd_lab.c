@@ -291,195 +291,236 @@ lab_text(const char *measured_csv, const struct calib *cal, double probe_line,
 	return s;
 }
 
-static int
-run_lab(const void *args, struct cmd_mpi *mp)
-{
-	struct lab_args o = *(const struct lab_args *)args;
+/* What a lab run holds from its first step to its last. */
+struct lab_run {
+	struct lab_args o;
 	struct lab_host h;
 	struct lab_case lc;
-	struct lab_bench b = { 0 };
-	struct calib cal = { 0 };
-	struct vcase vc = { 0 }, *cases[1] = { &vc };
-	struct vreport rep = { 0 };
-	struct vs_err err;
-	char *lockbench = NULL, *models = NULL, *stage = NULL, *p = NULL, *text, date[32];
-	char cal_lock[64], **bv;
-	double line = -1, secs;
-	int rc = CMD_EXIT_INPUT, i, quiet_rc, measured = 0;
-	time_t now = time(NULL);
-	FILE *f;
+	struct lab_bench b;
+	struct calib cal;
+	struct vcase vc;
+	struct vreport rep;
+	char *lockbench, *models, *stage;
+	char cal_lock[64], date[32];
+	double line, secs;	/* the probe's line transfer; lockbench's own estimate */
+	int quiet_rc, measured;	/* still busy after --wait; lockbench.csv written */
+	time_t now;
+};
 
-	lab_host_read(&h);
-	if (o.max_load < 0)
-		o.max_load = fmax(0.5, 0.25 * h.cpus);
-	lc = (struct lab_case){ .name = o.name, .sim_duration_ms = o.sim_duration / 1e6,
-		.sim_reps = (int)o.sim_reps, .tol_rel = o.tol, .max_others = o.max_others,
-		.max_steal = o.max_steal, .cal_threads = h.cpus };
-	snprintf(cal_lock, sizeof cal_lock, "ticket");
-	if (o.cal != NULL && (sscanf(o.cal, "%63[^/]/t%d", cal_lock, &lc.cal_threads) != 2 ||
-	    lc.cal_threads < 1)) {
-		fprintf(stderr, "vlocksim lab: --calibrate %s: LOCK/tN, e.g. ticket/t%d\n", o.cal,
-		    h.cpus);
-		return CMD_EXIT_INPUT;
-	}
-	lc.cal_lock = cal_lock;
-	if ((lockbench = lab_lockbench_find(o.lockbench)) == NULL) {
-		fprintf(stderr, "vlocksim lab: lockbench not found%s%s (it is built by make: "
-		    "bench/lab/lockbench)\n", o.lockbench ? ": " : "", o.lockbench ? o.lockbench :
-		    "");
-		return CMD_EXIT_INPUT;
-	}
-	/* Bad lockbench options fail here, before any waiting or measuring. */
-	{
-		const char *dry[] = { "--dry-run", NULL };
+/* --calibrate, lockbench and its options: bad ones fail before any waiting or measuring. */
+static int
+lab_check(struct lab_run *r, struct vs_err *err)
+{
+	const char *dry[] = { "--dry-run", NULL };
+	char **bv;
+	int rc;
 
-		bv = bench_argv(lockbench, &o, dry);
-	}
-	i = dry_run(bv, &secs, &err);
+	snprintf(r->cal_lock, sizeof r->cal_lock, "ticket");
+	if (r->o.cal != NULL && (sscanf(r->o.cal, "%63[^/]/t%d", r->cal_lock,
+	    &r->lc.cal_threads) != 2 || r->lc.cal_threads < 1))
+		return vs_errf(err, NULL, 0, 0, "vlocksim lab: --calibrate %s: LOCK/tN, e.g. "
+		    "ticket/t%d", r->o.cal, r->h.cpus);
+	r->lc.cal_lock = r->cal_lock;
+	if ((r->lockbench = lab_lockbench_find(r->o.lockbench)) == NULL)
+		return vs_errf(err, NULL, 0, 0, "vlocksim lab: lockbench not found%s%s (it is "
+		    "built by make: bench/lab/lockbench)", r->o.lockbench ? ": " : "",
+		    r->o.lockbench ? r->o.lockbench : "");
+	bv = bench_argv(r->lockbench, &r->o, dry);
+	rc = dry_run(bv, &r->secs, err);
 	free_argv(bv);
-	if (i) {
-		fprintf(stderr, "vlocksim lab: lockbench refused the options (above)\n");
-		goto clean;
-	}
-	rc = CMD_EXIT_FAIL;
-	if ((stage = cmd_stage_begin(o.out, &err)) == NULL)
-		goto fail;
-	{
-		char *lv[] = { lockbench, (char *)"--list", NULL };
+	if (rc)
+		return vs_errf(err, NULL, 0, 0, "vlocksim lab: lockbench refused the options "
+		    "(above)");
+	return 0;
+}
 
-		if (lab_capture(lv, &models, &err))
-			goto fail;
-	}
-	if ((quiet_rc = wait_quiet(lockbench, &o, &lc.idle, &err)) < 0)
-		goto fail;
-	if (quiet_rc > 0 && !o.force) {
+/* 1. The staging folder, lockbench's lock list, a quiet machine; 1: still busy. */
+static int
+lab_wait(struct lab_run *r, struct vs_err *err)
+{
+	char *lv[] = { r->lockbench, (char *)"--list", NULL };
+	const struct lab_args *o = &r->o;
+	const struct lab_idle *s = &r->lc.idle;
+
+	if ((r->stage = cmd_stage_begin(o->out, err)) == NULL ||
+	    lab_capture(lv, &r->models, err) ||
+	    (r->quiet_rc = wait_quiet(r->lockbench, o, &r->lc.idle, err)) < 0)
+		return -1;
+	if (r->quiet_rc > 0 && !o->force) {
 		fprintf(stderr, "vlocksim lab: the machine is busy after %.0f s: load %.2f (limit "
 		    "%.2f), other processes %.0f%% of the CPUs (%.0f%%), steal %.1f%% (%.1f%%); "
-		    "nothing measured (--force measures anyway, the rows flagged)\n", o.wait,
-		    lc.idle.load1, o.max_load, 100 * lc.idle.others, 100 * o.max_others,
-		    100 * lc.idle.steal, 100 * o.max_steal);
-		goto clean;
+		    "nothing measured (--force measures anyway, the rows flagged)\n", o->wait,
+		    s->load1, o->max_load, 100 * s->others, 100 * o->max_others,
+		    100 * s->steal, 100 * o->max_steal);
+		return 1;
 	}
-	if (quiet_rc > 0)
+	if (r->quiet_rc > 0)
 		fprintf(stderr, "vlocksim lab: measuring a busy machine (--force): see the busy "
 		    "rows\n");
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
-	lc.date = date;
-	/* 2. the machine */
-	free(p);
-	p = xasprintf("%s/machine.yaml", stage);
-	if ((f = fopen(p, "w")) == NULL || cmd_machine_probe_write(f, o.probe_time, h.hostname,
-	    &line) != 0 || fclose(f) != 0) {
-		vs_errf(&err, NULL, 0, 0, "vlocksim lab: machine probe into %s failed", p);
-		goto fail;
-	}
-	lc.line_ns = line;
-	/* 3. lockbench */
-	fprintf(stderr, "vlocksim lab: lockbench, about %.0f s\n", secs);
-	free(p);
-	p = xasprintf("%s/lockbench-threads.csv", stage);
-	{
-		const char *pt[] = { "--per-thread", p, NULL };
+	return 0;
+}
 
-		bv = bench_argv(lockbench, &o, pt);
+/* 2. machine probe into machine.yaml, 3. lockbench into lockbench*.csv. */
+static int
+lab_measure(struct lab_run *r, struct vs_err *err)
+{
+	char *p = xasprintf("%s/machine.yaml", r->stage), *csv, **bv;
+	const char *pt[] = { "--per-thread", NULL, NULL };
+	FILE *f;
+	int i, rc = -1;
+
+	strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%MZ", gmtime(&r->now));
+	r->lc.date = r->date;
+	if ((f = fopen(p, "w")) == NULL || cmd_machine_probe_write(f, r->o.probe_time,
+	    r->h.hostname, &r->line) != 0 || fclose(f) != 0) {
+		vs_errf(err, NULL, 0, 0, "vlocksim lab: machine probe into %s failed", p);
+		free(p);
+		return -1;
 	}
 	free(p);
-	p = xasprintf("%s/lockbench.csv", stage);
-	i = lab_spawn(bv, p, &err);
+	r->lc.line_ns = r->line;
+	fprintf(stderr, "vlocksim lab: lockbench, about %.0f s\n", r->secs);
+	p = xasprintf("%s/lockbench-threads.csv", r->stage);
+	pt[1] = p;
+	bv = bench_argv(r->lockbench, &r->o, pt);
+	csv = xasprintf("%s/lockbench.csv", r->stage);
+	if (lab_spawn(bv, csv, err) == 0) {
+		r->measured = 1;
+		if (lab_bench_load(&r->b, csv, r->models, r->o.max_others, r->o.max_steal,
+		    err) == 0) {
+			for (i = 0; r->quiet_rc > 0 && i < r->b.nrows; i++)
+				r->b.rows[i].busy = 1;
+			if (r->o.perf_sched)
+				perf_sched(r->stage, r->lockbench, &r->o, &r->b);
+			rc = 0;
+		}
+	}
 	free_argv(bv);
-	if (i)
-		goto fail;
-	measured = 1;
-	if (lab_bench_load(&b, p, models, o.max_others, o.max_steal, &err))
-		goto fail;
-	if (quiet_rc > 0)
-		for (i = 0; i < b.nrows; i++)
-			b.rows[i].busy = 1;
-	if (o.perf_sched)
-		perf_sched(stage, lockbench, &o, &b);
-	/* 4. the case */
-	if (lab_write_case(stage, &lc, &h, &b, &err))
-		goto fail;
-	/* 5. the fit on the declared row, then every row */
+	free(csv);
 	free(p);
-	p = xasprintf("%s/calibration.yaml", stage);
-	if (calib_load(&cal, p, stage, &err))
-		goto fail;
-	cal.jobs = (int)o.pool.jobs;
-	if (calib_fit(&cal, isatty(STDERR_FILENO), &err))
-		goto fail;
-	{
-		char d[16];
+	return rc;
+}
 
-		/* The file names itself as run from its folder, not the stage's. */
-		free(cal.path);
-		cal.path = xstrdup("calibration.yaml");
-		strftime(d, sizeof d, "%Y-%m-%d", gmtime(&now));
-		text = calib_render(&cal, d);
-		i = cmd_write_out(stage, "calibrated.yaml", text, &err);
-		free(text);
-		if (i)
-			goto fail;
-	}
-	free(p);
-	p = xasprintf("%s/case.yaml", stage);
-	if (vcase_load(&vc, p, &err) || vcase_check(&vc, &err) ||
-	    validate_cases(cases, 1, 0, (int)o.pool.jobs, &rep, isatty(STDERR_FILENO), &err))
-		goto fail;
-	{
-		static const struct { int f; const char *file; } outs[] = {
-			{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
-			{ FMT_JSON, "validation.json" } };
+/* 4. the case (lab_files.c), 5. the fit on the declared row: calibrated.yaml. */
+static int
+lab_fit(struct lab_run *r, struct vs_err *err)
+{
+	char *p, *text, d[16];
+	int rc = -1;
 
-		for (i = 0; i < 3; i++) {
-			text = vreport_render(&rep, outs[i].f);
-			if (cmd_write_out(stage, outs[i].file, text, &err)) {
-				free(text);
-				goto fail;
-			}
+	if (lab_write_case(r->stage, &r->lc, &r->h, &r->b, err))
+		return -1;
+	p = xasprintf("%s/calibration.yaml", r->stage);
+	if (calib_load(&r->cal, p, r->stage, err) == 0) {
+		r->cal.jobs = (int)r->o.pool.jobs;
+		if (calib_fit(&r->cal, isatty(STDERR_FILENO), err) == 0) {
+			/* The file names itself as run from its folder, not the stage's. */
+			free(r->cal.path);
+			r->cal.path = xstrdup("calibration.yaml");
+			strftime(d, sizeof d, "%Y-%m-%d", gmtime(&r->now));
+			text = calib_render(&r->cal, d);
+			rc = cmd_write_out(r->stage, "calibrated.yaml", text, err);
 			free(text);
 		}
 	}
-	if ((i = vreport_plot(&rep, cases, 1, stage, &err)) < 0)
-		goto fail;
-	if (i > 0)
-		fputs("vlocksim lab: gnuplot not found; plots skipped\n", stderr);
 	free(p);
-	p = xasprintf("%s/measured.csv", stage);
-	text = lab_text(p, &cal, line, &rep, &b);
-	if (cmd_write_out(stage, "lab.txt", text, &err)) {
+	return rc;
+}
+
+/* 5. every row predicted: validation.{txt,csv,json}, the plots; lab.txt's text. */
+static char *
+lab_predict(struct lab_run *r, struct vs_err *err)
+{
+	static const struct { int f; const char *file; } outs[] = {
+		{ FMT_TABLE, "validation.txt" }, { FMT_CSV, "validation.csv" },
+		{ FMT_JSON, "validation.json" } };
+	struct vcase *cases[1] = { &r->vc };
+	char *p = xasprintf("%s/case.yaml", r->stage), *m, *text = NULL;
+	int i, rc;
+
+	rc = vcase_load(&r->vc, p, err) || vcase_check(&r->vc, err) ||
+	    validate_cases(cases, 1, 0, (int)r->o.pool.jobs, &r->rep, isatty(STDERR_FILENO),
+	    err);
+	for (i = 0; i < 3 && rc == 0; i++) {
+		text = vreport_render(&r->rep, outs[i].f);
+		rc = cmd_write_out(r->stage, outs[i].file, text, err);
 		free(text);
-		goto fail;
+		text = NULL;
 	}
-	if (cmd_stage_commit(stage, o.out, &err)) {
-		stage = NULL;
-		free(text);
-		goto fail;
+	if (rc == 0 && (i = vreport_plot(&r->rep, cases, 1, r->stage, err)) < 0)
+		rc = -1;
+	else if (rc == 0 && i > 0)
+		fputs("vlocksim lab: gnuplot not found; plots skipped\n", stderr);
+	if (rc == 0) {
+		m = xasprintf("%s/measured.csv", r->stage);
+		text = lab_text(m, &r->cal, r->line, &r->rep, &r->b);
+		free(m);
+		if (cmd_write_out(r->stage, "lab.txt", text, err)) {
+			free(text);
+			text = NULL;
+		}
 	}
-	stage = NULL;
+	free(p);
+	return text;
+}
+
+static void
+lab_run_free(struct lab_run *r)
+{
+	cmd_stage_abort(r->stage);
+	vreport_free(&r->rep);
+	if (r->vc.path != NULL)
+		vcase_free(&r->vc);
+	if (r->cal.path != NULL)
+		calib_free(&r->cal);
+	lab_bench_free(&r->b);
+	free(r->models);
+	free(r->lockbench);
+}
+
+static int
+run_lab(const void *args, struct cmd_mpi *mp)
+{
+	struct lab_run r = { .o = *(const struct lab_args *)args, .line = -1,
+		.now = time(NULL) };
+	struct vs_err err;
+	char *text = NULL;
+	int rc = CMD_EXIT_INPUT, w;
+
+	lab_host_read(&r.h);
+	if (r.o.max_load < 0)
+		r.o.max_load = fmax(0.5, 0.25 * r.h.cpus);
+	r.lc = (struct lab_case){ .name = r.o.name, .sim_duration_ms = r.o.sim_duration / 1e6,
+		.sim_reps = (int)r.o.sim_reps, .tol_rel = r.o.tol, .max_others = r.o.max_others,
+		.max_steal = r.o.max_steal, .cal_threads = r.h.cpus };
+	if (lab_check(&r, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		goto clean;
+	}
+	rc = CMD_EXIT_FAIL;
+	if ((w = lab_wait(&r, &err)) > 0)
+		goto clean;
+	if (w < 0 || lab_measure(&r, &err) || lab_fit(&r, &err) ||
+	    (text = lab_predict(&r, &err)) == NULL)
+		goto fail;
+	w = cmd_stage_commit(r.stage, r.o.out, &err);
+	r.stage = NULL;
+	if (w)
+		goto fail;
 	fputs(text, stdout);
-	printf("written to %s (plot: %s/%s.png)\n", o.out, o.out, o.name);
-	free(text);
+	printf("written to %s (plot: %s/%s.png)\n", r.o.out, r.o.out, r.o.name);
 	rc = 0;
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
-	if (measured && stage != NULL) {
-		fprintf(stderr, "vlocksim lab: the measurement is kept in %s\n", stage);
-		free(stage);
-		stage = NULL;
+	if (r.measured && r.stage != NULL) {
+		fprintf(stderr, "vlocksim lab: the measurement is kept in %s\n", r.stage);
+		free(r.stage);
+		r.stage = NULL;
 	}
 clean:
-	cmd_stage_abort(stage);
-	vreport_free(&rep);
-	if (vc.path != NULL)
-		vcase_free(&vc);
-	if (cal.path != NULL)
-		calib_free(&cal);
-	lab_bench_free(&b);
-	free(models);
-	free(lockbench);
-	free(p);
+	free(text);
+	lab_run_free(&r);
 	return rc;
 }
 
