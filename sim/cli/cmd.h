@@ -125,8 +125,6 @@ int cmd_write_out(const char *dir, const char *file, const char *text, struct vs
 char *cmd_stage_begin(const char *out, struct vs_err *err);
 int cmd_stage_commit(char *stage, const char *out, struct vs_err *err);
 void cmd_stage_abort(char *stage);
-/* A file path we will write later: its folder exists and takes a new file. */
-int cmd_check_writable(const char *path, struct vs_err *err);
 
 /*
  * Under mpirun (cmd_mpi.c): cmd_mpi_begin calls MPI_Init (-1 and a message if

@@ -56,15 +56,19 @@ cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err
 char *
 cmd_stage_begin(const char *out, struct vs_err *err)
 {
-	char *parent = xstrdup(out), *slash, *stage;
-	struct stat st;
+	char *parent, *slash, *stage, *real;
+	enum vs_out_kind kind;
 
-	/* OUT itself may exist (a folder, updated file by file), but not as a file */
-	if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	/* OUT itself may exist (a folder, or a symlink to one, updated file by
+	 * file), but not as a file or a device */
+	if (vs_out_resolve(out, &real, &kind, err))
+		return NULL;
+	free(real);
+	if (kind != VS_OUT_NEW && kind != VS_OUT_DIR) {
 		vs_errf(err, NULL, 0, 0, "%s: exists and is not a folder", out);
-		free(parent);
 		return NULL;
 	}
+	parent = xstrdup(out);
 	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' && slash > parent)
 		*slash = '\0';
 	if ((slash = strrchr(parent, '/')) != NULL && slash > parent) {
@@ -120,13 +124,15 @@ cmd_stage_commit(char *stage, const char *out, struct vs_err *err)
 		free(stage);
 		return 0;
 	}
-	if (errno != ENOTEMPTY && errno != EEXIST) {
+	/* ENOTDIR: OUT is a symlink to a folder, which a rename would not follow */
+	if (errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) {
 		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", out,
 		    strerror(errno));
 		cmd_stage_abort(stage);
 		return rc;
 	}
-	/* an existing OUT: every file is whole, each replaced by a rename */
+	/* an existing OUT: every file is whole, each replaced by a rename (or
+	 * written through a device or FIFO that has its name: vs_replace_file) */
 	if ((d = opendir(stage)) == NULL) {
 		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read: %s", stage, strerror(errno));
 		cmd_stage_abort(stage);
@@ -137,30 +143,11 @@ cmd_stage_commit(char *stage, const char *out, struct vs_err *err)
 			continue;
 		a = xasprintf("%s/%s", stage, e->d_name);
 		b = xasprintf("%s/%s", out, e->d_name);
-		if (rename(a, b) != 0)
-			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", b,
-			    strerror(errno));
+		rc = vs_replace_file(a, b, err);
 		free(a);
 		free(b);
 	}
 	closedir(d);
 	cmd_stage_abort(stage);
 	return rc;
-}
-
-int
-cmd_check_writable(const char *path, struct vs_err *err)
-{
-	char *probe = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666);
-
-	if (fd < 0) {
-		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
-		free(probe);
-		return -1;
-	}
-	close(fd);
-	unlink(probe);
-	free(probe);
-	return 0;
 }

@@ -178,8 +178,8 @@ run_prepare(const struct run_args *a, struct run_state *r)
 		return CMD_EXIT_INPUT;
 	}
 	if ((a->out != NULL && (r->stage = cmd_stage_begin(a->out, &r->err)) == NULL) ||
-	    (a->trace != NULL && cmd_check_writable(a->trace, &r->err)) ||
-	    (a->lock_stat != NULL && cmd_check_writable(a->lock_stat, &r->err))) {
+	    (a->trace != NULL && vs_out_writable(a->trace, &r->err)) ||
+	    (a->lock_stat != NULL && vs_out_writable(a->lock_stat, &r->err))) {
 		fprintf(stderr, "%s\n", r->err.msg);
 		return CMD_EXIT_FAIL;
 	}

@@ -2,9 +2,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int
@@ -149,9 +152,83 @@ vs_mix64(uint64_t x)
 }
 
 int
-vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err)
+vs_out_resolve(const char *path, char **real, enum vs_out_kind *kind, struct vs_err *err)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	struct stat st;
+	int link;
+
+	*real = NULL;
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		*kind = VS_OUT_NEW;
+		*real = xstrdup(path);
+		return 0;
+	}
+	link = S_ISLNK(st.st_mode);
+	if (link && stat(path, &st) != 0)
+		return vs_errf(err, NULL, 0, 0, "%s: a symlink that leads nowhere (%s): not written "
+		    "through, not replaced; remove it or name the file", path, strerror(errno));
+	*kind = S_ISREG(st.st_mode) ? VS_OUT_FILE : S_ISDIR(st.st_mode) ? VS_OUT_DIR :
+	    VS_OUT_DEVICE;
+	/* A regular file is replaced in its own folder: a symlink's target.  A
+	 * device is opened by the name given (/dev/stdout leads to no path). */
+	if (link && *kind != VS_OUT_DEVICE) {
+		if ((*real = realpath(path, NULL)) == NULL)
+			return vs_errf(err, NULL, 0, 0, "%s: cannot follow the symlink: %s", path,
+			    strerror(errno));
+	} else {
+		*real = xstrdup(path);
+	}
+	return 0;
+}
+
+/* vs_out_resolve for a file: a folder is refused. */
+static int
+out_file(const char *path, char **real, enum vs_out_kind *kind, struct vs_err *err)
+{
+	if (vs_out_resolve(path, real, kind, err))
+		return -1;
+	if (*kind != VS_OUT_DIR)
+		return 0;
+	free(*real);
+	*real = NULL;
+	return vs_errf(err, NULL, 0, 0, "%s: is a folder, not a file", path);
+}
+
+/* Write data through a device, FIFO or socket (opened, never created). */
+static int
+out_through(const char *path, const char *real, const char *data, size_t len,
+    struct vs_err *err)
+{
+	int fd = open(real, O_WRONLY | O_NOCTTY), e;
+	size_t off = 0;
+	ssize_t w;
+
+	if (fd < 0)
+		return vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			e = w < 0 ? errno : EIO;
+			close(fd);
+			return vs_errf(err, NULL, 0, 0, "%s: write failed: %s", path, strerror(e));
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) != 0)
+		return vs_errf(err, NULL, 0, 0, "%s: write failed: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Write data to a temp file beside real and rename it over real. */
+static int
+out_atomic(const char *path, const char *real, const char *data, size_t len,
+    struct vs_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", real, (long)getpid());
 	FILE *f = fopen(tmp, "wb");
 	int rc = 0;
 
@@ -166,7 +243,7 @@ vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_e
 	if (w != len || c != 0) {
 		unlink(tmp);
 		rc = vs_errf(err, NULL, 0, 0, "%s: write failed: %s", path, strerror(errno));
-	} else if (rename(tmp, path) != 0) {
+	} else if (rename(tmp, real) != 0) {
 		unlink(tmp);
 		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", path, strerror(errno));
 	}
@@ -200,6 +277,80 @@ vs_read_file(const char *path, size_t *lenp)
 	if (lenp != NULL)
 		*lenp = len;
 	return buf;
+}
+
+int
+vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err)
+{
+	enum vs_out_kind kind;
+	char *real;
+	int rc;
+
+	if (out_file(path, &real, &kind, err))
+		return -1;
+	rc = kind == VS_OUT_DEVICE ? out_through(path, real, data, len, err) :
+	    out_atomic(path, real, data, len, err);
+	free(real);
+	return rc;
+}
+
+int
+vs_replace_file(const char *tmp, const char *path, struct vs_err *err)
+{
+	enum vs_out_kind kind;
+	char *real, *buf;
+	size_t len;
+	int rc;
+
+	if (out_file(path, &real, &kind, err)) {
+		unlink(tmp);
+		return -1;
+	}
+	if (kind != VS_OUT_DEVICE && rename(tmp, real) == 0) {
+		free(real);
+		return 0;
+	}
+	if (kind != VS_OUT_DEVICE && errno != EXDEV) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", path,
+		    strerror(errno));
+	} else if ((buf = vs_read_file(tmp, &len)) == NULL) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot read %s: %s", path, tmp, strerror(errno));
+	} else {	/* a device, or a symlink's target on another file system */
+		rc = kind == VS_OUT_DEVICE ? out_through(path, real, buf, len, err) :
+		    out_atomic(path, real, buf, len, err);
+		free(buf);
+	}
+	unlink(tmp);
+	free(real);
+	return rc;
+}
+
+int
+vs_out_writable(const char *path, struct vs_err *err)
+{
+	enum vs_out_kind kind;
+	char *real, *probe;
+	int fd, rc = 0;
+
+	if (out_file(path, &real, &kind, err))
+		return -1;
+	if (kind == VS_OUT_DEVICE) {
+		/* not opened: a FIFO would wait for its reader */
+		if (access(real, W_OK) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+		free(real);
+		return rc;
+	}
+	probe = xasprintf("%s.tmp.%ld", real, (long)getpid());
+	if ((fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0666)) < 0) {
+		rc = vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
+	} else {
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	free(real);
+	return rc;
 }
 
 long

@@ -48,7 +48,6 @@ void vs_grow(void **arr, size_t *cap, size_t n, size_t sz);
 /* splitmix64: mixes a 64-bit value; used to derive per-entity seeds. */
 uint64_t vs_mix64(uint64_t x);
 
-/* Write a whole file atomically (temp file + rename) so a failed run leaves nothing half-written. */
 /*
  * getline(3) with a bound: the next line of f (with its newline) in *buf,
  * its length; -1 at the end of the file or on a read error (errno says which:
@@ -58,9 +57,27 @@ uint64_t vs_mix64(uint64_t x);
 #define VS_LINE_TOO_LONG (-2)
 #define VS_LINE_MAX ((size_t)1 << 20)
 long vs_getline(char **buf, size_t *cap, FILE *f, size_t max);
+
+/*
+ * Output files (issue 29).  What the user named is written, never replaced by
+ * something else: a regular file (or nothing) is replaced whole, by a temp
+ * file and a rename, so a failed run leaves nothing half-written; a symlink
+ * is followed to its target (one that leads nowhere is refused, as cp(1)
+ * refuses it); a device, FIFO or socket is written through, never replaced
+ * by a regular file; a folder is refused.
+ */
+enum vs_out_kind { VS_OUT_NEW, VS_OUT_FILE, VS_OUT_DEVICE, VS_OUT_DIR };
+/* What path is, and *real (malloc'd) the path to write: a symlink's target
+ * (a folder is VS_OUT_DIR; the writers below refuse it). */
+int vs_out_resolve(const char *path, char **real, enum vs_out_kind *kind, struct vs_err *err);
+/* Write data to path as above. */
 int vs_write_file_atomic(const char *path, const char *data, size_t len, struct vs_err *err);
 /* A whole file (NUL-terminated; *len its length, when len is not NULL); NULL,
  * errno set, when it cannot be read. */
 char *vs_read_file(const char *path, size_t *len);
+/* Put the finished file tmp (beside path) in path's place as above; tmp is gone after. */
+int vs_replace_file(const char *tmp, const char *path, struct vs_err *err);
+/* Whether path can be written as above (before a long run): 0, or -1 and err. */
+int vs_out_writable(const char *path, struct vs_err *err);
 
 #endif

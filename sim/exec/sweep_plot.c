@@ -149,9 +149,8 @@ sweep_plot(const struct sweep *sw, const char *dir, const char *metric,
 	for (k = 0; k < 2; k++) {
 		tmpf = xasprintf("%s.%s", base, fmts[k]);
 		fin = xasprintf("%s/sweep-%s.%s", dir, metric, fmts[k]);
-		if (rc == 0 && rename(tmpf, fin) != 0)
-			rc = vs_errf(err, NULL, 0, 0, "%s: cannot rename into place: %s", fin,
-			    strerror(errno));
+		if (rc == 0)
+			rc = vs_replace_file(tmpf, fin, err);
 		unlink(tmpf);
 		free(tmpf);
 		free(fin);

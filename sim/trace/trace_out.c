@@ -555,7 +555,8 @@ trace_out_cut(const struct trace_out *t)
 	return t->cut;
 }
 
-/* FILE.gz: gzip (zlib's gzwrite), written beside and renamed, as vs_write_file_atomic. */
+/* FILE.gz: gzip (zlib's gzwrite), written beside and put in place as
+ * vs_write_file_atomic does (vs_replace_file). */
 static int
 write_gz(const char *path, const char *s, size_t len, struct vs_err *err)
 {
@@ -572,11 +573,11 @@ write_gz(const char *path, const char *s, size_t len, struct vs_err *err)
 	}
 	if (z != NULL && gzclose(z) != Z_OK)
 		ok = 0;
-	if (ok && rename(tmp, path) != 0)
-		ok = 0;
 	if (!ok) {
 		vs_errf(err, NULL, 0, 0, "%s: cannot write: %s", path, strerror(errno));
 		unlink(tmp);
+	} else if (vs_replace_file(tmp, path, err)) {
+		ok = 0;
 	}
 	free(tmp);
 	return ok ? 0 : -1;
