@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_sinks.sh - outputs that are not regular files (issue 29): a device node
 # or a FIFO is written through and stays what it was, a symlink is followed
-# (its target replaced, the link kept) or, leading nowhere, refused.
+# (its target replaced, the link kept) or, leading nowhere, refused; standard
+# output that cannot be written is exit 1 for every command.
 #
 # Device nodes are made here with mknod (root only, else those checks are
 # skipped), never /dev's own: the audit once turned /dev/full into a file.
@@ -20,6 +21,7 @@ if mknod "$tmp/full" c 1 7 2>/dev/null && mknod "$tmp/null" c 1 3 2>/dev/null &&
     ! (echo x >"$tmp/full") 2>/dev/null; then
 	dev=yes
 fi
+chr() { [ -c "$1" ] && [ ! -L "$1" ]; }
 
 # The reference: a regular file.
 run trace import "$K" --out "$tmp/ref.yaml"
@@ -48,6 +50,17 @@ if [ $dev = yes ]; then
 	run run "$R" $short --out "$tmp/od"
 	check "run --out DIR whose results.csv is a device: exit 0, still a device, the rest written" \
 	    sh -c "[ $rc -eq 0 ] && [ -c '$tmp/od/results.csv' ] && [ -s '$tmp/od/results.txt' ]"
+	# Standard output that cannot be written: exit 1 and a message, every command.
+	for c in "list" "list --format yaml" "--help" "run --help" "trace import $K" \
+	    "run $R $short" "run $R $short --format json" "run $R $short --format csv" \
+	    "sweep $R $swshort --vary vms[0].vcpus=1,2 --out $tmp/sw-full"; do
+		# shellcheck disable=SC2086
+		"$VS" $c >"$tmp/full" 2>"$tmp/err"
+		rc=$?
+		check "$c >full: exit 1, says so" sh -c "[ $rc -eq 1 ] &&
+		    grep -q 'cannot write standard output: No space left on device' '$tmp/err'"
+	done
+	check "... and the device is still a device" chr "$tmp/full"
 else
 	skip "device nodes: mknod needs root"
 fi

@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,15 +133,41 @@ help(int argc, char **argv)
 	return CMD_EXIT_INPUT;
 }
 
-int
-main(int argc, char **argv)
+/*
+ * Standard output and error closed and checked, as coreutils' close_stdout
+ * does: what was printed may have failed to reach its file (a full disk,
+ * /dev/full), and a run whose results were lost is no success (exit 1).
+ */
+static int
+close_std(int rc)
+{
+	int bad = ferror(stdout), e = 0;
+
+	if (fflush(stdout) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (fclose(stdout) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		fprintf(stderr, "vlocksim: cannot write standard output%s%s\n", e ? ": " : "",
+		    e ? strerror(e) : "");
+		rc = rc ? rc : CMD_EXIT_FAIL;
+	}
+	if (fflush(stderr) != 0 || ferror(stderr))
+		rc = rc ? rc : CMD_EXIT_FAIL;
+	return rc;
+}
+
+static int
+dispatch(int argc, char **argv)
 {
 	const struct cmd_entry *ce;
 	int words, group;
 	char prog[64];
 
-	/* GSL's default handler abort()s; every caller checks statuses instead */
-	gsl_set_error_handler_off();
 	if (argc < 2) {
 		cmd_usage(stderr);
 		return CMD_EXIT_INPUT;
@@ -176,4 +203,12 @@ main(int argc, char **argv)
 	snprintf(prog, sizeof prog, "vlocksim %s", ce->name);
 	argv[words] = prog;
 	return cmd_exec(ce, argc - words, argv + words);
+}
+
+int
+main(int argc, char **argv)
+{
+	/* GSL's default handler abort()s; every caller checks statuses instead */
+	gsl_set_error_handler_off();
+	return close_std(dispatch(argc, argv));
 }
