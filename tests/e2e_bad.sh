@@ -11,11 +11,14 @@ ntried=0
 timer=
 [ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $tmp/rss"
 
-# Inputs that cannot live in the tree: an include of a directory and of
-# /dev/zero (%T is this scratch folder).
+# Inputs that cannot live in the tree: an include of a directory, of
+# /dev/zero and of a FIFO, a samples file that is a FIFO (%T is this scratch
+# folder; nothing ever writes the FIFOs: a reader would wait forever).
 mkdir "$tmp/t" "$tmp/t/adir.yaml"
 ln -s /dev/zero "$tmp/t/zero.yaml"
-cp "$bad/inc-dir.yaml" "$bad/inc-zero.yaml" "$tmp/t/"
+mkfifo "$tmp/t/fifo.yaml" "$tmp/t/fifo.csv"
+cp "$bad/inc-dir.yaml" "$bad/inc-zero.yaml" "$bad/inc-fifo.yaml" \
+    "$bad/dist-empirical-fifo.yaml" "$tmp/t/"
 
 while IFS= read -r line; do
 	case $line in '#'*|'') continue ;; esac

@@ -131,9 +131,8 @@ read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
 	else
 		path = xasprintf("%.*s/%s", (int)(sl - fnode->file), fnode->file,
 		    fnode->text);
-	if ((f = fopen(path, "r")) == NULL) {
-		yc_err(fnode, err, "cannot read samples file '%s': %s", fnode->text,
-		    strerror(errno));
+	if ((f = vs_fopen_regular(path, &why)) == NULL) {
+		yc_err(fnode, err, "cannot read samples file '%s': %s", fnode->text, why);
 		free(path);
 		return -1;
 	}

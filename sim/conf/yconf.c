@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <strings.h>
 
 #include <yaml.h>
@@ -713,23 +712,16 @@ load_file(struct yc_doc *doc, const char *path, const char *real,
 {
 	struct ld l;
 	struct yc_node *root;
+	const char *why;
 	FILE *f;
 	char *dir;
 
-	struct stat st;
-
-	/* fopen takes a directory and the read then fails: say so at once */
-	if ((f = fopen(path, "rb")) == NULL ||
-	    (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) && (errno = EISDIR) != 0)) {
-		int e = errno;
-
-		if (f != NULL)
-			fclose(f);
+	/* A regular file only: a FIFO would hang the open, a folder the read */
+	if ((f = vs_fopen_regular(path, &why)) == NULL) {
 		if (at != NULL)
-			yc_err(at, err, "cannot read include '%s': %s", at->text, strerror(e));
+			yc_err(at, err, "cannot read include '%s': %s", at->text, why);
 		else
-			vs_errf(err, NULL, 0, 0, "%s: cannot open scenario: %s", path,
-			    strerror(e));
+			vs_errf(err, NULL, 0, 0, "%s: cannot open scenario: %s", path, why);
 		return NULL;
 	}
 	dir = dir_of(path);

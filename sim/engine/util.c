@@ -151,6 +151,40 @@ vs_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+FILE *
+vs_fopen_regular(const char *path, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO returns at once instead of waiting */
+	int fd = open(path, O_RDONLY | O_NONBLOCK), e;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		*why = strerror(e);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+		    S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" :
+		    S_ISCHR(st.st_mode) ? "not a regular file (a character device)" :
+		    S_ISBLK(st.st_mode) ? "not a regular file (a block device)" :
+		    "not a regular file (a socket)";
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    (f = fdopen(fd, "rb")) == NULL) {
+		e = errno;
+		close(fd);
+		*why = strerror(e);
+		return NULL;
+	}
+	return f;
+}
+
 int
 vs_out_resolve(const char *path, char **real, enum vs_out_kind *kind, struct vs_err *err)
 {

@@ -59,6 +59,13 @@ uint64_t vs_mix64(uint64_t x);
 long vs_getline(char **buf, size_t *cap, FILE *f, size_t max);
 
 /*
+ * fopen(path, "rb") of a regular file only (issue 29): a FIFO would block the
+ * open until a writer came, and a device or socket is no input file.  NULL
+ * and *why (static text: strerror's, or "not a regular file (a FIFO)").
+ */
+FILE *vs_fopen_regular(const char *path, const char **why);
+
+/*
  * Output files (issue 29).  What the user named is written, never replaced by
  * something else: a regular file (or nothing) is replaced whole, by a temp
  * file and a rename, so a failed run leaves nothing half-written; a symlink

@@ -48,7 +48,8 @@ number(const char *s, double *out)
 int
 measured_load(struct measured *m, const char *path, struct vs_err *err)
 {
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = vs_fopen_regular(path, &why);
 	char line[4096], *fld[8];
 	int ln = 0, header = 0, nf, rc = -1;
 	size_t cap = 0;
@@ -56,8 +57,7 @@ measured_load(struct measured *m, const char *path, struct vs_err *err)
 	memset(m, 0, sizeof *m);
 	m->path = xstrdup(path);
 	if (f == NULL)
-		return vs_errf(err, NULL, 0, 0, "%s: cannot open measured data: %s", path,
-		    strerror(errno));
+		return vs_errf(err, NULL, 0, 0, "%s: cannot open measured data: %s", path, why);
 	while (fgets(line, sizeof line, f) != NULL) {
 		ln++;
 		chomp(line);
