@@ -490,6 +490,13 @@ parse_scalar(struct ld *l, yaml_event_t *ev)
 	struct yc_node *n;
 	const char *tag = (const char *)ev->data.scalar.tag;
 
+	/* A "\0" escape: every key, name and value is a C string, which the NUL
+	 * would cut short ("seed\0junk" read as seed) */
+	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length) != NULL) {
+		vs_errf(l->err, l->file, mark_line(l, ev->start_mark), mark_col(l, ev->start_mark),
+		    "a NUL character (\\0) in a string: keys, names and values cannot hold one");
+		return NULL;
+	}
 	n = new_node(l->doc, YC_SCALAR, l->file, mark_line(l, ev->start_mark),
 	    mark_col(l, ev->start_mark));
 	n->text = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
