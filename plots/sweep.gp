@@ -12,13 +12,18 @@ set datafile separator whitespace
 set title ttl."\n".sub noenhanced
 set xlabel xlab noenhanced
 set ylabel ylab noenhanced
-set key outside right top vertical noenhanced
+# the key under the axis: long paths do not squeeze the plot
+set key below vertical noenhanced
 set grid
+# the axes end near the data (not at the next tic or decade: an axis of 0-3
+# was drawn from -1 to 4, times of 1e-3-1e-2 s from 1e-5 to 1)
+set autoscale yfix
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 if (xcat) { set xtics noenhanced; set offsets 0.5, 0.5, graph 0.05, graph 0.05 }
 stats datafile using 1 nooutput
 xlo = STATS_min; xhi = STATS_max
 if (!xcat && xint) { if (xhi - xlo <= 20) { set xtics 1 } ; set format x "%.0f" }
+if (!xcat && xhi > xlo) { set xrange [xlo - 0.04 * (xhi - xlo):xhi + 0.04 * (xhi - xlo)] }
 stats datafile using 2 nooutput
 # a quantity that is never negative gets an axis from 0; a log axis when the
 # means span more than 10x

@@ -43,6 +43,32 @@ if [ -x /usr/bin/gnuplot ] && grep -q 'GNUPLOT_PATH "/' "$top_builddir/config.h"
 	check "the PNG is a PNG" sh -c "head -c 4 '$tmp/full/sweep-completion_seconds.png' | grep -q PNG"
 	check "the SVG names the metric and unit" \
 	    grep -q 'completion_seconds (s)' "$tmp/full/sweep-completion_seconds.svg"
+	# The x axis ends near the data, 20-80 ns (it ran to the next tics beyond:
+	# a count of 0-3 was drawn from -1 to 4): its tic labels, the numbers
+	# gnuplot's SVG centres, lie within 20..80.
+	awk '/text-anchor="middle"/ { m = 1; next }
+	    m && /<text>/ { s = $0; sub(/.*<text>/, "", s); sub(/<\/text>.*/, "", s)
+		if (s ~ /^-?[0-9.]+$/) print s }
+	    { m = 0 }' "$tmp/full/sweep-completion_seconds.svg" > "$tmp/xtics"
+	check "the x axis ends near the data (tics $(tr '\n' ' ' < "$tmp/xtics"))" \
+	    awk 'BEGIN { bad = 1 } { bad = 0 } $1 < 20 || $1 > 80 { bad = 1; exit } END { exit bad }' "$tmp/xtics"
+	# The quick start's picture beside each sweep (quickstart.sh draws it with
+	# only=): overcommit 1x-4x, not the path vms[1].count; times scaled back
+	# x10, so no axis down to the simulated 1/10 times (~16 s); one host.
+	# tests/data/quickstart/: columns of the quick start's own results.csv.
+	grep -v '^#' "$top_srcdir/validation/measured/seed001_kernbench.csv" | grep -v ',base-sd,' \
+	    > "$tmp/measured.csv"
+	gnuplot -e "nople='$DATA/quickstart/x5570.csv'; ple='$DATA/quickstart/x7560-ple.csv'; \
+	    measured='$tmp/measured.csv'; scale=10; reps=2; only='nople'; out='$tmp/qs'" \
+	    "$top_srcdir/plots/kernbench-overcommit.gp" 2> "$tmp/gperr"
+	check "quick start, one host: drawn" [ -s "$tmp/qs.svg" -a ! -s "$tmp/gperr" ]
+	check "quick start, one host: overcommit 1x-4x on the x axis, not vms[1].count" \
+	    sh -c "grep -q '>overcommit (kernbench guest' '$tmp/qs.svg' && grep -q '>4x<' '$tmp/qs.svg' &&
+		! grep -q 'vms\[1\]' '$tmp/qs.svg'"
+	check "quick start, one host: the X5570's lines alone" \
+	    sh -c "grep -q 'on the X5570 (no PLE)' '$tmp/qs.svg' && ! grep -q 'X7560' '$tmp/qs.svg'"
+	check "quick start, one host: times scaled back (no axis tic at 10 s)" \
+	    sh -c "grep -q '> *100<' '$tmp/qs.svg' && ! grep -q '> *10<' '$tmp/qs.svg'"
 else
 	echo "ok - plots # SKIP no gnuplot"
 fi
