@@ -64,6 +64,27 @@ else
 	skip "validation footers: no gnuplot"
 fi
 
+# The README's timeline example: its window shows what the text tells (kicks
+# down the queue, HLT exits, vCPUs changing runstate), not 100 us of bars that
+# never change (40ms:40.1ms had no mark and no runstate change).
+TLW=42.74ms:42.80ms
+check "the README's timeline example is this window ($TLW)" \
+    grep -q -- "--trace-window $TLW" "$top_srcdir/README.md"
+if command -v gnuplot >/dev/null 2>&1; then
+	run run "$top_srcdir/configs/examples/locks-overcommit.yaml" --reps 1 \
+	    --set duration=60ms --timeline "$tmp/tl.png" --trace-window "$TLW"
+	check "the example runs" [ "$rc" -eq 0 -a -s "$tmp/tl.png.dat" ]
+	# bars: x0 x1 y kind (0-3 runstates); marks: x y kind (0 HLT, 4 kick)
+	awk -v a=42740 -v b=42800 '/^# marks/ { m = 1 }
+	    !m && NF == 4 && $4 <= 3 && ($1 > a + 0.001 || $2 < b - 0.001) { rs++ }
+	    m && NF == 3 && $3 == 4 { kick++ } m && NF == 3 && $3 == 0 { hlt++ }
+	    END { printf "%d %d %d\n", rs + 0, kick + 0, hlt + 0 }' "$tmp/tl.png.dat" > "$tmp/tlc"
+	check "its window holds runstate changes, 6 kicks, HLT exits ($(cat "$tmp/tlc"))" \
+	    awk '{ exit !($1 >= 10 && $2 >= 6 && $3 >= 5) }' "$tmp/tlc"
+else
+	skip "the README's timeline example: no gnuplot"
+fi
+
 # The kernel profile of a perf recording (issue 28; the sample is an excerpt of
 # bench/profile/record.sh's kernel build).
 KP=$top_srcdir/tests/data/traces/perf-script-kbuild.txt
