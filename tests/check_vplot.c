@@ -218,18 +218,23 @@ check_summary_dat(const struct vreport *v, const char *dir)
 	free(seen);
 }
 
-/* scatter.dat: every row, and a 0 drawn below the smallest value (log axes). */
+/* scatter.dat: every row, a 0 drawn below the smallest value (log axes), and
+ * both axes one range holding every point (y = x their diagonal). */
 static void
 check_scatter_dat(const struct vreport *v, const char *dir)
 {
 	char line[1024], cr[384];
 	FILE *f = open_dat(dir, "scatter.dat");
-	int n = 0, zero = 0, drawn = 0, role;
-	double m, p, z = 0, minpos = INFINITY;
+	int n = 0, zero = 0, drawn = 0, axes = 0, role;
+	double m, p, z = 0, minpos = INFINITY, maxv = 0, lo = 0, hi = 0;
 
 	while (fgets(line, sizeof line, f) != NULL) {
 		if (sscanf(line, "# a value of 0 drawn at %lf", &z) == 1) {
 			drawn = 1;
+			continue;
+		}
+		if (sscanf(line, "# axes: %lf %lf", &lo, &hi) == 2) {
+			axes = 1;
 			continue;
 		}
 		if (line[0] == '#')
@@ -240,6 +245,7 @@ check_scatter_dat(const struct vreport *v, const char *dir)
 			minpos = fmin(minpos, m);
 		if (p > 0)
 			minpos = fmin(minpos, p);
+		maxv = fmax(maxv, fmax(m, p));
 		n++;
 	}
 	fclose(f);
@@ -248,6 +254,9 @@ check_scatter_dat(const struct vreport *v, const char *dir)
 	if (zero)
 		ck_assert_msg(z > 0 && z < minpos, "scatter: 0 drawn at %g, smallest value %g", z,
 		    minpos);
+	ck_assert_msg(axes, "scatter: no axes line");
+	ck_assert_msg(lo > 0 && lo < (zero ? z : minpos) && hi > maxv, "scatter: axes %g..%g "
+	    "do not hold %g..%g", lo, hi, zero ? z : minpos, maxv);
 }
 
 START_TEST(every_case_drawn_against_its_rule)

@@ -674,14 +674,62 @@ plot_summary(const struct vreport *v, const char *dir, struct vs_err *err)
 	return rc;
 }
 
+/*
+ * Every row, predicted against measured, on log axes of one range (so y = x
+ * is the diagonal): a value of 0 is drawn at zf, a third of the smallest
+ * value, on a dotted line labelled once per axis that has one.
+ */
+static int
+plot_scatter(const struct vreport *v, const char *dir, struct vs_err *err)
+{
+	char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
+	char *buf = NULL, *vars, *q1, *q2;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	double lo = INFINITY, hi = 0, zf;
+	int i, rc, mz = 0, pz = 0;
+
+	for (i = 0; i < v->n; i++) {
+		const struct vresult *r = &v->r[i];
+
+		fprintf(f, "%.10g %.10g %d \"%s/%s\"\n", r->measured, r->predicted,
+		    r->role == ROLE_PREDICTION, r->case_name, r->row);
+		if (r->measured > 0)
+			lo = fmin(lo, r->measured), hi = fmax(hi, r->measured);
+		if (r->predicted > 0)
+			lo = fmin(lo, r->predicted), hi = fmax(hi, r->predicted);
+		mz |= r->measured <= 0;
+		pz |= r->predicted <= 0;
+	}
+	if (!isfinite(lo))
+		lo = hi = 1;
+	zf = mz || pz ? lo / 3 : 0;
+	if (zf > 0)
+		fprintf(f, "# a value of 0 drawn at %.6g (log axes)\n", zf);
+	fprintf(f, "# axes: %.6g %.6g\n", (zf > 0 ? zf : lo) / 1.6, hi * 1.6);
+	fclose(f);
+	rc = write_text(dat, buf, err);
+	free(buf);
+	if (rc == 0) {
+		q1 = plot_quote(dat);
+		q2 = plot_quote(out);
+		vars = xasprintf("datafile=%s; out=%s; zf=%.6g; mz=%d; pz=%d; lo=%.6g; hi=%.6g",
+		    q1, q2, zf, mz, pz, (zf > 0 ? zf : lo) / 1.6, hi * 1.6);
+		rc = plot_run("scatter.gp", vars, err);
+		if (rc == 0)
+			rc = plot_check_outputs(out, err);
+		free(q1), free(q2), free(vars);
+	}
+	free(dat);
+	free(out);
+	return rc;
+}
+
 int
 vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
     const char *dir, struct vs_err *err)
 {
-	char *buf, *vars, *q1, *q2;
-	size_t len;
-	FILE *f;
-	int i, k, rc = 0, skipped = 0;
+	int k, rc = 0, skipped = 0;
 
 	for (k = 0; k < ncases; k++) {
 		rc = plot_case(v, cases[k], dir, err);
@@ -693,46 +741,9 @@ vreport_plot(const struct vreport *v, struct vcase *const *cases, int ncases,
 	if (rc < 0)
 		return -1;
 	skipped |= rc;
-	{
-		char *dat = xasprintf("%s/scatter.dat", dir), *out = xasprintf("%s/scatter", dir);
-
-		double lo = INFINITY;
-		int zero = 0;
-
-		buf = NULL;
-		f = open_memstream(&buf, &len);
-		for (i = 0; i < v->n; i++) {
-			const struct vresult *r = &v->r[i];
-
-			fprintf(f, "%.10g %.10g %d \"%s/%s\"\n", r->measured, r->predicted,
-			    r->role == ROLE_PREDICTION, r->case_name, r->row);
-			if (r->measured > 0 && r->measured < lo)
-				lo = r->measured;
-			if (r->predicted > 0 && r->predicted < lo)
-				lo = r->predicted;
-			zero |= r->measured <= 0 || r->predicted <= 0;
-		}
-		if (zero && isfinite(lo))
-			fprintf(f, "# a value of 0 drawn at %.6g (log axes)\n", lo / 3);
-		fclose(f);
-		rc = write_text(dat, buf, err);
-		free(buf);
-		if (rc == 0) {
-			q1 = plot_quote(dat);
-			q2 = plot_quote(out);
-			/* Log axes: a value of 0 is drawn at a third of the smallest value. */
-			vars = xasprintf("datafile=%s; out=%s; zf=%.6g", q1, q2,
-			    zero && isfinite(lo) ? lo / 3 : 0);
-			rc = plot_run("scatter.gp", vars, err);
-			if (rc == 0)
-				rc = plot_check_outputs(out, err);
-			free(q1), free(q2), free(vars);
-		}
-		free(dat);
-		free(out);
-		if (rc < 0)
-			return -1;
-		skipped |= rc;
-	}
+	rc = plot_scatter(v, dir, err);
+	if (rc < 0)
+		return -1;
+	skipped |= rc;
 	return skipped;
 }
