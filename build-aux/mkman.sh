@@ -8,11 +8,16 @@
 set -e
 vs=$1
 in=$2
-cmd=$(basename "$in" .1.in | sed -e 's/^vlocksim-//' -e 's/-/ /')
+# A command whose name has a hyphen (lab-vm) is itself; else the hyphen
+# parts a group from its command (trace-import: trace import).
+cmd=$(basename "$in" .1.in | sed -e 's/^vlocksim-//')
 gen=${TMPDIR:-/tmp}/mkman.$$
 trap 'rm -f "$gen"' EXIT
-# shellcheck disable=SC2086
-"$vs" help --format man $cmd > "$gen"
+if ! "$vs" help --format man "$cmd" > "$gen" 2>/dev/null; then
+	cmd=$(echo "$cmd" | sed 's/-/ /')
+	# shellcheck disable=SC2086
+	"$vs" help --format man $cmd > "$gen"
+fi
 grep -q '^\.\\" OPTIONS$' "$gen"
 awk -v gen="$gen" '
 	/^\.\\" @NAME-SYNOPSIS@$/ {

@@ -40,7 +40,7 @@ opts_of() {
 "$VS" --help > "$tmp/help"
 awk '/^commands/ { on = 1; next } /^  --help/ { on = 0 }
 	on && /^  [a-z]/ { s = substr($0, 3, 18); n = split(s, w, " "); c = "";
-		for (i = 1; i <= n && w[i] ~ /^[a-z]+$/; i++) c = c (c == "" ? "" : " ") w[i];
+		for (i = 1; i <= n && w[i] ~ /^[a-z][a-z-]*$/; i++) c = c (c == "" ? "" : " ") w[i];
 		print c }' "$tmp/help" > "$tmp/cmds"
 check "vlocksim --help lists the commands" [ "$(wc -l < "$tmp/cmds")" -ge 8 ]
 

@@ -44,6 +44,8 @@ rule() {
 		act=skip why="records the user's ./my-program (e2e_perf.sh records perf bench)" ;;
 	"trace-cmd "*|"echo 0 > /proc/lock_stat"*|"sleep 10; "*|"vlocksim "*)
 		act=skip why="in a guest with tracefs, on its files (e2e_trace.sh: trace scenario)" ;;
+	"./vlocksim lab-vm"*)
+		act=skip why="boots QEMU guests (e2e_labvm.sh: --check; e2e_labvm_tcg.sh: a TCG boot)" ;;
 	"./vlocksim lab"*)
 		act=skip why="measures this machine for minutes (e2e_lab.sh runs a short lab)" ;;
 	"autoreconf "*|"./configure "*|"make "*)

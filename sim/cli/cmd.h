@@ -50,6 +50,7 @@ extern const struct cmd_entry cmd_trace_import_entry;
 extern const struct cmd_entry cmd_trace_scenario_entry;
 extern const struct cmd_entry cmd_machine_probe_entry;
 extern const struct cmd_entry cmd_lab_entry;
+extern const struct cmd_entry cmd_lab_vm_entry;
 /* Every command, in `vlocksim --help`'s order; NULL ends it (main.c). */
 extern const struct cmd_entry *const cmd_table[];
 

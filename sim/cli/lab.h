@@ -113,11 +113,67 @@ struct lab_case {
 	double max_others, max_steal;
 	struct lab_idle idle;	/* before the measurement */
 	const char *date;	/* UTC, ISO 8601 */
+	const char *setting;	/* where lockbench ran when not on this machine itself
+				 * (a guest's configuration), or NULL */
 };
 
 /* Into dir: measured.csv, lab-table.csv, scenario.yaml, row-tN-LOCK.yaml,
  * case.yaml, calibration.yaml, calibrated.yaml (the fit's start). */
 int lab_write_case(const char *dir, const struct lab_case *, const struct lab_host *,
     const struct lab_bench *, struct vs_err *err);
+/* Into dir: PREFIX-measured.csv and PREFIX-lab-table.csv only (a guest's
+ * measurement; lc->setting says where it ran). */
+int lab_write_measured(const char *dir, const char *prefix, const struct lab_case *,
+    const struct lab_host *, const struct lab_bench *, struct vs_err *err);
+
+/* ---- lab_vm.c: lockbench in a guest under QEMU ---- */
+
+/* What /dev/kvm and the CPU say. */
+struct lab_vm_probe {
+	int dev_kvm, dev_open, open_errno, api;
+	int vmx_svm;			/* /proc/cpuinfo flags */
+	int kvm_intel, kvm_amd, kvm_pvm;	/* /sys/module/ */
+};
+void lab_vm_probe_read(struct lab_vm_probe *);
+/* 1 if /dev/kvm can run a stock guest; else 0 and *why (malloc'd). */
+int lab_vm_can_kvm(const struct lab_vm_probe *, char **why);
+
+/* The guest's output: lines of the second serial port; a part begins with
+ * "LAB_VM_MARK NAME" and the last line is "LAB_VM_MARK end STATUS". */
+#define LAB_VM_MARK "#@vlocksim-lab"
+
+/* A newc cpio: busybox, lockbench (both static) and an /init that runs
+ * lockbench with bench_args (NULL-terminated) and powers off. */
+int lab_vm_initramfs(const char *path, const char *busybox, const char *lockbench,
+    char *const *bench_args, struct vs_err *err);
+/* An x86-64 ELF without an interpreter? */
+int lab_vm_is_static(const char *path);
+
+struct lab_vm_cfg {
+	const char *qemu, *kernel, *initrd;
+	const char *console, *output;	/* the guest's ttyS0 and ttyS1, as files */
+	int kvm;			/* else TCG */
+	int vcpus, cpus, mem_mb;
+	int pin;			/* vCPU n's thread on CPU n mod cpus */
+	int pvspin;			/* 0: nopvspin on the guest's command line */
+	int timeout_s;
+};
+char **lab_vm_argv(const struct lab_vm_cfg *);
+void lab_vm_argv_free(char **);
+
+struct lab_vm_result {
+	char *pinning;		/* "vCPU 0 (thread T) -> CPU 0, ..." or NULL */
+	double seconds;
+	int timed_out, perf_ok;
+};
+/* Run QEMU (argv) to the guest's power-off, its own messages into qemu_log;
+ * with perf_data, `perf kvm stat record` of it beside (perf_log). */
+int lab_vm_run(const struct lab_vm_cfg *, char *const *argv, const char *qemu_log,
+    const char *perf_data, const char *perf_log, struct lab_vm_result *, struct vs_err *err);
+/* The guest's output file into dir/lockbench.csv and dir/lockbench-threads.csv;
+ * the lines before the first part (the guest's kernel and command line) into
+ * *guest_header.  -1 + err when the end mark is missing or lockbench failed. */
+int lab_vm_split(const char *output, const char *dir, char **guest_header,
+    struct vs_err *err);
 
 #endif

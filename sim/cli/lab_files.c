@@ -65,9 +65,12 @@ provenance(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	    lc->date);
 	fprintf(o, "# machine: %s, %d CPUs online; kernel %s (%s); %s\n", h->cpu, h->cpus,
 	    h->kernel, h->kernel_build, vm);
-	fprintf(o, "# load before (1-min load average, lockbench --sample): %.2f; other "
-	    "processes' CPU %.1f%%, steal %.1f%% over the sample\n", lc->idle.load1,
-	    100 * lc->idle.others, 100 * lc->idle.steal);
+	if (lc->setting != NULL)
+		fprintf(o, "# inside: %s\n# load before: not sampled (a guest)\n", lc->setting);
+	else
+		fprintf(o, "# load before (1-min load average, lockbench --sample): %.2f; other "
+		    "processes' CPU %.1f%%, steal %.1f%% over the sample\n", lc->idle.load1,
+		    100 * lc->idle.others, 100 * lc->idle.steal);
 	fprintf(o, "# load during (1-min load average at each run's end, lockbench's own "
 	    "threads included): up to %.2f; other processes' CPU up to %.1f%%, steal up to "
 	    "%.1f%% of the CPU time in a run\n", col_max(b, LC_LOAD1), 100 * col_max(b, LC_OTHERS),
@@ -323,6 +326,19 @@ write_one(const char *dir, const char *file, void (*fn)(FILE *, const struct lab
 	rc = vs_write_file_atomic(path, buf, len, err);
 	free(buf);
 	free(path);
+	return rc;
+}
+
+int
+lab_write_measured(const char *dir, const char *prefix, const struct lab_case *lc,
+    const struct lab_host *h, const struct lab_bench *b, struct vs_err *err)
+{
+	char *m = xasprintf("%s-measured.csv", prefix), *t = xasprintf("%s-lab-table.csv", prefix);
+	int rc = write_one(dir, m, measured_csv, lc, h, b, NULL, err) ||
+	    write_one(dir, t, table_csv, lc, h, b, NULL, err) ? -1 : 0;
+
+	free(m);
+	free(t);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_trace_scenario_entry,
 	&cmd_machine_probe_entry,
 	&cmd_lab_entry,
+	&cmd_lab_vm_entry,
 	NULL
 };
 
