@@ -34,6 +34,17 @@ check "measured.csv: provenance (kernel, VM or not, load before and during)" sh 
 check "the scenario is bare metal under the running kernel's scheduler" sh -c "
 	grep -q '^  kind: none\$' '$O/scenario.yaml' &&
 	grep -q '^  scheduler: \\(eevdf\\|cfs\\)\$' '$O/scenario.yaml'"
+case $(uname -r) in
+[7-9].* | 6.1[5-9]* | 6.[2-9][0-9]*) slice=0.7ms ;;
+*) slice=0.75ms ;;
+esac
+if grep -q '^  scheduler: eevdf$' "$O/scenario.yaml"; then
+	check "the scenario: EEVDF's base slice of $(uname -r) ($slice)" \
+		grep -q "^  params: {hz: [0-9]*, base_slice: $slice[,}]" "$O/scenario.yaml"
+fi
+check "the scenario's loop: lockbench's own, measured with no lock" sh -c "
+	grep -q '^          # lockbench.s loop measured with no lock: ' '$O/scenario.yaml' &&
+	grep -q '^          - compute: [0-9.]*ns   # t2 - t1 + the clock read' '$O/scenario.yaml'"
 check "the case: one calibration row, the declared one" sh -c "
 	[ \$(grep -c 'role: calibration' '$O/case.yaml') -eq 1 ] &&
 	grep -q '{row: t2/ticket, role: calibration}' '$O/case.yaml'"

@@ -52,6 +52,9 @@ check "--calibrate: a 10 ms busy loop takes 2.5-40 ms of CPU" awk -F, '
 check "a short run exits 0" [ $? -eq 0 ]
 check "one row per lock x threads x rep" [ "$(grep -c '^\(ticket\|mutex\),' "$tmp/m.csv")" -eq 8 ]
 check "header: clock read cost and loop rate" grep -q '^# clock_ns: [0-9.]*$' "$tmp/m.csv"
+check "header: its own loop with no lock, longer than compute + hold, its section longer than hold" \
+	awk '/^# loop_ns: / { l = $3 } /^# section_ns: / { s = $3 }
+	    END { exit !(l > 400 && s > 200 && l > s) }' "$tmp/m.csv"
 check "columns: throughput, fairness, hand-over, run delay, load, steal, idle, valid" \
 	grep -q '^lock,threads,rep,seconds,acquisitions,ops_per_sec,jain,min_share,max_share,wait_mean_ns,handovers,handover_mean_ns,handover_p50_ns,handover_p99_ns,hold_mean_ns,run_delay_share,cs_per_sec,ivcs_per_sec,load1_before,load1_after,others_cpu,steal,idle_cpu,iters_per_ns,valid$' "$tmp/m.csv"
 check "every run valid" awk -F, '/^(ticket|mutex),/ && $NF != 1 { bad = 1 } END { exit bad }' "$tmp/m.csv"

@@ -19,6 +19,15 @@
  * is also sorted by vruntime, augmented with min_deadline); eligibility is
  * monotone in vruntime, so the eligible entities are a prefix of it and the
  * pick scans that prefix for the earliest deadline.
+ *
+ * Tick preemption checked against 6.18 (issue 26): its update_curr
+ * reschedules on `resched || !protect_slice(curr)`, and for entities of one
+ * slice set_protect_slice's vprot is the deadline (the shortest queued slice
+ * bounds it only when slices differ, 6.17), so an equal-weight curr is
+ * preempted at the first tick or update_curr after its vruntime passes its
+ * deadline, as here; PREEMPT_SHORT (6.12) acts on a shorter custom slice
+ * only.  The base slice is 0.70 ms from 6.15 (fair.c, commit 2ae891b8;
+ * params base_slice), 0.75 ms here by default as in 6.6.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -37,6 +37,8 @@ char *lab_host_vm_text(const struct lab_host *);
 const char *lab_host_scheduler(const struct lab_host *);
 /* DELAY_DEQUEUE is on by default from 6.12 (kernel/sched/features.h). */
 int lab_host_delay_dequeue(const struct lab_host *);
+/* EEVDF's sysctl_sched_base_slice before the CPU-count factor: 0.7ms from 6.15. */
+const char *lab_host_base_slice(const struct lab_host *);
 
 /* ---- lab_bench.c: lockbench ---- */
 
@@ -83,6 +85,7 @@ struct lab_bench {
 	/* the header's `# key: value` lines */
 	int cpus, cpus_allowed;	/* online; in lockbench's affinity mask */
 	double compute_ns, hold_ns, iters_per_ns, iters_per_ns_median, clock_ns;
+	double loop_ns, section_ns;	/* lockbench's own loop, no lock; 0: not given */
 	double duration, warmup;
 	int reps;
 	struct lab_row *rows;

@@ -222,6 +222,8 @@ header_value(struct lab_bench *b, const char *key, const char *v)
 		{ "iters_per_ns", offsetof(struct lab_bench, iters_per_ns) },
 		{ "iters_per_ns_median", offsetof(struct lab_bench, iters_per_ns_median) },
 		{ "clock_ns", offsetof(struct lab_bench, clock_ns) },
+		{ "loop_ns", offsetof(struct lab_bench, loop_ns) },
+		{ "section_ns", offsetof(struct lab_bench, section_ns) },
 		{ "duration_s", offsetof(struct lab_bench, duration) },
 		{ "warmup_s", offsetof(struct lab_bench, warmup) },
 	};

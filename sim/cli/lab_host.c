@@ -172,3 +172,12 @@ lab_host_delay_dequeue(const struct lab_host *h)
 	/* LNX-6.12 kernel/sched/features.h: SCHED_FEAT(DELAY_DEQUEUE, true). */
 	return at_least(h, 6, 12);
 }
+
+const char *
+lab_host_base_slice(const struct lab_host *h)
+{
+	/* LNX-6.15 fair.c (commit 2ae891b8, "sched: Reduce the default slice to
+	 * avoid tasks getting an extra tick"): sysctl_sched_base_slice 0.70 ms,
+	 * was 0.75 ms from 6.6 */
+	return at_least(h, 6, 15) ? "0.7ms" : "0.75ms";
+}
