@@ -26,14 +26,19 @@ make_tasks(struct gvm *g, const struct gvm_config *c)
 	g->naff = c->ntaskdefs;
 	for (i = 0; i < c->ntaskdefs; i++) {
 		const struct gvm_taskdef *td = &c->tasks[i];
+		int only = -1, nallowed = 0;
 
 		if (td->cpus != NULL) {
 			g->aff[i] = xcalloc((size_t)g->vm->nvcpus, 1);
-			for (j = 0; j < td->ncpus; j++)
+			for (j = 0; j < td->ncpus; j++) {
+				nallowed += !g->aff[i][td->cpus[j]];
 				g->aff[i][td->cpus[j]] = 1;
+			}
+			if (nallowed == 1)
+				only = (int)td->cpus[0];
 		}
 		for (j = 0; j < td->count; j++) {
-			struct task *t = gk_task_new(g->k, NULL, g->aff[i], td->nice, NULL);
+			struct task *t = gk_task_new(g->k, NULL, g->aff[i], only, td->nice, NULL);
 
 			t->mm = td->mm;
 			g->tasks[g->ntasks++] = t;

@@ -185,7 +185,7 @@ nice_weight(int nice)
 }
 
 struct task *
-gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
+gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int nice,
     struct task *parent)
 {
 	struct task *t = xcalloc_line(1, sizeof *t);	/* task.h: hot fields first */
@@ -196,6 +196,7 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
 	t->state = T_BLOCKED;	/* not yet queued */
 	t->cpu = t->prev_cpu = -1;
 	t->aff = aff;
+	t->only = only;
 	t->weight = nice_weight(nice);
 	t->th = th;
 	t->parent = parent;
@@ -206,8 +207,11 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int nice,
 	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
 	k->tasks[k->ntasks++] = t;
 	k->live++;
-	for (i = 0; i < k->ncpu; i++)
-		k->allowed_live[i] += gk_task_allowed(t, i);
+	if (only >= 0)
+		k->allowed_live[only]++;	/* no scan: O(vCPUs) setup, not O(vCPUs^2) */
+	else
+		for (i = 0; i < k->ncpu; i++)
+			k->allowed_live[i] += gk_task_allowed(t, i);
 	if (parent != NULL)
 		parent->children++;
 	return t;
@@ -817,8 +821,11 @@ gk_exit(struct vcpu *v)
 
 	VS_ASSERT(t->preempt_count == 0 && t->children == 0);
 	k->live--;
-	for (i = 0; i < k->ncpu; i++)
-		k->allowed_live[i] -= gk_task_allowed(t, i);
+	if (t->only >= 0)
+		k->allowed_live[t->only]--;
+	else
+		for (i = 0; i < k->ncpu; i++)
+			k->allowed_live[i] -= gk_task_allowed(t, i);
 	if (k->cfg.task_exit != NULL)
 		k->cfg.task_exit(t);
 	t->th = NULL;
@@ -838,7 +845,7 @@ gk_spawn(struct vcpu *v, void *th)
 {
 	struct gcpu *c = cpu_of(v);
 	struct gkernel *k = c->k;
-	struct task *t = gk_task_new(k, th, c->curr->aff, 0, c->curr);
+	struct task *t = gk_task_new(k, th, c->curr->aff, c->curr->only, 0, c->curr);
 
 	t->weight = c->curr->weight;
 	k->st.spawned++;
@@ -911,6 +918,8 @@ gk_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 {
 	int i, c, best = -1, target;
 
+	if (t->only >= 0)
+		return t->only;	/* what either scan below finds, without the scan */
 	if (flags & GS_FORK) {
 		unsigned long bl = 0;
 

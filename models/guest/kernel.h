@@ -63,10 +63,11 @@ int gk_slock_register(struct gkernel *, struct slock *);
 /* Wake a blocked task from the current task of waker (a futex or lock wake). */
 void gk_wake(struct vcpu *waker, struct task *);
 void gk_free(struct gkernel *);
-/* A task of program state th; aff: one byte per vCPU (NULL any); parent: its
- * spawner or NULL.  Initial tasks are made before gk_start. */
-struct task *gk_task_new(struct gkernel *, void *th, const unsigned char *aff, int nice,
-    struct task *parent);
+/* A task of program state th; aff: one byte per vCPU (NULL any); only: the one
+ * vCPU aff allows, -1 if more (or any); parent: its spawner or NULL.  Initial
+ * tasks are made before gk_start. */
+struct task *gk_task_new(struct gkernel *, void *th, const unsigned char *aff, int only,
+    int nice, struct task *parent);
 /* Place the initial tasks and start every vCPU; first: a new task's first step. */
 void gk_start(struct gkernel *, guest_fn first);
 /* Close the idle books at the end of a run. */

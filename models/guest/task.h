@@ -44,6 +44,7 @@ struct task {
 	int mem;
 	guest_fn cont;
 	int mm;			/* its address space (ipi.h: mm_cpumask); -1 none */
+	int only;		/* the one vCPU aff allows; -1 more, or any */
 	/* Sleeping locks (slock.h): the one it waits for, how, since when. */
 	struct slock *slock;
 	int slock_read, slock_spinning, slocks_held, slock_lost;

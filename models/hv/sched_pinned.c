@@ -22,14 +22,16 @@ static int
 pinned_init(struct hv *hv, const void *cfg, struct vs_err *err)
 {
 	struct pinned *pr = xcalloc(1, sizeof *pr);
-	int i, c;
+	int i, c, lo = 0;	/* every pCPU below lo is owned: the scans start there */
 
 	pr->owner = xcalloc((size_t)hv->npcpus, sizeof *pr->owner);
 	hv->sched_priv = pr;
 	for (i = 0; i < hv->nvcpus; i++) {
 		struct vcpu *v = hv->vcpus[i];
 
-		for (c = 0; c < hv->npcpus; c++)
+		while (lo < hv->npcpus && pr->owner[lo] != NULL)
+			lo++;
+		for (c = lo; c < hv->npcpus; c++)
 			if (v->affinity[c] && pr->owner[c] == NULL)
 				break;
 		if (c == hv->npcpus)
