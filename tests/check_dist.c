@@ -325,6 +325,26 @@ START_TEST(test_exp_ziggurat)
 }
 END_TEST
 
+/* rng.h: rng_word_gsl is gsl_rng_get, word for word, on taus2 (rng.c's
+ * generator, in line) and on any other generator (through GSL). */
+START_TEST(test_word_is_gsl)
+{
+	struct rng *a = rng_new(11, RNG_ENTITY(RNG_KIND_VCPU, 5));
+	struct rng *b = rng_new(11, RNG_ENTITY(RNG_KIND_VCPU, 5));
+	gsl_rng *m1 = gsl_rng_alloc(gsl_rng_mt19937), *m2 = gsl_rng_alloc(gsl_rng_mt19937);
+	int i;
+
+	for (i = 0; i < 1000000; i++)
+		ck_assert_uint_eq(rng_word_gsl(rng_gsl(a)), (uint32_t)gsl_rng_get(rng_gsl(b)));
+	for (i = 0; i < 1000; i++)
+		ck_assert_uint_eq(rng_word_gsl(m1), (uint32_t)gsl_rng_get(m2));
+	gsl_rng_free(m1);
+	gsl_rng_free(m2);
+	rng_free(a);
+	rng_free(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -341,6 +361,7 @@ main(void)
 	tcase_add_test(tc, test_empirical_file);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_exp_ziggurat);
+	tcase_add_test(tc, test_word_is_gsl);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -19,6 +19,28 @@ gsl_rng *rng_gsl(struct rng *);
 double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
 
+/*
+ * One 32-bit word of g, as gsl_rng_get gives it, without its call through
+ * the type's function pointer when g is taus2 (rng.c): the three-component
+ * combined Tausworthe generator of L'Ecuyer, "Maximally equidistributed
+ * combined Tausworthe generators", Math. Comp. 65 (1996), whose state GSL
+ * keeps as three unsigned longs.  tests/check_dist.c holds it to
+ * gsl_rng_get word for word.
+ */
+static inline uint32_t
+rng_word_gsl(gsl_rng *g)
+{
+	if (g->type == gsl_rng_taus2) {
+		unsigned long *s = g->state, m = 0xffffffffUL;
+
+		s[0] = (((s[0] & 4294967294UL) << 12) & m) ^ ((((s[0] << 13) & m) ^ s[0]) >> 19);
+		s[1] = (((s[1] & 4294967288UL) << 4) & m) ^ ((((s[1] << 2) & m) ^ s[1]) >> 25);
+		s[2] = (((s[2] & 4294967280UL) << 17) & m) ^ ((((s[2] << 3) & m) ^ s[2]) >> 11);
+		return (uint32_t)(s[0] ^ s[1] ^ s[2]);
+	}
+	return (uint32_t)gsl_rng_get(g);
+}
+
 /* Exp(1) by the ziggurat (rng_exp.c): exact in distribution, faster than
  * gsl_ran_exponential's log1p; scale by the mean.  g must return full 32-bit
  * words (taus2, rng.c). */

@@ -232,7 +232,7 @@ double
 rng_exp_gsl(gsl_rng *g)
 {
 	for (;;) {
-		uint32_t u = (uint32_t)gsl_rng_get(g);
+		uint32_t u = rng_word_gsl(g);
 		uint32_t i = u & 0xff, j = u >> 8;
 		double x;
 
