@@ -32,6 +32,7 @@ struct guest {
 	const struct guest_watch_ops *wops;	/* ... and what it answers */
 	int spin_on;		/* the lock counts it among its spinners now */
 	int in_ev;		/* inside its own event (guest_ev), fast_forward on */
+	int ff;			/* v->vm->hv->fast_forward, kept here: guest_ev reads it */
 	int fold;		/* its next event waits for the end of this one (ev_at) */
 	int64_t fold_data;	/* ... with this data */
 	sim_time_t fold_t;	/* ... at this time */
@@ -77,6 +78,7 @@ guest_attach(struct vcpu *v)
 
 	g->v = v;
 	g->sim = vsim(v);
+	g->ff = v->vm->hv->fast_forward;	/* set before the VMs are added (run.c) */
 	g->obs_at = -1;
 	/* tests/e2e_loopff.sh checks that a broken fast-forward is caught */
 	g->ff_fault = getenv("VLOCKSIM_TEST_LOOPFF_FAULT") != NULL;
@@ -569,14 +571,14 @@ guest_ev(void *s, void *arg, int64_t data)
 	struct sim *sim = s;
 
 	g->ev = EVQ_NONE;
-	g->in_ev = g->v->vm->hv->fast_forward;
+	g->in_ev = g->ff;
 	for (;;) {
 		guest_step(g, data);
 		if (!g->fold)
 			break;
 		g->fold = 0;
 		if (g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped) {
-			sim_advance(sim, g->fold_t);
+			sim_advance_known(sim, g->fold_t);
 			sim->folded++;
 			data = g->fold_data;
 			continue;
