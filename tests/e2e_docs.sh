@@ -4,7 +4,7 @@
 # In `make distcheck` this runs in the unpacked tarball, so a path the README
 # names but `make dist` leaves out fails here.  In a git checkout it also checks
 # that every tracked file under configs/, plots/ and validation/ is installed
-# (listed in Makefile.am's nobase_dist_pkgdata_DATA).
+# (listed in Makefile.am's nobase_dist_pkgdata_DATA or _SCRIPTS).
 . "$(dirname "$0")/e2e_lib.sh"
 
 # Paths in the README and the man page: configs/..., validation/... and so on,
@@ -69,13 +69,13 @@ check "list --format yaml has parameters and metrics" [ "$nm" -gt 40 ]
 if git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1 &&
 	[ -f "$top_srcdir/Makefile.am" ]; then
 	git -C "$top_srcdir" ls-files configs plots validation | sort > "$tmp/tracked"
-	sed -n '/^nobase_dist_pkgdata_DATA/,/^$/p' "$top_srcdir/Makefile.am" |
+	sed -n '/^nobase_dist_pkgdata_\(DATA\|SCRIPTS\)/,/^$/p' "$top_srcdir/Makefile.am" |
 		grep -oE '(configs|plots|validation)/[^ \\]+' | sort > "$tmp/dist"
 	missing=$(comm -23 "$tmp/tracked" "$tmp/dist")
 	if [ -z "$missing" ]; then
 		ok "every tracked file of configs/, plots/, validation/ is installed"
 	else
-		notok "tracked but not in nobase_dist_pkgdata_DATA: $missing"
+		notok "tracked but not in nobase_dist_pkgdata_DATA or _SCRIPTS: $missing"
 	fi
 else
 	skip "not a git checkout: tracked files against Makefile.am"
