@@ -2,8 +2,8 @@
 /*
  * check_vplot.c - the data behind validate's pictures, for every shipped case:
  * each row drawn once, in the panel of its unit, against its own rule (an
- * absolute tolerance in its unit, not as a relative band), inside the axis,
- * and a value of 0 visible on a log axis.  The predictions are made up (no
+ * absolute tolerance in its unit, not as a relative band, on a linear axis),
+ * inside the axis, and a value of 0 visible on a log axis.  The predictions are made up (no
  * simulation): ratios to the measured value from 0.5 to 7, and 0 for each
  * case's last prediction row.
  */
@@ -98,6 +98,9 @@ check_case_dat(const struct vreport *v, const struct vcase *c, const char *dir)
 		}
 		if (strncmp(line, "# axis: ", 8) == 0) {
 			ck_assert_msg(panel_rows > 0, "%s: panel %s has no row", name, unit);
+			/* an absolute band is one height everywhere: a linear axis */
+			ck_assert_msg(c->tol_abs <= 0 || strncmp(line + 8, "linear", 6) == 0,
+			    "%s, %s: abs %g drawn on a log axis", name, unit, c->tol_abs);
 			if (strncmp(line + 8, "log", 3) == 0 && zero) {
 				ck_assert_msg(sscanf(line, "# axis: log; a value of 0 drawn at %lf",
 				    &z) == 1, "%s, %s: a log axis with a 0 draws it nowhere", name,

@@ -397,7 +397,10 @@ case_footer(const struct vcase *c, int *nlines)
 
 /*
  * One case: a panel per unit (seed003 mixes Gcycles and %); a log axis
- * when a panel's values span more than 10x; measured with its tolerance band,
+ * when a panel's values span more than 10x and the tolerance is relative (an
+ * absolute one, x1's 5 percentage points, is a band of one height everywhere
+ * on a linear axis; on a log one it was a sliver at 90% and a slab at 0.03%);
+ * measured with its tolerance band,
  * predicted with its 95% CI only when n >= 3 (a t-based CI from 2 runs is
  * 12.7 sd wide: it says nothing), capped runs marked.
  */
@@ -459,7 +462,7 @@ plot_case(const struct vreport *v, const struct vcase *c, const char *dir,
 		}
 		/* A log axis has no 0: a value of 0 is drawn at zf, a third of the
 		 * smallest value, below the others, and labelled there. */
-		logy = lo > 0 && isfinite(lo) && hi / lo > 10;
+		logy = c->tol_abs <= 0 && lo > 0 && isfinite(lo) && hi / lo > 10;
 		if (logy && zero)
 			fprintf(f, "# axis: log; a value of 0 drawn at %.6g\n", lo / 3);
 		else
