@@ -172,7 +172,7 @@ static double
 ple_window(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
-	double w = hv->kind->ple_window != NULL ? hv->kind->ple_window(hv, g->v) : 0;
+	double w = kind_op_ple_window(hv->kind, hv, g->v);
 
 	return w > 0 ? w : GUEST_FOREVER;
 }
@@ -275,8 +275,8 @@ ple_fast_forward(struct guest *g)
 	bound = sim_next_time(s) - 1;
 	if (s->end < bound)
 		bound = s->end;
-	if (bound - s->now <= e || hv->kind->ple_repeatable == NULL ||
-	    (win = ple_window(g)) == GUEST_FOREVER || hv->kind->ple_repeatable(hv, g->v) < 0)
+	if (bound - s->now <= e || (win = ple_window(g)) == GUEST_FOREVER ||
+	    kind_op_ple_repeatable(hv->kind, hv, g->v) < 0)
 		return;
 	w = sim_ns(win);
 	p = e + w;
@@ -449,8 +449,7 @@ ple_done(struct guest *g)
 	struct hv *hv = g->v->vm->hv;
 
 	g->in_ple = 0;
-	if (hv->kind->ple_done != NULL)
-		hv->kind->ple_done(hv, g->v);
+	kind_op_ple_done(hv->kind, hv, g->v);
 	g->ple_left = ple_window(g);
 }
 
@@ -472,9 +471,8 @@ finish_halt(struct guest *g)
 	guest_fn f = g->cont;
 	int idle = g->irq_wakes == HI_IDLE, lock_irq = g->irq_wakes == HI_LOCK;
 
-	if (hv->kind->halt_end != NULL)
-		hv->kind->halt_end(hv, g->v, (double)(hv->sim->now - g->halt_t0), g->poll_ns,
-		    g->waited);
+	kind_op_halt_end(hv->kind, hv, g->v, (double)(hv->sim->now - g->halt_t0), g->poll_ns,
+	    g->waited);
 
 	g->act = GA_NONE;
 	g->woken = 0;
@@ -882,7 +880,7 @@ halt_poll(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
 
-	return hv->kind->halt_poll != NULL ? hv->kind->halt_poll(hv, g->v) : 0;
+	return kind_op_halt_poll(hv->kind, hv, g->v);
 }
 
 /* The pCPU time polled since poll_t0 counts as this halt's polling. */

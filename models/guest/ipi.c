@@ -324,8 +324,7 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 			hv->st.exits_hypercall++;
 			ip->st->pv_yields++;
 			guest_overhead(v, m->exit_hypercall_ns);
-			if (hv->kind->sched_yield != NULL)
-				hv->kind->sched_yield(hv, v, t);
+			kind_op_sched_yield(hv->kind, hv, v, t);
 			break;
 		}
 	}

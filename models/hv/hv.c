@@ -38,10 +38,10 @@ hv_destroy(struct hv *hv)
 {
 	int i;
 
-	if (hv->sched != NULL && hv->sched->deinit != NULL && hv->sched_priv != NULL)
-		hv->sched->deinit(hv);
-	if (hv->kind != NULL && hv->kind->deinit != NULL && hv->kind_priv != NULL)
-		hv->kind->deinit(hv);
+	if (hv->sched != NULL && hv->sched_priv != NULL)
+		sched_op_deinit(hv->sched, hv);
+	if (hv->kind != NULL && hv->kind_priv != NULL)
+		kind_op_deinit(hv->kind, hv);
 	for (i = 0; i < hv->nvcpus; i++) {
 		hv->gops->detach(hv->vcpus[i]);
 		free(hv->vcpus[i]->affinity);
@@ -112,6 +112,7 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 		set_rs(hv, hv->vcpus[i], RS_RUNNABLE);
 	if (hv->sched->init(hv, cfg, err))
 		return -1;
+	VS_ASSERT(!hv->tick_skip || hv->sched->tick_next != NULL);
 	hv->tick_lane = hv->tick_ns > 0 ? sim_lane(hv->sim, hv->tick_ns) : -1;
 	for (i = 0; i < hv->npcpus; i++) {
 		hv_resched(&hv->pcpus[i], 0);
@@ -120,13 +121,13 @@ hv_start(struct hv *hv, const void *cfg, struct vs_err *err)
 		 * per-pCPU tickers started at bring-up): perfectly aligned ticks in a
 		 * model without interrupt jitter put whole VMs in lockstep.
 		 */
-		if (hv->sched->tick != NULL && hv->tick_ns > 0) {
+		if (sched_op_has_tick(hv->sched) && hv->tick_ns > 0) {
 			struct pcpu *p = &hv->pcpus[i];
 
 			p->tick_at = hv->sim->now + hv->tick_ns + hv->tick_ns * i / hv->npcpus;
 			p->tick_base = p->tick_at;
 			p->tick_ran = p->tick_base - hv->tick_ns;
-			p->tick_ev = hv->tick_next != NULL ?
+			p->tick_ev = hv->tick_skip ?
 			    sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0) :
 			    sim_at(hv->sim, p->tick_at, hv_tick_ev, p, 0);
 		}
@@ -150,7 +151,7 @@ hv_finish(struct hv *hv)
 			p->busy_since = hv->sim->now;
 		}
 		/* those skipped since its last tick, up to the end (later ones were never due) */
-		if (hv->tick_next != NULL)
+		if (hv->tick_skip)
 			hv->st.ticks_skipped += (uint64_t)((hv_tick_last(p, hv->sim->now) -
 			    p->tick_ran) / hv->tick_ns);
 	}
@@ -245,8 +246,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 		return;
 	if (prev != NULL) {
 		hv->gops->stop(prev);
-		if (hv->kind->sched_out != NULL)
-			hv->kind->sched_out(hv, prev);
+		kind_op_sched_out(hv->kind, hv, prev);
 		set_rs(hv, prev, prev->blocked ? RS_BLOCKED : RS_RUNNABLE);
 		prev->pcpu = NULL;
 		prev->last_pcpu = p->id;
@@ -273,14 +273,13 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
 	hv_set_pcpu_load(p, LOAD_BUSY);
-	if (hv->kind->sched_in != NULL)
-		hv->kind->sched_in(hv, next);
+	kind_op_sched_in(hv->kind, hv, next);
 	hv->gops->run(next, hv->m->ctx_switch_ns);
 }
 
 /*
  * The host tick.  Where the scheduler can tell when its next tick may act
- * (hv->tick_next), the ticks in between, which would change nothing but
+ * (sched_ops.tick_next), the ticks in between, which would change nothing but
  * what it brings up to date when it next looks (hv_tick_last), are not
  * simulated: the next tick is armed at the first one that may act, and
  * hv_tick_soon pulls it back when the pCPU's state changes.  Ticks are then
@@ -294,20 +293,21 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 	struct hv *hv = p->hv;
 	sim_time_t now = hv->sim->now, per = hv->tick_ns, next;
 
-	if (hv->tick_next == NULL) {
+	if (!hv->tick_skip) {
 		p->tick_at = now + per;
 		p->tick_ev = sim_after_lane(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
-		hv->sched->tick(hv, p);
+		sched_op_tick(hv->sched, hv, p);
 		return;
 	}
 	p->tick_ev = EVQ_NONE;
 	hv->st.ticks_skipped += (uint64_t)((now - p->tick_ran) / per - 1);
 	p->tick_ran = now;
-	hv->sched->tick(hv, p);
+	sched_op_tick(hv->sched, hv, p);
 	p->tick_at = now + per;
 	/* A pCPU whose state changed within the last tick will likely again:
 	 * a skip would be pulled back at once (a heap move instead of a lane). */
-	if (hv->fast_forward && !p->tick_stirred && (next = hv->tick_next(hv, p)) > p->tick_at) {
+	if (hv->fast_forward && !p->tick_stirred &&
+	    (next = sched_op_tick_next(hv->sched, hv, p)) > p->tick_at) {
 		p->tick_at = now + (next - now + per - 1) / per * per;
 		p->tick_ev = sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0);
 	} else
@@ -330,7 +330,7 @@ hv_tick_soon(struct pcpu *p)
 	struct hv *hv = p->hv;
 	sim_time_t next;
 
-	if (hv->tick_next == NULL)
+	if (!hv->tick_skip)
 		return;
 	p->tick_stirred = 1;
 	/* in its own tick, which arms the next one after; or already the next one */
@@ -375,8 +375,7 @@ hv_wake(struct vcpu *v)
 	if (v->pcpu == NULL)
 		set_rs(hv, v, RS_RUNNABLE);
 	hv->sched->wake(hv, v);
-	if (hv->kind->wake != NULL)
-		hv->kind->wake(hv, v);
+	kind_op_wake(hv->kind, hv, v);
 	hv->gops->woken(v);
 }
 
@@ -386,8 +385,7 @@ hv_yield(struct vcpu *v)
 	struct hv *hv = v->vm->hv;
 
 	hv->st.yields++;
-	if (hv->sched->yield != NULL)
-		hv->sched->yield(hv, v);
+	sched_op_yield(hv->sched, hv, v);
 	if (v->pcpu != NULL)
 		hv_resched(v->pcpu, 0);
 }
@@ -396,10 +394,8 @@ int
 hv_yield_to(struct vcpu *from, struct vcpu *to)
 {
 	struct hv *hv = from->vm->hv;
-	int r = 0;
+	int r = sched_op_yield_to(hv->sched, hv, from, to);
 
-	if (hv->sched->yield_to != NULL)
-		r = hv->sched->yield_to(hv, from, to);
 	if (r > 0)
 		hv_probe(hv, PR_YIELD_TO, from->id, from->pcpu != NULL ? from->pcpu->id : -1, NULL, to->id);
 	if (r > 0)
@@ -415,8 +411,7 @@ hv_pv_kick(struct vcpu *from, struct vcpu *to)
 	struct hv *hv = to->vm->hv;
 
 	hv->gops->kick(to);
-	if (hv->kind->pv_kick != NULL)
-		hv->kind->pv_kick(hv, from, to);
+	kind_op_pv_kick(hv->kind, hv, from, to);
 }
 
 int
@@ -424,5 +419,5 @@ hv_pv_sched_yield(struct vcpu *from, struct vcpu *to)
 {
 	struct hv *hv = from->vm->hv;
 
-	return hv->kind->sched_yield != NULL ? hv->kind->sched_yield(hv, from, to) : 0;
+	return kind_op_sched_yield(hv->kind, hv, from, to);
 }

@@ -97,11 +97,9 @@ struct hv {
 	void *kind_priv;
 	sim_time_t tick_ns;	/* set by the scheduler's init if it has a tick */
 	int tick_lane;		/* the event queue's FIFO lane for the ticks */
-	/* Set by the scheduler's init if a tick that can change nothing may be
-	 * skipped: the earliest time after now at which pCPU p's tick may act,
-	 * its state unchanged (hv_tick_soon: it changed).  Such ticks are early
-	 * events, in the slow path too. */
-	sim_time_t (*tick_next)(struct hv *, struct pcpu *p);
+	/* Set by the scheduler's init if ticks that can change nothing may be
+	 * skipped this run (sched_ops.tick_next says until when). */
+	int tick_skip;
 	int npcpus;
 	struct pcpu *pcpus;
 	int nvcpus;

@@ -6,7 +6,8 @@
  * Pause-loop exiting (the window, and what the PLE exit handler does),
  * halt polling, the vCPU scheduling hooks KVM uses for them (preempted and
  * ready flags, vmx_sched_in), and the host side of PV hypercalls.
- * Optional hooks may be NULL.
+ * Optional hooks may be NULL; callers reach those through the named
+ * wrappers below (Xen private.h), so the NULL test sits in one place.
  */
 #include <stdio.h>
 
@@ -37,7 +38,8 @@ struct hv_kind_ops {
 	void (*deinit)(struct hv *);
 	/* Spin time (ns) before a PAUSE-loop exit; 0 = no PLE. */
 	double (*ple_window)(struct hv *, struct vcpu *);
-	/* A PLE exit happened (its cost is charged by the caller). */
+	/* A PLE exit happened (its cost is charged by the caller); required
+	 * with ple_window. */
 	void (*ple_exit)(struct hv *, struct vcpu *);
 	/* The exit handling is over; the vCPU is back in the guest. */
 	void (*ple_done)(struct hv *, struct vcpu *);
@@ -47,7 +49,8 @@ struct hv_kind_ops {
 	 * nothing else happening the next exit does exactly the same; -1 if not. */
 	int (*ple_repeatable)(struct hv *, struct vcpu *);
 	/* ... then n more such exits (each after a ple_done) happen at once:
-	 * their counters, and the state after the last ple_exit. */
+	 * their counters, and the state after the last ple_exit (required with
+	 * ple_repeatable). */
 	void (*ple_repeat)(struct hv *, struct vcpu *, uint64_t n);
 	/* A halt begins: how long the vCPU polls before it blocks (0: it blocks
 	 * at once).  Called once per halt. */
@@ -69,6 +72,100 @@ struct hv_kind_ops {
 	/* `vlocksim list`: the kind's keys, versions and defaults with sources. */
 	void (*list)(FILE *);
 };
+
+static inline void
+kind_op_deinit(const struct hv_kind_ops *o, struct hv *hv)
+{
+	if (o->deinit != NULL)
+		o->deinit(hv);
+}
+
+static inline void
+kind_op_init(const struct hv_kind_ops *o, struct hv *hv, const void *cfg)
+{
+	if (o->init != NULL)
+		o->init(hv, cfg);
+}
+
+/* 0: no PLE */
+static inline double
+kind_op_ple_window(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	return o->ple_window != NULL ? o->ple_window(hv, v) : 0;
+}
+
+static inline void
+kind_op_ple_done(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	if (o->ple_done != NULL)
+		o->ple_done(hv, v);
+}
+
+/* -1 (not repeatable) where the kind has no PLE fast-forward */
+static inline int
+kind_op_ple_repeatable(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	return o->ple_repeatable != NULL ? o->ple_repeatable(hv, v) : -1;
+}
+
+/* 0: the vCPU blocks at once */
+static inline double
+kind_op_halt_poll(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	return o->halt_poll != NULL ? o->halt_poll(hv, v) : 0;
+}
+
+static inline void
+kind_op_halt_end(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v, double halt_ns,
+    double poll_ns, int waited)
+{
+	if (o->halt_end != NULL)
+		o->halt_end(hv, v, halt_ns, poll_ns, waited);
+}
+
+static inline void
+kind_op_sched_in(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	if (o->sched_in != NULL)
+		o->sched_in(hv, v);
+}
+
+static inline void
+kind_op_sched_out(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	if (o->sched_out != NULL)
+		o->sched_out(hv, v);
+}
+
+static inline void
+kind_op_wake(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+{
+	if (o->wake != NULL)
+		o->wake(hv, v);
+}
+
+static inline void
+kind_op_pv_kick(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *from,
+    struct vcpu *to)
+{
+	if (o->pv_kick != NULL)
+		o->pv_kick(hv, from, to);
+}
+
+/* >0 yielded; 0 where the kind has no PV sched_yield */
+static inline int
+kind_op_sched_yield(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *from,
+    struct vcpu *to)
+{
+	return o->sched_yield != NULL ? o->sched_yield(hv, from, to) : 0;
+}
+
+static inline void
+kind_op_metrics(const struct hv_kind_ops *o, struct hv *hv, struct metrics *m)
+{
+	if (o->metrics != NULL)
+		o->metrics(hv, m);
+}
 
 /* The kinds, one file each (kind_NAME.c); models/registry.c lists them. */
 extern const struct hv_kind_ops kind_kvm_ops;

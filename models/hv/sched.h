@@ -5,7 +5,8 @@
  * One file per scheduler fills in a const struct sched_ops, in the manner
  * of Xen's struct scheduler (sched-if.h) and Linux's struct sched_class.
  * The hv core calls only through this table and never tests a name.
- * Optional hooks may be NULL.
+ * Optional hooks may be NULL; the hv core reaches those through the named
+ * wrappers below (Xen private.h), so the NULL test sits in one place.
  */
 #ifndef VS_SCHED_H
 #define VS_SCHED_H
@@ -45,7 +46,54 @@ struct sched_ops {
 	 * fast-forward repeats failed scans without calling it again) */
 	int (*yield_to)(struct hv *, struct vcpu *from, struct vcpu *to);
 	void (*tick)(struct hv *, struct pcpu *);			/* optional */
+	/* Optional, with tick: the earliest time after now at which pCPU p's
+	 * tick may act, its state unchanged (hv_tick_soon: it changed).  Used
+	 * in runs whose init set hv->tick_skip: the ticks before it, which could
+	 * change nothing, are not simulated, and ticks are early events, in the
+	 * slow path too (hv.c hv_tick_ev). */
+	sim_time_t (*tick_next)(struct hv *, struct pcpu *p);
 };
+
+static inline void
+sched_op_deinit(const struct sched_ops *o, struct hv *hv)
+{
+	if (o->deinit != NULL)
+		o->deinit(hv);
+}
+
+static inline int
+sched_op_has_tick(const struct sched_ops *o)
+{
+	return o->tick != NULL;
+}
+
+static inline void
+sched_op_tick(const struct sched_ops *o, struct hv *hv, struct pcpu *p)
+{
+	if (o->tick != NULL)
+		o->tick(hv, p);
+}
+
+static inline sim_time_t
+sched_op_tick_next(const struct sched_ops *o, struct hv *hv, struct pcpu *p)
+{
+	return o->tick_next(hv, p);	/* only where tick_skip: the scheduler has one */
+}
+
+static inline void
+sched_op_yield(const struct sched_ops *o, struct hv *hv, struct vcpu *v)
+{
+	if (o->yield != NULL)
+		o->yield(hv, v);
+}
+
+/* >0 yielded; 0 without the hook (a failed yield_to changes nothing) */
+static inline int
+sched_op_yield_to(const struct sched_ops *o, struct hv *hv, struct vcpu *from,
+    struct vcpu *to)
+{
+	return o->yield_to != NULL ? o->yield_to(hv, from, to) : 0;
+}
 
 /* The schedulers, one file each (sched_NAME.c); models/registry.c lists them. */
 extern const struct sched_ops sched_pinned_ops;

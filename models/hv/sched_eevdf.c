@@ -484,4 +484,5 @@ const struct sched_ops sched_eevdf_ops = {
 	.yield = fair_yield,
 	.yield_to = fair_yield_to,
 	.tick = fair_tick,
+	.tick_next = fair_tick_next,
 };

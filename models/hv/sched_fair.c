@@ -229,8 +229,8 @@ tick_sync(struct fair *f, int cpu, sim_time_t upto)
 	c->tick_done = last;
 }
 
-/* hv.h tick_next: the first time pCPU p's tick may act, its state unchanged. */
-static sim_time_t
+/* sched_ops.tick_next: the first time pCPU p's tick may act, its state unchanged. */
+sim_time_t
 fair_tick_next(struct hv *hv, struct pcpu *p)
 {
 	struct fair *f = FAIR(hv);
@@ -1285,12 +1285,12 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	if (f->groups != FAIR_GROUPS_NONE && init_groups(f, err))
 		return -1;
 	/* Quiet ticks are skipped where the class can tell when one may act, and
-	 * no group shares or bandwidth timers tick besides (hv.h tick_next). */
+	 * no group shares or bandwidth timers tick besides (sched_ops.tick_next). */
 	if (cls->tick_act != NULL && f->groups == FAIR_GROUPS_NONE) {
 		f->tick_skip = 1;
 		/* tests/e2e_tickff.sh checks that a broken skip is caught */
 		f->tick_fault = getenv("VLOCKSIM_TEST_TICKFF_FAULT") != NULL;
-		hv->tick_next = fair_tick_next;
+		hv->tick_skip = 1;
 	}
 	f->rng = rng_new(hv->sim->seed, RNG_ENTITY(RNG_KIND_HV, 1));
 	/*

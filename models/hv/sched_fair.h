@@ -171,7 +171,7 @@ struct fair_class {
 	void (*entity_tick)(struct fair *, struct fair_rq *, struct fair_se *curr);
 	/* The earliest time entity_tick of curr on rq can act, nothing else
 	 * changing, curr's vruntime growing as its time (nice 0), just after a
-	 * tick (NULL: its ticks are never skipped; hv.h tick_next). */
+	 * tick (NULL: its ticks are never skipped; sched_ops.tick_next). */
 	sim_time_t (*tick_act)(struct fair *, struct fair_rq *, struct fair_se *curr);
 	/* The woken task pse: resched its pCPU if it should preempt. */
 	void (*check_preempt_wakeup)(struct fair *, struct fair_cpu *, struct fair_se *pse);
@@ -312,5 +312,6 @@ struct vcpu *fair_do_schedule(struct hv *, struct pcpu *, sim_time_t *slice);
 void fair_yield(struct hv *, struct vcpu *);
 int fair_yield_to(struct hv *, struct vcpu *from, struct vcpu *to);
 void fair_tick(struct hv *, struct pcpu *);
+sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 
 #endif

@@ -391,8 +391,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		}
 	}
 	hv.kind = sc->kind;
-	if (hv.kind->init != NULL)
-		hv.kind->init(&hv, sc->kind_cfg);
+	kind_op_init(hv.kind, &hv, sc->kind_cfg);
 	if (hv_start(&hv, sc->sched_cfg, err))
 		goto out;
 	for (i = 0; i < hv.nvms; i++)
@@ -447,8 +446,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "blocks", "count", (double)hv.st.blocks);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	metrics_add(out, "halt_polls_ok", "count", (double)hv.st.halt_polls_ok);
-	if (hv.kind->metrics != NULL)
-		hv.kind->metrics(&hv, out);
+	kind_op_metrics(hv.kind, &hv, out);
 	for (i = 0; i < sc->nvms; i++)
 		collect_def(&sc->vms[i], &b[i], &hv, out);
 	rc = 0;
