@@ -1031,47 +1031,6 @@ START_TEST(pv_halt_irqs_under_overcommit)
 }
 END_TEST
 
-/* What `vlocksim list` gives as a parameter's default is its default. */
-START_TEST(listed_defaults_are_the_defaults)
-{
-	static const char *fmt =
-	    TEST_MACHINE
-	    "until: done\n"
-	    "vms:\n"
-	    "  - {name: g, vcpus: 6, lock: %s, workload: w}\n"
-	    "workloads:\n"
-	    "  w: {program: [{loop: 300, do: [{compute: {dist: exponential, mean: 300ns}},"
-	    " {acquire: l}, {compute: 100ns}, {release: l}]}]}\n";
-	int i, checked = 0;
-
-	for (i = 0; registry_locks[i] != NULL; i++) {
-		const struct lock_ops *o = registry_locks[i];
-		const struct lock_param *p;
-		char text[1024], lock[256];
-		struct metrics m;
-		double t, ev;
-
-		snprintf(text, sizeof text, fmt, o->name);
-		tu_run(text, 5, NULL, &m);
-		t = tu_metric(&m, "completion_seconds");
-		ev = tu_metric(&m, "events");
-		metrics_free(&m);
-		for (p = o->params; p != NULL && p->name != NULL; p++) {
-			if (p->def[0] == '(')
-				continue;
-			snprintf(lock, sizeof lock, "{kind: %s, %s: %s}", o->name, p->name, p->def);
-			snprintf(text, sizeof text, fmt, lock);
-			tu_run(text, 5, NULL, &m);
-			ck_assert_msg(tu_metric(&m, "completion_seconds") == t &&
-			    tu_metric(&m, "events") == ev, "%s: not the default", lock);
-			metrics_free(&m);
-			checked++;
-		}
-	}
-	ck_assert_int_ge(checked, 10);
-}
-END_TEST
-
 /* One pinned task per program on a 4-core socket, lines 100 ns, atomics and
  * L1 hits free; metric m of lock l under release_visibility rv. */
 static double
@@ -1245,7 +1204,6 @@ locks_suite(void)
 	tcase_add_loop_test(tc, pvticket_backend_switch, 0, 2);
 	tcase_add_loop_test(tc, pv_halt_irqs_switch, 0, 2);
 	tcase_add_loop_test(tc, pv_halt_irqs_under_overcommit, 0, 4);
-	tcase_add_test(tc, listed_defaults_are_the_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }

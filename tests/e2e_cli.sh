@@ -80,7 +80,7 @@ check "list shows pv-qspinlock's steal switch and its default" grep -q '^      s
 check "list shows the credit2 scheduler" grep -q '^  credit2 ' "$tmp/out"
 check "list shows credit2's parameters and defaults" \
 	sh -c "grep -q '^      runqueue = socket  (enum' '$tmp/out' && grep -q '^      migrate_resist = 500us  (time, ns)' '$tmp/out'"
-check "list shows credit's vcpu_migration_delay" grep -q '^      vcpu_migration_delay = 0  (time, ns)' "$tmp/out"
+check "list shows credit's vcpu_migration_delay" grep -q '^      vcpu_migration_delay = 0ns  (time, ns)' "$tmp/out"
 check "list shows the sleeping locks" grep -q '^  rwsem ' "$tmp/out"
 check "list shows the IPI switches" grep -q '^      ipi.pv_tlb_flush = false  (bool)' "$tmp/out"
 check "list shows the ipi primitive" grep -q '^  ipi: {to: all' "$tmp/out"

@@ -52,9 +52,6 @@ struct hist;
 struct yc_node;
 struct machine;
 
-/* An algorithm's parameters, as `vlocksim list` shows them: param.h. */
-#define lock_param vs_param	/* the older name, for tables written before */
-
 struct lock_ops {
 	const char *name;
 	const char *desc;

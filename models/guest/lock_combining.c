@@ -36,6 +36,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 struct comb_cfg {
 	int64_t max_batch;
@@ -58,15 +59,19 @@ struct comb {
 	struct comb_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
+static const struct vs_param comb_params[] = {
+	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
+	  "unbounded)", "int", "", VP_INT, VS_AT(struct comb_cfg, max_batch), 1, 0x1p62, 64, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 comb_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
 	struct comb_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	if (yc_get_int(n, "max_batch", 64, 1, INT64_MAX / 2, &c->max_batch, err))
-		return -1;
-	return n == NULL ? 0 : yc_check_unused(n, "kind, max_batch", err);
+	return yc_params_read(n, comb_params, NULL, m->hz, c, err);
 }
 
 static void
@@ -221,11 +226,6 @@ comb_reads_word(const struct glock *l, const struct vcpu *v)
 	return 0;
 }
 
-static const struct vs_param comb_params[] = {
-	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
-	  "unbounded)", "int", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_combining_ops = {
 	.name = "combining",

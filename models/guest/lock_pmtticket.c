@@ -32,6 +32,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 enum pmt_phase { PMT_NONE, PMT_WAIT, PMT_COMPETE };
 
@@ -48,18 +49,24 @@ struct pmt {
 	uint64_t *my;		/* its ticket */
 };
 
+static const struct vs_param pmt_params[] = {
+	/* pmtlock-v3.0 kernel/locking/spinlock.c: pmtlock_timeout_shift = 8 */
+	{ "timeout_shift", "8", "pmtlock_timeout_shift: a waiter leaves its turn after "
+	  "(waiters ahead x 2) << shift iterations", "int", "",
+	  VP_NUM, VS_AT(struct pmt_cfg, shift), 0, 40, 8, NULL },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",
+	  VP_TIME, VS_AT(struct pmt_cfg, iter_ns), 0.01, 1e6, 0, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 pmt_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
 	struct pmt_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	/* pmtlock-v3.0 kernel/locking/spinlock.c: pmtlock_timeout_shift = 8 */
-	if (yc_get_num(n, "timeout_shift", 8, 0, 40, &c->shift, err) ||
-	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
-	    &c->iter_ns, err))
-		return -1;
-	return n == NULL ? 0 : yc_check_unused(n, "kind, timeout_shift, iteration", err);
+	c->iter_ns = m->pause_ns;
+	return yc_params_read(n, pmt_params, NULL, m->hz, c, err);
 }
 
 static void
@@ -188,12 +195,6 @@ pmt_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct vs_param pmt_params[] = {
-	{ "timeout_shift", "8", "pmtlock_timeout_shift: a waiter leaves its turn after "
-	  "(waiters ahead x 2) << shift iterations", "int", "" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_pmtticket_ops = {
 	.name = "pmt-ticket",

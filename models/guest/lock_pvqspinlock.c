@@ -65,6 +65,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 /* qspinlock_paravirt.h: enum vcpu_state */
 enum pvq_state { PVQ_RUNNING, PVQ_HALTED, PVQ_HASHED };
@@ -111,6 +112,31 @@ struct pvq {
 	struct pvq_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
+static const struct vs_param pvq_params[] = {
+	/* LNX-4.5 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h "
+	  "1 << 15)", "int", "", VP_NUM, VS_AT(struct pvq_cfg, threshold), 1, 1e9, 32768, NULL },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",
+	  VP_TIME, VS_AT(struct pvq_cfg, iter_ns), 0.01, 1e6, 0, NULL },
+	{ "steal", "once", "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
+	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)", "enum none|once|hybrid", "",
+	  VP_ENUM, VS_AT(struct pvq_cfg, steal), 0, 0, PVQ_STEAL_ONCE, pvq_steal_names },
+	{ "wait_early", "true", "halt when the predecessor's node is not running (4.5 \"Queue node "
+	  "adaptive spinning\"); false: 4.2-4.4", "bool", "",
+	  VP_BOOL, VS_AT(struct pvq_cfg, wait_early), 0, 1, 1, NULL },
+	{ "wait_early_preempted", "true", "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
+	  "if vCPU is preempted\", 2019, reverted)", "bool", "",
+	  VP_BOOL, VS_AT(struct pvq_cfg, wait_early_preempted), 0, 1, 1, NULL },
+	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
+	  "a halted successor when it becomes head", "enum unlock|head", "",
+	  VP_ENUM, VS_AT(struct pvq_cfg, kick), 0, 0, PVQ_KICK_UNLOCK, pvq_kick_names },
+	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_wait halt()s and only the kick wakes; "
+	  "on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, a "
+	  "spurious wakeup (VM.LOCK.spurious_wakeups): spin, halt again", "enum off|on", "",
+	  VP_ENUM, VS_AT(struct pvq_cfg, irqs), 0, 0, 0, pvq_irqs_names },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
@@ -119,18 +145,8 @@ pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	*out = c;
 	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->hypercall_ns = m->exit_hypercall_ns;
-	/* LNX-4.5 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
-	if (yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
-	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
-	    &c->iter_ns, err) ||
-	    yc_get_bool(n, "wait_early", 1, &c->wait_early, err) ||
-	    yc_get_bool(n, "wait_early_preempted", 1, &c->wait_early_preempted, err) ||
-	    yc_get_enum(n, "steal", pvq_steal_names, PVQ_STEAL_ONCE, &c->steal, err) ||
-	    yc_get_enum(n, "kick", pvq_kick_names, PVQ_KICK_UNLOCK, &c->kick, err) ||
-	    yc_get_enum(n, "irqs", pvq_irqs_names, 0, &c->irqs, err))
-		return -1;
-	return n == NULL ? 0 : yc_check_unused(n, "kind, spin_threshold, iteration, "
-	    "wait_early, wait_early_preempted, steal, kick, irqs", err);
+	c->iter_ns = m->pause_ns;
+	return yc_params_read(n, pvq_params, NULL, m->hz, c, err);
 }
 
 static void
@@ -600,22 +616,6 @@ pvq_reads_word(const struct glock *l, const struct vcpu *v)
 	return p->node[v->idx].role == PVQ_HEAD || p->node[v->idx].role == PVQ_UNFAIR;
 }
 
-static const struct vs_param pvq_params[] = {
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h 1 << 15)", "int", "" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
-	{ "steal", "once", "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
-	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)", "enum none|once|hybrid", "" },
-	{ "wait_early", "true", "halt when the predecessor's node is not running (4.5 \"Queue node "
-	  "adaptive spinning\"); false: 4.2-4.4", "bool", "" },
-	{ "wait_early_preempted", "true", "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
-	  "if vCPU is preempted\", 2019, reverted)", "bool", "" },
-	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
-	  "a halted successor when it becomes head", "enum unlock|head", "" },
-	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_wait halt()s and only the kick wakes; "
-	  "on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, a "
-	  "spurious wakeup (VM.LOCK.spurious_wakeups): spin, halt again", "enum off|on", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_pvqspinlock_ops = {
 	.name = "pv-qspinlock",

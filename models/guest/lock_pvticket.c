@@ -29,6 +29,7 @@
 #include "guest/ticket_word.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 enum pvt_backend { PVT_KVM, PVT_NONE };
 static const char *const pvt_backend_names[] = { "kvm", "none", NULL };
@@ -50,30 +51,39 @@ struct pvt {
 	unsigned char *registered; /* per vCPU: in waiting_cpus with want = my */
 };
 
+static const struct vs_param pvt_params[] = {
+	{ "backend", "kvm", "kvm: kvm_lock_spinning halts, unlock kicks; none: PARAVIRT_SPINLOCKS=y with no backend (pv ops nop, jump label off: the native ticket lock; seed 000 C)", "enum kvm|none", "",
+	  VP_ENUM, VS_AT(struct pvt_cfg, backend), 0, 0, PVT_KVM, pvt_backend_names },
+	/* LNX-3.18 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
+	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 "
+	  "asm/spinlock.h)", "int", "", VP_NUM, VS_AT(struct pvt_cfg, threshold), 1, 1e9, 32768,
+	  NULL },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",
+	  VP_TIME, VS_AT(struct pvt_cfg, iter_ns), 0.1, 1e6, 0, NULL },
+	{ "unlock_extra", "(machine atomic; 0 with backend none)", "extra unlock cost with PV on (locked add + flag test)",
+	  "time", "ns", VP_TIME, VS_AT(struct pvt_cfg, unlock_ns), 0, 1e6, 0, NULL },
+	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_lock_spinning halt()s and only the kick wakes; on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, which spins again (VM.LOCK.spurious_wakeups)", "enum off|on", "",
+	  VP_ENUM, VS_AT(struct pvt_cfg, irqs), 0, 0, 0, pvt_irqs_names },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
-	static const struct yc_node none = { .kind = YC_MAP };
 	struct pvt_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	if (n == NULL)
-		n = &none;
 	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->hypercall_ns = m->exit_hypercall_ns;
-	/* LNX-3.18 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
-	if (yc_get_enum(n, "backend", pvt_backend_names, PVT_KVM, &c->backend, err) ||
-	    yc_get_num(n, "spin_threshold", 32768, 1, 1e9, &c->threshold, err) ||
-	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.1, 1e6,
-	    &c->iter_ns, err) ||
-	    /* jeremy/xen 2011 asm/spinlock.h arch_spin_unlock: with the jump
-	     * label off (no backend) unlock is the plain __add of native */
-	    yc_get_qty(n, "unlock_extra", UNIT_TIME, m->hz,
-	    c->backend == PVT_NONE ? 0 : m->atomic_ns, 0, 1e6, &c->unlock_ns, err) ||
-	    yc_get_enum(n, "irqs", pvt_irqs_names, 0, &c->irqs, err))
+	c->iter_ns = m->pause_ns;
+	c->unlock_ns = -1;
+	if (yc_params_read(n, pvt_params, NULL, m->hz, c, err))
 		return -1;
-	return yc_check_unused(n, "kind, backend, spin_threshold, iteration, unlock_extra, irqs",
-	    err);
+	/* jeremy/xen 2011 asm/spinlock.h arch_spin_unlock: with the jump label
+	 * off (no backend) unlock is the plain __add of native */
+	if (c->unlock_ns < 0)
+		c->unlock_ns = c->backend == PVT_NONE ? 0 : m->atomic_ns;
+	return 0;
 }
 
 static void *
@@ -219,14 +229,6 @@ pvt_free_cfg(void *c)
 	free(c);
 }
 
-static const struct vs_param pvt_params[] = {
-	{ "backend", "kvm", "kvm: kvm_lock_spinning halts, unlock kicks; none: PARAVIRT_SPINLOCKS=y with no backend (pv ops nop, jump label off: the native ticket lock; seed 000 C)", "enum kvm|none", "" },
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 asm/spinlock.h)", "int", "" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns" },
-	{ "unlock_extra", "(machine atomic; 0 with backend none)", "extra unlock cost with PV on (locked add + flag test)", "time", "ns" },
-	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_lock_spinning halt()s and only the kick wakes; on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, which spins again (VM.LOCK.spurious_wakeups)", "enum off|on", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_pvticket_ops = {
 	.name = "pv-ticket",

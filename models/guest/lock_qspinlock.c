@@ -34,10 +34,15 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 struct qs_cfg {
-	int virt_fallback;	/* hypervisor (or virt_fallback) */
+	/* First: inside QS_FALLBACK, qs_reads_word reads l->priv (then the tas
+	 * state) as a struct qs, and this field as the first int of the tas
+	 * cfg (its pause, 1), which makes it answer 1 as it should. */
+	int virt_fallback;	/* hypervisor or virt_fallback */
 	void *tas_cfg;		/* virt_fallback: tas with PAUSE */
+	int hv, old;		/* the keys hypervisor and virt_fallback (its older name) */
 };
 
 struct qs {
@@ -49,19 +54,24 @@ struct qs {
 	sim_time_t *seen_at;	/* per vCPU: when its node->locked write is visible */
 };
 
+static const struct vs_param qs_params[] = {
+	{ "hypervisor", "false", "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
+	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas", "bool", "",
+	  VP_BOOL, VS_AT(struct qs_cfg, hv), 0, 1, 0, NULL },
+	{ "virt_fallback", "false", "older name of hypervisor", "bool", "",
+	  VP_BOOL, VS_AT(struct qs_cfg, old), 0, 1, 0, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 qs_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
 	struct qs_cfg *c = xcalloc(1, sizeof *c);
-	int hv, old;
 
 	*out = c;
-	if (yc_get_bool(n, "hypervisor", 0, &hv, err) ||
-	    yc_get_bool(n, "virt_fallback", 0, &old, err))
+	if (yc_params_read(n, qs_params, NULL, m->hz, c, err))
 		return -1;
-	if (n != NULL && yc_check_unused(n, "kind, hypervisor, virt_fallback", err))
-		return -1;
-	c->virt_fallback = hv || old;
+	c->virt_fallback = c->hv || c->old;
 	if (c->virt_fallback)
 		return lock_tas_ops.parse(NULL, m, &c->tas_cfg, err);
 	return 0;
@@ -242,12 +252,6 @@ qs_reads_word(const struct glock *l, const struct vcpu *v)
 	    (qhead(s) == v && s->seen_at[v->idx] <= l->hv->sim->now);
 }
 
-static const struct vs_param qs_params[] = {
-	{ "hypervisor", "false", "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
-	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas", "bool", "" },
-	{ "virt_fallback", "false", "older name of hypervisor", "bool", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_qspinlock_ops = {
 	.name = "qspinlock",

@@ -42,6 +42,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 enum sp_state { SP_NONE, SP_SPIN, SP_PARKED };
 
@@ -68,6 +69,22 @@ struct sp {
 	int fqh, fqn;
 };
 
+static const struct vs_param sp_params[] = {
+	/* glibc elf/dl-tunables.list: glibc.pthread.mutex_spin_count default 100 */
+	{ "spin_count", "100", "max_adaptive_count: spin iterations before sleeping (glibc "
+	  "tunable glibc.pthread.mutex_spin_count)", "int", "",
+	  VP_INT, VS_AT(struct sp_cfg, spin_count), 0, 1000000000, 100, NULL },
+	{ "adaptive", "true", "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
+	  "acquisition (glibc); false: always spin_count", "bool", "",
+	  VP_BOOL, VS_AT(struct sp_cfg, adaptive), 0, 1, 1, NULL },
+	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)",
+	  "time", "ns", VP_TIME, VS_AT(struct sp_cfg, iter_ns), 0.01, 1e6, 0, NULL },
+	{ "wake", "(machine hypercall exit)", "the releaser's cost to wake a sleeper (the "
+	  "reschedule IPI's exit)", "time", "ns",
+	  VP_TIME, VS_AT(struct sp_cfg, wake_ns), 0, 1e9, 0, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 sp_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
@@ -75,16 +92,9 @@ sp_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs
 
 	*out = c;
 	c->exit_hlt_ns = m->exit_hlt_ns;
-	/* glibc elf/dl-tunables.list: glibc.pthread.mutex_spin_count default 100 */
-	if (yc_get_int(n, "spin_count", 100, 0, 1000000000, &c->spin_count, err) ||
-	    yc_get_bool(n, "adaptive", 1, &c->adaptive, err) ||
-	    yc_get_qty(n, "iteration", UNIT_TIME, m->hz, m->pause_ns, 0.01, 1e6,
-	    &c->iter_ns, err) ||
-	    yc_get_qty(n, "wake", UNIT_TIME, m->hz, m->exit_hypercall_ns, 0, 1e9,
-	    &c->wake_ns, err))
-		return -1;
-	return n == NULL ? 0 :
-	    yc_check_unused(n, "kind, spin_count, adaptive, iteration, wake", err);
+	c->iter_ns = m->pause_ns;
+	c->wake_ns = m->exit_hypercall_ns;
+	return yc_params_read(n, sp_params, NULL, m->hz, c, err);
 }
 
 static void
@@ -262,16 +272,6 @@ sp_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct vs_param sp_params[] = {
-	{ "spin_count", "100", "max_adaptive_count: spin iterations before sleeping (glibc "
-	  "tunable glibc.pthread.mutex_spin_count)", "int", "" },
-	{ "adaptive", "true", "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
-	  "acquisition (glibc); false: always spin_count", "bool", "" },
-	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)", "time", "ns" },
-	{ "wake", "(machine hypercall exit)", "the releaser's cost to wake a sleeper (the "
-	  "reschedule IPI's exit)", "time", "ns" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_spinpark_ops = {
 	.name = "spinpark",

@@ -33,6 +33,7 @@
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "yconf.h"
+#include "yparam.h"
 
 struct tas_cfg {
 	int pause;
@@ -44,15 +45,19 @@ struct tas {
 	int n;
 };
 
+static const struct vs_param tas_params[] = {
+	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop", "bool", "",
+	  VP_BOOL, VS_AT(struct tas_cfg, pause), 0, 1, 1, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 tas_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
 	struct tas_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	if (yc_get_bool(n, "pause", 1, &c->pause, err))
-		return -1;
-	return n == NULL ? 0 : yc_check_unused(n, "kind, pause", err);
+	return yc_params_read(n, tas_params, NULL, m->hz, c, err);
 }
 
 static void
@@ -163,10 +168,6 @@ tas_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
-static const struct vs_param tas_params[] = {
-	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop", "bool", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct lock_ops lock_tas_ops = {
 	.name = "tas",

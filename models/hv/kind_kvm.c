@@ -37,6 +37,7 @@
 #include "hv/kvm_priv.h"
 #include "metrics.h"
 #include "yconf.h"
+#include "yparam.h"
 
 struct dy_cfg {
 	int skip_running, dy_eligible, only_preempted, esrch_exit, ready_boost, prefer_ipi;
@@ -92,10 +93,103 @@ struct kvm {
 	int scan_touched;	/* this scan changed another vCPU's state (dy_eligible) */
 };
 
+/* The keys of hypervisor.ple and .pause_filter as written (parse_ple and
+ * parse_pause_filter turn them into struct kvm_cfg). */
+struct ple_keys {
+	int defaults, enabled, dynamic;
+	double window, gap, grow, shrink, max;
+};
+struct pf_keys {
+	double count, thresh, grow, shrink, max;
+};
+
+static const char *const ple_presets[] = { "3.2", "6.6", NULL };
+static const char *const hp_policies[] = { "off", "fixed", "dynamic", NULL };
+
+/* hypervisor.* keys of kvm (kvm_parse, kvm_hp_parse; kvm_list has the version table). */
+const struct vs_param kvm_params[] = {
+	{ "directed_yield", "3.2", "kvm_vcpu_on_spin version, or {version, SWITCH: bool...} "
+	  "(spin_handler is the older name); vlocksim list prints each version's switches",
+	  "enum (see the version table)", "", VS_LIST },
+	{ "directed_yield.version", "3.2", "the version whose switches the others change",
+	  "enum (see the version table)", "", VS_LIST },
+	{ "directed_yield.skip_running", "(the version's)", "3.2 kvm_vcpu_yield_to: refuse a "
+	  "vCPU in guest mode (PF_VCPU)", "bool", "",
+	  VP_BOOL, VS_AT(struct dy_cfg, skip_running), 0, 1, 0, NULL },
+	{ "directed_yield.dy_eligible", "(the version's)", "\"KVM: Choose better candidate for "
+	  "directed yield\" (2012)", "bool", "",
+	  VP_BOOL, VS_AT(struct dy_cfg, dy_eligible), 0, 1, 0, NULL },
+	{ "directed_yield.only_preempted", "(the version's)", "\"kvm: Iterate over only vcpus "
+	  "that are preempted\" (2013)", "bool", "",
+	  VP_BOOL, VS_AT(struct dy_cfg, only_preempted), 0, 1, 0, NULL },
+	{ "directed_yield.esrch_exit", "(the version's)", "three -ESRCH answers of yield_to end "
+	  "the search (2013)", "bool", "", VP_BOOL, VS_AT(struct dy_cfg, esrch_exit), 0, 1, 0,
+	  NULL },
+	{ "directed_yield.ready_boost", "(the version's)", "vcpu->ready instead of preempted "
+	  "(d73eb57b80b, 2019)", "bool", "", VP_BOOL, VS_AT(struct dy_cfg, ready_boost), 0, 1,
+	  0, NULL },
+	{ "directed_yield.prefer_ipi_target", "(the version's)", "first try the vCPU this one "
+	  "last kicked (a 2025 proposal, not merged)", "bool", "",
+	  VP_BOOL, VS_AT(struct dy_cfg, prefer_ipi), 0, 1, 0, NULL },
+	{ "spin_handler", "3.2", "the older name of directed_yield: VERSION",
+	  "enum (see the version table)", "", VS_LIST },
+	{ "ple.defaults", "3.2", "Intel PLE presets: 3.2 (vmx.c LNX-3.6/4.5) or 6.6 (dynamic, "
+	  "max 4294967295cycles)", "enum 3.2|6.6", "",
+	  VP_ENUM, VS_AT(struct ple_keys, defaults), 0, 0, 0, ple_presets },
+	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmx.c ple_gap != 0)", "bool", "",
+	  VP_BOOL, VS_AT(struct ple_keys, enabled), 0, 1, 1, NULL },
+	{ "ple.window", "4096cycles", "ple_window (KVM_VMX_DEFAULT_PLE_WINDOW)", "time", "cycles",
+	  VP_TIME, VS_AT(struct ple_keys, window), 1, 1e9, 4096, NULL },
+	{ "ple.gap", "128cycles", "ple_gap: the longest gap between PAUSEs of one loop", "time",
+	  "cycles", VP_TIME, VS_AT(struct ple_keys, gap), 0, 1e9, 128, NULL },
+	{ "ple.dynamic", "false", "grow/shrink the window per vCPU (LNX-3.18 grow_ple_window; "
+	  "true with defaults 6.6)", "bool", "", VP_BOOL, VS_AT(struct ple_keys, dynamic), 0, 1,
+	  0, NULL },
+	{ "ple.grow", "2", "ple_window_grow", "number", "",
+	  VP_NUM, VS_AT(struct ple_keys, grow), 0, 1e9, 2, NULL },
+	{ "ple.shrink", "0", "ple_window_shrink", "number", "",
+	  VP_NUM, VS_AT(struct ple_keys, shrink), 0, 1e9, 0, NULL },
+	{ "ple.max", "1073741823cycles", "ple_window_max", "time", "cycles",
+	  VP_TIME, VS_AT(struct ple_keys, max), 1, 1e12, 1073741823, NULL },
+	{ "pause_filter.count", "3000", "AMD SVM pause_filter_count (LNX-6.6 svm.c), in PAUSEs",
+	  "int", "", VP_NUM, VS_AT(struct pf_keys, count), 0, 65535, 3000, NULL },
+	{ "pause_filter.thresh", "128cycles", "pause_filter_thresh", "time", "cycles",
+	  VP_TIME, VS_AT(struct pf_keys, thresh), 0, 1e9, 128, NULL },
+	{ "pause_filter.grow", "2", "pause_filter_count_grow", "number", "",
+	  VP_NUM, VS_AT(struct pf_keys, grow), 0, 65535, 2, NULL },
+	{ "pause_filter.shrink", "0", "pause_filter_count_shrink", "number", "",
+	  VP_NUM, VS_AT(struct pf_keys, shrink), 0, 65535, 0, NULL },
+	{ "pause_filter.max", "65535", "pause_filter_count_max", "int", "",
+	  VP_NUM, VS_AT(struct pf_keys, max), 1, 65535, 65535, NULL },
+	{ "pv.sched_yield", "true", "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
+	  "host)", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, pv_sched_yield), 0, 1, 1, NULL },
+	{ "pv.yield_on_kick", "false", "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
+	  "5.3)", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, yield_on_kick), 0, 1, 0, NULL },
+	{ "halt_poll", "0ns", "a fixed poll window every halt (halt_poll_ns, Linux 4.0; 0: off), or "
+	  "{policy: dynamic|fixed|off, max, grow, grow_start, shrink, window}", "time", "ns",
+	  VS_LIST },
+	{ "halt_poll.policy", "dynamic", "dynamic: LNX-6.12 kvm_vcpu_halt's per-vCPU window; "
+	  "fixed: window every halt; off", "enum off|fixed|dynamic", "",
+	  VP_ENUM, VS_AT(struct kvm_hp_cfg, mode), 0, 0, KVM_HP_DYNAMIC, hp_policies },
+	{ "halt_poll.window", "0ns", "policy fixed: the poll window of every halt", "time", "ns",
+	  VP_TIME, VS_AT(struct kvm_hp_cfg, fixed_ns), 0, 1e9, 0, NULL },
+	/* LNX-6.12 virt/kvm/kvm_main.c and arch/x86/include/asm/kvm_host.h */
+	{ "halt_poll.max", "200us", "halt_poll_ns (x86 KVM_HALT_POLL_NS_DEFAULT, policy dynamic)",
+	  "time", "ns", VP_TIME, VS_AT(struct kvm_hp_cfg, max_ns), 0, 1e10, 200000, NULL },
+	{ "halt_poll.grow", "2", "halt_poll_ns_grow", "number", "",
+	  VP_NUM, VS_AT(struct kvm_hp_cfg, grow), 0, 1e6, 2, NULL },
+	{ "halt_poll.grow_start", "10us", "halt_poll_ns_grow_start", "time", "ns",
+	  VP_TIME, VS_AT(struct kvm_hp_cfg, grow_start_ns), 0, 1e10, 10000, NULL },
+	{ "halt_poll.shrink", "2", "halt_poll_ns_shrink (0: reset, the Linux 4.0-5.4 default; "
+	  "\"Default halves\" since)", "number", "",
+	  VP_NUM, VS_AT(struct kvm_hp_cfg, shrink), 0, 1e6, 2, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 parse_version(const struct yc_node *n, const char *key, int *out, struct vs_err *err)
 {
-	static const char *names[NDY + 1];
+	const char *names[NDY + 1];
 	size_t i;
 
 	for (i = 0; i < NDY; i++)
@@ -106,7 +200,8 @@ parse_version(const struct yc_node *n, const char *key, int *out, struct vs_err 
 
 /* hypervisor.directed_yield: "VERSION" or {version, switches...} */
 static int
-parse_dy(const struct yc_node *n, struct kvm_cfg *c, struct vs_err *err)
+parse_dy(const struct yc_node *n, struct kvm_cfg *c, const struct machine *m,
+    struct vs_err *err)
 {
 	const struct yc_node *d = yc_find(n, "directed_yield");
 	struct dy_cfg *s = &c->dy;
@@ -124,15 +219,9 @@ parse_dy(const struct yc_node *n, struct kvm_cfg *c, struct vs_err *err)
 	*s = dy_versions[c->version].sw;
 	if (d == NULL)
 		return 0;
-	if (yc_get_bool(d, "skip_running", s->skip_running, &s->skip_running, err) ||
-	    yc_get_bool(d, "dy_eligible", s->dy_eligible, &s->dy_eligible, err) ||
-	    yc_get_bool(d, "only_preempted", s->only_preempted, &s->only_preempted, err) ||
-	    yc_get_bool(d, "esrch_exit", s->esrch_exit, &s->esrch_exit, err) ||
-	    yc_get_bool(d, "ready_boost", s->ready_boost, &s->ready_boost, err) ||
-	    yc_get_bool(d, "prefer_ipi_target", s->prefer_ipi, &s->prefer_ipi, err))
+	if (yc_params_read(d, kvm_params, "directed_yield", m->hz, s, err))
 		return -1;
-	return yc_check_unused(d, "version, skip_running, dy_eligible, only_preempted, "
-	    "esrch_exit, ready_boost, prefer_ipi_target", err);
+	return yc_params_check(d, kvm_params, "directed_yield", err);
 }
 
 /*
@@ -145,31 +234,28 @@ static int
 parse_ple(const struct yc_node *ple, const struct machine *m, struct kvm_cfg *c,
     struct vs_err *err)
 {
-	static const char *const presets[] = { "3.2", "6.6", NULL };
-	double cyc = 1e9 / m->hz, gap;
-	int pre;
+	struct ple_keys k;
 
 	if (yc_expect(ple, YC_MAP, "PLE settings {defaults, window, gap, dynamic, ...}", err) ||
-	    yc_get_enum(ple, "defaults", presets, 0, &pre, err))
+	    yc_params_read(ple, kvm_params, "ple", m->hz, &k, err))
 		return -1;
+	if (k.defaults == 1) {		/* 6.6 */
+		if (yc_find(ple, "dynamic") == NULL)
+			k.dynamic = 1;
+		if (yc_find(ple, "max") == NULL)
+			k.max = 4294967295.0 * 1e9 / m->hz;
+	}
 	c->hw = PLE_VMX;
-	if (yc_get_bool(ple, "enabled", 1, &c->ple, err) ||
-	    yc_get_qty(ple, "window", UNIT_TIME, m->hz, 4096 * 1e9 / m->hz, 1, 1e9,
-	    &c->window_ns, err) ||
-	    yc_get_bool(ple, "dynamic", pre == 1, &c->dynamic, err) ||
-	    yc_get_num(ple, "grow", 2, 0, 1e9, &c->grow, err) ||
-	    yc_get_num(ple, "shrink", 0, 0, 1e9, &c->shrink, err) ||
-	    yc_get_qty(ple, "max", UNIT_TIME, m->hz,
-	    (pre == 1 ? 4294967295.0 : 1073741823.0) * 1e9 / m->hz, 1, 1e12, &c->max_ns, err) ||
-	    yc_get_qty(ple, "gap", UNIT_TIME, m->hz, 128 * cyc, 0, 1e9, &gap, err))
-		return -1;
 	/* ple_gap only says whether PAUSEs belong to one loop: spin loops here always do,
 	 * unless it is 0, which turns PLE off (vmx.c: "Also indicate if ple enabled"). */
-	if (gap == 0)
-		c->ple = 0;
-	c->base = c->window_ns / cyc;
-	return yc_check_unused(ple, "defaults, enabled, window, gap, dynamic, grow, shrink, max",
-	    err);
+	c->ple = k.enabled && k.gap != 0;
+	c->window_ns = k.window;
+	c->dynamic = k.dynamic;
+	c->grow = k.grow;
+	c->shrink = k.shrink;
+	c->max_ns = k.max;
+	c->base = c->window_ns / (1e9 / m->hz);
+	return yc_params_check(ple, kvm_params, "ple", err);
 }
 
 /*
@@ -183,27 +269,25 @@ static int
 parse_pause_filter(const struct yc_node *pf, const struct machine *m, struct kvm_cfg *c,
     struct vs_err *err)
 {
-	double count, max, thresh;
+	struct pf_keys k;
 
 	if (yc_expect(pf, YC_MAP, "pause filter settings {count, thresh, grow, shrink, max}",
-	    err) ||
-	    yc_get_num(pf, "count", 3000, 0, 65535, &count, err) ||
-	    yc_get_qty(pf, "thresh", UNIT_TIME, m->hz, 128 * 1e9 / m->hz, 0, 1e9, &thresh,
-	    err) ||
-	    yc_get_num(pf, "grow", 2, 0, 65535, &c->grow, err) ||
-	    yc_get_num(pf, "shrink", 0, 0, 65535, &c->shrink, err) ||
-	    yc_get_num(pf, "max", 65535, 1, 65535, &max, err))
+	    err) || yc_params_read(pf, kvm_params, "pause_filter", m->hz, &k, err))
 		return -1;
 	c->hw = PLE_SVM;
-	c->ple = count > 0 && thresh > 0;
+	c->ple = k.count > 0 && k.thresh > 0;
 	c->dynamic = 1;
-	c->base = count;
+	c->base = k.count;
+	c->grow = k.grow;
+	c->shrink = k.shrink;
 	/* the count is of PAUSE instructions (one per spin iteration here) */
-	c->window_ns = count * m->pause_ns;
-	c->max_ns = max * m->pause_ns;
-	return yc_check_unused(pf, "count, thresh, grow, shrink, max", err);
+	c->window_ns = k.count * m->pause_ns;
+	c->max_ns = k.max * m->pause_ns;
+	return yc_params_check(pf, kvm_params, "pause_filter", err);
 }
 
+/* The keys of the hypervisor mapping itself are checked by the scenario
+ * (with its own: kind, scheduler, params). */
 static int
 kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
@@ -215,16 +299,14 @@ kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	*out = c;
 	c->version = 0;
 	c->dy = dy_versions[0].sw;
-	c->pv_sched_yield = 1;	/* offered: the guest decides whether to call it */
-	if (n != NULL && parse_dy(n, c, err))
+	if (n != NULL && parse_dy(n, c, m, err))
 		return -1;
 	if (kvm_hp_parse(n, m, &c->hp, err))
 		return -1;
-	if (pv != NULL && (yc_expect(pv, YC_MAP, "PV settings {sched_yield, yield_on_kick}",
-	    err) ||
-	    yc_get_bool(pv, "sched_yield", 1, &c->pv_sched_yield, err) ||
-	    yc_get_bool(pv, "yield_on_kick", 0, &c->yield_on_kick, err) ||
-	    yc_check_unused(pv, "sched_yield, yield_on_kick", err)))
+	/* PV: offered unless told (the guest decides whether to call it) */
+	if ((pv != NULL && yc_expect(pv, YC_MAP, "PV settings {sched_yield, yield_on_kick}",
+	    err)) || yc_params_read(pv, kvm_params, "pv", m->hz, c, err) ||
+	    yc_params_check(pv, kvm_params, "pv", err))
 		return -1;
 	c->dy_given = ple != NULL || pf != NULL || (n != NULL &&
 	    (yc_find(n, "directed_yield") != NULL || yc_find(n, "spin_handler") != NULL));
@@ -645,43 +727,6 @@ kvm_list(FILE *o)
 	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n", o);
 	kvm_hp_list(o);
 }
-
-/* hypervisor.* keys of kvm (kvm_parse, kvm_hp_parse; kvm_list has the version table). */
-static const struct vs_param kvm_params[] = {
-	{ "directed_yield", "3.2", "kvm_vcpu_on_spin version, or {version, SWITCH: bool...} "
-	  "(spin_handler is the older name); vlocksim list prints each version's switches",
-	  "enum (see the version table)", "" },
-	{ "ple.defaults", "3.2", "Intel PLE presets: 3.2 (vmx.c LNX-3.6/4.5) or 6.6 (dynamic, "
-	  "max 4294967295cycles)", "enum 3.2|6.6", "" },
-	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmx.c ple_gap != 0)", "bool", "" },
-	{ "ple.window", "4096cycles", "ple_window (KVM_VMX_DEFAULT_PLE_WINDOW)", "time", "cycles" },
-	{ "ple.gap", "128cycles", "ple_gap: the longest gap between PAUSEs of one loop", "time",
-	  "cycles" },
-	{ "ple.dynamic", "false", "grow/shrink the window per vCPU (LNX-3.18 grow_ple_window; "
-	  "true with defaults 6.6)", "bool", "" },
-	{ "ple.grow", "2", "ple_window_grow", "number", "" },
-	{ "ple.shrink", "0", "ple_window_shrink", "number", "" },
-	{ "ple.max", "1073741823cycles", "ple_window_max", "time", "cycles" },
-	{ "pause_filter.count", "3000", "AMD SVM pause_filter_count (LNX-6.6 svm.c), in PAUSEs",
-	  "int", "" },
-	{ "pause_filter.thresh", "128cycles", "pause_filter_thresh", "time", "cycles" },
-	{ "pause_filter.grow", "2", "pause_filter_count_grow", "number", "" },
-	{ "pause_filter.shrink", "0", "pause_filter_count_shrink", "number", "" },
-	{ "pause_filter.max", "65535", "pause_filter_count_max", "int", "" },
-	{ "pv.sched_yield", "true", "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
-	  "host)", "bool", "" },
-	{ "pv.yield_on_kick", "false", "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
-	  "5.3)", "bool", "" },
-	{ "halt_poll", "0", "a fixed poll window every halt (halt_poll_ns, Linux 4.0; 0: off), or "
-	  "{policy: dynamic|fixed|off, max, grow, grow_start, shrink, window}", "time", "ns" },
-	{ "halt_poll.max", "200us", "halt_poll_ns (x86 KVM_HALT_POLL_NS_DEFAULT, policy dynamic)",
-	  "time", "ns" },
-	{ "halt_poll.grow", "2", "halt_poll_ns_grow", "number", "" },
-	{ "halt_poll.grow_start", "10us", "halt_poll_ns_grow_start", "time", "ns" },
-	{ "halt_poll.shrink", "2", "halt_poll_ns_shrink (0: reset, the Linux 4.0-5.4 default)",
-	  "number", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct hv_kind_ops kind_kvm_ops = {
 	.name = "kvm",

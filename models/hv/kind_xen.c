@@ -10,13 +10,27 @@
 
 #include "hv/hv.h"
 #include "hv/kind.h"
+#include "hw/machine.h"
 #include "yconf.h"
+#include "yparam.h"
 
 struct xen_cfg {
 	int ple;
 	double window_ns;
 };
 
+/* hypervisor.* keys of xen (XEN-4.2 vmcs.c: ple_gap 128, ple_window 4096). */
+static const struct vs_param xen_params[] = {
+	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmcs.c ple_gap 128)", "bool", "",
+	  VP_BOOL, VS_AT(struct xen_cfg, ple), 0, 1, 1, NULL },
+	{ "ple.window", "4096cycles", "vmcs.c ple_window", "time", "cycles",
+	  VP_TIME, VS_AT(struct xen_cfg, window_ns), 1, 1e9, 4096, NULL },
+	{ "ple.gap", "128", "ple_gap: accepted, not modelled", "int", "cycles", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
+/* No ple mapping: no PLE.  The hypervisor mapping's own keys are checked by
+ * the scenario. */
 static int
 xen_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs_err *err)
 {
@@ -27,12 +41,9 @@ xen_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	if (ple == NULL)
 		return 0;
 	if (yc_expect(ple, YC_MAP, "PLE settings {window, gap}", err) ||
-	    yc_get_bool(ple, "enabled", 1, &c->ple, err) ||
-	    yc_get_qty(ple, "window", UNIT_TIME, m->hz, 4096 * 1e9 / m->hz, 1, 1e9,
-	    &c->window_ns, err))
+	    yc_params_read(ple, xen_params, "ple", m->hz, c, err))
 		return -1;
-	(void)yc_find(ple, "gap");
-	return yc_check_unused(ple, "enabled, window, gap", err);
+	return yc_params_check(ple, xen_params, "ple", err);
 }
 
 static void
@@ -61,14 +72,6 @@ xen_ple_exit(struct hv *hv, struct vcpu *v)
 {
 	hv_yield(v);
 }
-
-/* hypervisor.* keys of xen. */
-static const struct vs_param xen_params[] = {
-	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmcs.c ple_gap 128)", "bool", "" },
-	{ "ple.window", "4096cycles", "vmcs.c ple_window", "time", "cycles" },
-	{ "ple.gap", "128", "ple_gap: accepted, not modelled", "int", "cycles" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct hv_kind_ops kind_xen_ops = {
 	.name = "xen",

@@ -21,32 +21,22 @@
 #include "hv/kvm_priv.h"
 #include "hw/machine.h"
 #include "yconf.h"
+#include "yparam.h"
 
-/*
- * LNX-6.12 virt/kvm/kvm_main.c and arch/x86/include/asm/kvm_host.h:
- * halt_poll_ns = KVM_HALT_POLL_NS_DEFAULT 200000 (x86), halt_poll_ns_grow 2,
- * halt_poll_ns_grow_start 10000, halt_poll_ns_shrink 2 ("Default halves").
- */
-#define HP_MAX_NS 200000.0
-#define HP_GROW 2.0
-#define HP_GROW_START_NS 10000.0
-#define HP_SHRINK 2.0
-
+/* Defaults and ranges: kvm_params' halt_poll rows (kind_kvm.c). */
 int
 kvm_hp_parse(const struct yc_node *n, const struct machine *m, struct kvm_hp_cfg *c,
     struct vs_err *err)
 {
-	static const char *const policies[] = { "off", "fixed", "dynamic", NULL };
 	const struct yc_node *hp = n != NULL ? yc_find(n, "halt_poll") : NULL;
-	int pol;
 
-	c->mode = KVM_HP_OFF;
-	c->max_ns = HP_MAX_NS;
-	c->grow = HP_GROW;
-	c->grow_start_ns = HP_GROW_START_NS;
-	c->shrink = HP_SHRINK;
-	if (hp == NULL)
+	if (yc_params_read(hp != NULL && hp->kind == YC_MAP ? hp : NULL, kvm_params, "halt_poll",
+	    m->hz, c, err))
+		return -1;
+	if (hp == NULL) {
+		c->mode = KVM_HP_OFF;
 		return 0;
+	}
 	c->given = 1;
 	if (hp->kind != YC_MAP) {
 		/* A plain time: the fixed window (0: off), as before */
@@ -55,18 +45,9 @@ kvm_hp_parse(const struct yc_node *n, const struct machine *m, struct kvm_hp_cfg
 		c->mode = c->fixed_ns > 0 ? KVM_HP_FIXED : KVM_HP_OFF;
 		return 0;
 	}
-	if (yc_get_enum(hp, "policy", policies, KVM_HP_DYNAMIC, &pol, err) ||
-	    yc_get_qty(hp, "window", UNIT_TIME, m->hz, 0, 0, 1e9, &c->fixed_ns, err) ||
-	    yc_get_qty(hp, "max", UNIT_TIME, m->hz, HP_MAX_NS, 0, 1e10, &c->max_ns, err) ||
-	    yc_get_num(hp, "grow", HP_GROW, 0, 1e6, &c->grow, err) ||
-	    yc_get_qty(hp, "grow_start", UNIT_TIME, m->hz, HP_GROW_START_NS, 0, 1e10,
-	    &c->grow_start_ns, err) ||
-	    yc_get_num(hp, "shrink", HP_SHRINK, 0, 1e6, &c->shrink, err))
-		return -1;
-	c->mode = (enum kvm_hp_mode)pol;
 	if (c->mode == KVM_HP_FIXED && c->fixed_ns <= 0)
 		return yc_err(hp, err, "halt_poll: policy fixed needs a window (e.g. window: 50us)");
-	return yc_check_unused(hp, "policy, window, max, grow, grow_start, shrink", err);
+	return yc_params_check(hp, kvm_params, "halt_poll", err);
 }
 
 /* LNX-6.12 kvm_main.c: grow_halt_poll_ns (the cap applies at the next halt) */

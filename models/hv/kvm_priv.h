@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "param.h"
 #include "util.h"
 
 struct yc_node;
@@ -36,6 +37,8 @@ struct kvm_hp_vcpu {
 	uint64_t grows, shrinks;
 };
 
+/* hypervisor.* keys of kvm (kind_kvm.c), halt_poll's among them. */
+extern const struct vs_param kvm_params[];
 int kvm_hp_parse(const struct yc_node *hv, const struct machine *, struct kvm_hp_cfg *,
     struct vs_err *);
 double kvm_hp_begin(const struct kvm_hp_cfg *, struct kvm_hp_vcpu *);

@@ -38,6 +38,24 @@ struct cfs {
 
 /* ---- parameters ---- */
 
+/* hypervisor.params of cfs beside fair_params: LNX-3.2 fair.c sysctl defaults
+ * (LNX-3.6 fair.c sysctl_sched_*; kernel/sched/features.h). */
+static const struct vs_param cfs_params[] = {
+	{ "latency", "6ms", "sysctl_sched_latency (x factor): the period every runnable entity "
+	  "runs in", "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, latency), 1e3, 1e10, 6e6,
+	  NULL },
+	{ "min_granularity", "0.75ms", "sysctl_sched_min_granularity (x factor): shortest slice",
+	  "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, min_gran), 1e3, 1e10, 0.75e6, NULL },
+	{ "wakeup_granularity", "1ms", "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
+	  "a waker needs to preempt", "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, wakeup_gran),
+	  0, 1e10, 1e6, NULL },
+	/* LNX-3.2 sched_fair.c sysctl_sched_shares_window: 10 ms */
+	{ "shares_window", "10ms", "sysctl_sched_shares_window: groups weigh their other pCPUs' "
+	  "loads averaged over it (update_cfs_load); 0: the current loads", "time", "ns",
+	  VP_TIME, VS_AT(struct cfs_cfg, shares_window), 0, 1e10, 10e6, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 cfs_parse(const struct yc_node *params, double hz, void **out, struct vs_err *err)
 {
@@ -46,19 +64,7 @@ cfs_parse(const struct yc_node *params, double hz, void **out, struct vs_err *er
 	*out = cfg;
 	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of cfs parameters", err))
 		return -1;
-	/* LNX-3.6 fair.c sysctl_sched_* defaults; kernel/sched/features.h */
-	if (yc_get_qty(params, "latency", UNIT_TIME, hz, 6e6, 1e3, 1e10, &cfg->latency, err) ||
-	    yc_get_qty(params, "min_granularity", UNIT_TIME, hz, 0.75e6, 1e3, 1e10,
-	    &cfg->min_gran, err) ||
-	    yc_get_qty(params, "wakeup_granularity", UNIT_TIME, hz, 1e6, 0, 1e10,
-	    &cfg->wakeup_gran, err) ||
-	    /* LNX-3.2 sched_fair.c sysctl_sched_shares_window: 10 ms */
-	    yc_get_qty(params, "shares_window", UNIT_TIME, hz, 10e6, 0, 1e10,
-	    &cfg->shares_window, err) ||
-	    fair_parse_common(params, hz, &cfg->fc, err))
-		return -1;
-	return yc_check_unused(params, "latency, min_granularity, wakeup_granularity, "
-	    "shares_window, " FAIR_CFG_KEYS, err);
+	return fair_parse(params, hz, cfs_params, cfg, err);
 }
 
 /* ---- virtual time ---- */
@@ -352,8 +358,7 @@ static const struct fair_class cfs_class = {
 static int
 cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
-	struct cfs_cfg defaults = { fair_cfg_defaults, 6e6, 0.75e6, 1e6, 10e6 };
-	const struct cfs_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
+	const struct cfs_cfg *cfg = vcfg;	/* cfs_parse's, defaults included */
 	struct cfs *c = xcalloc(1, sizeof *c);
 	int f = fair_sysctl_factor(cfg->fc.scaling, hv->npcpus);
 
@@ -365,19 +370,6 @@ cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	c->f.shares_window = (int64_t)cfg->shares_window;	/* not scaled by the factor */
 	return fair_init(hv, &c->f, &cfs_class, c, &cfg->fc, err);
 }
-
-/* hypervisor.params of cfs beside fair_params: LNX-3.2 fair.c sysctl defaults. */
-static const struct vs_param cfs_params[] = {
-	{ "latency", "6ms", "sysctl_sched_latency (x factor): the period every runnable entity "
-	  "runs in", "time", "ns" },
-	{ "min_granularity", "0.75ms", "sysctl_sched_min_granularity (x factor): shortest slice",
-	  "time", "ns" },
-	{ "wakeup_granularity", "1ms", "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
-	  "a waker needs to preempt", "time", "ns" },
-	{ "shares_window", "10ms", "sysctl_sched_shares_window: groups weigh their other pCPUs' "
-	  "loads averaged over it (update_cfs_load); 0: the current loads", "time", "ns" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct sched_ops sched_cfs_ops = {
 	.name = "cfs",

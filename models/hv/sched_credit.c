@@ -28,6 +28,7 @@
 #include "hv/sched_credit.h"
 #include "hv/sched_pervm.h"
 #include "yconf.h"
+#include "yparam.h"
 
 #define MS	1000000LL
 
@@ -735,10 +736,7 @@ set_cap(void *ctx, int vm, int val)
 static int
 csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 {
-	static const struct csched_cfg defaults = {
-		CSCHED_TICKLE_UPSTREAM_42, 30 * MS, 10 * MS, MS, 1, NULL, NULL, 0, 0, 0
-	};
-	const struct csched_cfg *cfg = cfgp != NULL ? cfgp : &defaults;
+	const struct csched_cfg *cfg = cfgp;	/* csched_parse's, defaults included */
 	struct csched_priv *pr = xcalloc(1, sizeof *pr);
 	int np = hv->npcpus, i, *load;
 
@@ -856,73 +854,61 @@ csched_free_cfg(void *p)
 	free(cfg);
 }
 
+static const char *const csched_tickles[] = { "upstream-4.2", "patched-2012", "xen-4.3", NULL };
+
+/* hypervisor.params of credit: Xen 4.2 sched_credit.c and its boot parameters. */
+static const struct vs_param csched_params[] = {
+	{ "tickle", "upstream-4.2", "which runq_tickle: upstream-4.2, patched-2012 (the 2012 "
+	  "tickle patch), xen-4.3", "enum upstream-4.2|patched-2012|xen-4.3", "",
+	  VP_ENUM, VS_AT(struct csched_cfg, tickle), 0, 0, CSCHED_TICKLE_UPSTREAM_42,
+	  csched_tickles },
+	/* XEN-4.2 sched_credit_tslice_ms: 1..1000 ms, whole ms (csched_parse) */
+	{ "tslice", "30ms", "sched_credit_tslice_ms: the time slice", "time", "ns",
+	  VP_TIME, VS_AT(struct csched_cfg, tslice_ns), 1e6, 1e9, 30e6, NULL },
+	/* XEN-4.2 csched_init: 3 ticks per tslice, 1 if tslice < 3 ms (csched_parse) */
+	{ "tick", "(tslice/3)", "CSCHED_TICKS_PER_TSLICE 3: the accounting tick", "time", "ns",
+	  VP_TIME, VS_AT(struct csched_cfg, tick_ns), 1e5, 1e9, 0, NULL },
+	/* XEN-4.2 sched_ratelimit_us: 0 (off, as 4.1) or 100 us..500 ms, <= tslice */
+	{ "ratelimit", "1ms", "sched_ratelimit_us (4.2): minimum run before preemption",
+	  "time", "ns", VP_TIME, VS_AT(struct csched_cfg, ratelimit_ns), 0, 5e8, 1e6, NULL },
+	{ "tickle_one_idle", "true", "tickle one idle pCPU, not all (4.2 runq_tickle)",
+	  "bool", "", VP_BOOL, VS_AT(struct csched_cfg, tickle_one_idle), 0, 1, 1, NULL },
+	{ "vcpu_migration_delay", "0ns", "vcpu_migration_delay boot parameter (4.2): cache-hot "
+	  "window", "time", "ns", VP_TIME, VS_AT(struct csched_cfg, migration_delay_ns), 0, 1e9,
+	  0, NULL },
+	{ "weights", "{VM: 256}", "domain weight (xl sched-credit -w; default 256)", "map", "", VS_LIST },
+	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err *err)
 {
-	static const char *const tickles[] = { "upstream-4.2", "patched-2012", "xen-4.3", NULL };
 	struct csched_cfg *cfg = xcalloc(1, sizeof *cfg);
-	double tslice, tick, rl, md;
-	int t;
 
 	*cfgp = cfg;
 	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of credit parameters", err))
 		return -1;
-	if (yc_get_enum(params, "tickle", tickles, CSCHED_TICKLE_UPSTREAM_42, &t, err))
+	cfg->tick_ns = -1;	/* computed from tslice unless given */
+	if (yc_params_read(params, csched_params, NULL, hz, cfg, err))
 		return -1;
-	cfg->tickle = (enum csched_tickle)t;
-	/* XEN-4.2 sched_credit_tslice_ms: 1..1000 ms, whole ms */
-	if (yc_get_qty(params, "tslice", UNIT_TIME, hz, 30e6, 1e6, 1e9, &tslice, err))
-		return -1;
-	cfg->tslice_ns = (sim_time_t)tslice;
 	if (cfg->tslice_ns % MS != 0)
 		return yc_err(yc_find(params, "tslice"), err,
 		    "tslice must be a whole number of ms (Xen sched_credit_tslice_ms)");
-	/* XEN-4.2 csched_init: 3 ticks per tslice, 1 if tslice < 3 ms */
-	if (yc_get_qty(params, "tick", UNIT_TIME, hz,
-	    (double)(cfg->tslice_ns / (cfg->tslice_ns < 3 * MS ? 1 : 3)), 1e5, 1e9, &tick, err))
-		return -1;
-	cfg->tick_ns = (sim_time_t)tick;
-	/* XEN-4.2 sched_ratelimit_us: 0 (off, as 4.1) or 100 us..500 ms, <= tslice */
-	if (yc_get_qty(params, "ratelimit", UNIT_TIME, hz, 1e6, 0, 5e8, &rl, err))
-		return -1;
-	cfg->ratelimit_ns = (sim_time_t)rl;
+	if (cfg->tick_ns < 0)
+		cfg->tick_ns = cfg->tslice_ns / (cfg->tslice_ns < 3 * MS ? 1 : 3);
 	if (cfg->ratelimit_ns != 0 &&
 	    (cfg->ratelimit_ns < 100000 || cfg->ratelimit_ns > cfg->tslice_ns))
 		return yc_err(yc_find(params, "ratelimit"), err,
 		    "ratelimit must be 0 (off) or between 100us and tslice");
-	if (yc_get_bool(params, "tickle_one_idle", 1, &cfg->tickle_one_idle, err))
-		return -1;
-	/* XEN-4.2 vcpu_migration_delay (boot parameter, us): default 0, never hot */
-	if (yc_get_qty(params, "vcpu_migration_delay", UNIT_TIME, hz, 0, 0, 1e9, &md, err))
-		return -1;
-	cfg->migration_delay_ns = (sim_time_t)md;
 	if (params != NULL &&
 	    (sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
 	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
 	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
-	return yc_check_unused(params,
-	    "tickle, tslice, tick, ratelimit, tickle_one_idle, vcpu_migration_delay, weights, "
-	    "caps", err);
+	return yc_params_check(params, csched_params, NULL, err);
 }
-
-/* hypervisor.params of credit: Xen 4.2 sched_credit.c and its boot parameters. */
-static const struct vs_param csched_params[] = {
-	{ "tickle", "upstream-4.2", "which runq_tickle: upstream-4.2, patched-2012 (the 2012 "
-	  "tickle patch), xen-4.3", "enum upstream-4.2|patched-2012|xen-4.3", "" },
-	{ "tslice", "30ms", "sched_credit_tslice_ms: the time slice", "time", "ns" },
-	{ "tick", "(tslice/3)", "CSCHED_TICKS_PER_TSLICE 3: the accounting tick", "time", "ns" },
-	{ "ratelimit", "1ms", "sched_ratelimit_us (4.2): minimum run before preemption",
-	  "time", "ns" },
-	{ "tickle_one_idle", "true", "tickle one idle pCPU, not all (4.2 runq_tickle)",
-	  "bool", "" },
-	{ "vcpu_migration_delay", "0", "vcpu_migration_delay boot parameter (4.2): cache-hot "
-	  "window", "time", "ns" },
-	{ "weights", "{VM: 256}", "domain weight (xl sched-credit -w; default 256)", "map", "" },
-	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct sched_ops sched_credit_ops = {
 	.name = "credit",

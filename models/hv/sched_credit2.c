@@ -37,6 +37,7 @@
 #include "hv/sched_credit2.h"
 #include "hv/sched_pervm.h"
 #include "yconf.h"
+#include "yparam.h"
 
 /* ---- masks: one byte per pCPU ---- */
 
@@ -1116,15 +1117,10 @@ set_cap(void *ctx, int vm, int val)
 	((struct csched2_priv *)ctx)->doms[vm].cap = val;
 }
 
-static const struct csched2_cfg c2_defaults = {
-	CSCHED2_RQ_SOCKET, 16, 1000 * C2_US, 500 * C2_US, LOADAVG_WINDOW_SHIFT,
-	LOADAVG_PRECISION_SHIFT, 0, -3, NULL, NULL, 0, 0, 10 * C2_MS
-};
-
 static int
 csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 {
-	const struct csched2_cfg *cfg = cfgp != NULL ? cfgp : &c2_defaults;
+	const struct csched2_cfg *cfg = cfgp;	/* csched2_parse's, defaults included */
 	struct csched2_priv *pr = xcalloc(1, sizeof *pr);
 	int np = hv->npcpus, i, c;
 	sim_time_t now = hv->sim->now;
@@ -1255,53 +1251,53 @@ csched2_free_cfg(void *p)
 	free(cfg);
 }
 
+static const char *const csched2_arrs[] = { "cpu", "core", "socket", "node", "all", NULL };
+
+/* hypervisor.params of credit2: Xen sched_credit2.c and its boot parameters. */
+static const struct vs_param csched2_params[] = {
+	{ "runqueue", "socket", "credit2_runqueue: one run queue per cpu|core|socket|node|all",
+	  "enum cpu|core|socket|node|all", "", VP_ENUM, VS_AT(struct csched2_cfg, runqueue), 0, 0,
+	  CSCHED2_RQ_SOCKET, csched2_arrs },
+	{ "max_cpus_runqueue", "16", "sched_credit2_max_cpus_runqueue", "int", "",
+	  VP_INT, VS_AT(struct csched2_cfg, max_cpus_runqueue), 1, 4096, 16, NULL },
+	/* sched_ratelimit_us: 0 (off) or XEN_SYSCTL_SCHED_RATELIMIT_MIN..MAX */
+	{ "ratelimit", "1ms", "sched_ratelimit_us", "time", "ns",
+	  VP_TIME, VS_AT(struct csched2_cfg, ratelimit_ns), 0, 5e8, 1000 * C2_US, NULL },
+	{ "migrate_resist", "500us", "sched_credit2_migrate_resist", "time", "ns",
+	  VP_TIME, VS_AT(struct csched2_cfg, migrate_resist_ns), 0, 1e9, 500 * C2_US, NULL },
+	/* Shifts kept where the Q-format products fit in 63 bits. */
+	{ "load_window_shift", "30", "LOADAVG_WINDOW_SHIFT: load averaging window (2^N ns)",
+	  "int", "", VP_INT, VS_AT(struct csched2_cfg, load_window_shift),
+	  LOADAVG_GRANULARITY_SHIFT + 1, 34, LOADAVG_WINDOW_SHIFT, NULL },
+	{ "load_precision_shift", "18", "credit2_load_precision_shift", "int", "",
+	  VP_INT, VS_AT(struct csched2_cfg, load_precision_shift), 4, 24,
+	  LOADAVG_PRECISION_SHIFT, NULL },
+	{ "balance_under", "0", "credit2_balance_under", "int", "",
+	  VP_INT, VS_AT(struct csched2_cfg, balance_under), -4, 16, 0, NULL },
+	{ "balance_over", "-3", "credit2_balance_over", "int", "",
+	  VP_INT, VS_AT(struct csched2_cfg, balance_over), -4, 16, -3, NULL },
+	{ "weights", "{VM: 256}", "domain weight (default 256)", "map", "", VS_LIST },
+	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%", VS_LIST },
+	/* credit2_cap_period_ms: whole ms (csched2_parse) */
+	{ "cap_period", "10ms", "credit2_cap_period_ms: budget replenishment period",
+	  "time", "ns", VP_TIME, VS_AT(struct csched2_cfg, cap_period_ns), 1e6, 1e9,
+	  10 * C2_MS, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err *err)
 {
-	static const char *const arrs[] = { "cpu", "core", "socket", "node", "all", NULL };
 	struct csched2_cfg *cfg = xcalloc(1, sizeof *cfg);
-	double rl, mr, cp;
-	int64_t v;
-	int t;
 
 	*cfgp = cfg;
-	*cfg = c2_defaults;
 	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of credit2 parameters", err))
 		return -1;
-	if (yc_get_enum(params, "runqueue", arrs, CSCHED2_RQ_SOCKET, &t, err))
+	if (yc_params_read(params, csched2_params, NULL, hz, cfg, err))
 		return -1;
-	cfg->runqueue = (enum csched2_runq_arr)t;
-	if (yc_get_int(params, "max_cpus_runqueue", 16, 1, 4096, &v, err))
-		return -1;
-	cfg->max_cpus_runqueue = (int)v;
-	/* sched_ratelimit_us: 0 (off) or XEN_SYSCTL_SCHED_RATELIMIT_MIN..MAX */
-	if (yc_get_qty(params, "ratelimit", UNIT_TIME, hz, 1e6, 0, 5e8, &rl, err))
-		return -1;
-	cfg->ratelimit_ns = (sim_time_t)rl;
 	if (cfg->ratelimit_ns != 0 && cfg->ratelimit_ns < 100 * C2_US)
 		return yc_err(yc_find(params, "ratelimit"), err,
 		    "ratelimit must be 0 (off) or between 100us and 500ms");
-	if (yc_get_qty(params, "migrate_resist", UNIT_TIME, hz, 5e5, 0, 1e9, &mr, err))
-		return -1;
-	cfg->migrate_resist_ns = (sim_time_t)mr;
-	/* Shifts kept where the Q-format products fit in 63 bits. */
-	if (yc_get_int(params, "load_window_shift", LOADAVG_WINDOW_SHIFT,
-	    LOADAVG_GRANULARITY_SHIFT + 1, 34, &v, err))
-		return -1;
-	cfg->load_window_shift = (int)v;
-	if (yc_get_int(params, "load_precision_shift", LOADAVG_PRECISION_SHIFT, 4, 24, &v, err))
-		return -1;
-	cfg->load_precision_shift = (int)v;
-	if (yc_get_int(params, "balance_under", 0, -4, 16, &v, err))
-		return -1;
-	cfg->balance_under = (int)v;
-	if (yc_get_int(params, "balance_over", -3, -4, 16, &v, err))
-		return -1;
-	cfg->balance_over = (int)v;
-	/* credit2_cap_period_ms: whole ms */
-	if (yc_get_qty(params, "cap_period", UNIT_TIME, hz, 1e7, 1e6, 1e9, &cp, err))
-		return -1;
-	cfg->cap_period_ns = (sim_time_t)cp;
 	if (cfg->cap_period_ns % C2_MS != 0)
 		return yc_err(yc_find(params, "cap_period"), err,
 		    "cap_period must be a whole number of ms (credit2_cap_period_ms)");
@@ -1311,29 +1307,8 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
 	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
 		return -1;
-	return yc_check_unused(params, "runqueue, max_cpus_runqueue, ratelimit, "
-	    "migrate_resist, load_window_shift, load_precision_shift, balance_under, "
-	    "balance_over, weights, caps, cap_period", err);
+	return yc_params_check(params, csched2_params, NULL, err);
 }
-
-/* hypervisor.params of credit2: Xen sched_credit2.c and its boot parameters. */
-static const struct vs_param csched2_params[] = {
-	{ "runqueue", "socket", "credit2_runqueue: one run queue per cpu|core|socket|node|all",
-	  "enum cpu|core|socket|node|all", "" },
-	{ "max_cpus_runqueue", "16", "sched_credit2_max_cpus_runqueue", "int", "" },
-	{ "ratelimit", "1ms", "sched_ratelimit_us", "time", "ns" },
-	{ "migrate_resist", "500us", "sched_credit2_migrate_resist", "time", "ns" },
-	{ "load_window_shift", "30", "LOADAVG_WINDOW_SHIFT: load averaging window (2^N ns)",
-	  "int", "" },
-	{ "load_precision_shift", "18", "credit2_load_precision_shift", "int", "" },
-	{ "balance_under", "0", "credit2_balance_under", "int", "" },
-	{ "balance_over", "-3", "credit2_balance_over", "int", "" },
-	{ "weights", "{VM: 256}", "domain weight (default 256)", "map", "" },
-	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%" },
-	{ "cap_period", "10ms", "credit2_cap_period_ms: budget replenishment period",
-	  "time", "ns" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct sched_ops sched_credit2_ops = {
 	.name = "credit2",

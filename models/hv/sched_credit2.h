@@ -43,16 +43,17 @@ enum csched2_runq_arr {
 };
 
 struct csched2_cfg {
-	enum csched2_runq_arr runqueue;		/* credit2_runqueue, default socket */
-	int max_cpus_runqueue;			/* sched_credit2_max_cpus_runqueue, 16 */
-	sim_time_t ratelimit_ns;		/* sched_ratelimit_us, 1000 us; 0 off */
-	sim_time_t migrate_resist_ns;		/* sched_credit2_migrate_resist, 500 us */
-	int load_window_shift;			/* credit2_load_window_shift, 30 */
-	int load_precision_shift;		/* credit2_load_precision_shift, 18 */
-	int balance_under, balance_over;	/* credit2_balance_under/over, 0 / -3 */
+	/* what each is, its default and range: csched2_params (sched_credit2.c) */
+	enum csched2_runq_arr runqueue;		/* credit2_runqueue */
+	int max_cpus_runqueue;			/* sched_credit2_max_cpus_runqueue */
+	sim_time_t ratelimit_ns;		/* sched_ratelimit_us; 0 off */
+	sim_time_t migrate_resist_ns;		/* sched_credit2_migrate_resist */
+	int load_window_shift;			/* credit2_load_window_shift */
+	int load_precision_shift;		/* credit2_load_precision_shift */
+	int balance_under, balance_over;	/* credit2_balance_under/over */
 	struct sched_pervm *weights, *caps;	/* xl sched-credit2 -d VM -w W / -c C */
 	int nweights, ncaps;
-	sim_time_t cap_period_ns;		/* credit2_cap_period_ms, 10 ms */
+	sim_time_t cap_period_ns;		/* credit2_cap_period_ms */
 };
 
 struct csched2_rqd;

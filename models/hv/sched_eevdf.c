@@ -55,6 +55,25 @@ struct eevdf {
 
 /* ---- parameters ---- */
 
+/* hypervisor.params of eevdf beside fair_params: LNX-6.6 fair.c
+ * sysctl_sched_base_slice and kernel/sched/features.h. */
+static const struct vs_param eevdf_params[] = {
+	{ "base_slice", "0.75ms", "sysctl_sched_base_slice (x factor; LNX-6.6)", "time", "ns",
+	  VP_TIME, VS_AT(struct eevdf_cfg, base_slice), 1e3, 1e10, 0.75e6, NULL },
+	{ "run_to_parity", "true", "RUN_TO_PARITY: curr keeps the CPU until its deadline", "bool",
+	  "", VP_BOOL, VS_AT(struct eevdf_cfg, run_to_parity), 0, 1, 1, NULL },
+	{ "place_lag", "true", "PLACE_LAG: a woken entity keeps its lag", "bool", "",
+	  VP_BOOL, VS_AT(struct eevdf_cfg, place_lag), 0, 1, 1, NULL },
+	{ "place_deadline_initial", "true", "PLACE_DEADLINE_INITIAL: half a slice for a new task",
+	  "bool", "", VP_BOOL, VS_AT(struct eevdf_cfg, place_deadline_initial), 0, 1, 1, NULL },
+	{ "next_buddy", "false", "NEXT_BUDDY: pick the wakee / yield_to target if eligible",
+	  "bool", "", VP_BOOL, VS_AT(struct eevdf_cfg, next_buddy), 0, 1, 0, NULL },
+	{ "delay_dequeue", "false", "LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps "
+	  "while not eligible stays queued until picked or woken", "bool", "",
+	  VP_BOOL, VS_AT(struct eevdf_cfg, delay_dequeue), 0, 1, 0, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 static int
 eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *err)
 {
@@ -63,19 +82,7 @@ eevdf_parse(const struct yc_node *params, double hz, void **out, struct vs_err *
 	*out = cfg;
 	if (params != NULL && yc_expect(params, YC_MAP, "a mapping of eevdf parameters", err))
 		return -1;
-	/* LNX-6.6 fair.c sysctl_sched_base_slice; kernel/sched/features.h */
-	if (yc_get_qty(params, "base_slice", UNIT_TIME, hz, 0.75e6, 1e3, 1e10,
-	    &cfg->base_slice, err) ||
-	    yc_get_bool(params, "run_to_parity", 1, &cfg->run_to_parity, err) ||
-	    yc_get_bool(params, "place_lag", 1, &cfg->place_lag, err) ||
-	    yc_get_bool(params, "place_deadline_initial", 1, &cfg->place_deadline_initial,
-	    err) ||
-	    yc_get_bool(params, "next_buddy", 0, &cfg->next_buddy, err) ||
-	    yc_get_bool(params, "delay_dequeue", 0, &cfg->delay_dequeue, err) ||
-	    fair_parse_common(params, hz, &cfg->fc, err))
-		return -1;
-	return yc_check_unused(params, "base_slice, run_to_parity, place_lag, "
-	    "place_deadline_initial, next_buddy, delay_dequeue, " FAIR_CFG_KEYS, err);
+	return fair_parse(params, hz, eevdf_params, cfg, err);
 }
 
 /* ---- virtual time and lag ---- */
@@ -438,8 +445,7 @@ sched_eevdf_pick(struct fair_rq *rq, int run_to_parity, int next_buddy)
 static int
 eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
-	struct eevdf_cfg defaults = { fair_cfg_defaults, 0.75e6, 1, 1, 1, 0, 0 };
-	const struct eevdf_cfg *cfg = vcfg != NULL ? vcfg : &defaults;
+	const struct eevdf_cfg *cfg = vcfg;	/* eevdf_parse's, defaults included */
 	struct eevdf *e = xcalloc(1, sizeof *e);
 
 	/* LNX-6.6 fair.c update_sysctl: SET_SYSCTL(sched_base_slice) */
@@ -452,21 +458,6 @@ eevdf_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 	e->delay_dequeue = cfg->delay_dequeue;
 	return fair_init(hv, &e->f, &eevdf_class, e, &cfg->fc, err);
 }
-
-/* hypervisor.params of eevdf beside fair_params: LNX-6.6 fair.c and features.h. */
-static const struct vs_param eevdf_params[] = {
-	{ "base_slice", "0.75ms", "sysctl_sched_base_slice (x factor; LNX-6.6)", "time", "ns" },
-	{ "run_to_parity", "true", "RUN_TO_PARITY: curr keeps the CPU until its deadline", "bool",
-	  "" },
-	{ "place_lag", "true", "PLACE_LAG: a woken entity keeps its lag", "bool", "" },
-	{ "place_deadline_initial", "true", "PLACE_DEADLINE_INITIAL: half a slice for a new task",
-	  "bool", "" },
-	{ "next_buddy", "false", "NEXT_BUDDY: pick the wakee / yield_to target if eligible",
-	  "bool", "" },
-	{ "delay_dequeue", "false", "LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps "
-	  "while not eligible stays queued until picked or woken", "bool", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 const struct sched_ops sched_eevdf_ops = {
 	.name = "eevdf",

@@ -16,6 +16,7 @@
 #include "hv/hv.h"
 #include "rng.h"
 #include "yconf.h"
+#include "yparam.h"
 
 enum fair_scaling { FAIR_SCALE_NONE, FAIR_SCALE_LOG, FAIR_SCALE_LINEAR };
 static const char *const fair_scaling_names[] = { "none", "log", "linear", NULL };
@@ -25,28 +26,31 @@ static const char *const fair_groups_names[] = { "none", "per-vm", "autogroup", 
 
 /* ---- parameters ---- */
 
-const struct fair_cfg fair_cfg_defaults = { 1000, 0.5e6, 0, FAIR_SCALE_LOG, 0,
-    FAIR_GROUPS_NONE, 0, NULL, NULL, NULL };
-
-/* hypervisor.params keys of every fair policy (cfs, eevdf): fair_parse_common. */
+/* hypervisor.params keys of every fair policy (cfs, eevdf): fair_parse. */
 const struct vs_param fair_params[] = {
 	{ "scaling", "log", "sysctl_sched_tunable_scaling: the factor 1+ilog2(min(ncpus,8)) "
-	  "(LNX-3.6 get_update_sysctl_factor)", "enum none|log|linear", "" },
-	{ "hz", "1000", "host CONFIG_HZ (the tick checks preemption)", "number", "Hz" },
+	  "(LNX-3.6 get_update_sysctl_factor)", "enum none|log|linear", "",
+	  VP_ENUM, VS_AT(struct fair_cfg, scaling), 0, 0, FAIR_SCALE_LOG, fair_scaling_names },
+	{ "hz", "1000", "host CONFIG_HZ (the tick checks preemption)", "number", "Hz",
+	  VP_NUM, VS_AT(struct fair_cfg, tick_hz), 1, 1e6, 1000, NULL },
+	/* LNX-3.6 fair.c sysctl_sched_migration_cost */
 	{ "migration_cost", "0.5ms", "sysctl_sched_migration_cost (task_hot, idle_balance)",
-	  "time", "ns" },
+	  "time", "ns", VP_TIME, VS_AT(struct fair_cfg, migration_cost), 0, 1e10, 0.5e6, NULL },
+	/* unset (0): the per-domain intervals of the policy (fair_class.sd_init) */
 	{ "balance_interval", "(per domain)", "periodic load balance: every domain's starting and "
 	  "min_interval (max_interval keeps its ratio); unset: cfs 3.2 SD_*_INIT (SMT 1..2ms, "
 	  "socket 1..4ms, busy x64; NUMA 8..32ms, x32), eevdf 6.6 sd_init (pCPUs..2*pCPUs ms, "
-	  "busy x16)", "time", "ns" },
+	  "busy x16)", "time", "ns", VP_TIME, VS_AT(struct fair_cfg, balance_interval), 1e3,
+	  1e10, 0, NULL },
 	{ "yield_to_esrch", "false", "LNX-4.5 yield_to returns -ESRCH when both rqs hold one task",
-	  "bool", "" },
+	  "bool", "", VP_BOOL, VS_AT(struct fair_cfg, yield_to_esrch), 0, 1, 0, NULL },
 	{ "weights", "{VM: 1024}", "a VM's vCPU-thread weight, 15..88761 (nice 19..-20)", "map",
-	  "" },
+	  "", VS_LIST },
 	{ "groups", "none", "one task group per VM (FAIR_GROUP_SCHED, calc_group_shares); per-vm: "
 	  "its vms[].cgroup weight and max; autogroup: 1024, no max",
-	  "enum none|per-vm|autogroup", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
+	  "enum none|per-vm|autogroup", "", VP_ENUM, VS_AT(struct fair_cfg, groups), 0, 0,
+	  FAIR_GROUPS_NONE, fair_groups_names },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
 void
@@ -68,45 +72,37 @@ fair_free_cfg(void *p)
 }
 
 int
-fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *cfg,
+fair_parse(const struct yc_node *params, double hz, const struct vs_param *pol, void *cfg,
     struct vs_err *err)
 {
+	const struct vs_ptab tables[] = { { pol, NULL }, { fair_params, NULL }, { NULL, NULL } };
+	struct fair_cfg *fc = cfg;
 	const struct yc_node *w;
 	size_t i;
 
-	/* LNX-3.6 fair.c sysctl_sched_migration_cost; balance_interval: 0 =
-	 * the per-domain intervals of the policy (fair_class.sd_init) */
-	if (yc_get_num(params, "hz", 1000, 1, 1e6, &cfg->tick_hz, err) ||
-	    yc_get_qty(params, "migration_cost", UNIT_TIME, hz, 0.5e6, 0, 1e10,
-	    &cfg->migration_cost, err) ||
-	    yc_get_qty(params, "balance_interval", UNIT_TIME, hz, 0, 1e3, 1e10,
-	    &cfg->balance_interval, err) ||
-	    yc_get_enum(params, "scaling", fair_scaling_names, FAIR_SCALE_LOG, &cfg->scaling,
-	    err) ||
-	    yc_get_bool(params, "yield_to_esrch", 0, &cfg->yield_to_esrch, err) ||
-	    yc_get_enum(params, "groups", fair_groups_names, FAIR_GROUPS_NONE, &cfg->groups,
-	    err))
+	if (yc_params_read(params, pol, NULL, hz, cfg, err) ||
+	    yc_params_read(params, fair_params, NULL, hz, fc, err))
 		return -1;
 	if (params != NULL && (w = yc_find(params, "weights")) != NULL) {
 		if (yc_expect(w, YC_MAP, "a mapping of VM name: weight", err))
 			return -1;
-		cfg->wname = xcalloc(w->n + 1, sizeof *cfg->wname);
-		cfg->weight = xcalloc(w->n + 1, sizeof *cfg->weight);
-		cfg->wwhere = xcalloc(w->n + 1, sizeof *cfg->wwhere);
+		fc->wname = xcalloc(w->n + 1, sizeof *fc->wname);
+		fc->weight = xcalloc(w->n + 1, sizeof *fc->weight);
+		fc->wwhere = xcalloc(w->n + 1, sizeof *fc->wwhere);
 		for (i = 0; i < w->n; i++) {
 			int64_t x;
 
 			w->used[i] = 1;
 			if (yc_node_int(w->vals[i], FAIR_WMIN, FAIR_WMAX, &x, err))
 				return -1;
-			cfg->wname[i] = xstrdup(w->keys[i]);
-			cfg->weight[i] = (long)x;
-			cfg->wwhere[i] = xasprintf("%s:%d:%d", w->key_file[i], w->key_line[i],
+			fc->wname[i] = xstrdup(w->keys[i]);
+			fc->weight[i] = (long)x;
+			fc->wwhere[i] = xasprintf("%s:%d:%d", w->key_file[i], w->key_line[i],
 			    w->key_col[i]);
-			cfg->nweights++;
+			fc->nweights++;
 		}
 	}
-	return 0;
+	return yc_params_check_all(params, tables, err);
 }
 
 /* The VM name an entry of `weights` names: NAME itself, or NAMEk of a count > 1 entry. */

@@ -238,16 +238,14 @@ struct fair {
 #define FAIR_SE(v)	((struct fair_se *)(v)->sched_priv)
 
 /* ---- parameters ---- */
-/* Read the common keys of params (those named in FAIR_CFG_KEYS). */
-int fair_parse_common(const struct yc_node *params, double hz, struct fair_cfg *,
+/* Read params into cfg (whose first member is its struct fair_cfg) by the
+ * policy's table pol and fair_params; refuse keys neither names. */
+int fair_parse(const struct yc_node *params, double hz, const struct vs_param *pol, void *cfg,
     struct vs_err *);
-#define FAIR_CFG_KEYS "hz, migration_cost, balance_interval, scaling, yield_to_esrch, " \
-	"groups, weights"
 /* sched_ops.free_cfg of a policy whose cfg starts with its struct fair_cfg. */
 void fair_free_cfg(void *cfg);
 /* The common keys for `vlocksim list` (struct sched_ops.params_more; param.h). */
 extern const struct vs_param fair_params[];
-extern const struct fair_cfg fair_cfg_defaults;
 
 /* LNX-3.6 fair.c get_update_sysctl_factor for a scaling (none, log, linear). */
 int fair_sysctl_factor(int scaling, int ncpus);

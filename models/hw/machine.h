@@ -9,6 +9,7 @@
 #ifndef VS_MACHINE_H
 #define VS_MACHINE_H
 
+#include "param.h"
 #include "util.h"
 
 struct yc_node;
@@ -45,6 +46,8 @@ struct machine {
 	int *core_id, *socket_id;
 };
 
+/* Its keys (machine files), with defaults and sources: `vlocksim list`. */
+extern const struct vs_param machine_params[];
 int machine_from_yaml(struct machine *, const struct yc_node *n, struct vs_err *err);
 void machine_free(struct machine *);
 static inline int

@@ -18,6 +18,7 @@
 #include "guest/guest.h"
 #include "guest/ipi.h"
 #include "yconf.h"
+#include "yparam.h"
 
 /* The compiler's state: the workload it builds, the clock (cycles), the loop
  * depth of the primitive at hand, and the primitives' keys for messages. */
@@ -31,7 +32,7 @@ struct wl_cc {
 };
 
 /* A primitive: its key, its compiler and the compiler's arg (c->prim->arg),
- * and a second key its mapping takes.  The compiler gets the primitive's
+ * a second key its mapping takes, and what `vlocksim list` says of it.  The compiler gets the primitive's
  * mapping n and its value v (n's entry of key). */
 struct wl_prim {
 	const char *key;
@@ -39,6 +40,7 @@ struct wl_prim {
 	    struct vs_err *);
 	int arg;
 	const char *with;
+	const char *syntax, *what;	/* for `vlocksim list` */
 };
 
 static int
@@ -765,31 +767,67 @@ prim_loop(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 
 /* Every primitive, in the order messages list them. */
 static const struct wl_prim prims[] = {
-	{ "compute", prim_work, OP_COMPUTE, NULL },
-	{ "acquire", prim_acquire, 0, NULL },
-	{ "release", prim_release, 0, NULL },
-	{ "count", prim_count, 0, NULL },
-	{ "io", prim_io, 0, NULL },
-	{ "sleep", prim_timed_sleep, OP_SLEEP, NULL },
-	{ "memory", prim_work, OP_MEMORY, NULL },
-	{ "loop", prim_loop, 0, "do" },
-	{ "block", prim_timed_sleep, OP_BLOCK, NULL },
-	{ "disk", prim_timed_sleep, OP_DISK, NULL },
-	{ "wait", prim_wait, 0, NULL },
-	{ "wake", prim_wake, 0, NULL },
-	{ "spawn", prim_spawn, 0, NULL },
-	{ "join", prim_join, 0, NULL },
-	{ "barrier", prim_barrier, 0, NULL },
-	{ "mark", prim_mark, 0, NULL },
-	{ "ipi", prim_ipi, 0, NULL },
-	{ "tlb_flush", prim_tlb_flush, 0, NULL },
-	{ "mmap", prim_mm, 0, NULL },
-	{ "munmap", prim_mm, 1, NULL },
-	{ "fault", prim_fault, 0, NULL },
-	{ "lock", prim_slock, 0, NULL },
-	{ "unlock", prim_slock, 1, NULL },
-	{ NULL, NULL, 0, NULL }
+	{ "compute", prim_work, OP_COMPUTE, NULL, "DIST",
+	  "run guest code for a time drawn from DIST" },
+	{ "acquire", prim_acquire, 0, NULL, "LOCK",
+	  "take a lock of the VM (its algorithm is vms[].lock)" },
+	{ "release", prim_release, 0, NULL, "LOCK",
+	  "release it" },
+	{ "count", prim_count, 0, NULL, "NAME",
+	  "bump a per-VM counter (metrics VM.NAME, VM.NAME_per_sec)" },
+	{ "io", prim_io, 0, NULL, "KIND",
+	  "an exit: pio-kernel, pio-user, mmio-kernel, mmio-user, hypercall" },
+	{ "sleep", prim_timed_sleep, OP_SLEEP, NULL, "DIST",
+	  "block (HLT) for a time, then an interrupt wakes the vCPU" },
+	{ "memory", prim_work, OP_MEMORY, NULL, "SIZE",
+	  "stream bytes through the socket's shared memory bandwidth" },
+	{ "loop", prim_loop, 0, "do", "N|forever",
+	  "repeat do: [...]" },
+	{ "block", prim_timed_sleep, OP_BLOCK, NULL, "DIST",
+	  "(task form) the task sleeps; its vCPU runs others or idles" },
+	{ "disk", prim_timed_sleep, OP_DISK, NULL, "DIST",
+	  "(task form) a read the VM's disk serves in DIST after those queued" },
+	{ "wait", prim_wait, 0, NULL, "Q",
+	  "(task form) take a token of wait queue Q, or sleep until woken" },
+	{ "wake", prim_wake, 0, NULL, "Q",
+	  "(task form) wake one waiter of Q ({on: Q, count: N} or {on: Q, all: "
+	  "true})" },
+	{ "spawn", prim_spawn, 0, NULL, "{program: P, count: N, parallel: M}",
+	  "(task form) start N child tasks, at most M alive" },
+	{ "join", prim_join, 0, NULL, "children",
+	  "(task form) wait until every child has exited" },
+	{ "barrier", prim_barrier, 0, NULL, "{name: B, count: N}",
+	  "(task form) the N-th arrival releases all" },
+	{ "mark", prim_mark, 0, NULL, "{start: R} | {stop: R}",
+	  "(task form) a timed region: VM.R_mean_s, R_sd_s, R_n" },
+	{ "ipi", prim_ipi, 0, NULL, "{to: all|others|random|N, wait: BOOL, cost: DIST}",
+	  "(task form) smp_call_function_many (all: on_each_cpu); with wait the "
+	  "sender spins (PLE sees it)" },
+	{ "tlb_flush", prim_tlb_flush, 0, NULL, "{mm: MM}",
+	  "(task form) flush_tlb_mm_range: shoot down the vCPUs that ran MM" },
+	{ "mmap", prim_mm, 0, NULL, "{cost: DIST}",
+	  "(task form) work under the task's mmap_sem (write)" },
+	{ "munmap", prim_mm, 1, NULL, "{cost: DIST}",
+	  "(task form) the same, then flush the task's mm" },
+	{ "fault", prim_fault, 0, NULL, "DIST",
+	  "(task form) a page fault's work under mmap_sem held for reading" },
+	{ "lock", prim_slock, 0, NULL, "L | {name: L, read: true}",
+	  "(task form) take a sleeping lock (rwsem readers: read); tasks: [{..., "
+	  "mm: MM}] names the address space (default: program)" },
+	{ "unlock", prim_slock, 1, NULL, "L",
+	  "(task form) release it" },
+	{ NULL, NULL, 0, NULL, NULL, NULL }
 };
+
+const char *
+wl_prim_doc(int i, const char **syntax, const char **what)
+{
+	if (i < 0 || i >= (int)(sizeof prims / sizeof prims[0]) - 1)
+		return NULL;
+	*syntax = prims[i].syntax;
+	*what = prims[i].what;
+	return prims[i].key;
+}
 
 static const struct wl_prim *
 prim_of(const char *key)
@@ -944,6 +982,69 @@ unknown_prog(const struct workload *w, const struct yc_node *at, const char *nam
 	return -1;
 }
 
+/* A task definition as written (tasks[i]). */
+struct task_keys {
+	const char *program, *mm;
+	int count, nice;
+};
+
+/* The keys of a workload (wl_from_yaml) and of its tasks[] entries. */
+const struct vs_param wl_params[] = {
+	{ "program", "(required unless tasks)", "the per-vCPU form's program: a list of "
+	  "primitives (vlocksim list: primitives)", "list", "", VS_LIST },
+	{ "threads", "-1", "the per-vCPU form: how many of the VM's vCPUs run it (-1: all)",
+	  "int", "", VP_INT, VS_AT(struct workload, threads), -1, 4096, -1, NULL },
+	{ "programs", "{}", "the task form: named programs", "map", "", VS_LIST },
+	{ "tasks", "(none: the per-vCPU form)", "the task form: the tasks the VM starts with",
+	  "list", "", VS_LIST },
+	{ "tasks.program", "main", "the program it runs", "string", "",
+	  VP_STR, VS_AT(struct task_keys, program), 0, 0, 0, NULL },
+	{ "tasks.count", "1", "tasks of this definition", "int", "",
+	  VP_INT, VS_AT(struct task_keys, count), 0, 1 << 20, 1, NULL },
+	{ "tasks.nice", "0", "their nice level (Linux prio_to_weight)", "int", "",
+	  VP_INT, VS_AT(struct task_keys, nice), -20, 19, 0, NULL },
+	{ "tasks.cpus", "(any)", "their guest affinity: a list of vCPU indices", "list", "",
+	  VS_LIST },
+	/* tasks naming one mm are threads of one process */
+	{ "tasks.mm", "(the program's name)", "their address space", "string", "",
+	  VP_STR, VS_AT(struct task_keys, mm), 0, 0, 0, NULL },
+	{ "locks", "{}", "its locks by name: settings (vlocksim list: workload locks), or "
+	  "{kind: mutex|rwsem} for a sleeping lock", "map", "", VS_LIST },
+	{ "description", "\"\"", "free text", "string", "", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
+/* workloads.W.locks.NAME: the lines its sections touch (lock.h struct
+ * lock_lines) and the pool of the slab allocator's node (lock_pool). */
+const struct vs_param wl_lock_params[] = {
+	{ "cs_lines", "0", "protected cache lines a critical section touches", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.cs), 0, 4096, 0, NULL },
+	{ "stream_lines", "0", "more shared lines, copied in one burst (overlapped)", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.stream), 0, 4096, 0, NULL },
+	{ "word_lines", "0", "section data in the lock word's own line", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.word), 0, 4096, 0, NULL },
+	{ "req_lines", "0", "the requester's own lines, read one after another", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.req), 0, 4096, 0, NULL },
+	{ "req_stream_lines", "0", "... and those it then copies in one burst", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.req_stream), 0, 4096, 0, NULL },
+	{ "calls", "0", "the measured run's sections, for extrapolated totals (0: not given)",
+	  "number", "", VP_NUM, VS_AT(struct wl_lockdef, calls), 0, 1e18, 0, NULL },
+	{ "pool.batches", "8", "the node's shared array_cache, in batches (pool: {} turns it "
+	  "on)", "int", "", VP_INT, VS_AT(struct wl_lockdef, lines.pool_batches), 1, 1 << 20, 8,
+	  NULL },
+	{ "pool.fill", "0", "batches in it at the start (at most batches)", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.pool_fill), 0, 1 << 20, 0, NULL },
+	{ "pool.slow_lines", "0", "lines a section touches when the pool is empty or full",
+	  "int", "", VP_INT, VS_AT(struct wl_lockdef, lines.slow_lines), 0, 4096, 0, NULL },
+	{ "pool.slow_word_lines", "0", "... of them in the lock word's line", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, lines.slow_word), 0, 4096, 0, NULL },
+	{ "pool.slow", "0ns", "the slow path's own time", "time", "ns",
+	  VP_TIME, VS_AT(struct wl_lockdef, lines.slow_ns), 0, 1e9, 0, NULL },
+	{ "kind", "(a spinlock)", "a sleeping lock instead: mutex or rwsem (then no other key)",
+	  "enum mutex|rwsem", "", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
 /* `tasks: [{program: cc, count: 20, nice: 0, cpus: [0, 1]}]` */
 static int
 parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
@@ -958,31 +1059,18 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 	for (i = 0; i < n->n; i++) {
 		const struct yc_node *d = n->vals[i], *cpus;
 		struct wl_taskdef *td = &w->tasks[i];
-		const char *pn;
-		int64_t v;
+		struct task_keys k = { NULL, NULL, 0, 0 };
 
 		w->ntasks++;
 		if (yc_expect(d, YC_MAP, "a task definition {program, count, nice, cpus}", err) ||
-		    yc_get_str(d, "program", "main", &pn, err))
+		    yc_params_read(d, wl_params, "tasks", 0, &k, err))
 			return -1;
-		if ((td->prog = prog_index(w, pn)) < 0)
+		if ((td->prog = prog_index(w, k.program)) < 0)
 			return unknown_prog(w, yc_find(d, "program") ? yc_find(d, "program") : d,
-			    pn, err);
-		if (yc_get_int(d, "count", 1, 0, 1 << 20, &v, err))
-			return -1;
-		td->count = (int)v;
-		if (yc_get_int(d, "nice", 0, -20, 19, &v, err))
-			return -1;
-		td->nice = (int)v;
-		{
-			/* `mm: NAME`: tasks naming one mm are threads of one process;
-			 * default: the program's name */
-			const char *mm;
-
-			if (yc_get_str(d, "mm", pn, &mm, err))
-				return -1;
-			td->mm = name_index(&w->mms, &w->nmms, &w->capmms, mm);
-		}
+			    k.program, err);
+		td->count = k.count;
+		td->nice = k.nice;
+		td->mm = name_index(&w->mms, &w->nmms, &w->capmms, k.mm ? k.mm : k.program);
 		if ((cpus = yc_find(d, "cpus")) != NULL) {
 			if (yc_expect(cpus, YC_SEQ, "a list of vCPU indices", err))
 				return -1;
@@ -996,40 +1084,32 @@ parse_tasks(struct workload *w, const struct yc_node *n, struct vs_err *err)
 			}
 		}
 		td->where = xasprintf("%s:%d:%d", d->file ? d->file : "?", d->line, d->col);
-		if (yc_check_unused(d, "program, count, nice, cpus, mm", err))
+		if (yc_params_check(d, wl_params, "tasks", err))
 			return -1;
 	}
 	return 0;
 }
 
-/*
- * A lock's pool (lock.h): `pool: {batches, fill, slow_lines, slow_word_lines,
- * slow}`, the slab node's shared array_cache and what a section does when it
- * is empty or full.
- */
+/* A lock's settings: the lines of its sections and its pool (lock.h), the
+ * slab node's shared array_cache and what a section does when it is empty or
+ * full. */
 static int
-lock_pool_from_yaml(const struct yc_node *p, double hz, struct lock_lines *ll,
-    struct vs_err *err)
+lock_from_yaml(const struct yc_node *ld, double hz, struct wl_lockdef *l, struct vs_err *err)
 {
-	int64_t batches, fill, slow, word;
+	const struct yc_node *p = yc_find(ld, "pool");
 
-	if (p == NULL)
-		return 0;
-	if (yc_expect(p, YC_MAP, "a mapping of pool settings", err) ||
-	    yc_get_int(p, "batches", 8, 1, 1 << 20, &batches, err) ||
-	    yc_get_int(p, "fill", 0, 0, 1 << 20, &fill, err) ||
-	    yc_get_int(p, "slow_lines", 0, 0, 4096, &slow, err) ||
-	    yc_get_int(p, "slow_word_lines", 0, 0, 4096, &word, err) ||
-	    yc_get_qty(p, "slow", UNIT_TIME, hz, 0, 0, 1e9, &ll->slow_ns, err))
+	if (yc_params_read(ld, wl_lock_params, NULL, hz, l, err))
 		return -1;
-	if (fill > batches)
-		return yc_err(yc_find(p, "fill"), err, "pool fill %lld is more than its %lld "
-		    "batches", (long long)fill, (long long)batches);
-	ll->pool_batches = (int)batches;
-	ll->pool_fill = (int)fill;
-	ll->slow_lines = (int)slow;
-	ll->slow_word = (int)word;
-	return yc_check_unused(p, "batches, fill, slow_lines, slow_word_lines, slow", err);
+	if (p == NULL)
+		return yc_params_check(ld, wl_lock_params, NULL, err);
+	if (yc_expect(p, YC_MAP, "a mapping of pool settings", err) ||
+	    yc_params_read(p, wl_lock_params, "pool", hz, l, err))
+		return -1;
+	if (l->lines.pool_fill > l->lines.pool_batches)
+		return yc_err(yc_find(p, "fill"), err, "pool fill %d is more than its %d batches",
+		    l->lines.pool_fill, l->lines.pool_batches);
+	return yc_params_check(p, wl_lock_params, "pool", err) ||
+	    yc_params_check(ld, wl_lock_params, NULL, err) ? -1 : 0;
 }
 
 struct workload *
@@ -1038,16 +1118,14 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 	struct workload *w = xcalloc(1, sizeof *w);
 	const struct yc_node *prog, *progs, *tasks, *locks;
 	struct wl_cc c;
-	int64_t th;
 	size_t i;
 
 	w->name = xstrdup(name);
 	cc_init(&c, w, hz);
 	if (yc_expect(n, YC_MAP, "a workload (a mapping with a 'program' or 'tasks')", err))
 		goto fail;
-	if (yc_get_int(n, "threads", -1, -1, 4096, &th, err))
+	if (yc_params_read(n, wl_params, NULL, hz, w, err))
 		goto fail;
-	w->threads = (int)th;
 	prog = yc_find(n, "program");
 	progs = yc_find(n, "programs");
 	tasks = yc_find(n, "tasks");
@@ -1100,8 +1178,6 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			goto fail;
 		for (i = 0; i < locks->n; i++) {
 			const struct yc_node *ld = locks->vals[i];
-			int64_t lines, stream, word, req, reqs;
-			double calls;
 			int li;
 
 			locks->used[i] = 1;
@@ -1124,26 +1200,11 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			}
 			li = lock_index(w, locks->keys[i]);
 			if (yc_expect(ld, YC_MAP, "a mapping of lock settings", err) ||
-			    yc_get_int(ld, "cs_lines", 0, 0, 4096, &lines, err) ||
-			    yc_get_int(ld, "stream_lines", 0, 0, 4096, &stream, err) ||
-			    yc_get_int(ld, "word_lines", 0, 0, 4096, &word, err) ||
-			    yc_get_int(ld, "req_lines", 0, 0, 4096, &req, err) ||
-			    yc_get_int(ld, "req_stream_lines", 0, 0, 4096, &reqs, err) ||
-			    yc_get_num(ld, "calls", 0, 0, 1e18, &calls, err) ||
-			    lock_pool_from_yaml(yc_find(ld, "pool"), hz, &w->locks[li].lines, err) ||
-			    yc_check_unused(ld, "cs_lines, stream_lines, word_lines, req_lines, "
-			    "req_stream_lines, calls, pool", err))
+			    lock_from_yaml(ld, hz, &w->locks[li], err))
 				goto fail;
-			w->locks[li].lines.cs = (int)lines;
-			w->locks[li].lines.stream = (int)stream;
-			w->locks[li].lines.word = (int)word;
-			w->locks[li].lines.req = (int)req;
-			w->locks[li].lines.req_stream = (int)reqs;
-			w->locks[li].calls = calls;
 		}
 	}
-	(void)yc_find(n, "description");
-	if (yc_check_unused(n, "threads, program, programs, tasks, locks, description", err))
+	if (yc_params_check(n, wl_params, NULL, err))
 		goto fail;
 	free(w->hold);
 	w->hold = NULL;

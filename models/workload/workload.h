@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "evq.h"
+#include "param.h"
 #include "util.h"
 
 struct yc_node;
@@ -45,6 +46,13 @@ struct lock_ops;
 struct glock;
 
 struct workload;
+
+/* Its keys, and those of workloads.W.locks.NAME (param.h; compile.c). */
+extern const struct vs_param wl_params[];
+extern const struct vs_param wl_lock_params[];
+/* Primitive i (0, 1, ...; NULL past the last): its key, its argument's
+ * syntax and its meaning (compile.c's table). */
+const char *wl_prim_doc(int i, const char **syntax, const char **what);
 
 struct workload *wl_from_yaml(const char *name, const struct yc_node *n, double hz,
     struct vs_err *err);

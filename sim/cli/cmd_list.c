@@ -11,43 +11,33 @@
 #include "guest/gsched.h"
 #include "guest/lock.h"
 #include "guest/slock.h"
+#include "hw/machine.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "metric_doc.h"
 #include "param.h"
 #include "registry.h"
 #include "scenario.h"
+#include "workload/workload.h"
 
-/* Workload primitives: the compiler's (models/workload/compile.c prims[]). */
-static const struct { const char *name, *arg, *what; } prims[] = {
-	{ "compute", "DIST", "run guest code for a time drawn from DIST" },
-	{ "acquire", "LOCK", "take a lock of the VM (its algorithm is vms[].lock)" },
-	{ "release", "LOCK", "release it" },
-	{ "count", "NAME", "bump a per-VM counter (metrics VM.NAME, VM.NAME_per_sec)" },
-	{ "io", "KIND", "an exit: pio-kernel, pio-user, mmio-kernel, mmio-user, hypercall" },
-	{ "sleep", "DIST", "block (HLT) for a time, then an interrupt wakes the vCPU" },
-	{ "memory", "SIZE", "stream bytes through the socket's shared memory bandwidth" },
-	{ "loop", "N|forever", "repeat do: [...]" },
-	{ "block", "DIST", "(task form) the task sleeps; its vCPU runs others or idles" },
-	{ "disk", "DIST", "(task form) a read the VM's disk serves in DIST after those queued" },
-	{ "wait", "Q", "(task form) take a token of wait queue Q, or sleep until woken" },
-	{ "wake", "Q", "(task form) wake one waiter of Q ({on: Q, count: N} or {on: Q, all: true})" },
-	{ "spawn", "{program: P, count: N, parallel: M}", "(task form) start N child tasks, "
-	  "at most M alive" },
-	{ "join", "children", "(task form) wait until every child has exited" },
-	{ "barrier", "{name: B, count: N}", "(task form) the N-th arrival releases all" },
-	{ "mark", "{start: R} | {stop: R}", "(task form) a timed region: VM.R_mean_s, R_sd_s, R_n" },
-	{ "ipi", "{to: all|others|random|N, wait: BOOL, cost: DIST}", "(task form) "
-	  "smp_call_function_many (all: on_each_cpu); with wait the sender spins (PLE sees it)" },
-	{ "tlb_flush", "{mm: MM}", "(task form) flush_tlb_mm_range: shoot down the vCPUs that "
-	  "ran MM" },
-	{ "mmap", "{cost: DIST}", "(task form) work under the task's mmap_sem (write)" },
-	{ "munmap", "{cost: DIST}", "(task form) the same, then flush the task's mm" },
-	{ "fault", "DIST", "(task form) a page fault's work under mmap_sem held for reading" },
-	{ "lock", "L | {name: L, read: true}", "(task form) take a sleeping lock (rwsem readers: "
-	  "read); tasks: [{..., mm: MM}] names the address space (default: program)" },
-	{ "unlock", "L", "(task form) release it" },
-	{ NULL, NULL, NULL }
+/* The tables of no registry entry: a scenario file's, a machine file's, a
+ * workload's (text title, YAML key, man page heading). */
+static const struct {
+	const char *title, *key, *man;
+	const struct vs_param *p;
+} files[] = {
+	{ "scenario (the top level of a scenario file):", "scenario",
+	  "Scenario (the top level of a scenario file)", scen_params },
+	{ "machine (machine: FILE or mapping; costs in cycles unless written with a time "
+	  "unit):", "machine", "Machine (machine: FILE or mapping)", machine_params },
+	{ "hypervisor (hypervisor:; the keys of its kind follow):", "hypervisor",
+	  "Hypervisor (hypervisor:)", scen_hv_params },
+	{ "VMs (vms[] entries):", "vms", "VMs (vms[] entries)", scen_vm_params },
+	{ "workloads (workloads.NAME: FILE or mapping; primitives below):", "workload",
+	  "Workloads (workloads.NAME)", wl_params },
+	{ "workload locks (workloads.NAME.locks.LOCK):", "workload_locks",
+	  "Workload locks (workloads.NAME.locks.LOCK)", wl_lock_params },
+	{ NULL, NULL, NULL, NULL }
 };
 
 static const char *
@@ -124,9 +114,14 @@ entry_yaml(const char *name, const char *desc, const struct vs_param *p)
 static void
 list_yaml(void)
 {
+	const char *key, *arg, *what;
 	int i;
 
 	puts("# vlocksim list --format yaml: every table compiled into this binary.");
+	for (i = 0; files[i].p != NULL; i++) {
+		printf("%s:\n", files[i].key);
+		params_yaml(files[i].p, "  ");
+	}
 	puts("kinds:      # hypervisor.kind; params are keys of hypervisor:");
 	for (i = 0; registry_kinds[i] != NULL; i++)
 		entry_yaml(registry_kinds[i]->name, registry_kinds[i]->desc,
@@ -155,13 +150,13 @@ list_yaml(void)
 		entry_yaml(registry_slocks[i]->name, registry_slocks[i]->desc,
 		    registry_slocks[i]->params);
 	puts("primitives:");
-	for (i = 0; prims[i].name != NULL; i++) {
+	for (i = 0; (key = wl_prim_doc(i, &arg, &what)) != NULL; i++) {
 		printf("  - {name: ");
-		yq(prims[i].name);
+		yq(key);
 		printf(", arg: ");
-		yq(prims[i].arg);
+		yq(arg);
 		printf(", desc: ");
-		yq(prims[i].what);
+		yq(what);
 		puts("}");
 	}
 	puts("distributions: [const, exponential, uniform, normal, lognormal, gamma, empirical]");
@@ -238,8 +233,14 @@ list_man(void)
 	puts(".SH PARAMETERS\n"
 	    "Every parameter of the tables compiled in, as\n.B vlocksim list\nprints it:\n"
 	    "name = default (type, and the unit of a bare number), then its meaning and the\n"
-	    "code or document it follows.\n"
-	    ".SS Hypervisor kinds (hypervisor.kind; keys of hypervisor:)");
+	    "code or document it follows.");
+	for (i = 0; files[i].p != NULL; i++) {
+		fputs(".SS ", stdout);
+		rq(files[i].man);
+		putchar('\n');
+		params_man(files[i].p);
+	}
+	puts(".SS Hypervisor kinds (hypervisor.kind; keys of hypervisor:)");
 	for (i = 0; registry_kinds[i] != NULL; i++)
 		entry_man(registry_kinds[i]->name, registry_kinds[i]->desc,
 		    registry_kinds[i]->params);
@@ -281,9 +282,14 @@ list_man(void)
 static void
 list_text(void)
 {
+	const char *key, *arg, *what;
 	int i;
 
 	puts("Parameters: NAME = DEFAULT (TYPE, UNIT of a bare number), then meaning and source.");
+	for (i = 0; files[i].p != NULL; i++) {
+		puts(files[i].title);
+		params_text(files[i].p);
+	}
 	puts("hypervisor kinds (hypervisor.kind; parameters are keys of hypervisor:):");
 	for (i = 0; registry_kinds[i] != NULL; i++) {
 		printf("  %-14s %s\n", registry_kinds[i]->name, registry_kinds[i]->desc);
@@ -299,9 +305,6 @@ list_text(void)
 		params_text(registry_scheds[i]->params);
 		params_text(registry_scheds[i]->params_more);
 	}
-	puts("VM cgroup (vms[].cgroup; needs hypervisor.params.groups: per-vm, cfs or eevdf):\n"
-	    "  weight: 100        cgroup v2 cpu.weight 1..10000 (100 = shares 1024)\n"
-	    "  max: max           cpu.max \"QUOTA/PERIOD\" (e.g. \"50ms/100ms\"): CFS bandwidth");
 	puts("locks (vms[].lock: NAME, or {kind: NAME, PARAM: VALUE, ...}):");
 	for (i = 0; registry_locks[i] != NULL; i++) {
 		printf("  %-14s %s\n", registry_locks[i]->name, registry_locks[i]->desc);
@@ -320,8 +323,8 @@ list_text(void)
 		params_text(registry_slocks[i]->params);
 	}
 	puts("workload primitives (workloads.NAME.program, or .programs.P with .tasks):");
-	for (i = 0; prims[i].name != NULL; i++)
-		printf("  %s: %-20s %s\n", prims[i].name, prims[i].arg, prims[i].what);
+	for (i = 0; (key = wl_prim_doc(i, &arg, &what)) != NULL; i++)
+		printf("  %s: %-20s %s\n", key, arg, what);
 	puts("distributions: const, exponential, uniform, normal, lognormal, gamma, empirical");
 	puts("metrics (VM: a vms[] name, LOCK: a lock, COUNTER: a count: name, R: a mark: region):");
 	for (i = 0; metric_docs[i].pattern != NULL; i++)

@@ -1417,16 +1417,22 @@ edit_distance(const char *a, size_t la, const char *b, size_t lb)
 int
 yc_check_unused(const struct yc_node *map, const char *expected, struct vs_err *err)
 {
-	const char *p, *q, *best = NULL;
-	size_t i, d, bestd = 3, bestlen = 0, klen;
+	size_t i;
 
 	if (map == NULL || map->kind != YC_MAP)
 		return 0;
 	for (i = 0; i < map->n; i++)
 		if (!map->used[i])
-			break;
-	if (i == map->n)
-		return 0;
+			return yc_unknown_key(map, i, expected, err);
+	return 0;
+}
+
+int
+yc_unknown_key(const struct yc_node *map, size_t i, const char *expected, struct vs_err *err)
+{
+	const char *p, *q, *best = NULL;
+	size_t d, bestd = 3, bestlen = 0, klen;
+
 	if (expected == NULL)
 		return vs_errf(err, map->key_file[i], map->key_line[i], map->key_col[i],
 		    "unknown key '%s'", map->keys[i]);

@@ -96,6 +96,9 @@ int yc_expect(const struct yc_node *n, enum yc_kind kind, const char *what,
     struct vs_err *err);
 /* First unread key of map -> "unknown key 'x' (expected one of: ...)". */
 int yc_check_unused(const struct yc_node *map, const char *expected, struct vs_err *err);
+/* ... that message for key i of map. */
+int yc_unknown_key(const struct yc_node *map, size_t i, const char *expected,
+    struct vs_err *err);
 
 /* A scalar naming a file, resolved against the directory of the file that
  * holds it (malloc'd). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "scenario.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,102 @@
 #include "hv/sched.h"
 #include "registry.h"
 #include "yconf.h"
+#include "yparam.h"
 
-static const char *const top_keys = "name, description, seed, reps, until, duration, "
-    "machine, hypervisor, vms, workloads, metrics, calibration, fast_forward";
+/* The top-level keys as written (parse_top). */
+struct top_keys {
+	const char *name;
+	int64_t seed;
+	int reps;
+	double duration;	/* < 0: none */
+	int until;		/* 1: done */
+	int fast_forward;
+};
+
+static const char *const until_names[] = { "duration", "done", NULL };
+
+/* The top level of a scenario. */
+const struct vs_param scen_params[] = {
+	{ "name", "scenario", "its name in reports", "string", "",
+	  VP_STR, VS_AT(struct top_keys, name), 0, 0, 0, NULL },
+	{ "description", "\"\"", "free text", "string", "", VS_LIST },
+	{ "seed", "1", "the random seed of the first replication (rep r: seed + r)", "int", "",
+	  VP_INT, VS_AT(struct top_keys, seed), 0, INFINITY, 1, NULL },
+	{ "reps", "1", "replications (each a seed)", "int", "",
+	  VP_INT, VS_AT(struct top_keys, reps), 1, 100000, 1, NULL },
+	{ "until", "(done without a duration, else duration)", "when a run ends: at duration, "
+	  "or when every finite task is done (duration then a cap)", "enum duration|done", "",
+	  VP_ENUM, VS_AT(struct top_keys, until), 0, 0, 0, until_names },
+	{ "duration", "(none)", "simulated time of a run (cycles at the machine's clock)", "time",
+	  "ns", VP_TIME, VS_AT(struct top_keys, duration), 1, 1e18, 0, NULL },
+	/* the engine's exact shortcuts; false runs the slow path (the reference) */
+	{ "fast_forward", "true", "exact shortcuts (PLE, loop and tick fast-forwards); false: "
+	  "the slow path, event by event", "bool", "",
+	  VP_BOOL, VS_AT(struct top_keys, fast_forward), 0, 1, 1, NULL },
+	{ "machine", "(machine defaults)", "a machine file or mapping (vlocksim list: machine)",
+	  "map", "", VS_LIST },
+	{ "hypervisor", "{kind: kvm, scheduler: pinned}", "the host (vlocksim list: "
+	  "hypervisor)", "map", "", VS_LIST },
+	{ "vms", "(required)", "the VMs, a list (vlocksim list: vms[])", "list", "", VS_LIST },
+	{ "workloads", "{}", "named workloads the VMs refer to (a file or a mapping each)", "map",
+	  "", VS_LIST },
+	{ "metrics", "(all)", "the metrics to report, a list of names or patterns", "list", "",
+	  VS_LIST },
+	{ "calibration", "(none)", "a file of {set: [\"PATH=VALUE\", ...]} from vlocksim "
+	  "calibrate, applied before --set", "string", "", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
+/* The keys of the hypervisor mapping that are not its kind's. */
+struct hv_keys {
+	const char *kind, *scheduler;
+};
+
+const struct vs_param scen_hv_params[] = {
+	{ "kind", "kvm", "the hypervisor kind (vlocksim list: kinds)", "string", "",
+	  VP_STR, VS_AT(struct hv_keys, kind), 0, 0, 0, NULL },
+	{ "scheduler", "pinned", "the host scheduler (vlocksim list: schedulers)", "string", "",
+	  VP_STR, VS_AT(struct hv_keys, scheduler), 0, 0, 0, NULL },
+	{ "params", "{}", "the scheduler's parameters (vlocksim list: schedulers)", "map", "",
+	  VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
+
+/* The keys of a vms[] entry as written. */
+struct vm_keys {
+	const char *name, *cg_name;
+	int count, vcpus;
+	long cg_weight;
+};
+
+/* A vms[] entry (parse_vm); cgroup v2 cpu controller for cgroup.* */
+const struct vs_param scen_vm_params[] = {
+	{ "name", "(required)", "the VM's name (instances of count > 1: name0, name1, ...)",
+	  "string", "", VP_STR, VS_AT(struct vm_keys, name), 0, 0, 0, NULL },
+	{ "count", "1", "identical VMs of this entry", "int", "",
+	  VP_INT, VS_AT(struct vm_keys, count), 0, 4096, 1, NULL },
+	{ "vcpus", "1", "vCPUs of each", "int", "", VP_INT, VS_AT(struct vm_keys, vcpus), 1,
+	  4096, 1, NULL },
+	{ "threads", "(the workload's, else one per vCPU)", "threads of the per-vCPU form, at "
+	  "most vcpus", "int", "", VS_LIST },
+	{ "lock", "ticket", "the spinlock algorithm of its workload's locks: NAME, or {kind: "
+	  "NAME, PARAM: VALUE} (vlocksim list: locks)", "string", "", VS_LIST },
+	{ "lock.kind", "(required)", "the algorithm, in the mapping form", "string", "",
+	  VS_LIST },
+	{ "workload", "(required)", "a workloads name, or a workload mapping", "map", "",
+	  VS_LIST },
+	{ "affinity", "(every pCPU)", "its vCPUs' pCPUs: \"0-3,8\" or [0, 1]", "list", "",
+	  VS_LIST },
+	{ "guest", "{}", "its guest kernel (vlocksim list: guest kernel)", "map", "", VS_LIST },
+	{ "cgroup.name", "\"\"", "VMs that name one cgroup share it (they must agree on "
+	  "weight and max)", "string", "", VP_STR, VS_AT(struct vm_keys, cg_name), 0, 0, 0, NULL },
+	{ "cgroup.weight", "100", "cgroup v2 cpu.weight (100 = shares 1024); needs "
+	  "hypervisor.params.groups: per-vm", "int", "",
+	  VP_INT, VS_AT(struct vm_keys, cg_weight), 1, 10000, 100, NULL },
+	{ "cgroup.max", "max", "cpu.max \"QUOTA/PERIOD\" (e.g. \"50ms/100ms\", period 1ms..1s, "
+	  "default 100ms; quota >= 1ms): CFS bandwidth", "string", "", VS_LIST },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
 
 static char *
 where(const struct yc_node *n)
@@ -80,11 +174,12 @@ parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
     struct vs_err *err)
 {
 	const struct yc_node *params = NULL;
+	struct vs_ptab tables[3] = { { scen_vm_params, "lock" }, { NULL, NULL }, { NULL, NULL } };
 	const char *name;
 	char *names;
 
 	if (n == NULL) {
-		name = "ticket";
+		name = vs_param_find(scen_vm_params, "lock")->def;
 	} else if (n->kind == YC_SCALAR) {
 		name = n->text;
 	} else {
@@ -99,87 +194,101 @@ parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
 		free(names);
 		return -1;
 	}
-	if (d->lock->parse != NULL)
-		return d->lock->parse(params, m, &d->lock_cfg, err);
-	if (params != NULL)
-		return yc_check_unused(params, "kind", err);
-	return 0;
+	if (d->lock->parse != NULL && d->lock->parse(params, m, &d->lock_cfg, err))
+		return -1;
+	tables[1].t = d->lock->params;
+	return yc_params_check_all(params, tables, err);
 }
 
-/*
- * The guest kernel's configuration.  Defaults for the task form: Linux's fair
- * scheduler, HZ 250 (kernel/Kconfig.hz default), NO_HZ idle, no haltpoll
- * (cpuidle-haltpoll is Linux 5.4+ and off unless loaded), no steal-time
- * clock (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases.  The
- * per-vCPU form models no tick and aligned phases unless told, so that its
- * numbers stay those of the loop form it always was.
- */
-/*
- * `guest: {ipi: {mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost}}`.
- * Defaults: x2APIC physical mode (Linux x2apic_phys when the CPUs fit in
- * physical mode, the usual guest choice), no IPI virtualization, the PV
- * features off (they need KVM_FEATURE_PV_TLB_FLUSH / PV_SEND_IPI /
- * PV_SCHED_YIELD and a 4.16 / 4.19 / 5.3 guest), a flush of 500 ns (a
- * placeholder, model-reference §7.2: a CR3 reload and the refills after it).
- */
-static int
-parse_ipi(struct ipi_config *c, const struct yc_node *n, struct vs_err *err)
-{
-	static const struct yc_node none = { .kind = YC_MAP };
-	static const char *const modes[] = { "physical", "cluster", "pv", NULL };
+/* vms[].guest as written: the guest kernel's configuration and its scheduler's name. */
+struct guest_keys {
+	struct gk_config k;
+	const char *sched;
+};
 
-	if (n == NULL)
-		n = &none;
-	else if (yc_expect(n, YC_MAP, "IPI settings {mode, ipiv, pv_tlb_flush, "
-	    "pv_sched_yield, flush_cost}", err))
-		return -1;
-	if (yc_get_enum(n, "mode", modes, IPI_PHYS, &c->mode, err) ||
-	    yc_get_bool(n, "ipiv", 0, &c->ipiv, err) ||
-	    yc_get_bool(n, "pv_tlb_flush", 0, &c->pv_tlb_flush, err) ||
-	    yc_get_bool(n, "pv_sched_yield", 0, &c->pv_sched_yield, err) ||
-	    yc_get_qty(n, "flush_cost", UNIT_TIME, 0, 500, 0, 1e9, &c->flush_ns, err))
-		return -1;
-	return yc_check_unused(n, "mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost", err);
-}
+static const char *const phases[] = { "aligned", "random", NULL };
+static const char *const ipi_modes[] = { "physical", "cluster", "pv", NULL };
+
+/*
+ * The keys of vms[].guest that every guest scheduler reads (parse_guest).
+ * Defaults for the task form: Linux's fair scheduler, HZ 250
+ * (kernel/Kconfig.hz default), NO_HZ idle, no haltpoll (cpuidle-haltpoll is
+ * Linux 5.4+ and off unless loaded), no steal-time clock
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases.  The per-vCPU
+ * form models no tick and aligned phases unless told, so that its numbers
+ * stay those of the loop form it always was.  IPIs: x2APIC physical mode
+ * (Linux x2apic_phys when the CPUs fit in physical mode, the usual guest
+ * choice), no IPI virtualization, the PV features off (they need
+ * KVM_FEATURE_PV_TLB_FLUSH / PV_SEND_IPI / PV_SCHED_YIELD and a 4.16 / 4.19 /
+ * 5.3 guest), a flush of 500 ns (a placeholder, model-reference §7.2: a CR3
+ * reload and the refills after it).
+ */
+const struct vs_param scen_guest_params[] = {
+	{ "scheduler", "cfs", "the guest scheduler (vlocksim list: guest schedulers)", "enum", "",
+	  VP_STR, VS_AT(struct guest_keys, sched), 0, 0, 0, NULL },
+	{ "hz", "(250; 0 in the per-vCPU form)", "CONFIG_HZ of the guest", "int", "Hz",
+	  VP_INT, VS_AT(struct guest_keys, k.hz), 0, 10000, 0, NULL },
+	{ "tickless", "true", "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.tickless), 0, 1, 1, NULL },
+	{ "halt_poll", "0ns", "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
+	  "long before HLT", "time", "ns", VP_TIME, VS_AT(struct guest_keys, k.halt_poll_ns), 0,
+	  1e12, 0, NULL },
+	{ "steal_clock", "false", "the guest sees steal time (kvm-clock steal): preempted time is "
+	  "not charged to the running task", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.steal_clock), 0, 1, 0, NULL },
+	{ "start_phase", "(aligned; random in the task form)", "ticks of the vCPUs in phase, "
+	  "or at random offsets", "enum aligned|random", "",
+	  VP_ENUM, VS_AT(struct guest_keys, k.random_phase), 0, 0, 0, phases },
+	{ "vcpu_is_preempted", "false", "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
+	  "owner's vCPU is preempted (steal time)", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.spin_preempted), 0, 1, 0, NULL },
+	{ "ipi.mode", "physical", "x2APIC physical: an ICR-write exit per destination; cluster: "
+	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
+	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "",
+	  VP_ENUM, VS_AT(struct guest_keys, k.ipi.mode), 0, 0, IPI_PHYS, ipi_modes },
+	{ "ipi.ipiv", "false", "posted interrupts / IPI virtualization: no sender exit", "bool",
+	  "", VP_BOOL, VS_AT(struct guest_keys, k.ipi.ipiv), 0, 1, 0, NULL },
+	{ "ipi.pv_tlb_flush", "false", "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
+	  "marked in steal time and flushes on its next entry", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.ipi.pv_tlb_flush), 0, 1, 0, NULL },
+	{ "ipi.pv_sched_yield", "false", "Linux 5.3: after a function-call IPI, yield "
+	  "(KVM_HC_SCHED_YIELD) to the first preempted target", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.ipi.pv_sched_yield), 0, 1, 0, NULL },
+	{ "ipi.flush_cost", "500ns", "one TLB flush, local or a target's handler", "time", "ns",
+	  VP_TIME, VS_AT(struct guest_keys, k.ipi.flush_ns), 0, 1e9, 500, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
+};
 
 static int
 parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 {
-	static const struct yc_node none = { .kind = YC_MAP };
-	static const char *const phases[] = { "aligned", "random", NULL };
-	int tasks = wl_has_tasks(d->wl), ph;
-	const char *sname;
-	int64_t hz;
+	struct guest_keys g;
+	const struct yc_node *ipi = NULL;
+	int tasks = wl_has_tasks(d->wl);
 
-	if (n == NULL)
-		n = &none;
-	else if (yc_expect(n, YC_MAP, "a mapping of guest kernel settings", err))
+	memset(&g, 0, sizeof g);
+	g.k.hz = tasks ? 250 : 0;
+	g.k.random_phase = tasks;
+	if (n != NULL && yc_expect(n, YC_MAP, "a mapping of guest kernel settings", err))
 		return -1;
-	if (yc_get_str(n, "scheduler", "cfs", &sname, err))
+	if (n != NULL && (ipi = yc_find(n, "ipi")) != NULL && yc_expect(ipi, YC_MAP,
+	    "IPI settings {mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost}", err))
 		return -1;
-	if ((d->guest.sched = registry_gsched(sname)) == NULL) {
+	if (yc_params_read(n, scen_guest_params, NULL, 0, &g, err) ||
+	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err))
+		return -1;
+	if ((g.k.sched = registry_gsched(g.sched)) == NULL) {
 		char *names = registry_gsched_names();
 
 		yc_err(yc_find(n, "scheduler"), err, "unknown guest scheduler '%s' (expected "
-		    "one of: %s)", sname, names);
+		    "one of: %s)", g.sched, names);
 		free(names);
 		return -1;
 	}
-	if (yc_get_int(n, "hz", tasks ? 250 : 0, 0, 10000, &hz, err) ||
-	    yc_get_bool(n, "tickless", 1, &d->guest.tickless, err) ||
-	    yc_get_qty(n, "halt_poll", UNIT_TIME, 0, 0, 0, 1e12, &d->guest.halt_poll_ns, err) ||
-	    yc_get_bool(n, "steal_clock", 0, &d->guest.steal_clock, err) ||
-	    /* Linux 4.10 mutex/rwsem/osq: spin-on-owner stops if vcpu_is_preempted() */
-	    yc_get_bool(n, "vcpu_is_preempted", 0, &d->guest.spin_preempted, err) ||
-	    yc_get_enum(n, "start_phase", phases, tasks, &ph, err))
-		return -1;
-	d->guest.hz = (int)hz;
-	d->guest.random_phase = ph;
-	d->guest.nmm = wl_nmms(d->wl);
-	if (parse_ipi(&d->guest.ipi, yc_find(n, "ipi"), err))
-		return -1;
-	return yc_check_unused(n, "scheduler, hz, tickless, halt_poll, steal_clock, "
-	    "start_phase, ipi, vcpu_is_preempted", err);
+	g.k.nmm = wl_nmms(d->wl);
+	d->guest = g.k;
+	return yc_params_check(ipi, scen_guest_params, "ipi", err) ||
+	    yc_params_check(n, scen_guest_params, NULL, err) ? -1 : 0;
 }
 
 /* The workload's sleeping locks get their kind's ops (mutex unless declared). */
@@ -210,6 +319,9 @@ resolve_slocks(struct workload *w, struct vs_err *err)
 	return 0;
 }
 
+/* cgroup v2 cpu.max's period when only a quota is given */
+#define CG_PERIOD_NS	100e6
+
 /* "max", "QUOTA/PERIOD" or "QUOTA" (period 100ms), with time units: cgroup v2
  * cpu.max ("$MAX $PERIOD"); Linux 6.6 core.c tg_set_cfs_bandwidth limits
  * the period to 1ms..1s and the quota to >= 1ms. */
@@ -218,7 +330,7 @@ parse_cpu_max(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err
 {
 	char buf[128], *slash;
 	const char *why;
-	double q, p = 100e6;
+	double q, p = CG_PERIOD_NS;
 
 	if (n->kind != YC_SCALAR)
 		return yc_err(n, err, "cpu max must be \"max\" or \"QUOTA/PERIOD\" like "
@@ -242,25 +354,28 @@ parse_cpu_max(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err
 	return 0;
 }
 
-/* vms[i].cgroup: {name: NAME, weight: 1..10000, max: "50ms/100ms"} */
+/* vms[i].cgroup: {name, weight, max} (n NULL: none; the defaults) */
 static int
-parse_cgroup(const struct yc_node *n, double hz, struct vmdef *d, struct vs_err *err)
+parse_cgroup(const struct yc_node *n, double hz, struct vmdef *d, struct vm_keys *k,
+    struct vs_err *err)
 {
 	const struct yc_node *m;
-	const char *name;
-	int64_t w;
 
-	if (yc_expect(n, YC_MAP, "a mapping with name, weight and/or max", err) ||
-	    yc_get_int(n, "weight", 100, 1, 10000, &w, err) ||
-	    yc_get_str(n, "name", "", &name, err))
+	if (n != NULL && yc_expect(n, YC_MAP, "a mapping with name, weight and/or max", err))
 		return -1;
-	d->cg_weight = (long)w;
+	if (yc_params_read(n, scen_vm_params, "cgroup", hz, k, err))
+		return -1;
+	d->cg_weight = k->cg_weight;
+	d->cg_quota = -1;
+	d->cg_period = (int64_t)CG_PERIOD_NS;
+	if (n == NULL)
+		return 0;
 	if ((m = yc_find(n, "max")) != NULL && parse_cpu_max(m, hz, d, err))
 		return -1;
-	if (name[0] != '\0')
-		d->cg_name = xstrdup(name);
+	if (k->cg_name[0] != '\0')
+		d->cg_name = xstrdup(k->cg_name);
 	d->cg_where = where(n);
-	return yc_check_unused(n, "name, weight, max", err);
+	return yc_params_check(n, scen_vm_params, "cgroup", err);
 }
 
 /* VMs that name one cgroup share it (a libvirt partition, one shell's
@@ -294,20 +409,16 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
     const struct yc_node *workloads, struct vs_err *err)
 {
 	const struct yc_node *w, *aff;
-	const char *name;
+	struct vm_keys k;
 	int64_t v;
 
 	d->where = where(n);
 	if (yc_expect(n, YC_MAP, "a VM (a mapping with name, vcpus, workload)", err) ||
-	    yc_get_str(n, "name", NULL, &name, err))
+	    yc_params_read(n, scen_vm_params, NULL, sc->machine.hz, &k, err))
 		return -1;
-	d->name = xstrdup(name);
-	if (yc_get_int(n, "count", 1, 0, 4096, &v, err))
-		return -1;
-	d->count = (int)v;
-	if (yc_get_int(n, "vcpus", 1, 1, 4096, &v, err))
-		return -1;
-	d->vcpus = (int)v;
+	d->name = xstrdup(k.name);
+	d->count = k.count;
+	d->vcpus = k.vcpus;
 	if (parse_lock(d, yc_find(n, "lock"), &sc->machine, err))
 		return -1;
 	if ((w = yc_find(n, "workload")) == NULL)
@@ -345,87 +456,52 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
 		return -1;
-	d->cg_weight = 100;
-	d->cg_quota = -1;
-	d->cg_period = 100000000;
-	if ((aff = yc_find(n, "cgroup")) != NULL &&
-	    parse_cgroup(aff, sc->machine.hz, d, err))
+	if (parse_cgroup(yc_find(n, "cgroup"), sc->machine.hz, d, &k, err))
 		return -1;
-	return yc_check_unused(n, "name, count, vcpus, threads, lock, workload, affinity, "
-	    "guest, cgroup", err);
+	return yc_params_check(n, scen_vm_params, NULL, err);
 }
 
 static int
 parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 {
-	static const struct yc_node none = { .kind = YC_MAP };
-	const char *sname, *kname;
+	struct vs_ptab tables[3] = { { scen_hv_params, NULL }, { NULL, NULL }, { NULL, NULL } };
+	struct hv_keys k;
 	char *names;
 
-	if (n == NULL)
-		n = &none;
-	else if (yc_expect(n, YC_MAP, "a mapping of hypervisor settings", err))
+	if (n != NULL && yc_expect(n, YC_MAP, "a mapping of hypervisor settings", err))
 		return -1;
-	if (yc_get_str(n, "kind", "kvm", &kname, err))
+	if (yc_params_read(n, scen_hv_params, NULL, sc->machine.hz, &k, err))
 		return -1;
-	if ((sc->kind = registry_kind(kname)) == NULL) {
+	if ((sc->kind = registry_kind(k.kind)) == NULL) {
 		const struct yc_node *at = yc_find(n, "kind");
 
 		names = registry_kind_names();
 		yc_err(at ? at : n, err, "unknown hypervisor kind '%s' (expected one of: %s)",
-		    kname, names);
+		    k.kind, names);
 		free(names);
 		return -1;
 	}
-	if (sc->kind->parse != NULL &&
-	    sc->kind->parse(n == &none ? NULL : n, &sc->machine, &sc->kind_cfg, err))
+	if (sc->kind->parse != NULL && sc->kind->parse(n, &sc->machine, &sc->kind_cfg, err))
 		return -1;
-	if (yc_get_str(n, "scheduler", "pinned", &sname, err))
-		return -1;
-	if ((sc->sched = registry_sched(sname)) == NULL) {
+	if ((sc->sched = registry_sched(k.scheduler)) == NULL) {
 		const struct yc_node *at = yc_find(n, "scheduler");
 
 		names = registry_sched_names();
-		yc_err(at ? at : n, err, "unknown scheduler '%s' (expected one of: %s)", sname,
-		    names);
+		yc_err(at ? at : n, err, "unknown scheduler '%s' (expected one of: %s)",
+		    k.scheduler, names);
 		free(names);
 		return -1;
 	}
 	if (sc->sched->parse != NULL &&
-	    sc->sched->parse(yc_find(n, "params"), sc->machine.hz, &sc->sched_cfg, err))
+	    sc->sched->parse(n ? yc_find(n, "params") : NULL, sc->machine.hz, &sc->sched_cfg,
+	    err))
 		return -1;
-	if (sc->sched->parse == NULL && yc_find(n, "params") != NULL)
+	if (sc->sched->parse == NULL && n != NULL && yc_find(n, "params") != NULL)
 		return yc_err(yc_find(n, "params"), err, "scheduler '%s' takes no params",
 		    sc->sched->name);
-	return yc_check_unused(n, "kind, scheduler, params, ple, pause_filter, spin_handler, "
-	    "directed_yield, halt_poll, pv", err);
+	tables[1].t = sc->kind->params;
+	return yc_params_check_all(n, tables, err);
 }
-
-/* The keys of vms[].guest that every guest scheduler reads (parse_guest). */
-const struct vs_param scen_guest_params[] = {
-	{ "scheduler", "cfs", "the guest scheduler (vlocksim list: guest schedulers)", "enum", "" },
-	{ "hz", "250", "CONFIG_HZ of the guest (task form; 0 in the per-vCPU form)", "int", "Hz" },
-	{ "tickless", "true", "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "" },
-	{ "halt_poll", "0", "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
-	  "long before HLT", "time", "ns" },
-	{ "steal_clock", "false", "the guest sees steal time (kvm-clock steal): preempted time is "
-	  "not charged to the running task", "bool", "" },
-	{ "start_phase", "(aligned; random in the task form)", "ticks of the vCPUs in phase, "
-	  "or at random offsets", "enum aligned|random", "" },
-	{ "vcpu_is_preempted", "false", "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
-	  "owner's vCPU is preempted (steal time)", "bool", "" },
-	{ "ipi.mode", "physical", "x2APIC physical: an ICR-write exit per destination; cluster: "
-	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
-	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "" },
-	{ "ipi.ipiv", "false", "posted interrupts / IPI virtualization: no sender exit", "bool",
-	  "" },
-	{ "ipi.pv_tlb_flush", "false", "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
-	  "marked in steal time and flushes on its next entry", "bool", "" },
-	{ "ipi.pv_sched_yield", "false", "Linux 5.3: after a function-call IPI, yield "
-	  "(KVM_HC_SCHED_YIELD) to the first preempted target", "bool", "" },
-	{ "ipi.flush_cost", "500ns", "one TLB flush, local or a target's handler", "time", "ns" },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
 
 static int
 parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
@@ -569,40 +645,26 @@ ends_none(const struct scenario *sc, const struct yc_node *vms, struct vs_err *e
 static int
 parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 {
-	const struct yc_node *n, *vms, *workloads;
-	const char *s;
-	int64_t v;
-	double d;
-	int until;
-	static const char *const until_names[] = { "duration", "done", NULL };
 	static const struct yc_node empty = { .kind = YC_MAP };
+	const struct yc_node *n, *vms, *workloads;
+	struct top_keys k = { .duration = -1, .until = -1 };
 	size_t i, cost = 0;
 
 	if (yc_expect(root, YC_MAP, "a scenario (a mapping)", err))
 		return -1;
-	if (yc_get_str(root, "name", "scenario", &s, err))
-		return -1;
-	sc->name = xstrdup(s);
-	(void)yc_find(root, "description");
-	if (yc_get_int(root, "seed", 1, 0, INT64_MAX, &v, err))
-		return -1;
-	sc->seed = (uint64_t)v;
-	if (yc_get_int(root, "reps", 1, 1, 100000, &v, err))
-		return -1;
-	sc->reps = (int)v;
 	n = yc_find(root, "machine");
-	if (machine_from_yaml(&sc->machine, n ? n : &empty, err))
+	if (machine_from_yaml(&sc->machine, n ? n : &empty, err) ||
+	    yc_params_read(root, scen_params, NULL, sc->machine.hz, &k, err))
 		return -1;
-	if (yc_get_qty(root, "duration", UNIT_TIME, sc->machine.hz, -1, 1, 1e18, &d, err))
-		return -1;
-	sc->duration = d < 0 ? SIM_NEVER : sim_ns(d);
-	if (yc_get_enum(root, "until", until_names, d < 0 ? 1 : 0, &until, err))
-		return -1;
-	sc->until_done = until;
-	/* the engine's exact shortcuts; false runs the slow path (the reference) */
-	if (yc_get_bool(root, "fast_forward", 1, &sc->fast_forward, err))
-		return -1;
-	if (!until && d < 0)
+	sc->name = xstrdup(k.name);
+	sc->seed = (uint64_t)k.seed;
+	sc->reps = k.reps;
+	sc->duration = k.duration < 0 ? SIM_NEVER : sim_ns(k.duration);
+	if (k.until < 0)
+		k.until = k.duration < 0;
+	sc->until_done = k.until;
+	sc->fast_forward = k.fast_forward;
+	if (!k.until && k.duration < 0)
 		return yc_err(root, err, "'until: duration' needs a 'duration'");
 	if (parse_hypervisor(sc, yc_find(root, "hypervisor"), err))
 		return -1;
@@ -635,7 +697,7 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 		return -1;
 	if ((n = yc_find(root, "metrics")) != NULL && parse_metrics(sc, n, err))
 		return -1;
-	if (yc_check_unused(root, top_keys, err))
+	if (yc_params_check(root, scen_params, NULL, err))
 		return -1;
 	if (sc->until_done && sc->duration == SIM_NEVER && ends_none(sc, vms, err))
 		return -1;

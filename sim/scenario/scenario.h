@@ -83,7 +83,12 @@ void scen_free(struct scenario *);
  */
 double scen_mem_estimate(const struct scenario *);
 void scen_set_mem_limit(size_t bytes);
-/* The keys of vms[].guest common to every guest scheduler (param.h). */
+/* The keys of a scenario (param.h): its top level, the hypervisor mapping's
+ * own (its kind's are the kind's), a vms[] entry, vms[].guest (common to
+ * every guest scheduler). */
+extern const struct vs_param scen_params[];
+extern const struct vs_param scen_hv_params[];
+extern const struct vs_param scen_vm_params[];
 extern const struct vs_param scen_guest_params[];
 
 #endif
