@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * registry.c - every policy's ops table by name (registry.h): kinds,
+ * host schedulers, spinlocks, guest schedulers, sleeping locks; lookups
+ * and the name lists messages print.
+ */
 #include "registry.h"
 
 #include <stdio.h>

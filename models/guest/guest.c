@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * guest.c - a vCPU's guest activities (guest.h): work, spin, memory
+ * streams, halt and PLE exits, each advanced by one event at a time, kept
+ * across preemption, and the hooks the hv core calls (hv_guest_ops).
+ */
 #include "guest/guest.h"
 
 #include <stdlib.h>

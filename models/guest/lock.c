@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lock.c - the glue every spinlock algorithm shares (lock.h): the cache
+ * line costs of taking and handing over a lock word, the spin and watch
+ * of waiters, the critical section's data lines, and the wait clocks that
+ * split a wait into lock-holder preemption, hand-over and the rest.
+ */
 #include "guest/lock.h"
 
 #include <stdlib.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vdisk.c - a VM's virtual disk (vdisk.h): one FIFO server; a read
+ * waits for those queued before it, then completes as an interrupt.
+ */
 #include "guest/vdisk.h"
 
 #include <stdint.h>

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hv.c - the hypervisor core (hv.h): vCPU runstates, the SCHEDULE
+ * softirq and context switch, host ticks (skipped where the scheduler's
+ * tick_next says they cannot act), wakes, yields and PV kicks; the policy
+ * is reached only through struct sched_ops and struct hv_kind_ops.
+ */
 #include "hv/hv.h"
 
 #include <stdlib.h>

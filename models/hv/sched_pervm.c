@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sched_pervm.c - per-VM scheduler settings by VM name (sched_pervm.h):
+ * read from {VM: value} mappings and applied to the matching VMs.
+ */
 #include "hv/sched_pervm.h"
 
 #include <stdlib.h>

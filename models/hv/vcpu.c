@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vcpu.c - runstate changes and their exact time accounting (vcpu.h).
+ */
 #include "hv/vcpu.h"
 
 #include "util.h"

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine.c - the clock and the event loop of one run (engine.h).
+ */
 #include "engine.h"
 #include "util.h"
 

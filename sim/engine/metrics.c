@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics.c - a run's named results, and their summary over
+ * replications (metrics.h).
+ */
 #include "metrics.h"
 
 #include <stdlib.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * util.c - allocation that aborts on failure, the error tiers'
+ * helpers, atomic file writes and bounded line reads (util.h).
+ */
 #include "util.h"
 
 #include <errno.h>

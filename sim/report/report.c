@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.c - a run's summary rendered as a table, CSV or JSON (report.h).
+ */
 #include "report.h"
 
 #include <math.h>

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * run.c - one replication of a scenario (run.h): the host, VMs, guests and
+ * workloads built from the parsed scenario, the run, and its metrics
+ * collected in a fixed order.
+ */
 #include "run.h"
 
 #include <stdio.h>

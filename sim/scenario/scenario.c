@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scenario.c - a scenario file read and checked in full before any run
+ * (scenario.h); each mapping's keys are rows of a parameter table
+ * (scen_params, scen_vm_params, ...), so `vlocksim list` shows them.
+ */
 #include "scenario.h"
 
 #include <math.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * calibrate.c - fitting scenario parameters to the calibration rows of
+ * cases by Nelder-Mead (calibrate.h).
+ */
 #include "calibrate.h"
 #include "progress.h"
 

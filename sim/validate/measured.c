@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * measured.c - reading a measured CSV table (measured.h).
+ */
 #include "measured.h"
 
 #include <errno.h>

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vcase.c - a validation case file (validate.h): its rows, their
+ * overrides and roles, and the prediction and judgement of one row.
+ */
 #include "validate.h"
 
 #include <math.h>
