@@ -14,8 +14,11 @@
 # every -I folder of Makefile.am); headers found nowhere (config.h, system,
 # GSL) are not checked.  A .c or .h in a folder with no rank fails too.
 # Run by `make check` (tests/e2e_layers.sh); by hand: sh tests/check_layers.sh .
-# Prints one line per upward include, "layers: N files, M includes, K upward";
-# exit 0 when none outside the allow-list, 1 otherwise.
+# Files of one folder may not call each other in a circle either: X -> Y when
+# X.c or X.h includes Y.h and Y.c exists beside it (Y's code is called);
+# each circle found (tsort) is one line "circle in FOLDER: X Y ...".
+# Prints one line per upward include or circle, "layers: N files, M includes,
+# K upward, C circles"; exit 0 when none outside the allow-list, 1 otherwise.
 
 top=${1:-.}
 cd "$top" || exit 2
@@ -76,6 +79,12 @@ for f in $(find sim models -name '*.[ch]' | LC_ALL=C sort); do
 		h=$(resolve "$f" "$hdr")
 		[ -n "$h" ] || continue
 		ninc=$((ninc + 1))
+		# an edge of the folder's call graph (circles, below)
+		if [ "$(dirname "$h")" = "$(dirname "$f")" ] && [ -f "${h%.h}.c" ] &&
+		    [ "${h%.h}" != "${f%.[ch]}" ]; then
+			echo "$(dirname "$f") $(basename "${f%.[ch]}") $(basename "${h%.h}")" \
+			    >>"${TMPDIR:-/tmp}/layers-edges.$$"
+		fi
 		rh=$(rank "$h")
 		[ "$rh" = - ] && continue	# reported as a file of its own
 		if awk -v a="$rh" -v b="$rf" 'BEGIN { exit !(a > b) }'; then
@@ -93,5 +102,19 @@ $f:$h
 	done <"${TMPDIR:-/tmp}/layers.$$"
 	rm -f "${TMPDIR:-/tmp}/layers.$$"
 done
-echo "layers: $nfiles files, $ninc includes, $nup upward, $nbad not allowed"
+ncirc=0
+touch "${TMPDIR:-/tmp}/layers-edges.$$"
+for d in $(awk '{print $1}' "${TMPDIR:-/tmp}/layers-edges.$$" | LC_ALL=C sort -u); do
+	# tsort names the files of each loop it finds on stderr
+	awk -v d="$d" '$1 == d { print $2, $3 }' "${TMPDIR:-/tmp}/layers-edges.$$" |
+	    tsort 2>&1 >/dev/null | awk -v d="$d" '
+		/input contains a loop/ { if (c != "") print "circle in " d ":" c; c = ""; next }
+		{ sub(/^tsort: /, ""); c = c " " $0 }
+		END { if (c != "") print "circle in " d ":" c }' >"${TMPDIR:-/tmp}/layers-circ.$$"
+	cat "${TMPDIR:-/tmp}/layers-circ.$$"
+	ncirc=$((ncirc + $(wc -l <"${TMPDIR:-/tmp}/layers-circ.$$")))
+done
+rm -f "${TMPDIR:-/tmp}/layers-edges.$$" "${TMPDIR:-/tmp}/layers-circ.$$"
+nbad=$((nbad + ncirc))
+echo "layers: $nfiles files, $ninc includes, $nup upward, $ncirc circles, $nbad not allowed"
 [ "$nbad" -eq 0 ]

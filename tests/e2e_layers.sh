@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_layers.sh - the include layering (tests/check_layers.sh): the tree
-# passes, and a copy with one upward include injected fails, naming it.
+# passes, and a copy with one upward include or one circle between files of
+# a folder injected fails, naming it.
 #
 # Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_layers.sh
 # One line per check, then "N passed, M failed"; exit 0 / 1, 77 without a binary.
@@ -48,6 +49,13 @@ check "an upward include not on the allow-list fails" [ "$rc" -eq 1 ]
 
 inject models/guest/lock.c '#include "workload/workload.h"'
 check "a lock including the workload layer fails (it has struct lock_client)" [ "$rc" -eq 1 ]
+
+inject models/guest/kernel.c '#include "guest/ipi.h"'
+check "two files of one folder calling each other (kernel.c <-> ipi.c) fail" [ "$rc" -eq 1 ]
+check "  and the circle is named" grep -q '^circle in models/guest: .*kernel' "$tmp/out"
+
+inject models/guest/vdisk.c '#include "guest/ipi.h"'
+check "a one-way call inside a folder passes" [ "$rc" -eq 0 ]
 
 inject sim/cli/main.c '#include "trace_in.h"'
 check "a downward include passes" [ "$rc" -eq 0 ]

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "guest/ipi.h"
 #include "guest/slock.h"
 #include "guest/vdisk.h"
 #include "hv/hv.h"
@@ -63,6 +64,8 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 		gk_waitq_init(&g->queues[i]);
 	vm->guest = g;
 	g->k = gk_new(vm, &c->kernel);
+	gk_set_smp(g->k, &ipi_smp_ops, ipi_new(g->k, &c->kernel.ipi, c->kernel.nmm,
+	    gk_stats_rw(g->k)));
 	g->disk = vdisk_new(vm->hv->sim);
 	g->nslocks = c->nslocks;
 	g->nsl = c->nslocks + c->kernel.nmm;
@@ -89,6 +92,8 @@ gvm_free(struct gvm *g)
 
 	if (g == NULL)
 		return;
+	if (g->k != NULL)
+		ipi_free(gk_ipi(g->k));
 	gk_free(g->k);		/* frees the program state of tasks still alive (task_free) */
 	for (i = 0; i < g->nsl; i++)
 		slock_free(g->sl[i]);

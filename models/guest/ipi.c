@@ -92,14 +92,6 @@ ipi_free(struct ipi *ip)
 	free(ip);
 }
 
-/* Linux 4.16 arch/x86/kernel/kvm.c kvm_steal_time_set_preempted on the host's
- * side: the flag is set when KVM puts a vCPU that was still runnable. */
-int
-ipi_vcpu_is_preempted(const struct vcpu *v)
-{
-	return v->rs == RS_RUNNABLE;
-}
-
 /*
  * The exits a multicast costs the sender.  x2APIC physical: one ICR write per
  * destination (x2apic_phys.c __x2apic_send_IPI_mask); cluster: one per
@@ -154,7 +146,7 @@ count_exits(struct ipi *ip, int exits, int n)
 }
 
 /* Linux 3.2 sched/core.c: a CPU gets an IPI only if it is not polling need_resched */
-void
+static void
 ipi_resched(struct ipi *ip, int from, struct gcpu *to)
 {
 	if (to->polling) {
@@ -175,7 +167,7 @@ static void ack_ev(void *s, void *arg, int64_t data);
 
 /* Linux kernel/smp.c generic_smp_call_function_interrupt (flush_smp_call_function_queue):
  * run every queued function; each sender sees its csd unlocked after it. */
-void
+static void
 ipi_irq(struct ipi *ip, struct gcpu *c)
 {
 	int s, n = ip->ncpu, t = c->idx;
@@ -237,7 +229,7 @@ call_done(struct vcpu *v)
 }
 
 /* KVM x86.c record_steal_time: a KVM_VCPU_FLUSH_TLB request is a flush on entry */
-void
+static void
 ipi_entry(struct ipi *ip, struct gcpu *c)
 {
 	if (!ip->pv_flush[c->idx])
@@ -250,7 +242,7 @@ ipi_entry(struct ipi *ip, struct gcpu *c)
 
 /* Linux 4.16 arch/x86/mm/tlb.c switch_mm_irqs_off: leave prev's cpumask, join next's;
  * a kernel thread or the idle loop keeps the old mm (enter_lazy_tlb) */
-void
+static void
 ipi_switch_mm(struct ipi *ip, struct gcpu *c, const struct task *t)
 {
 	int mm = t->mm, i = c->idx;
@@ -319,7 +311,7 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 			struct vcpu *t = gk_cpu(ip->k, ip->idx[i])->v;
 			struct hv *hv = ip->vm->hv;
 
-			if (!ipi_vcpu_is_preempted(t))
+			if (!gk_vcpu_is_preempted(t))
 				continue;
 			hv->st.exits_hypercall++;
 			ip->st->pv_yields++;
@@ -385,7 +377,7 @@ ipi_flush_tlb(struct vcpu *v, int mm, guest_fn done)
 		if (!ip->mm_cpus[mm * ip->ncpu + i] || !target_ok(ip, s, i))
 			continue;
 		/* Linux 4.16 kvm.c kvm_flush_tlb_others: a preempted vCPU is marked, not sent to */
-		if (ip->cfg.pv_tlb_flush && ipi_vcpu_is_preempted(t)) {
+		if (ip->cfg.pv_tlb_flush && gk_vcpu_is_preempted(t)) {
 			if (!ip->pv_flush[i])
 				ip->st->pv_tlb_marked++;
 			ip->pv_flush[i] = 1;
@@ -398,3 +390,10 @@ ipi_flush_tlb(struct vcpu *v, int mm, guest_fn done)
 		ip->st->tlb_shootdowns++;	/* NR_TLB_REMOTE_FLUSH */
 	return multicast(ip, v, n, ip->cfg.flush_ns, 1, ip->cfg.flush_ns, done);
 }
+
+const struct gk_smp_ops ipi_smp_ops = {
+	.resched = ipi_resched,
+	.irq = ipi_irq,
+	.entry = ipi_entry,
+	.switch_mm = ipi_switch_mm,
+};

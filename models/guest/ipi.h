@@ -19,39 +19,25 @@
 #include <stdint.h>
 
 #include "guest/guest.h"
-
-struct gkernel;
-struct gcpu;
-struct gk_stats;
-struct task;
-
-enum ipi_mode { IPI_PHYS, IPI_CLUSTER, IPI_PV };
-
-struct ipi_config {
-	int mode;		/* enum ipi_mode: how a multicast is sent */
-	int ipiv;		/* posted interrupts / IPI virtualization: no sender exit */
-	int pv_tlb_flush;	/* Linux 4.16 kvm_flush_tlb_others */
-	int pv_sched_yield;	/* Linux 5.3 kvm_smp_send_call_func_ipi */
-	double flush_ns;	/* one TLB flush (local, or a target's handler) */
-};
+#include "guest/kernel.h"	/* struct ipi_config, the kernel's calls (gk_smp_ops) */
 
 /* Where an `ipi:` goes (workload primitive). */
 enum ipi_to { IPI_TO_ALL, IPI_TO_OTHERS, IPI_TO_ONE, IPI_TO_RANDOM };
 
 struct ipi;
 
+/* gvm.c makes it after the kernel and installs ipi_smp_ops with it. */
 struct ipi *ipi_new(struct gkernel *, const struct ipi_config *, int nmm, struct gk_stats *);
 void ipi_free(struct ipi *);
 
-/* kernel.c's calls. */
-/* A reschedule IPI from vCPU `from` (-1: from an interrupt, nobody pays) to c. */
-void ipi_resched(struct ipi *, int from, struct gcpu *to);
-/* c took an interrupt: run the function calls pending for it. */
-void ipi_irq(struct ipi *, struct gcpu *c);
-/* c enters the guest (KVM vcpu_enter_guest): a PV TLB flush marked for it. */
-void ipi_entry(struct ipi *, struct gcpu *c);
-/* c switches to task t: t's mm is loaded there (mm_cpumask). */
-void ipi_switch_mm(struct ipi *, struct gcpu *c, const struct task *t);
+/*
+ * The kernel's calls (kernel.h struct gk_smp_ops): resched, a reschedule
+ * IPI from vCPU `from` (-1: from an interrupt, nobody pays) to c; irq, c took
+ * an interrupt: run the function calls pending for it; entry, c enters the
+ * guest (KVM vcpu_enter_guest): a PV TLB flush marked for it; switch_mm, c
+ * switches to task t: t's mm is loaded there (mm_cpumask).
+ */
+extern const struct gk_smp_ops ipi_smp_ops;
 
 /* The workload's: v's current task runs smp_call_function_many (or
  * on_each_cpu for IPI_TO_ALL) of a function taking func_ns on each target;
@@ -61,10 +47,6 @@ int ipi_call(struct vcpu *, enum ipi_to, int target, int wait, double func_ns, g
 /* flush_tlb_mm_range for mm (-1: the current task's): flush locally, then
  * shoot down the other vCPUs in the mm's cpumask and wait.  As ipi_call. */
 int ipi_flush_tlb(struct vcpu *, int mm, guest_fn done);
-
-/* vcpu_is_preempted() as the guest reads it from steal time: the host
- * preempted the vCPU while runnable (KVM kvm_steal_time_set_preempted). */
-int ipi_vcpu_is_preempted(const struct vcpu *);
 
 /* The exits a multicast to the n vCPU indices idx[] (ascending) costs. */
 int ipi_send_exits(const struct ipi_config *, const int *idx, int n);

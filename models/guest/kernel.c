@@ -8,7 +8,6 @@
  * until the host runs it again (guest.c).  Policy is behind guest_sched_ops.
  */
 #include "guest/kernel.h"
-#include "guest/slock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,9 +30,13 @@ struct gkernel {
 	struct task **tasks;	/* every task made, freed at the end */
 	guest_fn first;		/* a new task's first step */
 	struct ipi *ipi;	/* IPIs, function calls, TLB shootdowns (ipi.c) */
-	struct slock **slocks;	/* the sleeping locks (slock.c) */
-	int nslocks;
-	size_t capslocks;
+	const struct gk_smp_ops *smp;	/* ... reached through it */
+	struct watch {		/* the sleeping locks (slock.c), in order */
+		const struct gk_owner_watch *ops;
+		void *lock;
+	} *watches;
+	int nwatches;
+	size_t capwatches;
 	double tick_ns;
 	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gk_stats st;
@@ -56,13 +59,29 @@ struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
 struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
+struct gk_stats *gk_stats_rw(struct gkernel *k) { return &k->st; }
 
-int
-gk_slock_register(struct gkernel *k, struct slock *l)
+void
+gk_set_smp(struct gkernel *k, const struct gk_smp_ops *ops, struct ipi *ip)
 {
-	VS_GROW(k->slocks, k->capslocks, (size_t)k->nslocks);
-	k->slocks[k->nslocks] = l;
-	return k->nslocks++;
+	k->smp = ops;
+	k->ipi = ip;
+}
+
+/* Linux 4.16 arch/x86/kernel/kvm.c kvm_steal_time_set_preempted on the host's
+ * side: the flag is set when KVM puts a vCPU that was still runnable. */
+int
+gk_vcpu_is_preempted(const struct vcpu *v)
+{
+	return v->rs == RS_RUNNABLE;
+}
+
+void
+gk_watch_register(struct gkernel *k, const struct gk_owner_watch *ops, void *lock)
+{
+	VS_GROW(k->watches, k->capwatches, (size_t)k->nwatches);
+	k->watches[k->nwatches].ops = ops;
+	k->watches[k->nwatches++].lock = lock;
 }
 
 /* A sleeping-lock owner leaves its vCPU: its spinners look again. */
@@ -71,8 +90,8 @@ owner_off(struct gkernel *k, const struct task *t)
 {
 	int i;
 
-	for (i = 0; t->slocks_held > 0 && i < k->nslocks; i++)
-		slock_owner_off(k->slocks[i], t);
+	for (i = 0; t->slocks_held > 0 && i < k->nwatches; i++)
+		k->watches[i].ops->owner_off(k->watches[i].lock, t);
 }
 
 /* The host took v's pCPU (guest.c's stop hook). */
@@ -82,9 +101,8 @@ cpu_stopped(struct vcpu *v)
 	struct gkernel *k = v->vm->kernel;
 	int i;
 
-	for (i = 0; i < k->nslocks; i++)
-		if (!TAILQ_EMPTY(&k->slocks[i]->spinners))
-			slock_vcpu_stopped(k->slocks[i], v);
+	for (i = 0; i < k->nwatches; i++)
+		k->watches[i].ops->vcpu_stopped(k->watches[i].lock, v);
 }
 int gk_live(const struct gkernel *k) { return k->live; }
 
@@ -107,7 +125,7 @@ static void cpu_irq(struct vcpu *);
 static void
 cpu_entry(struct vcpu *v)
 {
-	ipi_entry(cpu_of(v)->k->ipi, cpu_of(v));
+	cpu_of(v)->k->smp->entry(cpu_of(v)->k->ipi, cpu_of(v));
 }
 
 struct gkernel *
@@ -148,8 +166,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	}
 	k->st.wake_lat = hist_new();
 	k->st.ipi_wait = hist_new();
-	k->ipi = ipi_new(k, &cfg->ipi, cfg->nmm, &k->st);
-	return k;
+	return k;	/* gvm.c installs the IPI layer (gk_set_smp) */
 }
 
 void
@@ -170,8 +187,7 @@ gk_free(struct gkernel *k)
 	free(k->tasks);
 	hist_free(k->st.wake_lat);
 	hist_free(k->st.ipi_wait);
-	ipi_free(k->ipi);
-	free(k->slocks);
+	free(k->watches);
 	free(k->allowed_live);
 	free(k->cpus);
 	free(k);
@@ -295,7 +311,7 @@ tick_arm(struct gcpu *c)
 static void
 send_ipi(struct gkernel *k, int from, struct gcpu *to)
 {
-	ipi_resched(k->ipi, from, to);
+	k->smp->resched(k->ipi, from, to);
 }
 
 static void go_idle(struct gcpu *);
@@ -369,7 +385,7 @@ switch_to(struct gcpu *c, struct task *t, struct task *prev)
 	if (t->prev_cpu >= 0 && t->prev_cpu != c->idx)
 		k->st.migrations++;
 	t->cpu = t->prev_cpu = c->idx;
-	ipi_switch_mm(k->ipi, c, t);
+	k->smp->switch_mm(k->ipi, c, t);
 	t->exec_clock = cpu_clock(c);
 	t->prev_sum_exec = t->sum_exec;
 	if (t->woken_at >= 0) {
@@ -489,7 +505,7 @@ idle_woken(struct vcpu *v)
 	struct gcpu *c = cpu_of(v);
 	int polled = c->polling;
 
-	ipi_irq(c->k->ipi, c);	/* function calls that woke it */
+	c->k->smp->irq(c->k->ipi, c);	/* function calls that woke it */
 	if (c->tick_pending)
 		do_tick(c);
 	if (c->nqueued > 0 || c->need_resched) {
@@ -539,19 +555,19 @@ cpu_irq(struct vcpu *v)
 	if (c->finished)
 		return;
 	if (c->curr == NULL) {
-		ipi_irq(c->k->ipi, c);
+		c->k->smp->irq(c->k->ipi, c);
 		return;
 	}
 	if (c->tick_pending)
 		do_tick(c);
 	else
 		guest_overhead(v, kmach(c->k)->irq_ns);
-	ipi_irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
+	c->k->smp->irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
 	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
 		preempt(c);
 	else if (c->need_resched && c->curr->slock_spinning)
-		slock_resched(v);	/* the spin loop checks need_resched() */
+		guest_spin_met(v, 0);	/* a sleeping lock's spin loop checks need_resched() */
 }
 
 /* The vCPU after idx, round the ring ((idx + 1) % ncpu without a divide:

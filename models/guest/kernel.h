@@ -15,11 +15,22 @@
 
 #include "guest/guest.h"
 #include "guest/gsched.h"
-#include "guest/ipi.h"
 #include "guest/task.h"
 
 struct vm;
 struct hist;
+struct ipi;
+
+/* How IPIs are sent, as the guest kernel is configured (ipi.c reads it). */
+enum ipi_mode { IPI_PHYS, IPI_CLUSTER, IPI_PV };
+
+struct ipi_config {
+	int mode;		/* enum ipi_mode: how a multicast is sent */
+	int ipiv;		/* posted interrupts / IPI virtualization: no sender exit */
+	int pv_tlb_flush;	/* Linux 4.16 kvm_flush_tlb_others */
+	int pv_sched_yield;	/* Linux 5.3 kvm_smp_send_call_func_ipi */
+	double flush_ns;	/* one TLB flush (local, or a target's handler) */
+};
 
 struct gk_config {
 	const struct guest_sched_ops *sched;
@@ -30,7 +41,7 @@ struct gk_config {
 	int random_phase;	/* ticks and first instructions at random phases */
 	int can_spawn;		/* a program spawns tasks (so no vCPU is ever done early) */
 	int check;		/* verify the run queues' invariants at every switch */
-	struct ipi_config ipi;	/* how IPIs are sent (ipi.h) */
+	struct ipi_config ipi;	/* how IPIs are sent (ipi.c) */
 	int nmm;		/* address spaces of the workload's tasks */
 	int spin_preempted;	/* spin-on-owner loops read vcpu_is_preempted (4.10) */
 	/* The workload's hook: a task has exited (free its program state). */
@@ -57,9 +68,35 @@ struct gkernel;
 
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
 struct ipi *gk_ipi(struct gkernel *);
-/* Sleeping locks tell the kernel they exist (slock.h); returns an index. */
-struct slock;
-int gk_slock_register(struct gkernel *, struct slock *);
+/*
+ * A sleeping lock's optimistic spinners watch its owner (slock.c fills this
+ * in): the kernel tells each lock registered when a task that holds sleeping
+ * locks leaves its vCPU, and when the host takes a vCPU, so that spinners
+ * look again (LNX-4.10 mutex.c mutex_spin_on_owner: owner->on_cpu,
+ * vcpu_is_preempted).  Through it the kernel never calls slock.c.
+ */
+struct gk_owner_watch {
+	void (*owner_off)(void *lock, const struct task *);
+	void (*vcpu_stopped)(void *lock, const struct vcpu *);
+};
+void gk_watch_register(struct gkernel *, const struct gk_owner_watch *, void *lock);
+/*
+ * The IPI layer as the kernel calls it (ipi.c fills it in, gvm.c installs it
+ * with the IPI state), as Linux x86 sends a reschedule through struct
+ * smp_ops and runs the CALL_FUNCTION vector's handler: through it the kernel
+ * never calls ipi.c.
+ */
+struct gk_smp_ops {
+	void (*resched)(struct ipi *, int from, struct gcpu *to);	/* from -1: an interrupt */
+	void (*irq)(struct ipi *, struct gcpu *);			/* run pending calls */
+	void (*entry)(struct ipi *, struct gcpu *);			/* VM entry */
+	void (*switch_mm)(struct ipi *, struct gcpu *, const struct task *);
+};
+void gk_set_smp(struct gkernel *, const struct gk_smp_ops *, struct ipi *);
+struct gk_stats *gk_stats_rw(struct gkernel *);
+/* vcpu_is_preempted() as the guest reads it from steal time: the host
+ * preempted the vCPU while runnable (KVM kvm_steal_time_set_preempted). */
+int gk_vcpu_is_preempted(const struct vcpu *);
 /* Wake a blocked task from the current task of waker (a futex or lock wake). */
 void gk_wake(struct vcpu *waker, struct task *);
 void gk_free(struct gkernel *);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "engine.h"
-#include "guest/ipi.h"
 #include "guest/kernel.h"
 #include "hv/hv.h"
 #include "stats.h"
@@ -25,6 +24,10 @@ lhv(const struct slock *l)
 	return gk_cpu(l->k, 0)->v->vm->hv;
 }
 
+static void slock_owner_off(void *, const struct task *);
+static void slock_vcpu_stopped(void *, const struct vcpu *);
+static const struct gk_owner_watch slock_watch = { slock_owner_off, slock_vcpu_stopped };
+
 struct slock *
 slock_new(const struct slock_ops *ops, struct gkernel *k, const char *name, int check_preempted)
 {
@@ -37,7 +40,7 @@ slock_new(const struct slock_ops *ops, struct gkernel *k, const char *name, int 
 	TAILQ_INIT(&l->waiters);
 	TAILQ_INIT(&l->spinners);
 	l->st.wait = hist_new();
-	l->index = gk_slock_register(k, l);
+	gk_watch_register(k, &slock_watch, l);
 	return l;
 }
 
@@ -89,7 +92,7 @@ owner_on_cpu(const struct slock *l)
 		return 1;	/* free, or held by readers: can_spin decides */
 	if (o->state != T_RUNNING)
 		return 0;
-	return !l->check_preempted || !ipi_vcpu_is_preempted(gk_cpu(l->k, o->cpu)->v);
+	return !l->check_preempted || !gk_vcpu_is_preempted(gk_cpu(l->k, o->cpu)->v);
 }
 
 static void spin_seen(struct vcpu *);
@@ -246,26 +249,23 @@ slock_first_waiter_reads(const struct slock *l)
 	return !TAILQ_EMPTY(&l->waiters) && TAILQ_FIRST(&l->waiters)->slock_read;
 }
 
-void
-slock_owner_off(struct slock *l, const struct task *t)
+/* kernel.h gk_owner_watch: task t left its vCPU; vCPU v lost its pCPU.
+ * Spinners re-check their owner. */
+static void
+slock_owner_off(void *lock, const struct task *t)
 {
+	struct slock *l = lock;
+
 	if (l->owner == t)
 		poke_spinners(l);
 }
 
-void
-slock_vcpu_stopped(struct slock *l, const struct vcpu *v)
+static void
+slock_vcpu_stopped(void *lock, const struct vcpu *v)
 {
-	if (l->check_preempted && l->owner != NULL && l->owner->state == T_RUNNING &&
-	    l->owner->cpu == v->idx)
+	struct slock *l = lock;
+
+	if (!TAILQ_EMPTY(&l->spinners) && l->check_preempted && l->owner != NULL &&
+	    l->owner->state == T_RUNNING && l->owner->cpu == v->idx)
 		poke_spinners(l);
-}
-
-void
-slock_resched(struct vcpu *v)
-{
-	struct task *t = gk_current(v);
-
-	if (t != NULL && t->slock_spinning)
-		guest_spin_met(v, 0);	/* need_resched() ends the spin */
 }

@@ -58,7 +58,6 @@ struct slock {
 	struct taskq waiters;	/* asleep, FIFO (wait_link) */
 	struct taskq spinners;	/* optimistic spinners in osq order (wait_link) */
 	int check_preempted;	/* owner_on_cpu reads vcpu_is_preempted (4.10) */
-	int index;		/* in its kernel's list */
 	struct vcpu *unlocker;	/* during an unlock's wake: the waker */
 	struct slock_stats st;
 };
@@ -77,12 +76,6 @@ void slock_unlock(struct vcpu *, struct slock *, int read);
 void slock_handoff_first(struct slock *);
 void slock_handoff_readers(struct slock *);
 int slock_first_waiter_reads(const struct slock *);
-
-/* kernel.c's calls: task t leaves its vCPU; vCPU v loses its pCPU; the
- * current task of v has need_resched set.  Spinners re-check their owner. */
-void slock_owner_off(struct slock *, const struct task *t);
-void slock_vcpu_stopped(struct slock *, const struct vcpu *);
-void slock_resched(struct vcpu *);
 
 extern const struct slock_ops slock_mutex_ops;
 extern const struct slock_ops slock_rwsem_ops;

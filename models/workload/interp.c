@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "guest/guest.h"
 #include "guest/gvm.h"
+#include "guest/ipi.h"
 #include "guest/kernel.h"
 #include "guest/slock.h"
 #include "guest/vdisk.h"
