@@ -78,4 +78,15 @@ else
 	skip "the trace readers use no symbol of trace_in.o (no objects or nm)"
 fi
 
+# No function over 150 lines (issue 32) but the interpreter's dispatch
+# (wl_continue, one case per op): a top-level definition starts at a line
+# "name(" and ends at the first line "}".
+for f in $(cd "$top_srcdir" && find sim models -name '*.c' | LC_ALL=C sort); do
+	awk -v F="$f" '/^[a-zA-Z_][a-zA-Z0-9_]*\(/ { n = $0; sub(/\(.*/, "", n); s = NR }
+	    s && /^}/ { if (NR - s + 1 > 150 && n != "wl_continue") print F ":" s ": " n " " NR - s + 1; s = 0 }' \
+	    "$top_srcdir/$f"
+done >"$tmp/long"
+check "no function over 150 lines (wl_continue, the dispatch, aside)" [ ! -s "$tmp/long" ]
+[ -s "$tmp/long" ] && show "$tmp/long"
+
 e2e_finish
