@@ -148,8 +148,8 @@ static const struct opt_decl lab_vm_opts[] = {
 	{ "busybox", 0, "PATH", OPT_STR, A(busybox),
 	  .help = "a static busybox (default /bin/busybox: Debian's busybox-static)" },
 	{ "lockbench", 0, "PATH", OPT_STR, A(lockbench),
-	  .help = "a static lockbench (default lockbench-static beside the lockbench vlocksim "
-	  "lab runs)" },
+	  .help = "a static lockbench (default bench/lab/lockbench-static of the build tree: "
+	  "make builds it, make install does not)" },
 	{ "qemu", 0, "PATH", OPT_STR, A(qemu),
 	  .help = "QEMU (default qemu-system-x86_64 on the PATH)" },
 	{ "mem", 0, "MIB", OPT_INT, A(mem_mb), .min = 64, .max = 65536,
