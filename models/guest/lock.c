@@ -409,19 +409,52 @@ lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 }
 
 void
+lock_kick(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
+{
+	struct lock_node *n = &l->node[v->idx];
+
+	VS_ASSERT(n->kick_to == NULL);
+	n->kick_to = to;
+	n->kick_at = before_ns;
+	l->st.kicks++;
+	l->hv->st.exits_hypercall++;
+}
+
+/* The releaser's stores are done: its hypercall kicks (LNX-3.18 spinlock.h
+ * arch_spin_unlock: add, then __ticket_unlock_kick; LNX-4.5
+ * qspinlock_paravirt.h __pv_queued_spin_unlock_slowpath: cmpxchg, unhash,
+ * release store, then pv_kick).  An event at that time: a host preemption
+ * of the releaser inside these few ns would delay the real hypercall, not
+ * this one (the window is a line transfer and an atomic). */
+static void
+release_kick(void *s, void *arg, int64_t idx)
+{
+	struct glock *l = arg;
+	struct lock_node *n = &l->node[idx];
+	struct vcpu *v = l->vm->vcpus[idx], *to = n->kick_to;
+
+	n->kick_to = NULL;
+	hv_probe(l->hv, PR_KICK, v->id, v->pcpu != NULL ? v->pcpu->id : -1, l, to->id);
+	hv_pv_kick(v, to);
+}
+
+void
 lock_release(struct glock *l, struct vcpu *v)
 {
-	double cost;
+	struct lock_node *n = &l->node[v->idx];
+	double cost, own;
 
 	lock_leave(l, v, v);
 	/* The store to the lock word needs the line here first; with
 	 * release_visibility no waiter sees it before that (lock_own_ns). */
-	cost = lock_own_ns(l, v);
+	cost = own = lock_own_ns(l, v);
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
 	cost += l->ops->release(l, v);
 	l->handover_ns = 0;
+	if (n->kick_to != NULL)
+		sim_after(l->hv->sim, sim_ns(own + n->kick_at), release_kick, l, v->idx);
 	guest_work(v, cost, l->client->cont);
 }
 

@@ -135,6 +135,8 @@ struct lock_node {
 	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
 	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
+	struct vcpu *kick_to;	/* releasing: the vCPU its unlock kicks (lock_kick) */
+	double kick_at;		/* ... this far into the algorithm's release */
 };
 
 struct glock {
@@ -226,6 +228,14 @@ double lock_handover_ns(const struct glock *);
  * record), which waiter wrote and spins on: ns until waiter sees it. */
 double lock_flag_ns(const struct glock *, const struct vcpu *from, const struct vcpu *waiter);
 double lock_atomic_ns(const struct glock *);
+/*
+ * Inside ops->release: the unlock kicks `to` (KVM_HC_KICK_CPU) once its own
+ * stores are done, before_ns into the algorithm's release cost (after the
+ * store's wait for the word's line, which lock_release adds), not when the
+ * release begins; counts the kick and its hypercall exit.  The caller still
+ * adds the hypercall to the cost it returns.
+ */
+void lock_kick(struct glock *, struct vcpu *from, struct vcpu *to, double before_ns);
 
 
 #endif

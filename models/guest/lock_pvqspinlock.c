@@ -537,12 +537,13 @@ pvq_release(struct glock *l, struct vcpu *v)
 
 	VS_ASSERT(p->byte == PVQ_LOCKED || p->byte == PVQ_SLOW);
 	if (p->byte == PVQ_SLOW) {
-		/* pv_unhash, release store, pv_kick(node->cpu) */
+		/* pv_unhash, release store, pv_kick(node->cpu): after the stores */
 		k = p->hashed;
 		VS_ASSERT(k != NULL);
 		p->hashed = NULL;
 		p->byte = 0;
-		pvq_kick(l, v, k);
+		p->node[k->idx].kicked = 1;
+		lock_kick(l, v, k, cost);
 		cost += p->cfg->hypercall_ns;
 	}
 	p->byte = 0;

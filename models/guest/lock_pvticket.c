@@ -202,11 +202,8 @@ pvt_release(struct glock *l, struct vcpu *v)
 	}
 	tkt_prefetch(&t->w);
 	if (t->slowpath && t->registered[next->idx]) {
-		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU */
-		l->st.kicks++;
-		l->hv->st.exits_hypercall++;
-		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, next->id);
-		hv_pv_kick(v, next);
+		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU, after the add */
+		lock_kick(l, v, next, cost);
 		cost += t->cfg->hypercall_ns;
 	} else {
 		lock_poke(l, next);
