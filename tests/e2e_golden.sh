@@ -14,6 +14,9 @@
 # is one event fewer (tests/e2e_tickff.sh, tests/e2e_fold.sh show they
 # change nothing else).  So are the locks' wait_holder_preempted_ns and
 # wait_handover_ns (issue 28): new metrics, every other byte the same.
+# credit-tickle's two files were rewritten when a pv unlock's kick moved
+# after the unlock's own store (lock.c lock_kick, issue 28): its pv-ticket
+# waiters are woken a line transfer later; the other two have no kicks.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
