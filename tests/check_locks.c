@@ -35,26 +35,37 @@ struct watch {
 	int early_halts;		/* first halts sooner than early_ns */
 	sim_time_t early_ns;
 	int overtook_preempted;	/* takes past an earlier, preempted waiter */
-	int just_released;		/* vCPU whose release was the last event */
-	int kicks_ahead;		/* kicks not right after the kicker's release */
+	int just_released;		/* vCPU of the last release, -1 none */
+	sim_time_t rel_t;		/* ... its time */
+	int strand_pending;		/* stranded unless the release's kick comes */
+	int kicks_ahead;		/* kicks not from the kicker's own release */
 	int reparks;			/* kicked waiters that halted again */
 };
 
 
+/* A release's kick leaves after the unlock's own store (lock.c lock_kick): a
+ * line transfer or two and an atomic after the release, well within this. */
+#define KICK_WINDOW 5000
+
 /* Lock free, someone waits, and every waiter is halted with no kick: stuck. */
 static void
-check_stranded(struct watch *w)
+check_stranded(struct watch *w, sim_time_t now)
 {
 	int i, nw = 0, nh = 0;
 
+	w->strand_pending = 0;
 	if (w->holder != -1)
 		return;
 	for (i = 0; i < MAXV; i++) {
 		nw += w->waiting[i];
 		nh += w->waiting[i] && w->halted[i];
 	}
-	if (nw > 0 && nh == nw)
-		w->stranded++;
+	if (nw > 0 && nh == nw) {
+		if (w->just_released >= 0 && now - w->rel_t <= KICK_WINDOW)
+			w->strand_pending = 1;	/* the release's kick may be on its way */
+		else
+			w->stranded++;
+	}
 }
 
 static void
@@ -103,10 +114,11 @@ watch_fn(void *ctx, const struct probe_ev *e)
 			w->violations++;
 		w->holder = -1;
 		w->releases++;
-		/* The release's kick (if any) comes as the next probe event. */
+		/* The release's kick (if any) follows within KICK_WINDOW. */
 		w->check_after = 1;
 		w->just_released = e->vcpu;
-		return;
+		w->rel_t = e->t;
+		break;
 	case PR_HALT:
 		w->halts++;
 		w->halted[e->vcpu] = 1;
@@ -125,8 +137,9 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		w->kicks++;
 		w->halted[e->aux] = 0;
 		w->kicked_since_wait[e->aux] = 1;
-		if (w->just_released != e->vcpu)
+		if (w->just_released != e->vcpu || e->t - w->rel_t > KICK_WINDOW)
 			w->kicks_ahead++;
+		w->just_released = -1;	/* its kick came */
 		break;
 	case PR_RUNSTATE:
 		w->running[e->vcpu] = e->aux == RS_RUNNING;
@@ -136,9 +149,9 @@ watch_fn(void *ctx, const struct probe_ev *e)
 	default:
 		break;
 	}
-	w->just_released = -1;
-	if (w->check_after || e->kind == PR_HALT)
-		check_stranded(w);
+	if (w->check_after || e->kind == PR_HALT ||
+	    (w->strand_pending && e->t - w->rel_t > KICK_WINDOW))
+		check_stranded(w, e->t);
 	w->check_after = 0;
 }
 
