@@ -329,9 +329,9 @@ START_TEST(halted_waiters_cost_a_kick_each)
 	ck_assert_int_eq(t.order[1], 1);
 	ck_assert_int_eq(t.order[2], 2);
 	ck_assert_int_eq(t.nkicks, 2);
-	/* a's store waits for the line c wrote last (its slow-path flag, or
-	 * b's hash on b's behalf... a waiter's write on another core): one
-	 * transfer; then the kick's wake-up and switch */
+	/* a's store first fetches the word's line from the waiter that wrote it
+	 * last (c's slow-path flag or hash, on another core): one transfer; then
+	 * the kick's wake-up and switch */
 	ck_assert_int_eq(t.take[1] - t.rel[0], LINE + WIPI + CTX);
 	/* b's release: b itself wrote the word last (its take): a local hit */
 	ck_assert_int_eq(t.take[2] - t.rel[1], WIPI + CTX);
