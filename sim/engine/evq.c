@@ -71,6 +71,7 @@
 #define EVQ_LANE_SHIFT	27
 #define EVQ_RING_MASK	((1u << EVQ_LANE_SHIFT) - 1)
 #define EVQ_DEAD	UINT64_MAX	/* a cancelled lane entry's key */
+#define EVQ_PREFETCH_N	512	/* pending events from which a pop prefetches the next */
 
 struct hent {
 	sim_time_t time;
@@ -590,8 +591,20 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	out->data = sl->data;
 	if (sl->pos & EVQ_LANE_BIT)
 		lane_remove(q, sl->pos);
-	else
+	else {
 		heap_remove(q, 0);
+		/* The new top is most often the next event: start loading the
+		 * first two lines of its payload's object (a vCPU's guest state,
+		 * cold with thousands of vCPUs) while this event runs.  Loads only;
+		 * with few pending events everything is in cache and they cost
+		 * more than they save (pinned 4 vCPUs +2% CPU, CFS 4096 -7.5%). */
+		if (q->n >= EVQ_PREFETCH_N) {
+			uintptr_t a = (uintptr_t)q->slots[q->h[0].key & EVQ_SLOT_MASK].arg;
+
+			__builtin_prefetch((const void *)a);	/* (an integer: arg may be NULL) */
+			__builtin_prefetch((const void *)(a + 64));
+		}
+	}
 	slot_free(q, s);
 	return 1;
 }
