@@ -40,6 +40,70 @@ START_TEST(engine_runs_in_time_order_and_stops_at_end)
 }
 END_TEST
 
+/* An event that comes back after data ns, for ever. */
+static void
+again(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	(void)arg;
+	sim_after(s, data, again, NULL, data);
+}
+
+/* Issue 29: the limits stop a run as a failure, never an abort. */
+START_TEST(limits_stop_a_run_and_say_which)
+{
+	struct sim s;
+
+	/* the watchdog: time stands still (its bound lowered for the test) */
+	sim_init(&s, 1, SIM_NEVER);
+	s.stall_events = 1000;
+	sim_at(&s, 7, again, NULL, 0);
+	sim_run(&s);
+	ck_assert_int_eq(s.fail, SIM_FAIL_STALL);
+	ck_assert_int_eq(s.now, 7);
+	ck_assert_uint_eq(s.events, 1000);
+	sim_destroy(&s);
+	/* the cap: an event past it is never run, the clock stays under it */
+	sim_init(&s, 1, SIM_NEVER);
+	sim_at(&s, 0, again, NULL, SIM_TIME_CAP / 3);
+	sim_run(&s);
+	ck_assert_int_eq(s.fail, SIM_FAIL_CAP);
+	ck_assert_int_le(s.now, SIM_TIME_CAP);
+	ck_assert_uint_eq(s.events, 4);	/* at 0, cap/3, 2cap/3, cap - 1 */
+	sim_destroy(&s);
+	/* a draw past the cap saturates one past it: no wrap of now + dt */
+	ck_assert_int_eq(sim_ns(1e300), SIM_TIME_CAP + 1);
+	ck_assert_int_eq(sim_ns(INFINITY), SIM_TIME_CAP + 1);
+	/* --max-events: exactly n events run, the n+1-th is refused */
+	sim_init(&s, 1, SIM_NEVER);
+	s.max_events = 10;
+	sim_at(&s, 0, again, NULL, 5);
+	sim_run(&s);
+	ck_assert_int_eq(s.fail, SIM_FAIL_EVENTS);
+	ck_assert_uint_eq(s.events, 10);
+	ck_assert_int_eq(s.now, 45);
+	sim_destroy(&s);
+	/* ... but a run that ends within n events is no failure */
+	sim_init(&s, 1, 95);
+	s.max_events = 10;
+	sim_at(&s, 0, again, NULL, 10);
+	sim_run(&s);
+	ck_assert_int_eq(s.fail, SIM_FAIL_NONE);
+	ck_assert_uint_eq(s.events, 10);
+	ck_assert_int_eq(s.now, 95);
+	sim_destroy(&s);
+	/* a deadline already past stops at the first look (2^20 events) */
+	sim_init(&s, 1, SIM_NEVER);
+	s.deadline = 1e-9;
+	sim_at(&s, 0, again, NULL, 1);
+	sim_run(&s);
+	ck_assert_int_eq(s.fail, SIM_FAIL_TIMEOUT);
+	ck_assert_uint_eq(s.events, (uint64_t)1 << 20);
+	sim_destroy(&s);
+}
+END_TEST
+
 START_TEST(runstate_accounting_is_exact)
 {
 	struct vcpu v;
@@ -216,8 +280,9 @@ engine_suite(void)
 	Suite *s = suite_create("engine");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
+	tcase_add_test(tc, limits_stop_a_run_and_say_which);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);
 	tcase_add_test(tc, machine_dist_follows_the_numbering);

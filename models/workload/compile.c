@@ -105,6 +105,13 @@ emit(struct workload *w, enum wl_opcode op)
 	struct wl_op *o;
 
 	VS_GROW(w->ops, w->capops, w->nops);
+	if (w->capwhere < w->capops) {
+		w->op_where = xrealloc(w->op_where, w->capops * sizeof *w->op_where);
+		w->op_prim = xrealloc(w->op_prim, w->capops * sizeof *w->op_prim);
+		w->capwhere = w->capops;
+	}
+	w->op_where[w->nops] = NULL;
+	w->op_prim[w->nops] = NULL;
 	o = &w->ops[w->nops++];
 	memset(o, 0, sizeof *o);
 	o->op = op;
@@ -499,10 +506,15 @@ prim_spawn(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	if (yc_expect(v, YC_MAP, "a mapping {program, count, parallel}", err) ||
 	    yc_get_str(v, "program", NULL, &prog, err) ||
 	    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &cnt, err) ||
-	    yc_get_int(v, "parallel", 0, 0, 1 << 20, &par, err) ||
+	    yc_get_int(v, "parallel", 0, 0, WL_MAX_TASKS, &par, err) ||
 	    yc_check_unused(v, "program, count, parallel", err) ||
 	    (par > 0 && no_sleep_holding(w, n, "spawn (with parallel)", err)))
 		return -1;
+	/* without `parallel` every child is alive at once: as many as `tasks` has */
+	if (par == 0 && cnt > WL_MAX_TASKS)
+		return yc_err(yc_find(v, "count"), err, "'count' = %lld children alive at once "
+		    "(no 'parallel'): at most %d; give a 'parallel' to run them in turn",
+		    (long long)cnt, WL_MAX_TASKS);
 	at = loop_open(c, cnt);
 	if (par > 0)
 		emit(w, OP_WAITCHILD)->n = par - 1;
@@ -864,7 +876,8 @@ static int
 compile_op(struct wl_cc *c, const struct yc_node *n, struct vs_err *err)
 {
 	const struct wl_prim *p = NULL, *q;
-	size_t i, at = 0;
+	size_t i, at = 0, first;
+	int rc;
 
 	if (yc_expect(n, YC_MAP, c->what, err) || charge(c->w, n, 1, err))
 		return -1;
@@ -882,7 +895,16 @@ compile_op(struct wl_cc *c, const struct yc_node *n, struct vs_err *err)
 		return yc_check_unused(n, c->keys, err) ? -1 :
 		    yc_err(n, err, "empty primitive (expected one of: %s)", c->keys);
 	c->prim = p;
-	if (p->compile(c, n, yc_find(n, p->key), err))
+	first = c->w->nops;
+	rc = p->compile(c, n, yc_find(n, p->key), err);
+	/* where each op came from (a loop's body ops have theirs already) */
+	for (i = first; i < c->w->nops; i++)
+		if (c->w->op_where[i] == NULL) {
+			c->w->op_where[i] = xasprintf("%s:%d:%d", n->file ? n->file : "?", n->line,
+			    n->col);
+			c->w->op_prim[i] = p->key;
+		}
+	if (rc)
 		return -1;
 	return yc_check_unused(n, c->keys, err);
 }
@@ -1204,7 +1226,7 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 				goto fail;
 		}
 	}
-	if (yc_params_check(n, wl_params, NULL, err))
+	if (yc_params_check(n, wl_params, NULL, err) || wl_bound(w, err))
 		goto fail;
 	free(w->hold);
 	w->hold = NULL;

@@ -235,6 +235,8 @@ task_exited(struct task *t)
 	struct wl_vm *wv = th->wv;
 	struct sim *s = th->g->vm->hv->sim;
 
+	if (wv->run->last == th)
+		wv->run->last = NULL;
 	thread_free(th);
 	if (--wv->live == 0)
 		wv->done_at = s->now;
@@ -304,6 +306,71 @@ loop_ff(struct vcpu *v, struct wl_thread *th, const struct wl_op *end)
 		th->pc = (int)(end - ops) + 1;	/* the loop is done, as its ENDLOOP would say */
 }
 
+/*
+ * The watchdog inside one event: primitives that take no time (count, mark,
+ * an ipi with no one to send to, a wake of no one) in a row.  A program's
+ * straight run is at most WL_MAX_COST of them; this many means a loop whose
+ * body took no time at all, again and again (the compiler refuses the loops
+ * that can never take time; these take none only as the run turned out).
+ */
+#define WL_STALL_OPS ((unsigned long)1 << 24)
+
+/* The first primitive at or after pc, the loops followed, that takes time
+ * when it can: the one that did not. */
+static int
+untimed_at(const struct workload *w, int pc)
+{
+	unsigned long k;
+
+	for (k = 0; k < WL_MAX_COST * 4; k++) {
+		switch (w->ops[pc].op) {
+		case OP_COUNT:
+		case OP_LOOP:
+		case OP_MARK_START:
+		case OP_MARK_STOP:
+		case OP_WAKE:
+		case OP_SPAWN:
+			pc++;
+			break;
+		case OP_ENDLOOP:
+			pc = w->ops[pc].jump;
+			break;
+		default:
+			return pc;
+		}
+	}
+	return pc;
+}
+
+/* "VM V, program 'P', 'PRIM' at FILE:LINE:COL" of th at op pc. */
+static void
+thread_where(const struct wl_thread *th, int pc, char *buf, size_t n)
+{
+	const struct workload *w = th->wv->wl;
+	const char *prog = "main";
+	size_t i;
+
+	for (i = 0; i < w->nprogs; i++)
+		if (w->progs[i].start <= pc)
+			prog = w->progs[i].name;
+	if (w->op_where[pc] != NULL)
+		snprintf(buf, n, "VM %s, program '%s', '%s' at %s", th->g->vm->name, prog,
+		    w->op_prim[pc], w->op_where[pc]);
+	else
+		snprintf(buf, n, "VM %s, program '%s', at its end", th->g->vm->name, prog);
+}
+
+void
+wl_grun_where(const struct grun *run, char *buf, size_t n)
+{
+	const struct wl_thread *th = run->last;
+
+	if (th == NULL)
+		snprintf(buf, n, "no task ran");
+	else	/* the primitive it last began */
+		thread_where(th, th->pc > 0 ? th->pc - 1 : 0, buf, n);
+}
+
 void
 wl_continue(struct vcpu *v)
 {
@@ -312,12 +379,22 @@ wl_continue(struct vcpu *v)
 	struct gvm *g = th->g;
 	const struct wl_op *o;
 	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+	unsigned long untimed = 0;
 
+	wv->run->last = th;
 	wl_close_path(v);
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
 	if (gk_preempt_point(v, wl_continue))
 		return;
 	for (;;) {
+		if (++untimed > WL_STALL_OPS) {
+			char where[200];
+
+			thread_where(th, untimed_at(wv->wl, th->pc), where, sizeof where);
+			sim_fail(v->vm->hv->sim, SIM_FAIL_STALL, "%s took no simulated time "
+			    "%lu times in a row", where, WL_STALL_OPS);
+			return;
+		}
 		o = &wv->wl->ops[th->pc];
 		switch (o->op) {
 		case OP_COMPUTE:

@@ -75,6 +75,8 @@ struct wl_hold {
  * workload may expand to (primitives plus empirical samples).
  */
 #define WL_MAX_COST ((size_t)1 << 16)
+/* Tasks of one definition, or children of one spawn alive at once. */
+#define WL_MAX_TASKS (1 << 20)
 
 struct wl_lockdef {
 	char *name;
@@ -86,6 +88,11 @@ struct workload {
 	char *name;
 	struct wl_op *ops;
 	size_t nops, capops;
+	/* Per op: where its primitive was written (FILE:LINE:COLUMN) and its
+	 * key (`compute`, `mmap`...); NULL for a program's end. */
+	char **op_where;
+	const char **op_prim;
+	size_t capwhere;
 	struct wl_lockdef *locks;
 	size_t nlocks, caplocks;
 	char **counters;
@@ -111,7 +118,16 @@ struct workload {
 	struct wl_hold *hold;
 	size_t caphold;
 	size_t cost;		/* primitives and samples emitted, against aliases */
+	/* bound.c: the longest program's least simulated time; tasks alive at
+	 * once at most (the task form) */
+	double least_ns;
+	int least_prog;
+	double peak_tasks;
 };
+
+/* bound.c: least_ns and peak_tasks of a compiled workload (-1 and err for
+ * a program that spawns without end). */
+int wl_bound(struct workload *, struct vs_err *);
 
 /* Ops from `at` (after an acquire of lock) up to its release: compute only? */
 int wl_section_ok(const struct workload *, size_t at, int lock);

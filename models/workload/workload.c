@@ -39,7 +39,10 @@ wl_free(struct workload *w)
 	for (i = 0; i < w->nops; i++) {
 		dist_free(w->ops[i].d);
 		free(w->ops[i].ref);
+		free(w->op_where[i]);
 	}
+	free(w->op_where);
+	free(w->op_prim);
 	for (i = 0; i < w->nprogs; i++)
 		free(w->progs[i].name);
 	for (i = 0; i < w->ntasks; i++) {

@@ -71,7 +71,11 @@ struct grun {
 	int live;
 	int stop_when_done;
 	sim_time_t last_done;
+	void *last;		/* the thread that ran primitives last (wl_grun_where) */
 };
+/* Where the thread that last ran primitives stands: "VM V, program 'P', 'PRIM'
+ * at FILE:LINE:COLUMN" (for the watchdog's and the limits' messages). */
+void wl_grun_where(const struct grun *, char *buf, size_t n);
 
 struct gk_config;
 struct gk_stats;
@@ -98,6 +102,12 @@ int wl_slock_read_used(const struct workload *, int i);
 void wl_set_slock_ops(struct workload *, int i, const struct slock_ops *);
 /* Tasks the task form starts with (the sum of `tasks:` counts); -1: per-vCPU form. */
 int64_t wl_ntasks(const struct workload *);
+/* Tasks alive at once at most, spawned children and theirs counted (bound.c);
+ * -1: per-vCPU form. */
+double wl_peak_tasks(const struct workload *);
+/* Its longest program can end before the cap on simulated time (engine.h):
+ * 0, or -1 and "FILE:LINE:COL: program 'P' takes at least ..." (bound.c). */
+int wl_check_cap(const struct workload *, struct vs_err *);
 /* Primitives and samples the workload compiled to (its memory, roughly). */
 size_t wl_cost(const struct workload *);
 const char *wl_mark_name(const struct workload *, int i);

@@ -16,6 +16,7 @@
 #define CMD_EXIT_INPUT 2	/* bad input: message names FILE:LINE:COLUMN */
 #define CMD_EXIT_FAIL 1		/* a run-time failure (cannot write output) */
 #define CMD_EXIT_MISSED 3	/* validate --strict: a prediction missed its tolerance */
+#define CMD_EXIT_STOPPED 4	/* run: a run stopped at a limit (RUN_STOPPED) */
 
 struct cmd_mpi;
 
@@ -86,6 +87,27 @@ struct scen_args {
 	  "value, as --set: 1:COLUMN: where COLUMN counts characters of the PATH=VALUE " \
 	  "argument." }
 
+/*
+ * --timeout and --max-events: every command that simulates takes them, and
+ * its run function calls cmd_limits_set (cmd_limits.c) before any run.
+ */
+struct limit_args {
+	double timeout;		/* ns of wall time from the start; 0: none */
+	long long max_events;	/* a run's; 0: none */
+};
+#define CMD_LIMIT_OPTS(T) \
+	{ "timeout", 0, "TIME", OPT_TIME, OPT_AT(T, limits.timeout), \
+	  .help = "stop after TIME of wall time, such as 90s (vlocksim(1) LIMITS)", \
+	  .man = "Counted from the start of the command.  The run under way stops: run " \
+	  "exits 4, sweep, validate and calibrate fail as for any failed run.  The " \
+	  "engine looks every 2^20 events." }, \
+	{ "max-events", 0, "N", OPT_INT, OPT_AT(T, limits.max_events), .min = 1, \
+	  .max = LLONG_MAX, \
+	  .help = "stop a run (a replication) that needs more than N events", \
+	  .man = "run exits 4; sweep, validate and calibrate fail as for any failed run " \
+	  "(vlocksim(1) LIMITS)." }
+void cmd_limits_set(const struct limit_args *);
+
 struct pool_args {
 	long long jobs;		/* -j */
 	const char *cases;	/* --cases DIR, NULL: the data folder's */
@@ -108,6 +130,7 @@ int cmd_report_fmt(const char *arg, void *field, const char **why);
  * ns, -1 when none was plausible.  -1 when hwloc cannot read the topology.
  */
 int cmd_machine_probe_write(FILE *f, double budget_ns, const char *name, double *line_socket);
+
 
 void cmd_usage(FILE *);
 /* `vlocksim GROUP --help` (trace, machine): the help of each GROUP command;

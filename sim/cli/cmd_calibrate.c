@@ -57,6 +57,7 @@ path_tidy(const char *p)
 
 struct calibrate_args {
 	struct pool_args pool;
+	struct limit_args limits;
 	const char *output;	/* NULL: out/calibrate/NAME.yaml */
 	const char *calib;	/* the operand */
 };
@@ -71,6 +72,7 @@ static const struct opt_decl calibrate_opts[] = {
 	  "calibration's output: (which calibrate prints); with SOURCE_DATE_EPOCH set, "
 	  "the file's date line is taken from it and the bytes repeat." },
 	{ "out", 0, "FILE", OPT_STR, A(output), .help = "the older name of --output" },
+	CMD_LIMIT_OPTS(struct calibrate_args),
 	{ NULL }
 };
 #undef A
@@ -133,6 +135,7 @@ run_calibrate(const void *args, struct cmd_mpi *mp)
 	char *shipped = NULL, *mine = NULL;
 	int rc = CMD_EXIT_INPUT;
 
+	cmd_limits_set(&a->limits);
 	if (calib_load(&cal, a->calib, a->pool.cases ? a->pool.cases : vcase_dir(), &err))
 		goto fail;
 	cal.jobs = (int)a->pool.jobs;

@@ -45,6 +45,7 @@ struct lab_args {
 	double max_load, max_others, max_steal, wait;
 	long long sim_reps;
 	struct pool_args pool;	/* -j */
+	struct limit_args limits;
 	int force, perf_sched;
 	char **bench;		/* after --: lockbench's own options */
 	int nbench;
@@ -90,6 +91,7 @@ static const struct opt_decl lab_opts[] = {
 	  .help = "the lockbench to run (default: the one installed beside vlocksim, or "
 	  "the build tree's)" },
 	CMD_JOBS_OPT(struct lab_args, "the model's rows"),
+	CMD_LIMIT_OPTS(struct lab_args),
 	{ NULL }
 };
 #undef A
@@ -487,6 +489,7 @@ run_lab(const void *args, struct cmd_mpi *mp)
 	char *text = NULL;
 	int rc = CMD_EXIT_INPUT, w;
 
+	cmd_limits_set(&r.o.limits);
 	lab_host_read(&r.h);
 	if (r.o.max_load < 0)
 		r.o.max_load = fmax(0.5, 0.25 * r.h.cpus);

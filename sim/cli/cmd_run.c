@@ -24,6 +24,7 @@
 
 struct run_args {
 	struct scen_args scen;
+	struct limit_args limits;
 	int format;		/* enum report_fmt */
 	const char *out, *trace, *window, *lock_stat, *timeline;
 	int no_wall_clock;
@@ -81,6 +82,7 @@ static const struct opt_decl run_opts[] = {
 	{ "trace-window", 0, "FROM:TO", OPT_STR, A(window),
 	  .help = "only [FROM, TO) of simulated time in --trace and --timeline, e.g. "
 	  "10ms:12ms" },
+	CMD_LIMIT_OPTS(struct run_args),
 	{ NULL }
 };
 #undef A
@@ -258,7 +260,7 @@ run_replicate(const struct run_args *a, struct run_state *r)
 	progress_end(&rp.p);
 	if (c)
 		fprintf(stderr, "%s\n", r->err.msg);
-	return c ? CMD_EXIT_INPUT : 0;
+	return c == RUN_STOPPED ? CMD_EXIT_STOPPED : c ? CMD_EXIT_INPUT : 0;
 }
 
 /* "1234.567us", as --trace-window takes it */
@@ -341,6 +343,7 @@ run_run(const void *args, struct cmd_mpi *mp)
 	struct run_state r;
 	int rc;
 
+	cmd_limits_set(&a->limits);
 	memset(&r, 0, sizeof r);
 	msum_init(&r.sum);
 	if ((rc = run_prepare(a, &r)) == 0) {

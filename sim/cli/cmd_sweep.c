@@ -26,6 +26,7 @@ struct shard {
 struct sweep_args {
 	struct opt_list vary, plot;
 	struct scen_args scen;
+	struct limit_args limits;
 	long long jobs;
 	const char *out;	/* NULL: out/sweep-NAME, or the first --merge folder */
 	struct shard shard;
@@ -101,6 +102,7 @@ static const struct opt_decl sweep_opts[] = {
 	{ "progress", 0, NULL, OPT_FLAG, A(progress),
 	  .help = "draw the progress line (points done, ETA) even when standard error is "
 	  "not a terminal (mpirun's output)" },
+	CMD_LIMIT_OPTS(struct sweep_args),
 	{ NULL }
 };
 #undef A
@@ -285,6 +287,7 @@ run_sweep(const void *args, struct cmd_mpi *mp)
 	struct exec_job job;
 	int i, rc = CMD_EXIT_INPUT;
 
+	cmd_limits_set(&a->limits);
 	memset(&s, 0, sizeof s);
 	s.lockfd = -1;
 	if (sweep_setup(a, &s))

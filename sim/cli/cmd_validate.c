@@ -82,6 +82,7 @@ unknown_case(const char *name, const char *dir, char **all, int nall, struct vs_
 
 struct validate_args {
 	struct pool_args pool;
+	struct limit_args limits;
 	long long reps;		/* 0: each case's */
 	int format;		/* enum report_fmt */
 	const char *out;
@@ -103,6 +104,7 @@ static const struct opt_decl validate_opts[] = {
 	  "where it goes is checked before any case runs." },
 	{ "strict", 0, NULL, OPT_FLAG, A(strict),
 	  .help = "exit 3 when a prediction row misses its tolerance" },
+	CMD_LIMIT_OPTS(struct validate_args),
 	{ NULL }
 };
 #undef A
@@ -239,6 +241,7 @@ run_validate(const void *args, struct cmd_mpi *mp)
 	struct validate_state v;
 	int i, rc = CMD_EXIT_INPUT;
 
+	cmd_limits_set(&a->limits);
 	memset(&v, 0, sizeof v);
 	if (validate_load(a, a->pool.cases ? a->pool.cases : vcase_dir(), &v))
 		goto fail;

@@ -7,6 +7,7 @@
  * parameters, so lognormal and gamma need no special cases.
  */
 #include "dist.h"
+#include "engine.h"
 #include "rng.h"
 #include "yconf.h"
 
@@ -174,6 +175,11 @@ read_csv(struct dist *d, const struct yc_node *fnode, const char *unit,
 		if (v < 0) {
 			vs_errf(err, path, lineno, (int)(p - line) + 1,
 			    "sample '%.80s' is negative", p);
+			goto out;
+		}
+		if (kind == UNIT_TIME && v > (double)SIM_TIME_CAP) {
+			vs_errf(err, path, lineno, (int)(p - line) + 1, "sample '%.80s' is longer "
+			    "than the cap on simulated time (%.0e ns)", p, (double)SIM_TIME_CAP);
 			goto out;
 		}
 		add_sample(d, &cap, v);
@@ -378,6 +384,25 @@ double
 dist_mean(const struct dist *d)
 {
 	return d->mean * d->scale;
+}
+
+double
+dist_min(const struct dist *d)
+{
+	double m = INFINITY;
+	size_t i;
+
+	switch (d->type) {
+	case D_CONST:
+	case D_UNIFORM:
+		return d->a * d->scale;
+	case D_EMPIRICAL:
+		for (i = 0; i < d->n; i++)
+			m = fmin(m, d->samples[i]);
+		return m * d->scale;
+	default:
+		return 0;	/* the others reach down to 0 */
+	}
 }
 
 void

@@ -30,6 +30,8 @@ struct dist *dist_const(double v);
 void dist_free(struct dist *);
 double dist_sample(const struct dist *, struct rng *);
 double dist_mean(const struct dist *);
+/* The least value it yields (0 when it reaches down to 0). */
+double dist_min(const struct dist *);
 /* Multiply every value the distribution yields by f (used for scaling work). */
 void dist_scale(struct dist *, double f);
 int dist_is_const(const struct dist *);

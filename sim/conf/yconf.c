@@ -9,6 +9,7 @@
  * seen through the other).
  */
 #include "yconf.h"
+#include "engine.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1199,6 +1200,9 @@ node_qty(const struct yc_node *n, const char *key, enum unit_kind kind, double h
 			return yc_err(n, err, "'%s' = '%.80s' %s", key, n->text, why);
 		return yc_err(n, err, "'%.80s' %s", n->text, why);
 	}
+	/* every time a scenario writes fits under the cap on simulated time */
+	if (kind == UNIT_TIME && max > (double)SIM_TIME_CAP)
+		max = (double)SIM_TIME_CAP;
 	if (d < min || d > max)
 		return range_err(n, key, d, min, max, kind, err);
 	*out = d;

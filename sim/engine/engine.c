@@ -5,6 +5,12 @@
 #include "engine.h"
 #include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#define SIM_TICK ((uint64_t)1 << 20)	/* events between looks at the limits */
+
 void
 sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 {
@@ -17,6 +23,13 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->q = evq_new();
 	s->tick = NULL;
 	s->tick_arg = NULL;
+	s->max_events = 0;
+	s->deadline = 0;
+	s->fail = SIM_FAIL_NONE;
+	s->fail_where[0] = '\0';
+	s->next_check = 0;
+	s->same = 0;
+	s->stall_events = SIM_STALL_EVENTS;
 }
 
 void
@@ -26,6 +39,31 @@ sim_destroy(struct sim *s)
 	s->q = NULL;
 }
 
+double
+sim_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+sim_fail(struct sim *s, enum sim_fail why, const char *where, ...)
+{
+	va_list ap;
+
+	s->stopped = 1;
+	if (s->fail != SIM_FAIL_NONE)
+		return;
+	s->fail = why;
+	if (where != NULL) {
+		va_start(ap, where);
+		vsnprintf(s->fail_where, sizeof s->fail_where, where, ap);
+		va_end(ap);
+	}
+}
+
 void
 sim_advance(struct sim *s, sim_time_t t)
 {
@@ -33,24 +71,65 @@ sim_advance(struct sim *s, sim_time_t t)
 	s->now = t;
 }
 
+/* The last time sim_run may reach: the end, or the cap when the end lies past it. */
+static sim_time_t
+last_time(const struct sim *s)
+{
+	return s->end < SIM_TIME_CAP ? s->end : SIM_TIME_CAP;
+}
+
+/* Every SIM_TICK events, and at max_events: the observer and the limits. */
+static void
+check(struct sim *s)
+{
+	/* max_events done: a failure if the run has more to do */
+	if (s->max_events != 0 && s->events >= s->max_events) {
+		if (!s->stopped && evq_peek_time(s->q) <= last_time(s))
+			sim_fail(s, SIM_FAIL_EVENTS, NULL);
+		return;
+	}
+	if (s->events != 0 && s->events % SIM_TICK == 0) {
+		if (s->tick != NULL)
+			s->tick(s, s->tick_arg);
+		if (s->deadline > 0 && sim_wall() > s->deadline) {
+			sim_fail(s, SIM_FAIL_TIMEOUT, NULL);
+			return;
+		}
+	}
+	s->next_check = (s->events / SIM_TICK + 1) * SIM_TICK;
+	if (s->max_events != 0 && s->max_events < s->next_check)
+		s->next_check = s->max_events;
+}
+
 void
 sim_run(struct sim *s)
 {
+	sim_time_t lim = last_time(s);
 	struct evq_ev ev;
 
+	check(s);
 	while (!s->stopped) {
-		if (!evq_pop_until(s->q, s->end, &ev)) {
-			/* nothing left by the end (or at all): the clock is at the end */
-			if (s->end != SIM_NEVER)
+		if (!evq_pop_until(s->q, lim, &ev)) {
+			/* nothing left by the end (or at all): the clock is at the end;
+			 * an event past the cap is a run that cannot be timed */
+			if (s->end > SIM_TIME_CAP && evq_peek_time(s->q) != SIM_NEVER)
+				sim_fail(s, SIM_FAIL_CAP, NULL);
+			else if (s->end != SIM_NEVER)
 				s->now = s->end;
 			break;
 		}
 		VS_ASSERT(ev.time >= s->now);
+		if (ev.time != s->now)
+			s->same = 0;
+		else if (++s->same >= s->stall_events) {
+			sim_fail(s, SIM_FAIL_STALL, NULL);
+			break;
+		}
 		s->now = ev.time;
 		s->events++;
 		ev.fn(s, ev.arg, ev.data);
-		if ((s->events & 0xfffff) == 0 && s->tick != NULL)
-			s->tick(s, s->tick_arg);
+		if (s->events == s->next_check)
+			check(s);
 	}
 }
 

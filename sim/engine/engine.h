@@ -15,6 +15,30 @@
 #include "util.h"
 
 #define SIM_NEVER INT64_MAX
+/*
+ * The cap on simulated time (issue 29): 1e18 ns, about 31.7 years, also the
+ * largest `duration`.  Every time a scenario writes is at most this (checked
+ * at load), a longer draw is saturated just past it (sim_ns), and a run whose
+ * next event lies past it stops with SIM_FAIL_CAP: now <= the cap, so now
+ * plus a few saturated times stays far below INT64_MAX; the clock never wraps.
+ */
+#define SIM_TIME_CAP ((sim_time_t)1000000000000000000LL)
+/*
+ * The watchdog: this many events in a row at one instant is a run that cannot
+ * end (simulated time stands still), SIM_FAIL_STALL.  A legitimate instant
+ * holds a few events per task and vCPU: 2^26 is 64 per task of the largest
+ * spawn, far above that, and some seconds of wall time at most.
+ */
+#define SIM_STALL_EVENTS ((uint64_t)1 << 26)
+
+/* Why a run stopped before its end (sim_run): a failure, not a result. */
+enum sim_fail {
+	SIM_FAIL_NONE,
+	SIM_FAIL_CAP,		/* the next event lies past SIM_TIME_CAP */
+	SIM_FAIL_STALL,		/* the watchdog: simulated time stands still */
+	SIM_FAIL_EVENTS,	/* more events than max_events (--max-events) */
+	SIM_FAIL_TIMEOUT,	/* wall time past the deadline (--timeout) */
+};
 
 struct sim {
 	sim_time_t now;		/* read-only outside engine.c */
@@ -28,11 +52,23 @@ struct sim {
 	 * not touch the model, so results are the same with or without it. */
 	void (*tick)(const struct sim *, void *arg);
 	void *tick_arg;
+	/* Limits (0: none), looked at every 2^20 events and at max_events. */
+	uint64_t max_events;
+	double deadline;	/* wall clock (now_wall) */
+	/* Set when a limit stopped the run (sim_fail), with what the model said
+	 * of where (the watchdog's program and primitive). */
+	enum sim_fail fail;
+	char fail_where[256];
+	uint64_t next_check;	/* the event count of the next look at the limits */
+	uint64_t same;		/* events in a row at now (the watchdog) */
+	uint64_t stall_events;	/* the watchdog's bound: SIM_STALL_EVENTS (tests: fewer) */
 };
 
 typedef void (*sim_fn)(void *sim, void *arg, int64_t data);
 
 void sim_init(struct sim *, uint64_t seed, sim_time_t end);
+/* The wall clock, in seconds (CLOCK_MONOTONIC): for deadlines and rates. */
+double sim_wall(void);
 void sim_destroy(struct sim *);
 /* The scheduling calls are inline: the model makes one or more per event,
  * and each is a thin check around the queue's own call. */
@@ -137,15 +173,20 @@ sim_advance_known(struct sim *s, sim_time_t t)
 /* Run until the queue is empty, sim_stop() is called, or the end time. */
 void sim_run(struct sim *);
 void sim_stop(struct sim *);
+/* Stop the run as failed (the first failure stays); where, if not NULL, says
+ * where in the model (a printf format). */
+void sim_fail(struct sim *, enum sim_fail, const char *where, ...)
+    __attribute__((format(printf, 3, 4)));
 
-/* Round a duration in (fractional) ns up to whole ns, at least 0. */
+/* Round a duration in (fractional) ns up to whole ns, at least 0; one past
+ * SIM_TIME_CAP at most (a draw that long ends the run at the cap). */
 static inline sim_time_t
 sim_ns(double ns)
 {
 	if (ns <= 0)
 		return 0;
-	if (ns >= 9.2e18)
-		return SIM_NEVER / 2;
+	if (ns > (double)SIM_TIME_CAP)
+		return SIM_TIME_CAP + 1;
 	return (sim_time_t)ns + ((double)(sim_time_t)ns < ns);
 }
 

@@ -41,13 +41,55 @@ vcpu_entity(const char *vm, int idx)
 	return vs_mix64(h) + (uint64_t)idx;
 }
 
-static double
-now_wall(void)
-{
-	struct timespec ts;
+static struct run_limits limits;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+void
+run_set_limits(const struct run_limits *l)
+{
+	limits = *l;
+}
+
+/* Why sim stopped short, in err: which limit, when, and where the last task
+ * to run stood. */
+static int
+stopped(const struct scenario *sc, const struct sim *sim, const struct grun *grun,
+    struct vs_err *err)
+{
+	char where[300], what[200];
+
+	if (sim->fail_where[0] != '\0')
+		snprintf(where, sizeof where, "%s", sim->fail_where);
+	else
+		wl_grun_where(grun, where, sizeof where);
+	switch (sim->fail) {
+	case SIM_FAIL_CAP:
+		snprintf(what, sizeof what, "simulated time would pass its cap of %.0e ns "
+		    "(%.1f years): a time drawn or summed is too long", (double)SIM_TIME_CAP,
+		    (double)SIM_TIME_CAP * 1e-9 / (365.25 * 86400));
+		break;
+	case SIM_FAIL_STALL:
+		if (sim->fail_where[0] != '\0')	/* a task's own primitives, in one event */
+			snprintf(what, sizeof what, "the watchdog: simulated time stood still, "
+			    "a run that cannot end");
+		else
+			snprintf(what, sizeof what, "the watchdog: simulated time stood still "
+			    "(%llu events at one instant), a run that cannot end",
+			    (unsigned long long)sim->stall_events);
+		break;
+	case SIM_FAIL_EVENTS:
+		snprintf(what, sizeof what, "--max-events %llu reached",
+		    (unsigned long long)sim->max_events);
+		break;
+	case SIM_FAIL_TIMEOUT:
+		snprintf(what, sizeof what, "--timeout %gs of wall time reached", limits.timeout);
+		break;
+	case SIM_FAIL_NONE:
+		VS_ASSERT(0);
+	}
+	vs_errf(err, NULL, 0, 0, "%s: run stopped at %.9g s of simulated time after %llu "
+	    "events: %s; the last task to run: %s", sc->path, (double)sim->now * 1e-9,
+	    (unsigned long long)sim->events, what, where);
+	return RUN_STOPPED;
 }
 
 /* Per VM definition: the instances built from it. */
@@ -359,12 +401,14 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 {
 	struct sim sim;
 	struct hv hv;
-	struct grun grun = { 0, sc->until_done, 0 };
+	struct grun grun = { 0, sc->until_done, 0, NULL };
 	struct built *b = xcalloc((size_t)sc->nvms, sizeof *b);
 	double t0, wall;
 	int i, j, rc = -1;
 
 	sim_init(&sim, seed, sc->duration);
+	sim.max_events = limits.max_events;
+	sim.deadline = limits.deadline;
 	hv_init(&hv, &sim, &sc->machine, sc->sched, &guest_hv_ops);
 	hv.guest = &grun;
 	hv.probe = o->probe;
@@ -410,10 +454,14 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		sim.tick = run_tick;
 		sim.tick_arg = (void *)o;
 	}
-	t0 = now_wall();
+	t0 = sim_wall();
 	if (!o->names_only)
 		sim_run(&sim);
-	wall = now_wall() - t0;
+	wall = sim_wall() - t0;
+	if (sim.fail != SIM_FAIL_NONE) {
+		rc = stopped(sc, &sim, &grun, err);
+		goto out;
+	}
 	hv_finish(&hv);
 	for (i = 0; i < hv.nvms; i++)
 		wl_vm_finish(hv.vms[i]);

@@ -25,8 +25,25 @@ struct run_opts {
 	void *progress_arg;
 };
 
+/*
+ * Limits on every run of the process (issue 29), set once by the command
+ * line before any run, as scen_set_mem_limit: max_events (0: none), a wall
+ * clock deadline (sim_wall(); 0: none).  A run stopped by one of them, by
+ * the cap on simulated time or by the watchdog (engine.h) fails with
+ * RUN_STOPPED and a message that says which, when, and where the last task
+ * stood.
+ */
+struct run_limits {
+	uint64_t max_events;
+	double deadline;
+	double timeout;		/* the seconds the deadline was set from, for messages */
+};
+void run_set_limits(const struct run_limits *);
+#define RUN_STOPPED (-2)
+
 /* Seed of replication r: r = 0 is the scenario's seed itself. */
 uint64_t run_seed(uint64_t seed, int rep);
+/* 0, -1 and err (bad input the loader could not see), or RUN_STOPPED and err. */
 int run_once(const struct scenario *, uint64_t seed, const struct run_opts *,
     struct metrics *out, struct vs_err *err);
 /*

@@ -559,7 +559,7 @@ scen_mem_estimate(const struct scenario *sc)
 
 	for (i = 0; i < sc->nvms; i++) {
 		const struct vmdef *d = &sc->vms[i];
-		double v = d->vcpus, t = (double)wl_ntasks(d->wl);
+		double v = d->vcpus, t = wl_peak_tasks(d->wl);	/* spawned ones too */
 
 		if (t < 0)
 			t = d->threads;
@@ -706,6 +706,12 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 		return -1;
 	if (sc->until_done && sc->duration == SIM_NEVER && ends_none(sc, vms, err))
 		return -1;
+	/* with no duration the run lasts until its threads end: each must end
+	 * before the cap on simulated time */
+	for (i = 0; sc->duration == SIM_NEVER && i < (size_t)sc->nvms; i++)
+		if (sc->vms[i].count > 0 && !wl_endless(sc->vms[i].wl) &&
+		    wl_check_cap(sc->vms[i].wl, err))
+			return -1;
 	return check_memory(sc, vms, err);
 }
 
