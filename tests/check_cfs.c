@@ -761,7 +761,7 @@ cfs_suite(void)
 	Suite *s = suite_create("cfs");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);

@@ -777,7 +777,7 @@ credit_suite(void)
 	Suite *s = suite_create("credit");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, acct_share_arithmetic);
 	tcase_add_test(tc, burn_rounds_and_carries_the_residue);
 	tcase_add_test(tc, weights_256_512_share_one_pcpu_1_to_2);

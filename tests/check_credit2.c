@@ -701,7 +701,7 @@ credit2_suite(void)
 	Suite *s = suite_create("credit2");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, higher_weight_burns_credit_more_slowly);
 	tcase_add_test(tc, reset_when_best_credit_is_not_positive);
 	tcase_add_test(tc, no_reset_while_the_best_has_credit);

@@ -353,7 +353,7 @@ main(void)
 	SRunner *sr;
 	int failures;
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_parametric);
 	tcase_add_test(tc, test_uniform_bounds_and_scale);
 	tcase_add_test(tc, test_normal_truncated);

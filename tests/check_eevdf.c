@@ -378,7 +378,7 @@ eevdf_suite(void)
 	Suite *s = suite_create("eevdf");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, ineligible_entity_with_earlier_deadline_is_not_picked);
 	tcase_add_test(tc, run_to_parity_keeps_curr_until_its_deadline);
 	tcase_add_test(tc, next_buddy_is_picked_only_with_next_buddy_and_if_eligible);

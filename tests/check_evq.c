@@ -392,7 +392,7 @@ evq_suite(void)
 	Suite *s = suite_create("evq");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_order_by_time);
 	tcase_add_test(tc, test_ties_fifo);
 	tcase_add_test(tc, test_cancel);

@@ -335,6 +335,7 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, in_order_each_once);
 	tcase_add_test(tc, lost_job_runs_again_elsewhere);
 	tcase_add_test(tc, no_worker_left);

@@ -226,7 +226,7 @@ fair_suite(void)
 	Suite *s = suite_create("fair");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, weights_1024_2048_share_1_to_2, 0, 2);
 	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
 	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);

@@ -231,7 +231,7 @@ main(void)
 	Suite *s = suite_create("guest");
 	TCase *tc = tcase_create("kernel");
 
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, block_resumes_after_t_plus_wake_latency);
 	tcase_add_test(tc, fewer_tasks_than_vcpus_halt_the_rest);
 	tcase_add_test(tc, tasks_never_on_two_vcpus_and_holders_stay);

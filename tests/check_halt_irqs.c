@@ -138,6 +138,7 @@ halt_irqs_suite(void)
 {
 	Suite *s = suite_create("halt_irqs");
 	TCase *tc = tcase_create("guest");
+	tcase_set_timeout(tc, 0);
 
 	tcase_add_test(tc, an_interrupt_ends_only_the_irqs_halt);
 	tcase_add_test(tc, a_pending_kick_or_interrupt_means_no_sleep);

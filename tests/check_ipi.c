@@ -295,7 +295,7 @@ suite(void)
 	Suite *s = suite_create("ipi");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, ipi_to_preempted_vcpu_waits_until_it_runs);
 	tcase_add_test(tc, broadcast_exits_per_mode);
 	tcase_add_test(tc, send_exits_function);

@@ -412,6 +412,7 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, v32_takes_the_first_not_running);
 	tcase_add_test(tc, only_preempted_skips_the_never_preempted);
 	tcase_add_test(tc, v310_is_preempted_only);

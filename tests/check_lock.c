@@ -115,7 +115,7 @@ lock_suite(void)
 	Suite *s = suite_create("lock");
 	TCase *tc = tcase_create("ticket");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, ticket_is_fifo_and_exclusive, 0, 5);
 	tcase_add_test(tc, ticket_waiter_needs_its_turn);
 	suite_add_tcase(s, tc);

@@ -1187,7 +1187,7 @@ locks_suite(void)
 	Suite *s = suite_create("locks");
 	TCase *tc = tcase_create("algorithms");
 
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, every_lock_is_exclusive_under_preemption, 0,
 	    NLOCKS * NSEEDS);
 	tcase_add_loop_test(tc, ticket_and_qspinlock_are_fifo_under_preemption, 0, 6);

@@ -110,7 +110,7 @@ main(void)
 	SRunner *sr;
 	int nf;
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, per_vcpu_form);
 	tcase_add_test(tc, task_form);
 	tcase_add_test(tc, specific_match);

@@ -145,7 +145,7 @@ main(void)
 	Suite *s = suite_create("pool");
 	TCase *tc = tcase_create("pool");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, pool_results_by_job, 0, 2);
 	tcase_add_test(tc, pool_failures);
 	tcase_add_test(tc, pool_argument);

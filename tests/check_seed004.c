@@ -286,6 +286,8 @@ main(void)
 {
 	Suite *s = suite_create("seed004");
 	TCase *bw = tcase_create("membw"), *vc = tcase_create("vcase");
+	tcase_set_timeout(bw, 0);
+	tcase_set_timeout(vc, 0);
 
 	tcase_add_test(bw, one_alone_gets_min_of_core_and_socket);
 	tcase_add_test(bw, two_on_one_socket_share_it);

@@ -206,7 +206,7 @@ suite(void)
 	Suite *s = suite_create("slock");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, mutex_spinner_stops_when_the_owner_is_descheduled);
 	tcase_add_test(tc, mutex_spin_stops_on_a_preempted_owner_vcpu);
 	tcase_add_test(tc, rwsem_readers_share_writers_exclude);

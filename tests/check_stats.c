@@ -189,6 +189,7 @@ stats_suite(void)
 {
 	Suite *s = suite_create("stats");
 	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 0);
 
 	tcase_add_test(tc, test_tw_hand);
 	tcase_add_test(tc, test_hist_uniform);

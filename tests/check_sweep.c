@@ -562,7 +562,7 @@ main(void)
 	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, prepare_checks_every_point);
 	tcase_add_test(tc, parallel_same_bytes_and_resume);
 	tcase_add_test(tc, shards_and_merge);

@@ -665,7 +665,7 @@ trace_suite(void)
 	Suite *s = suite_create("trace");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_fit_families);
 	tcase_add_test(tc, test_fit_gsl_failure);
 	tcase_add_test(tc, test_trace_cmd_plugin);

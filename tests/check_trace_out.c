@@ -383,7 +383,7 @@ main(void)
 	Suite *s = suite_create("trace_out");
 	TCase *tc = tcase_create("core");
 
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, whole_run_matches_metrics);
 	tcase_add_test(tc, python_json_parses);
 	tcase_add_test(tc, ipi_flows_and_waits);

@@ -141,6 +141,7 @@ main(void)
 	SRunner *sr;
 	int failures;
 
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_time);
 	tcase_add_test(tc, test_cycles);
 	tcase_add_test(tc, test_freq);

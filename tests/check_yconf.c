@@ -491,6 +491,7 @@ main(void)
 	SRunner *sr;
 	int failures;
 
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_many_keys_and_anchors);
 	tcase_add_test(tc, test_quoted);
