@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,63 @@ cmd_write_out(const char *dir, const char *file, const char *text, struct vs_err
 	return rc;
 }
 
+/* Remove the files of stage, then stage. */
+static void
+stage_remove(const char *stage)
+{
+	struct dirent *e;
+	DIR *d;
+	char *p;
+
+	if ((d = opendir(stage)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			p = xasprintf("%s/%s", stage, e->d_name);
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(stage);
+}
+
+/*
+ * OUT.tmp.PID folders of processes that are gone (killed with SIGKILL,
+ * SIGINT or SIGTERM mid-run, issue 29): removed before a new stage, so a
+ * re-run leaves no trace of the killed one.
+ */
+static void
+stage_sweep_dead(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *dir = slash != NULL ? xstrndup(out, (size_t)(slash - out + (slash == out))) :
+	    xstrdup(".");
+	const char *base = slash != NULL ? slash + 1 : out;
+	size_t blen = strlen(base);
+	struct dirent *e;
+	char *end, *p;
+	DIR *d;
+	long pid;
+
+	if (blen == 0 || (d = opendir(dir)) == NULL) {
+		free(dir);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".tmp.", 5))
+			continue;
+		pid = strtol(e->d_name + blen + 5, &end, 10);
+		if (*end != '\0' || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		stage_remove(p);
+		free(p);
+	}
+	closedir(d);
+	free(dir);
+}
+
 char *
 cmd_stage_begin(const char *out, struct vs_err *err)
 {
@@ -79,6 +137,7 @@ cmd_stage_begin(const char *out, struct vs_err *err)
 		}
 	}
 	free(parent);
+	stage_sweep_dead(out);
 	stage = xasprintf("%s.tmp.%ld", out, (long)getpid());
 	if (mkdir(stage, 0777) != 0) {
 		vs_errf(err, NULL, 0, 0, "%s: cannot create: %s", stage, strerror(errno));
@@ -91,23 +150,9 @@ cmd_stage_begin(const char *out, struct vs_err *err)
 void
 cmd_stage_abort(char *stage)
 {
-	struct dirent *e;
-	DIR *d;
-	char *p;
-
 	if (stage == NULL)
 		return;
-	if ((d = opendir(stage)) != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			p = xasprintf("%s/%s", stage, e->d_name);
-			unlink(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(stage);
+	stage_remove(stage);
 	free(stage);
 }
 
