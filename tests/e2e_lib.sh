@@ -96,6 +96,8 @@ mpi_setup() {
 	fi
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	# Rank 0 waits for every rank before the first job (exec_mpi.h), so that
+	# "the other ranks ran jobs" holds on a loaded machine too.
 	MPIRUN="mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo
-	    --mca oob_tcp_if_include lo"
+	    --mca oob_tcp_if_include lo -x VLOCKSIM_MPI_WAIT_READY=1"
 }

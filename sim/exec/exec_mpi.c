@@ -327,6 +327,17 @@ exec_mpi_new(const struct exec_job *job, int jobs)
 	x->jobs = jobs;
 	x->n = (size - 1) * jobs;
 	x->s = xcalloc((size_t)x->n, sizeof *x->s);
+	if (getenv("VLOCKSIM_MPI_WAIT_READY") != NULL) {
+		int r = 1;
+
+		while (r < size) {
+			drain_alive();
+			if (rank_state[r] != RANK_STARTING)
+				r++;
+			else
+				nap();
+		}
+	}
 	return &x->be;
 }
 

@@ -40,6 +40,12 @@ struct exec_backend *exec_mpi_new(const struct exec_job *job, int jobs);
  * job NULL: this rank could not set up (fail_msg), every job fails with it.
  */
 void exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg);
+/*
+ * Rank 0 hands jobs to a rank once it has said it is alive, so which rank
+ * runs what depends on timing.  Environment VLOCKSIM_MPI_WAIT_READY=1 (tests
+ * only): exec_mpi_new waits until every rank has said it, so that on a
+ * loaded machine too the other ranks get jobs.
+ */
 /* Rank 0: tell every serving rank to stop, the end protocol above (once;
  * later calls do nothing).  Call it after the results are written. */
 void exec_mpi_release(void);
