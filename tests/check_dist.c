@@ -253,7 +253,7 @@ START_TEST(test_errors)
 	build_err("d: {dist: exponential, mean: 5}\n",
 	    "d.yaml:1:30: 'mean' = '5' needs a unit (ns, us, ms, s or cycles)");
 	build_err("d:\n  dist: uniform\n  min: 3us\n  max: 1us\n",
-	    "d.yaml:4:8: 'max' = 1us (1000ns) must be at least 3000ns");
+	    "d.yaml:4:8: 'max' = 1us (1000ns) is out of range [3000ns, 1e+18ns]");
 	build_err("d: {dist: gamma, shape: 0, mean: 1us}\n",
 	    "d.yaml:1:25: 'shape' must be > 0");
 	build_err("d: [1us]\n", "d.yaml:1:4: expected a distribution (a value like 5us, "
@@ -264,7 +264,7 @@ START_TEST(test_errors)
 	build_err("d: {dist: empirical}\n",
 	    "d.yaml:1:4: empirical needs 'samples' (a list) or 'file' (a CSV)");
 	build_err("d: {dist: normal, mean: -1us, sd: 1us}\n",
-	    "d.yaml:1:25: 'mean' = -1us (-1000ns) must be at least 0ns");
+	    "d.yaml:1:25: 'mean' = -1us (-1000ns) is out of range [0ns, 1e+18ns]");
 }
 END_TEST
 /* rng_exp.c: the tables follow the ziggurat's set-up recurrence, and the
