@@ -293,7 +293,9 @@ static void
 calibration_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
     const struct lab_bench *b)
 {
-	double start = lc->line_ns > 0 ? lc->line_ns : 100;
+	/* the fit's range; a probe on a loaded machine can measure past it */
+	const double lo = 1, hi = 2000;
+	double start = lc->line_ns > 0 ? fmin(fmax(lc->line_ns, lo), hi) : 100;
 
 	(void)h;
 	(void)b;
@@ -305,9 +307,9 @@ calibration_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	    "# starts from the probe's ping-pong (%s).\n", lc->cal_threads, lc->cal_lock,
 	    lc->line_ns > 0 ? "machine.yaml" : "none plausible: 100 ns");
 	fprintf(o, "name: %s\ncases: [\"case.yaml\"]\nparams:\n"
-	    "  - {path: machine.costs.line_socket, unit: ns, min: 1, max: 2000, start: %.4g}\n"
+	    "  - {path: machine.costs.line_socket, unit: ns, min: %g, max: %g, start: %.4g}\n"
 	    "reps: %d\nmax_iter: 40\ntol: 0.001\noutput: \"calibrated.yaml\"\n", lc->name,
-	    start, lc->sim_reps);
+	    lo, hi, start, lc->sim_reps);
 }
 
 /* The fit's start, until `vlocksim calibrate` replaces the file. */
