@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* progress.c - the status line of progress.h. */
 #include "progress.h"
+#include "engine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,10 +25,7 @@ progress_after(void)
 double
 progress_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return sim_wall();
 }
 
 void
