@@ -409,7 +409,7 @@ params_suite(void)
 	Suite *s = suite_create("params");
 	TCase *tc = tcase_create("params");
 
-	tcase_set_timeout(tc, 300);
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, documented_defaults_are_the_c_defaults);
 	tcase_add_test(tc, listed_lock_defaults_run_as_the_defaults);
 	tcase_add_test(tc, listed_scheduler_defaults_run_as_the_defaults);
