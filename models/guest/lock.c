@@ -58,8 +58,7 @@ lock_free(struct glock *l)
 {
 	if (l == NULL)
 		return;
-	if (l->ops->destroy != NULL)
-		l->ops->destroy(l->priv);
+	lock_op_destroy(l->ops, l->priv);
 	hist_free(l->st.wait);
 	free(l->node);
 	free(l->spin_sock);

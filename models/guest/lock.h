@@ -83,6 +83,28 @@ struct lock_ops {
 	int fifo;
 };
 
+/* The optional hooks, reached through these (the NULL test in one place). */
+static inline int
+lock_op_parse(const struct lock_ops *o, const struct yc_node *params,
+    const struct machine *m, void **cfg, struct vs_err *err)
+{
+	return o->parse != NULL ? o->parse(params, m, cfg, err) : 0;
+}
+
+static inline void
+lock_op_free_cfg(const struct lock_ops *o, void *cfg)
+{
+	if (o->free_cfg != NULL)
+		o->free_cfg(cfg);
+}
+
+static inline void
+lock_op_destroy(const struct lock_ops *o, void *priv)
+{
+	if (o->destroy != NULL)
+		o->destroy(priv);
+}
+
 /* The algorithms, one file each (lock_NAME.c); models/registry.c lists them. */
 extern const struct lock_ops lock_ticket_ops;
 extern const struct lock_ops lock_pvticket_ops;

@@ -73,6 +73,21 @@ struct hv_kind_ops {
 	void (*list)(FILE *);
 };
 
+/* Read the kind's keys of the hypervisor mapping (none: no config). */
+static inline int
+kind_op_parse(const struct hv_kind_ops *o, const struct yc_node *hv, const struct machine *m,
+    void **cfg, struct vs_err *err)
+{
+	return o->parse != NULL ? o->parse(hv, m, cfg, err) : 0;
+}
+
+static inline void
+kind_op_free_cfg(const struct hv_kind_ops *o, void *cfg)
+{
+	if (o->free_cfg != NULL)
+		o->free_cfg(cfg);
+}
+
 static inline void
 kind_op_deinit(const struct hv_kind_ops *o, struct hv *hv)
 {

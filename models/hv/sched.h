@@ -54,6 +54,22 @@ struct sched_ops {
 	sim_time_t (*tick_next)(struct hv *, struct pcpu *p);
 };
 
+/* Read the scheduler's parameters (none: no config; scenario.c refuses
+ * params for a scheduler without parse). */
+static inline int
+sched_op_parse(const struct sched_ops *o, const struct yc_node *params, double hz, void **cfg,
+    struct vs_err *err)
+{
+	return o->parse != NULL ? o->parse(params, hz, cfg, err) : 0;
+}
+
+static inline void
+sched_op_free_cfg(const struct sched_ops *o, void *cfg)
+{
+	if (o->free_cfg != NULL)
+		o->free_cfg(cfg);
+}
+
 static inline void
 sched_op_deinit(const struct sched_ops *o, struct hv *hv)
 {

@@ -199,7 +199,7 @@ parse_lock(struct vmdef *d, const struct yc_node *n, const struct machine *m,
 		free(names);
 		return -1;
 	}
-	if (d->lock->parse != NULL && d->lock->parse(params, m, &d->lock_cfg, err))
+	if (lock_op_parse(d->lock, params, m, &d->lock_cfg, err))
 		return -1;
 	tables[1].t = d->lock->params;
 	return yc_params_check_all(params, tables, err);
@@ -486,7 +486,7 @@ parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *er
 		free(names);
 		return -1;
 	}
-	if (sc->kind->parse != NULL && sc->kind->parse(n, &sc->machine, &sc->kind_cfg, err))
+	if (kind_op_parse(sc->kind, n, &sc->machine, &sc->kind_cfg, err))
 		return -1;
 	if ((sc->sched = registry_sched(k.scheduler)) == NULL) {
 		const struct yc_node *at = yc_find(n, "scheduler");
@@ -497,9 +497,8 @@ parse_hypervisor(struct scenario *sc, const struct yc_node *n, struct vs_err *er
 		free(names);
 		return -1;
 	}
-	if (sc->sched->parse != NULL &&
-	    sc->sched->parse(n ? yc_find(n, "params") : NULL, sc->machine.hz, &sc->sched_cfg,
-	    err))
+	if (sched_op_parse(sc->sched, n ? yc_find(n, "params") : NULL, sc->machine.hz,
+	    &sc->sched_cfg, err))
 		return -1;
 	if (sc->sched->parse == NULL && n != NULL && yc_find(n, "params") != NULL)
 		return yc_err(yc_find(n, "params"), err, "scheduler '%s' takes no params",
@@ -785,8 +784,8 @@ scen_free(struct scenario *sc)
 	for (i = 0; i < sc->nvms; i++) {
 		struct vmdef *d = &sc->vms[i];
 
-		if (d->lock != NULL && d->lock->free_cfg != NULL)
-			d->lock->free_cfg(d->lock_cfg);
+		if (d->lock != NULL)
+			lock_op_free_cfg(d->lock, d->lock_cfg);
 		wl_free(d->wl);
 		free(d->affinity);
 		free(d->cg_where);
@@ -798,10 +797,10 @@ scen_free(struct scenario *sc)
 		free(sc->metrics[i]);
 		free(sc->metric_where[i]);
 	}
-	if (sc->sched != NULL && sc->sched->free_cfg != NULL)
-		sc->sched->free_cfg(sc->sched_cfg);
-	if (sc->kind != NULL && sc->kind->free_cfg != NULL)
-		sc->kind->free_cfg(sc->kind_cfg);
+	if (sc->sched != NULL)
+		sched_op_free_cfg(sc->sched, sc->sched_cfg);
+	if (sc->kind != NULL)
+		kind_op_free_cfg(sc->kind, sc->kind_cfg);
 	free(sc->metrics);
 	free(sc->metric_where);
 	free(sc->vms);
