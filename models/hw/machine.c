@@ -119,8 +119,10 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 
 	memset(m, 0, sizeof *m);
 	if (yc_expect(n, YC_MAP, "a mapping of machine settings", err) ||
-	    yc_params_read(n, machine_params, NULL, 0, m, err))
+	    yc_params_read(n, machine_params, NULL, 0, m, err)) {
+		m->name = NULL;	/* the document's, which machine_free must not free */
 		return -1;
+	}
 	m->name = xstrdup(m->name);	/* the document's until now */
 	m->npcpus = m->sockets * m->cores_per_socket * m->threads_per_core;
 	if (m->npcpus > 4096)
