@@ -13,11 +13,11 @@
 base=$DATA/base.yaml
 # run: 12 replications of 60000 lock round trips (about 0.05 s each alone)
 R="run $base --reps 12 --set workloads.spin.program[0].loop=60000 --no-wall-clock"
-# validate: the test case with 30 times the loops (about 1 s alone)
+# validate: the test case with 30 times the loops, 48 replications (seconds)
 cp -r "$DATA/valid" "$tmp/valid"
 chmod -R u+w "$tmp/valid"
 sed -i 's/loop=200"/loop=6000"/; s/loop=400"/loop=12000"/' "$tmp/valid/cases/synthetic.yaml"
-V="validate --cases $tmp/valid/cases --reps 8"
+V="validate --cases $tmp/valid/cases --reps 48"
 # sweep: 4 points of 2 replications of 100000 round trips
 S="sweep $base --reps 2 --set workloads.spin.program[0].loop=100000 -j 1
     --vary vms[0].vcpus=1:4:1"
