@@ -682,7 +682,8 @@ ti_guest_workload(const struct ti_trace *t, FILE *o, const struct ti_wl_opts *op
 		lock_ident(g->locks[i]->name, k[nk].id, sizeof k[nk].id);
 		nk++;
 	}
-	qsort(k, nk, sizeof *k, cmp_share);
+	if (nk > 1)	/* k is NULL when no class had acquisitions */
+		qsort(k, nk, sizeof *k, cmp_share);
 	if (nk > (size_t)op.max_locks) {
 		fprintf(o, "%s# %zu lock classes more, holding %s of CPU time together, left out\n",
 		    pad, nk - (size_t)op.max_locks, "less than the ones kept");
