@@ -5,6 +5,9 @@
 # killed one left no --out (a sweep: only whole points), the next one writes
 # the bytes of an uninterrupted run (a sweep resumes: only the missing
 # points), and no staging folder of the killed process is left behind.
+# The kill follows the stage at once (10 ms polls, no sleep) and the killed
+# commands run for tenths of a second on an idle machine, so that a fast
+# machine does not finish them first.
 #
 # Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_kill.sh
 
@@ -17,7 +20,7 @@ R="run $base --reps 12 --set workloads.spin.program[0].loop=60000 --no-wall-cloc
 cp -r "$DATA/valid" "$tmp/valid"
 chmod -R u+w "$tmp/valid"
 sed -i 's/loop=200"/loop=6000"/; s/loop=400"/loop=12000"/' "$tmp/valid/cases/synthetic.yaml"
-V="validate --cases $tmp/valid/cases --reps 48"
+V="validate --cases $tmp/valid/cases --reps 144"
 # sweep: 4 points of 2 replications of 100000 round trips
 S="sweep $base --reps 2 --set workloads.spin.program[0].loop=100000 -j 1
     --vary vms[0].vcpus=1:4:1"
@@ -35,8 +38,8 @@ started() {
 # until_there PATTERN: wait (at most 20 s) until a path matching PATTERN exists
 until_there() {
 	i=0
-	while [ "$i" -lt 400 ] && ! ls -d $1 >/dev/null 2>&1; do
-		sleep 0.05
+	while [ "$i" -lt 2000 ] && ! ls -d $1 >/dev/null 2>&1; do
+		sleep 0.01
 		i=$((i + 1))
 	done
 }
@@ -68,7 +71,6 @@ for sig in $sigs; do
 	# shellcheck disable=SC2086
 	started $R --out "$tmp/r-$sig"
 	until_there "$tmp/r-$sig.tmp.*"
-	sleep 0.1
 	killed "$sig"
 	check "run --out, SIG$sig mid-run: died of it ($krc), no --out" \
 	    sh -c "[ $krc -eq $((128 + n)) ] && [ ! -e '$tmp/r-$sig' ]"
@@ -82,7 +84,6 @@ for sig in $sigs; do
 	# shellcheck disable=SC2086
 	started $V --out "$tmp/v-$sig"
 	until_there "$tmp/v-$sig.tmp.*"
-	sleep 0.1
 	killed "$sig"
 	check "validate --out, SIG$sig mid-run: died of it ($krc), no --out" \
 	    sh -c "[ $krc -eq $((128 + n)) ] && [ ! -e '$tmp/v-$sig' ]"
