@@ -182,6 +182,14 @@ kind_op_metrics(const struct hv_kind_ops *o, struct hv *hv, struct metrics *m)
 		o->metrics(hv, m);
 }
 
+/* `vlocksim list`: the kind's tables beyond one parameter a line; none: nothing. */
+static inline void
+kind_op_list(const struct hv_kind_ops *o, FILE *out)
+{
+	if (o->list != NULL)
+		o->list(out);
+}
+
 /* The kinds, one file each (kind_NAME.c); models/registry.c lists them. */
 extern const struct hv_kind_ops kind_kvm_ops;
 extern const struct hv_kind_ops kind_xen_ops;

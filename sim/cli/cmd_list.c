@@ -297,8 +297,7 @@ list_text(void)
 	}
 	/* A kind's tables that do not fit one parameter a line (versions, presets). */
 	for (i = 0; registry_kinds[i] != NULL; i++)
-		if (registry_kinds[i]->list != NULL)
-			registry_kinds[i]->list(stdout);
+		kind_op_list(registry_kinds[i], stdout);
 	puts("schedulers (hypervisor.scheduler; parameters under hypervisor.params:):");
 	for (i = 0; registry_scheds[i] != NULL; i++) {
 		printf("  %-14s %s\n", registry_scheds[i]->name, registry_scheds[i]->desc);
