@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hv/sched.h"
 #include "lab.h"
+#include "registry.h"
+#include "yparam.h"
 
 /* Rows of the measured table that carry a wait: contended ones. */
 static int
@@ -158,6 +161,17 @@ table_csv(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	}
 }
 
+/* Whether the host's scheduler has parameter name (EEVDF's base_slice): asked
+ * of its ops table, not of its name. */
+static int
+sched_takes(const char *sched, const char *name)
+{
+	const struct sched_ops *o = registry_sched(sched);
+
+	return o != NULL && (vs_param_find(o->params, name) != NULL ||
+	    vs_param_find(o->params_more, name) != NULL);
+}
+
 static void
 scenario_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
     const struct lab_bench *b)
@@ -183,7 +197,7 @@ scenario_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	    "calibration: calibrated.yaml   # the fit of calibration.yaml\n", lc->name,
 	    lc->sim_reps, lc->sim_duration_ms);
 	fprintf(o, "hypervisor:\n  kind: none\n  scheduler: %s\n", lab_host_scheduler(h));
-	if (strcmp(lab_host_scheduler(h), "eevdf") == 0)
+	if (sched_takes(lab_host_scheduler(h), "base_slice"))
 		fprintf(o, "  params: {hz: %d, base_slice: %s%s}\n", h->hz ? h->hz : 250,
 		    lab_host_base_slice(h), lab_host_delay_dequeue(h) ? ", delay_dequeue: true" :
 		    "");

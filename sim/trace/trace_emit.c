@@ -63,7 +63,7 @@ int
 ti_q_fit(const struct ti_q *q, struct ti_qfit *f)
 {
 	memset(f, 0, sizeof *f);
-	f->kind = -1;
+	f->kind = TI_FIT_CONST;
 	if (q->n == 0)
 		return 0;
 	f->mean = q->sum / (double)q->n;
@@ -73,7 +73,7 @@ ti_q_fit(const struct ti_q *q, struct ti_qfit *f)
 		if (q->g_p50 > 0 && q->g_p95 > q->g_p50) {
 			double sg = log(q->g_p95 / q->g_p50) / 1.6448536269514722;
 
-			f->kind = 100;
+			f->kind = TI_FIT_P50P95;
 			f->mean = q->g_p50 * exp(sg * sg / 2);
 			f->sd = f->mean * sqrt(expm1(sg * sg));
 		}
@@ -87,7 +87,7 @@ ti_q_fit(const struct ti_q *q, struct ti_qfit *f)
 		f->sd = r->sd;
 		f->shape = r->p1;
 		if (f->kind == FIT_LOGNORMAL && !(r->p2 > 1e-9))
-			f->kind = -1;
+			f->kind = TI_FIT_CONST;
 	}
 	return 1;
 }
@@ -102,7 +102,7 @@ ti_put_dist(FILE *o, const struct ti_qfit *f)
 		fprintf(o, "{dist: exponential, mean: %s}", ti_fmt_ns(f->mean, a, sizeof a));
 		break;
 	case FIT_LOGNORMAL:
-	case 100:
+	case TI_FIT_P50P95:
 		fprintf(o, "{dist: lognormal, mean: %s, sd: %s}", ti_fmt_ns(f->mean, a, sizeof a),
 		    ti_fmt_ns(f->sd, b, sizeof b));
 		break;
@@ -124,7 +124,7 @@ ti_put_fit(FILE *o, const struct ti_q *q, const struct ti_qfit *f)
 	fprintf(o, "{n: %llu", (unsigned long long)q->n);
 	if (q->given) {
 		/* What the summary printed: xenalyze percentiles, perf kvm stat min/max. */
-		fprintf(o, ", fit: %s", f->kind == 100 ? "p50+p95" : "none");
+		fprintf(o, ", fit: %s", f->kind == TI_FIT_P50P95 ? "p50+p95" : "none");
 		if (isfinite(q->g_p50))
 			fprintf(o, ", p5: %s, p50: %s, p95: %s", ti_fmt_ns(q->g_p5, a, sizeof a),
 			    ti_fmt_ns(q->g_p50, b, sizeof b), ti_fmt_ns(q->g_p95, c, sizeof c));

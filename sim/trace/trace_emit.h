@@ -17,9 +17,15 @@ void ti_q_free(struct ti_q *);	/* its histogram and reservoir */
 /* p-quantile (p in 0..1) of a quantity; from a summary only p 0.05/0.5/0.95; NAN none. */
 double ti_q_quantile(const struct ti_q *, double p);
 
+/* ti_qfit.kind beyond fit.h's FIT_* families. */
+enum {
+	TI_FIT_CONST = -1,	/* no family fits (or no spread): a constant */
+	TI_FIT_P50P95 = 100,	/* lognormal through a summary's p50 and p95 */
+};
+
 /* A quantity's fit (fit.h's families, the smallest AIC), and how reports print it. */
 struct ti_qfit {
-	int kind;		/* -1: const; FIT_* otherwise; 100: p50+p95 lognormal */
+	int kind;		/* FIT_*, TI_FIT_CONST or TI_FIT_P50P95 */
 	double mean, sd, shape;
 	struct fit_all fa;
 };

@@ -454,7 +454,7 @@ ti_guest_lockfit(const struct ti_trace *t, const struct ti_glock *l,
 	double acq = (double)l->row.acquisitions, con = (double)l->row.contentions;
 
 	memset(f, 0, sizeof *f);
-	f->hold.kind = f->wait.kind = -1;
+	f->hold.kind = f->wait.kind = TI_FIT_CONST;
 	if (l->from_stat) {
 		f->acq_per_cpu_s = acq / (o->seconds * o->cpus);
 		f->hold_mean_ns = acq > 0 ? l->row.hold_total / acq : 0;
@@ -462,10 +462,10 @@ ti_guest_lockfit(const struct ti_trace *t, const struct ti_glock *l,
 		f->contended_share = acq > 0 ? con / acq : 0;
 		f->hold_share = l->row.hold_total / 1e9 / (o->seconds * o->cpus);
 		/* Only the mean is known: the exponential of that mean. */
-		f->hold.kind = f->hold_mean_ns > 0 ? FIT_EXPONENTIAL : -1;
+		f->hold.kind = f->hold_mean_ns > 0 ? FIT_EXPONENTIAL : TI_FIT_CONST;
 		f->hold.mean = f->hold_mean_ns;
 		f->hold_src = "lock_stat holdtime-total / acquisitions (fit: mean)";
-		f->wait.kind = f->wait_mean_ns > 0 ? FIT_EXPONENTIAL : -1;
+		f->wait.kind = f->wait_mean_ns > 0 ? FIT_EXPONENTIAL : TI_FIT_CONST;
 		f->wait.mean = f->wait_mean_ns;
 		f->wait_src = "lock_stat waittime-total / contentions (fit: mean)";
 	}
@@ -620,7 +620,7 @@ group_run(const struct ti_ggroup *gr, const struct ti_wl_opts *op, struct ti_qfi
 		return gr->run.sum / (double)gr->run.n;
 	}
 	memset(rf, 0, sizeof *rf);
-	rf->kind = -1;
+	rf->kind = TI_FIT_CONST;
 	if (gr->blocks > 0) {
 		rf->mean = gr->run_ns / (double)gr->blocks;
 		snprintf(why, n, "run time per block: sched_switch, %llu blocks, no whole run "
@@ -647,7 +647,7 @@ group_block(const struct ti_ggroup *gr, struct ti_qfit *bf, char *why, size_t n)
 	if (gr->blocks == 0 || gr->block_ns <= 0)
 		return 0;
 	memset(bf, 0, sizeof *bf);
-	bf->kind = -1;
+	bf->kind = TI_FIT_CONST;
 	bf->mean = gr->block_ns / (double)gr->blocks;
 	snprintf(why, n, "blocked and not woken before the trace ended: at least this");
 	return 1;

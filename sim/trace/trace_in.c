@@ -980,7 +980,7 @@ sum_q(FILE *o, const char *label, const struct ti_q *q)
 		    (unsigned long long)q->n, ti_fmt_ns(ti_q_quantile(q, 0.5), a, sizeof a),
 		    ti_fmt_ns(ti_q_quantile(q, 0.9), b, sizeof b),
 		    ti_fmt_ns(ti_q_quantile(q, 0.99), c, sizeof c));
-	if (f.kind == -1)
+	if (f.kind == TI_FIT_CONST)
 		fprintf(o, " const %s\n", ti_fmt_ns(f.mean, d, sizeof d));
 	else if (f.kind == FIT_GAMMA)
 		fprintf(o, " gamma(shape %.4g, mean %s) KS D %.3f\n", f.shape,
@@ -990,7 +990,7 @@ sum_q(FILE *o, const char *label, const struct ti_q *q)
 		    f.fa.r[f.kind].ks_d);
 	else
 		fprintf(o, " lognormal(mean %s, sd %s)%s\n", ti_fmt_ns(f.mean, d, sizeof d),
-		    ti_fmt_ns(f.sd, e, sizeof e), f.kind == 100 ? " from p50+p95" : "");
+		    ti_fmt_ns(f.sd, e, sizeof e), f.kind == TI_FIT_P50P95 ? " from p50+p95" : "");
 }
 
 /* A rate per second of span, or "-" when the file has no clock and no --seconds. */
