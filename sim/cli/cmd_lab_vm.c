@@ -254,14 +254,37 @@ read_halt_poll(long long *v)
 	return ok ? 0 : -1;
 }
 
-static int hp_touched;	/* halt_poll_ns was written: restore it */
+/* What every boot shares: the options, the host, the files found, the
+ * output under way, halt polling as found. */
+struct vm_kit {
+	const struct lab_vm_args *o;
+	const struct lab_host *h;
+	char *kernel, *qemu, *lockbench;	/* lockbench: the static one */
+	char **bargs;			/* lockbench's options, NULL-terminated */
+	char *stage, *initrd;
+	FILE *summary;			/* lab-vm.txt under way */
+	long long hp_host;		/* halt_poll_ns as found; -1: not read, left alone */
+	int hp_touched;			/* halt_poll_ns was written: restore it */
+};
+
+/* One boot: the setting's values, its files and what it gave. */
+struct vm_boot {
+	int mult, pin, pv, hp;
+	char *set;			/* vM-pin|float-pv|nopv-hp|nohp|tcg */
+	char *console, *output, *qlog, *perf, *plog;
+	char *ghdr;			/* the guest's header lines */
+	struct lab_vm_cfg c;
+	char **argv;			/* QEMU's */
+	struct lab_vm_result r;
+	struct lab_bench b;
+};
 
 static int
-write_halt_poll(long long v, struct vs_err *err)
+write_halt_poll(struct vm_kit *k, long long v, struct vs_err *err)
 {
 	FILE *f = fopen(HALT_POLL, "w");
 
-	hp_touched = 1;
+	k->hp_touched = 1;
 
 	if (f == NULL || fprintf(f, "%lld\n", v) < 0 || fclose(f) != 0)
 		return vs_errf(err, NULL, 0, 0, "vlocksim lab-vm: %s: %s (halt polling off needs "
@@ -269,154 +292,203 @@ write_halt_poll(long long v, struct vs_err *err)
 	return 0;
 }
 
-/* One boot: SETTING-* files in stage, the rows appended to summary. */
-static int
-one_setting(const struct lab_vm_args *o, const char *stage, const char *initrd,
-    const char *kernel, const char *qemu, const struct lab_host *h, int mult, int pin,
-    int pv, int hp, long long hp_host, FILE *summary, struct vs_err *err)
+/* The setting's name and files, QEMU's configuration and command line. */
+static void
+boot_init(const struct vm_kit *k, struct vm_boot *bt)
 {
-	char *set = xasprintf("v%d-%s-%s-%s", mult, pin ? "pin" : "float", pv ? "pv" : "nopv",
-	    o->accel ? "tcg" : hp ? "hp" : "nohp");
-	char *console = xasprintf("%s/%s-console.log", stage, set);
-	char *output = xasprintf("%s/%s-output.txt", stage, set);
-	char *qlog = xasprintf("%s/%s-qemu.log", stage, set);
-	char *perf = NULL, *plog = NULL, *ghdr = NULL, *setting = NULL, *p, *text;
-	struct lab_vm_cfg c = {
-		.qemu = qemu, .kernel = kernel, .initrd = initrd, .console = console,
-		.output = output, .kvm = !o->accel, .vcpus = mult * h->cpus, .cpus = h->cpus,
-		.mem_mb = o->mem_mb, .pin = pin, .pvspin = pv, .timeout_s = o->timeout_s,
-	};
-	struct lab_vm_result r = { 0 };
-	struct lab_bench b = { 0 };
-	struct lab_case lc = { 0 };
-	char **argv = lab_vm_argv(&c), *models = NULL, date[32];
-	time_t now = time(NULL);
-	int rc = -1, i;
-	FILE *q;
+	const struct lab_vm_args *o = k->o;
+	const char *stage = k->stage;
 
-	if (!o->accel && hp_host >= 0 && write_halt_poll(hp ? hp_host : 0, err))
-		goto out;
+	bt->set = xasprintf("v%d-%s-%s-%s", bt->mult, bt->pin ? "pin" : "float",
+	    bt->pv ? "pv" : "nopv", o->accel ? "tcg" : bt->hp ? "hp" : "nohp");
+	bt->console = xasprintf("%s/%s-console.log", stage, bt->set);
+	bt->output = xasprintf("%s/%s-output.txt", stage, bt->set);
+	bt->qlog = xasprintf("%s/%s-qemu.log", stage, bt->set);
 	if (o->perf_kvm && !o->accel) {
-		perf = xasprintf("%s/%s-perf-kvm.data", stage, set);
-		plog = xasprintf("%s/%s-perf.log", stage, set);
+		bt->perf = xasprintf("%s/%s-perf-kvm.data", stage, bt->set);
+		bt->plog = xasprintf("%s/%s-perf.log", stage, bt->set);
 	}
-	fprintf(stderr, "vlocksim lab-vm: %s: %d vCPUs on %d CPUs, booting\n", set, c.vcpus,
-	    h->cpus);
-	if (lab_vm_run(&c, argv, qlog, perf, plog, &r, err))
-		goto out;
-	if (lab_vm_split(output, stage, &ghdr, err))
-		goto out;
-	/* lockbench.csv and -threads.csv, as the guest wrote them, under the setting's name */
-	{
-		static const char *const parts[] = { "lockbench.csv", "lockbench-threads.csv" };
+	bt->c = (struct lab_vm_cfg){
+		.qemu = k->qemu, .kernel = k->kernel, .initrd = k->initrd,
+		.console = bt->console, .output = bt->output, .kvm = !o->accel,
+		.vcpus = bt->mult * k->h->cpus, .cpus = k->h->cpus, .mem_mb = o->mem_mb,
+		.pin = bt->pin, .pvspin = bt->pv, .timeout_s = o->timeout_s,
+	};
+	bt->argv = lab_vm_argv(&bt->c);
+}
 
-		for (i = 0; i < 2; i++) {
-			char *a = xasprintf("%s/%s", stage, parts[i]);
-			char *d = xasprintf("%s/%s-%s", stage, set, parts[i]);
+static void
+boot_free(struct vm_boot *bt)
+{
+	lab_bench_free(&bt->b);
+	lab_vm_argv_free(bt->argv);
+	free(bt->r.pinning);
+	free(bt->ghdr);
+	free(bt->set);
+	free(bt->console);
+	free(bt->output);
+	free(bt->qlog);
+	free(bt->perf);
+	free(bt->plog);
+}
 
-			if (rename(a, d) != 0) {
-				vs_errf(err, NULL, 0, 0, "vlocksim lab-vm: %s: %s", d, strerror(errno));
-				free(a);
-				free(d);
-				goto out;
-			}
-			free(a);
-			free(d);
-		}
+/* lockbench.csv and -threads.csv, as the guest wrote them, under the setting's name */
+static int
+keep_bench_csvs(const char *stage, const char *set, struct vs_err *err)
+{
+	static const char *const parts[] = { "lockbench.csv", "lockbench-threads.csv" };
+	int i, rc = 0;
+
+	for (i = 0; i < 2 && rc == 0; i++) {
+		char *a = xasprintf("%s/%s", stage, parts[i]);
+		char *d = xasprintf("%s/%s-%s", stage, set, parts[i]);
+
+		if (rename(a, d) != 0)
+			rc = vs_errf(err, NULL, 0, 0, "vlocksim lab-vm: %s: %s", d, strerror(errno));
+		free(a);
+		free(d);
 	}
-	{
-		char *lv[] = { (char *)o->lockbench, (char *)"--list", NULL };
+	return rc;
+}
 
-		if (lab_capture(lv, &models, err))
-			goto out;
+/* The guest's lockbench table, read with the lock models lockbench --list names. */
+static int
+load_bench(const struct vm_kit *k, struct vm_boot *bt, struct vs_err *err)
+{
+	char *lv[] = { k->lockbench, (char *)"--list", NULL };
+	char *models = NULL, *p;
+	int rc;
+
+	if (lab_capture(lv, &models, err)) {
+		free(models);
+		return -1;
 	}
-	p = xasprintf("%s/%s-lockbench.csv", stage, set);
-	i = lab_bench_load(&b, p, models, 1, 1, err);
+	p = xasprintf("%s/%s-lockbench.csv", k->stage, bt->set);
+	rc = lab_bench_load(&bt->b, p, models, 1, 1, err);
 	free(p);
-	if (i)
-		goto out;
+	free(models);
+	return rc;
+}
+
+/* SETTING-measured.csv and its lab table, the setting said in words. */
+static int
+write_measured(const struct vm_kit *k, struct vm_boot *bt, struct vs_err *err)
+{
+	const struct lab_vm_args *o = k->o;
+	struct lab_case lc;
+	time_t now = time(NULL);
+	char date[32], *setting;
+	int rc;
+
 	setting = xasprintf("a QEMU guest (%s), %d vCPUs on %d CPUs, %s; guest PV spinlocks "
 	    "%s; host halt polling %s; guest kernel %s; %s", o->accel ? "TCG emulation: timings "
-	    "meaningless" : "KVM", c.vcpus, h->cpus, r.pinning ? r.pinning : "floating",
-	    pv ? "on" : "off (nopvspin)", o->accel ? "n/a (TCG)" : hp ? "as the host has it" :
-	    "off (halt_poll_ns 0)", kernel, ghdr ? strtok(ghdr, "\n") : "");
+	    "meaningless" : "KVM", bt->c.vcpus, k->h->cpus, bt->r.pinning ? bt->r.pinning :
+	    "floating", bt->pv ? "on" : "off (nopvspin)", o->accel ? "n/a (TCG)" : bt->hp ?
+	    "as the host has it" : "off (halt_poll_ns 0)", k->kernel,
+	    bt->ghdr ? strtok(bt->ghdr, "\n") : "");
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
 	lc = (struct lab_case){ .name = o->name, .date = date, .setting = setting,
 		.max_others = 1, .max_steal = 1 };
-	if (lab_write_measured(stage, set, &lc, h, &b, err))
-		goto out;
-	/* QEMU's command line and messages, together */
-	p = xasprintf("%s/%s-qemu.txt", stage, set);
+	rc = lab_write_measured(k->stage, bt->set, &lc, k->h, &bt->b, err);
+	free(setting);
+	return rc;
+}
+
+/* QEMU's command line and messages, together, in SETTING-qemu.txt. */
+static void
+write_qemu_txt(const struct vm_kit *k, const struct vm_boot *bt, struct vs_err *err)
+{
+	char *p = xasprintf("%s/%s-qemu.txt", k->stage, bt->set), *text;
+	FILE *q;
+	int i;
+
 	if ((q = fopen(p, "w")) != NULL) {
 		fputs("# the command line\n", q);
-		for (i = 0; argv[i] != NULL; i++)
-			fprintf(q, "%s%s", i ? " " : "", argv[i]);
+		for (i = 0; bt->argv[i] != NULL; i++)
+			fprintf(q, "%s%s", i ? " " : "", bt->argv[i]);
 		fprintf(q, "\n# pinning: %s\n# seconds to power-off: %.0f\n# QEMU's own "
-		    "messages\n", r.pinning ? r.pinning : "none (floating)", r.seconds);
-		text = lab_read_text(qlog, err);
+		    "messages\n", bt->r.pinning ? bt->r.pinning : "none (floating)", bt->r.seconds);
+		text = lab_read_text(bt->qlog, err);
 		if (text != NULL)
 			fputs(text, q);
 		free(text);
 		fclose(q);
 	}
 	free(p);
-	unlink(qlog);
-	unlink(output);
-	if (perf != NULL) {
-		char *kv[] = { (char *)"perf", (char *)"kvm", (char *)"stat", (char *)"report",
-			(char *)"-i", perf, NULL };
+}
 
-		p = xasprintf("%s/%s-kvm-exits.txt", stage, set);
-		if (!r.perf_ok || lab_spawn(kv, p, err) != 0) {
-			fprintf(stderr, "vlocksim lab-vm: %s: perf kvm stat failed (see %s); no "
-			    "exit counts\n", set, plog);
-			unlink(p);
-		}
-		free(p);
-		unlink(perf);
+/* perf kvm stat's report of the boot's exits, SETTING-kvm-exits.txt, or a warning. */
+static void
+write_kvm_exits(const struct vm_kit *k, const struct vm_boot *bt, struct vs_err *err)
+{
+	char *kv[] = { (char *)"perf", (char *)"kvm", (char *)"stat", (char *)"report",
+		(char *)"-i", bt->perf, NULL };
+	char *p = xasprintf("%s/%s-kvm-exits.txt", k->stage, bt->set);
+
+	if (!bt->r.perf_ok || lab_spawn(kv, p, err) != 0) {
+		fprintf(stderr, "vlocksim lab-vm: %s: perf kvm stat failed (see %s); no "
+		    "exit counts\n", bt->set, bt->plog);
+		unlink(p);
 	}
-	for (i = 0; i < b.nrows; i++)
-		fprintf(summary, "%-22s %-9s %7d %12.5g %10.3g %12.5g %6.3f%s\n", set, b.rows[i].lock,
-		    b.rows[i].threads, b.rows[i].s[LC_OPS].mean, b.rows[i].s[LC_OPS].sd,
-		    b.rows[i].s[LC_WAIT].mean, b.rows[i].s[LC_JAIN].mean,
-		    b.rows[i].invalid ? " INVALID" : "");
+	free(p);
+	unlink(bt->perf);
+}
+
+static void
+summary_rows(FILE *summary, const struct vm_boot *bt)
+{
+	const struct lab_row *w;
+	int i;
+
+	for (i = 0; i < bt->b.nrows; i++) {
+		w = &bt->b.rows[i];
+		fprintf(summary, "%-22s %-9s %7d %12.5g %10.3g %12.5g %6.3f%s\n", bt->set, w->lock,
+		    w->threads, w->s[LC_OPS].mean, w->s[LC_OPS].sd, w->s[LC_WAIT].mean,
+		    w->s[LC_JAIN].mean, w->invalid ? " INVALID" : "");
+	}
+}
+
+/* One boot: SETTING-* files in the stage, the rows appended to the summary. */
+static int
+one_setting(struct vm_kit *k, int mult, int pin, int pv, int hp, struct vs_err *err)
+{
+	struct vm_boot bt = { .mult = mult, .pin = pin, .pv = pv, .hp = hp };
+	int rc = -1;
+
+	boot_init(k, &bt);
+	if (!k->o->accel && k->hp_host >= 0 && write_halt_poll(k, hp ? k->hp_host : 0, err))
+		goto out;
+	fprintf(stderr, "vlocksim lab-vm: %s: %d vCPUs on %d CPUs, booting\n", bt.set,
+	    bt.c.vcpus, k->h->cpus);
+	if (lab_vm_run(&bt.c, bt.argv, bt.qlog, bt.perf, bt.plog, &bt.r, err) ||
+	    lab_vm_split(bt.output, k->stage, &bt.ghdr, err) ||
+	    keep_bench_csvs(k->stage, bt.set, err) || load_bench(k, &bt, err) ||
+	    write_measured(k, &bt, err))
+		goto out;
+	write_qemu_txt(k, &bt, err);
+	unlink(bt.qlog);
+	unlink(bt.output);
+	if (bt.perf != NULL)
+		write_kvm_exits(k, &bt, err);
+	summary_rows(k->summary, &bt);
 	rc = 0;
 out:
-	lab_bench_free(&b);
-	lab_vm_argv_free(argv);
-	free(r.pinning);
-	free(models);
-	free(setting);
-	free(ghdr);
-	free(set);
-	free(console);
-	free(output);
-	free(qlog);
-	free(perf);
-	free(plog);
+	boot_free(&bt);
 	return rc;
 }
 
+/* --check, and a machine whose /dev/kvm cannot run a stock guest: the exit
+ * status; -1: go on. */
 static int
-run_lab_vm(const void *args, struct cmd_mpi *mp)
+kvm_check(const struct lab_vm_args *o)
 {
-	struct lab_vm_args o = *(const struct lab_vm_args *)args;
 	struct lab_vm_probe probe;
-	struct lab_host h;
-	struct vs_err err;
-	char *why = NULL, *kernel = NULL, *lockbench = NULL, *qemu = NULL, *stage = NULL;
-	char *initrd = NULL, *sum = NULL, *bench_lb = NULL;
-	char **bargs = NULL;
-	size_t sumlen = 0;
-	long long hp_host = -1;
-	int rc = CMD_EXIT_INPUT, i, a, b, c, d, can;
-	FILE *summary = NULL;
+	char *why = NULL;
+	int can;
 
-	(void)mp;
-	lab_host_read(&h);
 	lab_vm_probe_read(&probe);
 	can = lab_vm_can_kvm(&probe, &why);
-	if (o.check) {
+	if (o->check) {
 		if (can)
 			printf("vlocksim lab-vm: /dev/kvm here can run a stock guest (KVM API 12, "
 			    "%s)\n", probe.kvm_intel ? "kvm_intel" : "kvm_amd");
@@ -425,7 +497,7 @@ run_lab_vm(const void *args, struct cmd_mpi *mp)
 		free(why);
 		return can ? 0 : LAB_VM_EXIT_NO_KVM;
 	}
-	if (!can && !o.accel) {
+	if (!can && !o->accel) {
 		fprintf(stderr, "vlocksim lab-vm: this machine cannot run the guest under KVM: %s; "
 		    "nothing measured (--accel tcg runs it emulated: files real, timings "
 		    "meaningless)\n", why);
@@ -433,113 +505,182 @@ run_lab_vm(const void *args, struct cmd_mpi *mp)
 		return LAB_VM_EXIT_NO_KVM;
 	}
 	free(why);
-	if (o.timeout_s == 0)
-		o.timeout_s = o.accel ? 900 : 300;
-	if ((kernel = o.kernel ? xstrdup(o.kernel) : default_kernel()) == NULL ||
-	    access(kernel, R_OK) != 0) {
+	return -1;
+}
+
+/* lockbench's options fail here, on the host's copy, before any boot. */
+static int
+bench_dry_run(struct vm_kit *k)
+{
+	const struct lab_vm_args *o = k->o;
+	char **dv = xcalloc((size_t)o->nbench + 3, sizeof *dv), *text;
+	struct vs_err err;
+	int i;
+
+	dv[0] = k->lockbench;
+	for (i = 0; i < o->nbench; i++)
+		dv[i + 1] = o->bench[i];
+	dv[o->nbench + 1] = (char *)"--dry-run";
+	i = lab_capture(dv, &text, &err);
+	free(dv);
+	if (i) {
+		fprintf(stderr, "vlocksim lab-vm: lockbench refused the options (above)\n");
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/* The guest kernel, QEMU, busybox and the static lockbench, each found and
+ * usable, and lockbench's options accepted; -1 after saying which is not. */
+static int
+find_kit(struct vm_kit *k)
+{
+	const struct lab_vm_args *o = k->o;
+	int i;
+
+	if ((k->kernel = o->kernel ? xstrdup(o->kernel) : default_kernel()) == NULL ||
+	    access(k->kernel, R_OK) != 0) {
 		fprintf(stderr, "vlocksim lab-vm: no readable guest kernel%s%s (--kernel; "
-		    "Debian's linux-image-amd64 installs /boot/vmlinuz-*)\n", kernel ? ": " : "",
-		    kernel ? kernel : "");
-		goto out;
+		    "Debian's linux-image-amd64 installs /boot/vmlinuz-*)\n", k->kernel ? ": " : "",
+		    k->kernel ? k->kernel : "");
+		return -1;
 	}
-	if ((qemu = find_in_path(o.qemu)) == NULL) {
-		fprintf(stderr, "vlocksim lab-vm: %s not found (Debian: qemu-system-x86)\n", o.qemu);
-		goto out;
+	if ((k->qemu = find_in_path(o->qemu)) == NULL) {
+		fprintf(stderr, "vlocksim lab-vm: %s not found (Debian: qemu-system-x86)\n", o->qemu);
+		return -1;
 	}
-	if (!lab_vm_is_static(o.busybox)) {
+	if (!lab_vm_is_static(o->busybox)) {
 		fprintf(stderr, "vlocksim lab-vm: %s is not a static x86-64 busybox (--busybox; "
-		    "Debian: busybox-static)\n", o.busybox);
-		goto out;
+		    "Debian: busybox-static)\n", o->busybox);
+		return -1;
 	}
-	if ((lockbench = static_lockbench(o.lockbench)) == NULL ||
-	    !lab_vm_is_static(lockbench)) {
+	if ((k->lockbench = static_lockbench(o->lockbench)) == NULL ||
+	    !lab_vm_is_static(k->lockbench)) {
 		fprintf(stderr, "vlocksim lab-vm: no static lockbench%s%s (--lockbench; make "
 		    "builds bench/lab/lockbench-static where the C library links statically)\n",
-		    lockbench ? ": not static: " : "", lockbench ? lockbench : "");
-		goto out;
+		    k->lockbench ? ": not static: " : "", k->lockbench ? k->lockbench : "");
+		return -1;
 	}
-	/* lockbench's options fail here, on the host's copy, before any boot */
-	bargs = xcalloc((size_t)o.nbench + 1, sizeof *bargs);
-	for (i = 0; i < o.nbench; i++)
-		bargs[i] = o.bench[i];
-	{
-		char **dv = xcalloc((size_t)o.nbench + 3, sizeof *dv), *text;
+	k->bargs = xcalloc((size_t)o->nbench + 1, sizeof *k->bargs);
+	for (i = 0; i < o->nbench; i++)
+		k->bargs[i] = o->bench[i];
+	return bench_dry_run(k);
+}
 
-		dv[0] = lockbench;
-		for (i = 0; i < o.nbench; i++)
-			dv[i + 1] = o.bench[i];
-		dv[o.nbench + 1] = (char *)"--dry-run";
-		i = lab_capture(dv, &text, &err);
-		free(dv);
-		if (i) {
-			fprintf(stderr, "vlocksim lab-vm: lockbench refused the options (above)\n");
-			goto out;
-		}
-		free(text);
-	}
-	bench_lb = xstrdup(lockbench);
-	o.lockbench = bench_lb;
-	rc = CMD_EXIT_FAIL;
-	if (!o.accel && o.hp.n > 0 && (o.hp.n > 1 || o.hp.v[0] == 0) && read_halt_poll(&hp_host)) {
+/* Halt polling off needs halt_poll_ns read first (to restore it); unreadable,
+ * or under TCG, the settings keep it as it is. */
+static void
+plan_halt_poll(struct lab_vm_args *o, struct vm_kit *k)
+{
+	if (!o->accel && o->hp.n > 0 && (o->hp.n > 1 || o->hp.v[0] == 0) &&
+	    read_halt_poll(&k->hp_host)) {
 		fprintf(stderr, "vlocksim lab-vm: %s unreadable: halt polling stays as it is\n",
 		    HALT_POLL);
-		o.hp.n = 1;
-		o.hp.v[0] = 1;
+		o->hp.n = 1;
+		o->hp.v[0] = 1;
 	}
-	if (o.accel)
-		o.hp.n = 1;	/* halt polling is KVM's */
-	if ((stage = cmd_stage_begin(o.out, &err)) == NULL)
+	if (o->accel)
+		o->hp.n = 1;	/* halt polling is KVM's */
+}
+
+/* Every setting: --vcpus x --pin x --pvspin x --halt-poll, one boot each. */
+static int
+boot_all(struct vm_kit *k, struct vs_err *err)
+{
+	const struct lab_vm_args *o = k->o;
+	int a, b, c, d;
+
+	for (a = 0; a < o->mult.n; a++)
+		for (b = 0; b < o->pin.n; b++)
+			for (c = 0; c < o->pv.n; c++)
+				for (d = 0; d < o->hp.n; d++)
+					if (one_setting(k, o->mult.v[a], o->pin.v[b], o->pv.v[c],
+					    o->hp.v[d], err))
+						return -1;
+	return 0;
+}
+
+/* The boots into a stage folder, committed whole as --out; 0 or CMD_EXIT_FAIL
+ * (the stage left for a look). */
+static int
+measure(struct vm_kit *k)
+{
+	const struct lab_vm_args *o = k->o;
+	const struct lab_host *h = k->h;
+	struct vs_err err;
+	char *sum = NULL;
+	size_t sumlen = 0;
+	int rc = CMD_EXIT_FAIL;
+
+	if ((k->stage = cmd_stage_begin(o->out, &err)) == NULL)
 		goto fail;
-	initrd = xasprintf("%s/lab-vm.cpio", stage);
-	if (lab_vm_initramfs(initrd, o.busybox, lockbench, bargs, &err))
+	k->initrd = xasprintf("%s/lab-vm.cpio", k->stage);
+	if (lab_vm_initramfs(k->initrd, o->busybox, k->lockbench, k->bargs, &err))
 		goto fail;
-	if ((summary = open_memstream(&sum, &sumlen)) == NULL)
+	if ((k->summary = open_memstream(&sum, &sumlen)) == NULL)
 		vs_fatal("out of memory");
-	fprintf(summary, "# vlocksim lab-vm on %s: lockbench in a guest of %s (%d CPUs, kernel %s)"
-	    "\n# guest kernel %s; %s\n%-22s %-9s %7s %12s %10s %12s %6s\n", h.hostname, h.cpu,
-	    h.cpus, h.kernel, kernel, o.accel ? "QEMU TCG: emulated, timings meaningless" :
-	    "KVM", "setting", "lock", "threads", "ops_per_sec", "sd", "wait_ns", "jain");
-	for (a = 0; a < o.mult.n; a++)
-		for (b = 0; b < o.pin.n; b++)
-			for (c = 0; c < o.pv.n; c++)
-				for (d = 0; d < o.hp.n; d++)
-					if (one_setting(&o, stage, initrd, kernel, qemu, &h, o.mult.v[a],
-					    o.pin.v[b], o.pv.v[c], o.hp.v[d], hp_host, summary, &err))
-						goto fail;
-	fclose(summary);
-	summary = NULL;
-	unlink(initrd);
-	if (cmd_write_out(stage, "lab-vm.txt", sum, &err))
+	fprintf(k->summary, "# vlocksim lab-vm on %s: lockbench in a guest of %s (%d CPUs, "
+	    "kernel %s)\n# guest kernel %s; %s\n%-22s %-9s %7s %12s %10s %12s %6s\n",
+	    h->hostname, h->cpu, h->cpus, h->kernel, k->kernel, o->accel ? "QEMU TCG: emulated, "
+	    "timings meaningless" : "KVM", "setting", "lock", "threads", "ops_per_sec", "sd",
+	    "wait_ns", "jain");
+	if (boot_all(k, &err))
 		goto fail;
-	if (cmd_stage_commit(stage, o.out, &err)) {
-		stage = NULL;
+	fclose(k->summary);
+	k->summary = NULL;
+	unlink(k->initrd);
+	if (cmd_write_out(k->stage, "lab-vm.txt", sum, &err))
 		goto fail;
-	}
-	stage = NULL;
+	rc = cmd_stage_commit(k->stage, o->out, &err);
+	k->stage = NULL;
+	if (rc)
+		goto fail;
 	fputs(sum, stdout);
-	printf("written to %s\n", o.out);
-	rc = 0;
-	goto out;
+	printf("written to %s\n", o->out);
+	free(sum);
+	return 0;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
-	if (stage != NULL) {
-		fprintf(stderr, "vlocksim lab-vm: what the runs left is in %s\n", stage);
-		free(stage);
-		stage = NULL;
-	}
-out:
-	if (hp_touched && write_halt_poll(hp_host, &err))
-		fprintf(stderr, "%s: halt_poll_ns NOT restored to %lld\n", err.msg, hp_host);
-	if (summary != NULL)
-		fclose(summary);
-	cmd_stage_abort(stage);
+	if (k->stage != NULL)
+		fprintf(stderr, "vlocksim lab-vm: what the runs left is in %s\n", k->stage);
+	if (k->summary != NULL)
+		fclose(k->summary);
+	k->summary = NULL;
 	free(sum);
-	free(initrd);
-	free(bargs);
-	free(kernel);
-	free(lockbench);
-	free(bench_lb);
-	free(qemu);
+	return CMD_EXIT_FAIL;
+}
+
+static int
+run_lab_vm(const void *args, struct cmd_mpi *mp)
+{
+	struct lab_vm_args o = *(const struct lab_vm_args *)args;
+	struct vm_kit k = { .o = &o, .hp_host = -1 };
+	struct lab_host h;
+	struct vs_err err;
+	int rc;
+
+	(void)mp;
+	lab_host_read(&h);
+	k.h = &h;
+	if ((rc = kvm_check(&o)) >= 0)
+		return rc;
+	if (o.timeout_s == 0)
+		o.timeout_s = o.accel ? 900 : 300;
+	if (find_kit(&k) != 0) {
+		rc = CMD_EXIT_INPUT;
+	} else {
+		plan_halt_poll(&o, &k);
+		rc = measure(&k);
+	}
+	if (k.hp_touched && write_halt_poll(&k, k.hp_host, &err))
+		fprintf(stderr, "%s: halt_poll_ns NOT restored to %lld\n", err.msg, k.hp_host);
+	free(k.stage);
+	free(k.initrd);
+	free(k.bargs);
+	free(k.kernel);
+	free(k.lockbench);
+	free(k.qemu);
 	return rc;
 }
 
