@@ -40,13 +40,18 @@ struct pmt_cfg {
 	double shift, iter_ns;
 };
 
+/* A waiter's state, one per vCPU (the patch keeps it in arch_spin_lock's locals). */
+struct pmt_node {
+	uint64_t ticket;	/* its ticket: inc.tail of the xadd */
+	unsigned char phase;	/* enum pmt_phase */
+};
+
 struct pmt {
 	const struct pmt_cfg *cfg;
 	uint64_t head, tail;	/* in tickets (the patch's value / 2) */
 	int held;		/* LOCK_HOLD_FLAG */
 	int n;
-	unsigned char *phase;	/* per vCPU of the VM */
-	uint64_t *my;		/* its ticket */
+	struct pmt_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
 static const struct vs_param pmt_params[] = {
@@ -82,8 +87,7 @@ pmt_create(struct glock *l, const void *cfg)
 
 	t->cfg = cfg;
 	t->n = l->vm->nvcpus;
-	t->phase = xcalloc((size_t)t->n, 1);
-	t->my = xcalloc((size_t)t->n, sizeof *t->my);
+	t->node = xcalloc((size_t)t->n, sizeof *t->node);
 	return t;
 }
 
@@ -92,8 +96,7 @@ pmt_destroy(void *p)
 {
 	struct pmt *t = p;
 
-	free(t->phase);
-	free(t->my);
+	free(t->node);
 	free(t);
 }
 
@@ -104,7 +107,7 @@ take(struct glock *l, struct vcpu *v, double extra)
 	struct pmt *t = l->priv;
 
 	t->held = 1;
-	t->phase[v->idx] = PMT_NONE;
+	t->node[v->idx].phase = PMT_NONE;
 	lock_taken(l, v, extra);
 }
 
@@ -114,7 +117,7 @@ compete(struct glock *l, struct vcpu *v)
 {
 	struct pmt *t = l->priv;
 
-	t->phase[v->idx] = PMT_COMPETE;
+	t->node[v->idx].phase = PMT_COMPETE;
 	if (!t->held) {
 		l->last_pcpu = v->pcpu->id;
 		take(l, v, lock_seen_ns(l, v) + lock_atomic_ns(l));
@@ -134,17 +137,18 @@ static void
 pmt_acquire(struct glock *l, struct vcpu *v)
 {
 	struct pmt *t = l->priv;
+	struct pmt_node *me = &t->node[v->idx];
 	uint64_t ahead;
 
 	l->last_pcpu = v->pcpu->id;	/* the xadd */
-	t->my[v->idx] = t->tail++;
-	if (t->head == t->my[v->idx]) {	/* __tickets_equal: goto spin */
+	me->ticket = t->tail++;
+	if (t->head == me->ticket) {	/* __tickets_equal: goto spin */
 		compete(l, v);
 		return;
 	}
 	/* __timeout_threshold: (tail - head) << shift, in the patch's units of 2 */
-	ahead = 2 * (t->my[v->idx] - t->head);
-	t->phase[v->idx] = PMT_WAIT;
+	ahead = 2 * (me->ticket - t->head);
+	me->phase = PMT_WAIT;
 	lock_wait(l, v, (double)ahead * ldexp(1, (int)t->cfg->shift) * t->cfg->iter_ns,
 	    timed_out);
 }
@@ -159,8 +163,8 @@ pmt_release(struct glock *l, struct vcpu *v)
 	t->held = 0;
 	t->head++;
 	for (i = 0; i < t->n; i++)
-		if (t->phase[i] == PMT_COMPETE ||
-		    (t->phase[i] == PMT_WAIT && t->my[i] == t->head))
+		if (t->node[i].phase == PMT_COMPETE ||
+		    (t->node[i].phase == PMT_WAIT && t->node[i].ticket == t->head))
 			lock_poke(l, l->vm->vcpus[i]);
 	return 0;
 }
@@ -170,9 +174,9 @@ pmt_ready(struct glock *l, struct vcpu *v)
 {
 	struct pmt *t = l->priv;
 
-	switch (t->phase[v->idx]) {
+	switch (t->node[v->idx].phase) {
 	case PMT_WAIT:
-		return t->my[v->idx] == t->head;
+		return t->node[v->idx].ticket == t->head;
 	case PMT_COMPETE:
 		return !t->held;
 	default:
@@ -187,7 +191,7 @@ pmt_observe(struct glock *l, struct vcpu *v)
 
 	if (!pmt_ready(l, v))
 		return 0;
-	if (t->phase[v->idx] == PMT_WAIT) {	/* its turn: to the compete loop */
+	if (t->node[v->idx].phase == PMT_WAIT) {	/* its turn: to the compete loop */
 		compete(l, v);
 		return 1;
 	}

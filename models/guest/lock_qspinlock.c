@@ -45,13 +45,21 @@ struct qs_cfg {
 	int hv, old;		/* the keys hypervisor and virt_fallback (its older name) */
 };
 
+/* A vCPU's MCS node (qspinlock.c struct mcs_spinlock: next, locked), one per
+ * vCPU: a vCPU waits for one lock at a time here. */
+struct qs_node {
+	struct qs_node *next;	/* its successor in the queue */
+	struct vcpu *v;		/* the vCPU it belongs to */
+	sim_time_t seen_at;	/* when node->locked = 1 reaches it; -1: not written */
+};
+
 struct qs {
 	const struct qs_cfg *cfg;
 	void *tas;		/* virt_fallback: the tas lock's private data */
 	struct vcpu *pending;	/* the pending-bit spinner, NULL if none */
-	struct vcpu **q;	/* MCS queue, ring of n; q[qh] is the head */
-	int qh, qn, n;
-	sim_time_t *seen_at;	/* per vCPU: when its node->locked write is visible */
+	struct qs_node *head, *tail;	/* MCS queue (the word's tail), NULL: empty */
+	int qn, n;
+	struct qs_node *node;	/* per vCPU of the VM (v->idx) */
 };
 
 static const struct vs_param qs_params[] = {
@@ -95,10 +103,11 @@ qs_create(struct glock *l, const void *cfg)
 
 	s->cfg = cfg;
 	s->n = l->vm->nvcpus;
-	s->q = xcalloc((size_t)s->n, sizeof *s->q);
-	s->seen_at = xcalloc((size_t)s->n, sizeof *s->seen_at);
-	for (i = 0; i < s->n; i++)
-		s->seen_at[i] = -1;
+	s->node = xcalloc((size_t)s->n, sizeof *s->node);
+	for (i = 0; i < s->n; i++) {
+		s->node[i].v = l->vm->vcpus[i];
+		s->node[i].seen_at = -1;
+	}
 	if (s->cfg->virt_fallback)
 		s->tas = lock_tas_ops.create(l, s->cfg->tas_cfg);
 	return s;
@@ -111,15 +120,14 @@ qs_destroy(void *p)
 
 	if (s->tas != NULL)
 		lock_tas_ops.destroy(s->tas);
-	free(s->q);
-	free(s->seen_at);
+	free(s->node);
 	free(s);
 }
 
 static struct vcpu *
 qhead(const struct qs *s)
 {
-	return s->qn > 0 ? s->q[s->qh] : NULL;
+	return s->head != NULL ? s->head->v : NULL;
 }
 
 /* virt_spin_lock: the tas ops find their data in l->priv; swap it in around a call. */
@@ -135,6 +143,7 @@ static void
 qs_acquire(struct glock *l, struct vcpu *v)
 {
 	struct qs *s = l->priv;
+	struct qs_node *me;
 	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
 	if (s->cfg->virt_fallback) {
@@ -151,9 +160,16 @@ qs_acquire(struct glock *l, struct vcpu *v)
 		lock_wait(l, v, GUEST_FOREVER, NULL);
 		return;
 	}
-	/* queue: xchg_tail; with no predecessor we are the head at once */
-	s->q[(s->qh + s->qn) % s->n] = v;
-	s->seen_at[v->idx] = -1;
+	/* queue: xchg_tail, then WRITE_ONCE(prev->next, node); with no
+	 * predecessor we are the head at once */
+	me = &s->node[v->idx];
+	me->next = NULL;
+	me->seen_at = -1;
+	if (s->tail != NULL)
+		s->tail->next = me;
+	else
+		s->head = me;
+	s->tail = me;
 	s->qn++;
 	VS_ASSERT(s->qn <= s->n);
 	lock_wait(l, v, GUEST_FOREVER, NULL);
@@ -215,18 +231,20 @@ qs_observe(struct glock *l, struct vcpu *v)
 		return 1;
 	}
 	/* The head's node->locked write must reach it before it acts as head. */
-	if (s->seen_at[v->idx] > now) {
-		guest_poke(v, (double)(s->seen_at[v->idx] - now));
+	if (s->head->seen_at > now) {
+		guest_poke(v, (double)(s->head->seen_at - now));
 		return 0;
 	}
-	s->qh = (s->qh + 1) % s->n;
+	s->head = s->head->next;
+	if (s->head == NULL)
+		s->tail = NULL;
 	s->qn--;
 	if ((next = qhead(s)) != NULL) {
 		/* arch_mcs_spin_unlock_contended(&next->locked): a store to the
 		 * node next spins on */
 		double d = lock_flag_ns(l, v, next);
 
-		s->seen_at[next->idx] = now + sim_ns(d);
+		s->head->seen_at = now + sim_ns(d);
 		if (guest_is_running(next) && guest_is_spinning(next))
 			guest_poke(next, d);
 	}
@@ -249,7 +267,7 @@ qs_reads_word(const struct glock *l, const struct vcpu *v)
 	if (s->cfg->virt_fallback)
 		return 1;
 	return s->pending == v ||
-	    (qhead(s) == v && s->seen_at[v->idx] <= l->hv->sim->now);
+	    (qhead(s) == v && s->head->seen_at <= l->hv->sim->now);
 }
 
 
