@@ -86,6 +86,19 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 }
 
 void
+gvm_stats_reset(struct gvm *g)
+{
+	int i;
+
+	gk_stats_reset(g->k);
+	for (i = 0; i < g->nlocks; i++)
+		lock_stats_reset(g->locks[i]);
+	for (i = 0; i < g->nsl; i++)
+		slock_stats_reset(g->sl[i]);
+	vdisk_stats_reset(g->disk);
+}
+
+void
 gvm_free(struct gvm *g)
 {
 	int i;

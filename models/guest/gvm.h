@@ -77,6 +77,8 @@ struct gvm {
 struct gvm *gvm_new(struct vm *, const struct gvm_config *);
 void gvm_free(struct gvm *);
 struct gvm *gvm_of(const struct vm *);
+/* The warm-up ends: the kernel's, locks' and disk's stats start from zero. */
+void gvm_stats_reset(struct gvm *);
 
 /* The mmap_sem of address space mm. */
 static inline struct slock *

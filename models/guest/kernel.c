@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "hv/hv.h"
@@ -707,6 +708,19 @@ gk_finish(struct gkernel *k)
 			k->st.idle_ns += (double)(ksim(k)->now - k->cpus[i].idle_since);
 			k->cpus[i].idle_since = ksim(k)->now;
 		}
+}
+
+void
+gk_stats_reset(struct gkernel *k)
+{
+	struct hist *wl = k->st.wake_lat, *iw = k->st.ipi_wait;
+
+	gk_finish(k);
+	memset(&k->st, 0, sizeof k->st);
+	hist_reset(wl);
+	hist_reset(iw);
+	k->st.wake_lat = wl;
+	k->st.ipi_wait = iw;
 }
 
 struct task *

@@ -109,6 +109,8 @@ struct task *gk_task_new(struct gkernel *, void *th, const unsigned char *aff, i
 void gk_start(struct gkernel *, guest_fn first);
 /* Close the idle books at the end of a run. */
 void gk_finish(struct gkernel *);
+/* The warm-up ends: the stats start again from zero (the books closed first). */
+void gk_stats_reset(struct gkernel *);
 const struct gk_stats *gk_stats(const struct gkernel *);
 int gk_live(const struct gkernel *);
 

@@ -54,6 +54,16 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 }
 
 void
+lock_stats_reset(struct glock *l)
+{
+	struct hist *w = l->st.wait;
+
+	memset(&l->st, 0, sizeof l->st);
+	hist_reset(w);
+	l->st.wait = w;
+}
+
+void
 lock_free(struct glock *l)
 {
 	if (l == NULL)

@@ -210,6 +210,8 @@ struct lock_lines {
 struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,
     struct vm *, const struct lock_lines *, const struct lock_client *);
 void lock_free(struct glock *);
+/* The warm-up ends: its stats start again from zero. */
+void lock_stats_reset(struct glock *);
 
 /* Entry points used by workloads; both continue the workload when done. */
 void lock_acquire(struct glock *, struct vcpu *);

@@ -6,6 +6,7 @@
 #include "guest/slock.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "guest/kernel.h"
@@ -42,6 +43,16 @@ slock_new(const struct slock_ops *ops, struct gkernel *k, const char *name, int 
 	l->st.wait = hist_new();
 	gk_watch_register(k, &slock_watch, l);
 	return l;
+}
+
+void
+slock_stats_reset(struct slock *l)
+{
+	struct hist *w = l->st.wait;
+
+	memset(&l->st, 0, sizeof l->st);
+	hist_reset(w);
+	l->st.wait = w;
 }
 
 void

@@ -65,6 +65,8 @@ struct slock {
 struct slock *slock_new(const struct slock_ops *, struct gkernel *, const char *name,
     int check_preempted);
 void slock_free(struct slock *);
+/* The warm-up ends: its stats start again from zero. */
+void slock_stats_reset(struct slock *);
 
 /* From v's current task; resume continues it.  0: taken at once (go on),
  * 1: spinning or asleep, resume runs once it owns the lock. */

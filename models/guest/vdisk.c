@@ -23,6 +23,7 @@ struct vdisk {
 	size_t head, n, cap;
 	evq_id ev;
 	double busy_ns;
+	sim_time_t busy_until;	/* the request in service ends (busy_ns counts it whole) */
 	uint64_t served;
 };
 
@@ -54,6 +55,7 @@ start(struct vdisk *d)
 	double ns = d->q[d->head].ns;
 
 	d->busy_ns += ns;
+	d->busy_until = d->sim->now + sim_ns(ns);
 	d->ev = sim_after(d->sim, sim_ns(ns), done_ev, d, 0);
 }
 
@@ -100,4 +102,12 @@ vdisk_read(struct vdisk *d, struct vcpu *v, double service_ns, guest_fn resume)
 }
 
 double vdisk_busy_ns(const struct vdisk *d) { return d->busy_ns; }
+
+/* The request in service keeps the part of it still to come. */
+void
+vdisk_stats_reset(struct vdisk *d)
+{
+	d->busy_ns = d->ev != EVQ_NONE ? (double)(d->busy_until - d->sim->now) : 0;
+	d->served = 0;
+}
 uint64_t vdisk_requests(const struct vdisk *d) { return d->served; }

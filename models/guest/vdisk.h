@@ -25,5 +25,7 @@ void vdisk_read(struct vdisk *, struct vcpu *, double service_ns, guest_fn resum
 /* Time the device was busy (ns) and requests served. */
 double vdisk_busy_ns(const struct vdisk *);
 uint64_t vdisk_requests(const struct vdisk *);
+/* The warm-up ends: both start again from now. */
+void vdisk_stats_reset(struct vdisk *);
 
 #endif

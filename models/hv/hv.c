@@ -164,6 +164,26 @@ hv_finish(struct hv *hv)
 }
 
 void
+hv_stats_reset(struct hv *hv)
+{
+	uint64_t skipped = hv->st.ticks_skipped;
+	int i;
+
+	memset(&hv->st, 0, sizeof hv->st);
+	hv->st.ticks_skipped = skipped;
+	for (i = 0; i < hv->nvcpus; i++)
+		vcpu_rs_rebase(hv->vcpus[i], hv->sim->now);
+	kind_op_stats_reset(hv->kind, hv);
+	hv->stats_from = hv->sim->now;
+}
+
+sim_time_t
+hv_measured_ns(const struct hv *hv)
+{
+	return hv->sim->now - hv->stats_from;
+}
+
+void
 hv_resched(struct pcpu *p, sim_time_t delay)
 {
 	struct sim *s = p->hv->sim;

@@ -107,6 +107,7 @@ struct hv {
 	int nvms;
 	struct vm **vms;
 	struct hv_stats st;
+	sim_time_t stats_from;	/* when the books were last reset (the warm-up's end; 0) */
 	void *guest;		/* the guest layer's per-run data */
 	int *mem_streamers;	/* per socket: vCPUs streaming memory there (guest.c) */
 	const struct probe *probe;	/* NULL: nobody watches */
@@ -145,6 +146,15 @@ struct vm *hv_add_vm(struct hv *, const char *name, int nvcpus,
 int hv_start(struct hv *, const void *sched_cfg, struct vs_err *);
 /* Close runstate books at the end of the run. */
 void hv_finish(struct hv *);
+/*
+ * A scenario's warm-up ends now (sim/scenario/run.c): the host's books (the
+ * stats, each vCPU's runstate times as metrics see them, the kind's) start
+ * again from zero; the model's own state is untouched.  The simulator's cost
+ * counters (ticks_skipped) keep the whole run.
+ */
+void hv_stats_reset(struct hv *);
+/* Simulated time the books cover: since the warm-up's end. */
+sim_time_t hv_measured_ns(const struct hv *);
 
 /* Raise the SCHEDULE softirq on p after delay (an earlier pending one stands). */
 void hv_resched(struct pcpu *p, sim_time_t delay);

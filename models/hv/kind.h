@@ -67,8 +67,10 @@ struct hv_kind_ops {
 	void (*pv_kick)(struct hv *, struct vcpu *from, struct vcpu *to);
 	/* Host side of KVM_HC_SCHED_YIELD: from asks to yield to `to`; >0 yielded. */
 	int (*sched_yield)(struct hv *, struct vcpu *from, struct vcpu *to);
-	/* Kind-specific metrics of a finished run. */
+	/* Kind-specific metrics of a finished run, since hv->stats_from. */
 	void (*metrics)(struct hv *, struct metrics *);
+	/* The warm-up ends (hv_stats_reset): zero what metrics reports. */
+	void (*stats_reset)(struct hv *);
 	/* `vlocksim list`: the kind's keys, versions and defaults with sources. */
 	void (*list)(FILE *);
 };
@@ -188,6 +190,13 @@ kind_op_list(const struct hv_kind_ops *o, FILE *out)
 {
 	if (o->list != NULL)
 		o->list(out);
+}
+
+static inline void
+kind_op_stats_reset(const struct hv_kind_ops *o, struct hv *hv)
+{
+	if (o->stats_reset != NULL)
+		o->stats_reset(hv);
 }
 
 /* The kinds, one file each (kind_NAME.c); models/registry.c lists them. */

@@ -654,7 +654,7 @@ kvm_metrics(struct hv *hv, struct metrics *out)
 {
 	struct kvm *k = hv->kind_priv;
 	const struct kvm_cfg *c = k->cfg;
-	double now = (double)hv->sim->now, all = 0, ok = 0, fail = 0, dy = 0, pvy = 0;
+	double now = (double)hv_measured_ns(hv), all = 0, ok = 0, fail = 0, dy = 0, pvy = 0;
 	char name[256];
 	int i, j;
 
@@ -691,6 +691,22 @@ kvm_metrics(struct hv *hv, struct metrics *out)
 		metrics_add(out, "directed_yields", "count", dy);
 	if (c->pv_given)
 		metrics_add(out, "pv_sched_yields", "count", pvy);
+}
+
+/* The counters kvm_metrics reads, zeroed at the warm-up's end. */
+static void
+kvm_stats_reset(struct hv *hv)
+{
+	struct kvm *k = hv->kind_priv;
+	int i;
+
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct kvm_vcpu *kv = &k->v[i];
+
+		kv->hp.poll_ns = 0;
+		kv->hp.polls_ok = kv->hp.polls_fail = 0;
+		kv->dy_yields = kv->pv_yields = 0;
+	}
 }
 
 static void
@@ -749,5 +765,6 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.pv_kick = kvm_pv_kick,
 	.sched_yield = kvm_sched_yield,
 	.metrics = kvm_metrics,
+	.stats_reset = kvm_stats_reset,
 	.list = kvm_list,
 };

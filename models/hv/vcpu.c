@@ -24,6 +24,22 @@ vcpu_account(struct vcpu *v, sim_time_t now)
 	vcpu_set_runstate(v, v->rs, now);
 }
 
+sim_time_t
+vcpu_rs_measured(const struct vcpu *v, enum runstate rs)
+{
+	return v->rs_time[rs] - v->rs_base[rs];
+}
+
+/* rs_since stays: a scheduler reads the current stint (sched_credit.c). */
+void
+vcpu_rs_rebase(struct vcpu *v, sim_time_t now)
+{
+	int k;
+
+	for (k = 0; k < RS_N; k++)
+		v->rs_base[k] = v->rs_time[k] + (k == (int)v->rs ? now - v->rs_since : 0);
+}
+
 const char *
 runstate_name(enum runstate rs)
 {

@@ -38,12 +38,19 @@ struct vcpu {
 	unsigned char *affinity; /* one byte per pCPU: 1 = may run there */
 	sim_time_t rs_since;
 	sim_time_t rs_time[RS_N];
+	/* The books at the warm-up's end (hv_stats_reset): metrics report
+	 * rs_time - rs_base; the model reads rs_time, which is never reset. */
+	sim_time_t rs_base[RS_N];
 	uint64_t ctx_in;	/* times it was switched in */
 };
 
 void vcpu_set_runstate(struct vcpu *, enum runstate, sim_time_t now);
 /* Close the books at the end of a run: charge the current state up to now. */
 void vcpu_account(struct vcpu *, sim_time_t now);
+/* Time in rs since the warm-up ended (all of it without a warm-up). */
+sim_time_t vcpu_rs_measured(const struct vcpu *, enum runstate);
+/* The warm-up ends now: the books so far become the base. */
+void vcpu_rs_rebase(struct vcpu *, sim_time_t now);
 const char *runstate_name(enum runstate);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dist.h"
 #include "engine.h"
@@ -220,6 +221,19 @@ void
 wl_vm_finish(struct vm *vm)
 {
 	gk_finish(gvm_of(vm)->k);
+}
+
+/* An interval of a mark that began in the warm-up counts when it ends. */
+void
+wl_vm_stats_reset(struct vm *vm)
+{
+	struct wl_vm *wv = wl_vm_of(vm);
+	size_t i;
+
+	memset(wv->counts, 0, wv->wl->ncounters * sizeof *wv->counts);
+	for (i = 0; i < wv->wl->nmarks; i++)
+		rep_init(&wv->mark_rep[i]);
+	gvm_stats_reset(wv->g);
 }
 
 uint64_t wl_vm_count(const struct vm *vm, int c) { return wl_vm_of(vm)->counts[c]; }

@@ -120,6 +120,9 @@ void wl_vm_setup(struct vm *, const struct workload *, int threads,
     struct grun *);
 /* Close the guest kernel's books at the end of a run. */
 void wl_vm_finish(struct vm *);
+/* A scenario's warm-up ends (sim/scenario/run.c): the counters, marks, and
+ * the guest's kernel, lock and disk stats start again from zero. */
+void wl_vm_stats_reset(struct vm *);
 /* Mark i's intervals (seconds) in this run. */
 const struct rep *wl_vm_mark(const struct vm *, int i);
 void wl_vm_teardown(struct vm *);

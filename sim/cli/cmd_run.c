@@ -243,7 +243,7 @@ run_replicate(const struct run_args *a, struct run_state *r)
 	int i, c = 0;
 
 	progress_start(&rp.p, isatty(STDERR_FILENO) ? stderr : NULL, "run");
-	rp.cap_ns = r->sc.duration != SIM_NEVER ? (double)r->sc.duration : 0;
+	rp.cap_ns = r->sc.duration != SIM_NEVER ? (double)(r->sc.warmup + r->sc.duration) : 0;
 	ro.progress = run_progress;
 	ro.progress_arg = &rp;
 	for (i = 0; c == 0 && i < r->reps; i++) {

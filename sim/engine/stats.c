@@ -93,6 +93,15 @@ hist_free(struct hist *h)
 	free(h);
 }
 
+void
+hist_reset(struct hist *h)
+{
+	free(h->b);
+	memset(h, 0, sizeof *h);
+	h->min = h->umin = h->omin = INFINITY;
+	h->max = h->umax = -INFINITY;
+}
+
 /* Make b[] cover octaves lo..hi-1 (a superset of what it covers now). */
 static void
 hist_cover(struct hist *h, int lo, int hi)

@@ -27,6 +27,8 @@ double tw_mean(const struct tw *, int64_t now);
 struct hist;
 struct hist *hist_new(void);
 void hist_free(struct hist *);
+/* Empty it, as hist_new left it (a scenario's warm-up ends). */
+void hist_reset(struct hist *);
 void hist_add(struct hist *, double v);
 uint64_t hist_count(const struct hist *);
 double hist_mean(const struct hist *);

@@ -5,7 +5,9 @@
 #include <string.h>
 
 const struct metric_doc metric_docs[] = {
-	{ "sim_seconds", "s", "simulated time the run lasted" },
+	{ "sim_seconds", "s", "simulated time the metrics cover: the run's length after its "
+	  "warm-up (every count, rate and share is of that interval; events, steps_folded and "
+	  "host_ticks_skipped count the whole run)" },
 	{ "completed", "bool", "1 if every finite thread ended (until: done); 0: the duration "
 	  "cap stopped the run and the times below are lower bounds" },
 	{ "completion_seconds", "s", "time at which the last thread ended (until: done)" },

@@ -103,7 +103,7 @@ static void
 collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
     struct metrics *out)
 {
-	double secs = (double)hv->sim->now * 1e-9, vcpu_ns = 0;
+	double secs = (double)hv_measured_ns(hv) * 1e-9, vcpu_ns = 0;
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
 	double disk = 0, reads = 0;
 	double icalls = 0, isent = 0, irecv = 0, iexits = 0, shoot = 0, pvm = 0, pvf = 0, pvy = 0;
@@ -115,7 +115,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	for (i = 0; i < b->n; i++) {
 		const struct gk_stats *st = gk_stats(gvm_of(b->vms[i])->k);
 
-		vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv->sim->now;
+		vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv_measured_ns(hv);
 		idle += st->idle_ns;
 		halts += (double)st->idle_halts;
 		ctx += (double)st->ctx_switches;
@@ -218,7 +218,7 @@ collect_slocks(const struct vmdef *d, const struct built *b, struct hv *hv,
 			sleeps += (double)l->st.sleeps;
 			spin += l->st.spin_ns;
 			sleep += l->st.sleep_ns;
-			vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv->sim->now;
+			vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv_measured_ns(hv);
 			hist_merge(h, l->st.wait);
 		}
 #define SM(suffix, unit, v) do { \
@@ -239,19 +239,30 @@ collect_slocks(const struct vmdef *d, const struct built *b, struct hv *hv,
 	}
 }
 
+/* A VM's time from the warm-up's end to its last thread's end, or to now. */
+static sim_time_t
+vm_elapsed(const struct hv *hv, const struct vm *vm)
+{
+	sim_time_t at = wl_vm_done_at(vm);
+
+	if (at < 0 || at > hv->sim->now)
+		at = hv->sim->now;
+	return at > hv->stats_from ? at - hv->stats_from : 0;
+}
+
 static void
 collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
     struct metrics *out)
 {
-	double rs[RS_N] = { 0 }, total = 0, secs = (double)hv->sim->now * 1e-9;
+	double rs[RS_N] = { 0 }, total = 0, secs = (double)hv_measured_ns(hv) * 1e-9;
 	int i, j, k, nl, nc = wl_ncounters(d->wl);
 	char name[256];
 
 	for (i = 0; i < b->n; i++)
 		for (j = 0; j < b->vms[i]->nvcpus; j++)
 			for (k = 0; k < RS_N; k++) {
-				rs[k] += (double)b->vms[i]->vcpus[j]->rs_time[k];
-				total += (double)b->vms[i]->vcpus[j]->rs_time[k];
+				rs[k] += (double)vcpu_rs_measured(b->vms[i]->vcpus[j], k);
+				total += (double)vcpu_rs_measured(b->vms[i]->vcpus[j], k);
 			}
 	for (k = 0; k < RS_N; k++) {
 		snprintf(name, sizeof name, "%s.%s_share", d->name, runstate_name(k));
@@ -272,14 +283,12 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 	}
 	{
 		/* Each VM's elapsed time to its last thread's end (the run's length if
-		 * it has not ended), averaged over the entry's VMs. */
+		 * it has not ended), averaged over the entry's VMs; from the warm-up's
+		 * end. */
 		double t = 0;
 
-		for (i = 0; i < b->n; i++) {
-			sim_time_t at = wl_vm_done_at(b->vms[i]);
-
-			t += (double)(at >= 0 ? at : hv->sim->now) * 1e-9;
-		}
+		for (i = 0; i < b->n; i++)
+			t += (double)vm_elapsed(hv, b->vms[i]) * 1e-9;
 		snprintf(name, sizeof name, "%s.vm_seconds", d->name);
 		metrics_add(out, name, "s", b->n > 0 ? t / b->n : 0);
 	}
@@ -308,8 +317,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 			spur += (double)l->st.spurious;
 			hist_merge(h, l->st.wait);
 			/* CPU time of the VM's threads: threads x its elapsed time */
-			cpu += (double)wl_vm_threads(b->vms[i]) * (double)(wl_vm_done_at(b->vms[i]) >= 0 ?
-			    wl_vm_done_at(b->vms[i]) : hv->sim->now);
+			cpu += (double)wl_vm_threads(b->vms[i]) * (double)vm_elapsed(hv, b->vms[i]);
 		}
 #define LM(suffix, unit, v) do { \
 	snprintf(name, sizeof name, "%s.%s.%s", d->name, ln, suffix); \
@@ -387,6 +395,24 @@ locks_released(const struct scenario *sc, const struct built *b)
 			}
 }
 
+/*
+ * The warm-up ends: every book a metric reads starts again from zero, the
+ * host's (hv_stats_reset) and each VM's guest (wl_vm_stats_reset), and the
+ * rates and shares count from now (hv->stats_from).
+ */
+static void
+warmup_end(void *s, void *arg, int64_t data)
+{
+	struct hv *hv = arg;
+	int i;
+
+	(void)s;
+	(void)data;
+	hv_stats_reset(hv);
+	for (i = 0; i < hv->nvms; i++)
+		wl_vm_stats_reset(hv->vms[i]);
+}
+
 static void
 run_tick(const struct sim *s, void *arg)
 {
@@ -406,7 +432,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	double t0, wall;
 	int i, j, rc = -1;
 
-	sim_init(&sim, seed, sc->duration);
+	sim_init(&sim, seed, sc->duration == SIM_NEVER ? SIM_NEVER : sc->warmup + sc->duration);
 	sim.max_events = limits.max_events;
 	sim.deadline = limits.deadline;
 	hv_init(&hv, &sim, &sc->machine, sc->sched, &guest_hv_ops);
@@ -450,6 +476,8 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 		    "(no finite workload has a thread): give a 'duration'", sc->path);
 		goto out;
 	}
+	if (sc->warmup > 0)
+		sim_at(&sim, sc->warmup, warmup_end, &hv, 0);
 	if (o->progress != NULL) {
 		sim.tick = run_tick;
 		sim.tick_arg = (void *)o;
@@ -470,7 +498,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	if (o->check >= 3)
 		locks_released(sc, b);
 
-	metrics_add(out, "sim_seconds", "s", (double)sim.now * 1e-9);
+	metrics_add(out, "sim_seconds", "s", (double)hv_measured_ns(&hv) * 1e-9);
 	if (sc->until_done) {
 		double done = grun.live == 0 ? (double)grun.last_done : (double)sim.now;
 
@@ -489,7 +517,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "ple_exits_bulk", "count", (double)hv.st.exits_ple_bulk);
 	metrics_add(out, "io_exits", "count", (double)hv.st.exits_io);
 	metrics_add(out, "io_exit_cpu_share", "% of a CPU",
-	    sim.now > 0 ? 100 * hv.st.io_ns / (double)sim.now : 0);
+	    hv_measured_ns(&hv) > 0 ? 100 * hv.st.io_ns / (double)hv_measured_ns(&hv) : 0);
 	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
 	metrics_add(out, "ipi_exits", "count", (double)hv.st.exits_ipi);
 	metrics_add(out, "timer_exits", "count", (double)hv.st.exits_timer);

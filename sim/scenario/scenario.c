@@ -28,6 +28,7 @@ struct top_keys {
 	int64_t seed;
 	int reps;
 	double duration;	/* < 0: none */
+	double warmup;
 	int until;		/* 1: done */
 	int fast_forward;
 };
@@ -48,6 +49,10 @@ const struct vs_param scen_params[] = {
 	  VP_ENUM, VS_AT(struct top_keys, until), 0, 0, 0, until_names },
 	{ "duration", "(none)", "simulated time of a run (cycles at the machine's clock)", "time",
 	  "ns", VP_TIME, VS_AT(struct top_keys, duration), 1, 1e18, 0, NULL },
+	/* as a benchmark leaves out its first interval (lockbench --warmup) */
+	{ "warmup", "0s", "simulated time run before the metrics start counting: the run "
+	  "lasts warmup + duration and every metric covers the duration after it", "time",
+	  "ns", VP_TIME, VS_AT(struct top_keys, warmup), 0, 1e18, 0, NULL },
 	/* the engine's exact shortcuts; false runs the slow path (the reference) */
 	{ "fast_forward", "true", "exact shortcuts (PLE, loop and tick fast-forwards); false: "
 	  "the slow path, event by event", "bool", "",
@@ -670,6 +675,13 @@ parse_top(struct scenario *sc, struct yc_node *root, struct vs_err *err)
 	sc->fast_forward = k.fast_forward;
 	if (!k.until && k.duration < 0)
 		return yc_err(root, err, "'until: duration' needs a 'duration'");
+	sc->warmup = sim_ns(k.warmup);
+	if (sc->warmup > 0 && k.until)
+		return yc_err(yc_find(root, "warmup"), err, "a 'warmup' needs 'until: duration' "
+		    "(a run that ends when its threads are done has no measured interval)");
+	if (sc->warmup > 0 && sc->warmup > SIM_TIME_CAP - sc->duration)
+		return yc_err(yc_find(root, "warmup"), err, "warmup + duration is past the cap on "
+		    "simulated time (%.0e ns)", (double)SIM_TIME_CAP);
 	if (parse_hypervisor(sc, yc_find(root, "hypervisor"), err))
 		return -1;
 	workloads = yc_find(root, "workloads");

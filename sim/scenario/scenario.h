@@ -7,6 +7,7 @@
  *   reps: 3
  *   until: done            # or: duration (the default when duration is set)
  *   duration: 10s          # with until: done, a cap
+ *   warmup: 100ms          # run first, not counted (until: duration)
  *   machine: ../machines/x5570.yaml
  *   hypervisor: {kind: kvm, scheduler: pinned, params: {...}}
  *   vms:
@@ -55,7 +56,8 @@ struct scenario {
 	char *name;
 	uint64_t seed;
 	int reps;
-	sim_time_t duration;		/* SIM_NEVER: none */
+	sim_time_t duration;		/* SIM_NEVER: none; the measured time after warmup */
+	sim_time_t warmup;		/* run before the metrics count (0: none) */
 	int until_done;
 	int fast_forward;		/* exact shortcuts (the PLE fast-forward); 0: slow path */
 	struct machine machine;
