@@ -45,6 +45,12 @@ fi
 check "the scenario's loop: lockbench's own, measured with no lock" sh -c "
 	grep -q '^          # lockbench.s loop measured with no lock: ' '$O/scenario.yaml' &&
 	grep -q '^          - compute: [0-9.]*ns   # t2 - t1 + the clock read' '$O/scenario.yaml'"
+# the model's run leaves out lockbench's warm-up (--warmup 0.005 above), then
+# simulates the lab's duration
+check "scenario: lockbench's warm-up, then the duration" sh -c "
+	grep -q '^# warmup_s: 0.005\$' '$O/lockbench.csv' &&
+	grep -q '^warmup: 5ms  *# lockbench.s --warmup' '$O/scenario.yaml' &&
+	grep -q '^duration: 5ms\$' '$O/scenario.yaml'"
 check "the case: one calibration row, the declared one" sh -c "
 	[ \$(grep -c 'role: calibration' '$O/case.yaml') -eq 1 ] &&
 	grep -q '{row: t2/ticket, role: calibration}' '$O/case.yaml'"

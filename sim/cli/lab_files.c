@@ -192,10 +192,14 @@ scenario_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	fprintf(o, "# This machine is %s;\n# a host above it is not modelled (steal: "
 	    "measured.csv's header).\n", vm);
 	free(vm);
-	fprintf(o, "name: %s\nseed: 1\nreps: %d\nuntil: duration\nduration: %gms\n"
-	    "machine: machine.yaml          # vlocksim machine probe, at the lab's start\n"
-	    "calibration: calibrated.yaml   # the fit of calibration.yaml\n", lc->name,
-	    lc->sim_reps, lc->sim_duration_ms);
+	fprintf(o, "name: %s\nseed: 1\nreps: %d\nuntil: duration\nduration: %gms\n",
+	    lc->name, lc->sim_reps, lc->sim_duration_ms);
+	/* the model leaves out what lockbench left out: its threads' start */
+	if (b->warmup > 0)
+		fprintf(o, "warmup: %gms                  # lockbench's --warmup (lockbench.csv "
+		    "warmup_s), then the duration\n", b->warmup * 1e3);
+	fprintf(o, "machine: machine.yaml          # vlocksim machine probe, at the lab's start\n"
+	    "calibration: calibrated.yaml   # the fit of calibration.yaml\n");
 	fprintf(o, "hypervisor:\n  kind: none\n  scheduler: %s\n", lab_host_scheduler(h));
 	if (sched_takes(lab_host_scheduler(h), "base_slice"))
 		fprintf(o, "  params: {hz: %d, base_slice: %s%s}\n", h->hz ? h->hz : 250,
