@@ -16,7 +16,7 @@
 #define CMD_EXIT_INPUT 2	/* bad input: message names FILE:LINE:COLUMN */
 #define CMD_EXIT_FAIL 1		/* a run-time failure (cannot write output) */
 #define CMD_EXIT_MISSED 3	/* validate --strict: a prediction missed its tolerance */
-#define CMD_EXIT_STOPPED 4	/* run: a run stopped at a limit (RUN_STOPPED) */
+#define CMD_EXIT_STOPPED 4	/* a run stopped at a limit (RUN_STOPPED, cmd_limits_exit) */
 
 struct cmd_mpi;
 
@@ -89,7 +89,9 @@ struct scen_args {
 
 /*
  * --timeout and --max-events: every command that simulates takes them, and
- * its run function calls cmd_limits_set (cmd_limits.c) before any run.
+ * its run function calls cmd_limits_set (cmd_limits.c) before any run.  A
+ * failure that reaches the command as RUN_STOPPED (run.h; a sweep's
+ * SWEEP_STOPPED) exits CMD_EXIT_STOPPED: cmd_limits_exit.
  */
 struct limit_args {
 	double timeout;		/* ns of wall time from the start; 0: none */
@@ -98,15 +100,18 @@ struct limit_args {
 #define CMD_LIMIT_OPTS(T) \
 	{ "timeout", 0, "TIME", OPT_TIME, OPT_AT(T, limits.timeout), \
 	  .help = "stop after TIME of wall time, such as 90s (vlocksim(1) LIMITS)", \
-	  .man = "Counted from the start of the command.  The run under way stops: run " \
-	  "exits 4, sweep, validate and calibrate fail as for any failed run.  The " \
-	  "engine looks every 2^20 events." }, \
+	  .man = "Counted from the start of the command.  The run under way stops, with " \
+	  "its message, and the command exits 4 with nothing half-written (vlocksim(1) " \
+	  "LIMITS).  The engine looks every 2^20 events." }, \
 	{ "max-events", 0, "N", OPT_INT, OPT_AT(T, limits.max_events), .min = 1, \
 	  .max = LLONG_MAX, \
 	  .help = "stop a run (a replication) that needs more than N events", \
-	  .man = "run exits 4; sweep, validate and calibrate fail as for any failed run " \
-	  "(vlocksim(1) LIMITS)." }
+	  .man = "The command stops with that run's message and exits 4 with nothing " \
+	  "half-written (vlocksim(1) LIMITS)." }
 void cmd_limits_set(const struct limit_args *);
+/* The exit status of a failure rc: CMD_EXIT_STOPPED when rc is RUN_STOPPED
+ * or SWEEP_STOPPED, else status. */
+int cmd_limits_exit(int rc, int status);
 
 struct pool_args {
 	long long jobs;		/* -j */

@@ -154,8 +154,10 @@ run_calibrate(const void *args, struct cmd_mpi *mp)
 		if (cmd_mkdir_p("out/calibrate", &err))
 			goto fail;
 	}
-	if (calib_fit(&cal, cmd_mpi_progress(mp), &err))
+	if ((rc = calib_fit(&cal, cmd_mpi_progress(mp), &err)) != 0) {
+		rc = cmd_limits_exit(rc, CMD_EXIT_INPUT);
 		goto fail;
+	}
 	rc = CMD_EXIT_FAIL;
 	if (calibrate_write(&cal, out, shipped, mine != NULL, &err))
 		goto fail;

@@ -306,6 +306,7 @@ struct lab_run {
 	char cal_lock[64], date[32];
 	double line, secs;	/* the probe's line transfer; lockbench's own estimate */
 	int quiet_rc, measured;	/* still busy after --wait; lockbench.csv written */
+	int sim_rc;		/* the fit's or the predictions' failure (RUN_STOPPED: a limit) */
 	time_t now;
 };
 
@@ -415,7 +416,7 @@ lab_fit(struct lab_run *r, struct vs_err *err)
 	p = xasprintf("%s/calibration.yaml", r->stage);
 	if (calib_load(&r->cal, p, r->stage, err) == 0) {
 		r->cal.jobs = (int)r->o.pool.jobs;
-		if (calib_fit(&r->cal, isatty(STDERR_FILENO), err) == 0) {
+		if ((r->sim_rc = calib_fit(&r->cal, isatty(STDERR_FILENO), err)) == 0) {
 			/* The file names itself as run from its folder, not the stage's. */
 			free(r->cal.path);
 			r->cal.path = xstrdup("calibration.yaml");
@@ -440,9 +441,9 @@ lab_predict(struct lab_run *r, struct vs_err *err)
 	char *p = xasprintf("%s/case.yaml", r->stage), *m, *text = NULL;
 	int i, rc;
 
-	rc = vcase_load(&r->vc, p, err) || vcase_check(&r->vc, err) ||
-	    validate_cases(cases, 1, 0, (int)r->o.pool.jobs, &r->rep, isatty(STDERR_FILENO),
-	    err);
+	rc = vcase_load(&r->vc, p, err) || vcase_check(&r->vc, err) ? -1 :
+	    (r->sim_rc = validate_cases(cases, 1, 0, (int)r->o.pool.jobs, &r->rep,
+	    isatty(STDERR_FILENO), err));
 	for (i = 0; i < 3 && rc == 0; i++) {
 		text = vreport_render(&r->rep, outs[i].f);
 		rc = cmd_write_out(r->stage, outs[i].file, text, err);
@@ -516,6 +517,7 @@ run_lab(const void *args, struct cmd_mpi *mp)
 	goto clean;
 fail:
 	fprintf(stderr, "%s\n", err.msg);
+	rc = cmd_limits_exit(r.sim_rc, rc);
 	if (r.measured && r.stage != NULL) {
 		fprintf(stderr, "vlocksim lab: the measurement is kept in %s\n", r.stage);
 		free(r.stage);

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "engine.h"
 #include "run.h"
+#include "sweep.h"
 
 void
 cmd_limits_set(const struct limit_args *a)
@@ -18,4 +19,10 @@ cmd_limits_set(const struct limit_args *a)
 		l.deadline = sim_wall() + l.timeout;
 	}
 	run_set_limits(&l);
+}
+
+int
+cmd_limits_exit(int rc, int status)
+{
+	return rc == RUN_STOPPED || rc == SWEEP_STOPPED ? CMD_EXIT_STOPPED : status;
 }

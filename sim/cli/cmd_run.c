@@ -260,7 +260,7 @@ run_replicate(const struct run_args *a, struct run_state *r)
 	progress_end(&rp.p);
 	if (c)
 		fprintf(stderr, "%s\n", r->err.msg);
-	return c == RUN_STOPPED ? CMD_EXIT_STOPPED : c ? CMD_EXIT_INPUT : 0;
+	return c ? cmd_limits_exit(c, CMD_EXIT_INPUT) : 0;
 }
 
 /* "1234.567us", as --trace-window takes it */

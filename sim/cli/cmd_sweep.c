@@ -188,8 +188,8 @@ sweep_setup(const struct sweep_args *a, struct sweep_state *s)
 			if (sweep_add_vary(&s->sw, a->vary.v[i], &s->err))
 				return -1;
 	}
-	if (sweep_prepare(&s->sw, &s->err))
-		return -1;
+	if ((i = sweep_prepare(&s->sw, &s->err)) != 0)
+		return i;
 	s->setup = 1;
 	return 0;
 }
@@ -250,7 +250,7 @@ sweep_go(const struct sweep_args *a, struct sweep_state *s, const struct cmd_mpi
 		exec_mpi_release();	/* the ranks are done: let them go before the plots */
 	if (c != 0) {
 		fprintf(stderr, "%s\n", s->err.msg);
-		return c == SWEEP_REFUSED ? CMD_EXIT_INPUT : CMD_EXIT_FAIL;
+		return c == SWEEP_REFUSED ? CMD_EXIT_INPUT : cmd_limits_exit(c, CMD_EXIT_FAIL);
 	}
 	for (i = 0; s->ran.missing == 0 && i < s->nplots; i++)
 		if (sweep_plot(&s->sw, s->out, s->plots[i], &s->err) < 0) {
@@ -290,8 +290,10 @@ run_sweep(const void *args, struct cmd_mpi *mp)
 	cmd_limits_set(&a->limits);
 	memset(&s, 0, sizeof s);
 	s.lockfd = -1;
-	if (sweep_setup(a, &s))
+	if ((i = sweep_setup(a, &s)) != 0) {
+		rc = cmd_limits_exit(i, rc);
 		goto fail;
+	}
 	if (mp->rank != 0) {
 		/* Ranks > 0 only run points for rank 0, which writes everything. */
 		sweep_job(&s.sw, &job);

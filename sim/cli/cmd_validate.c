@@ -255,10 +255,11 @@ run_validate(const void *args, struct cmd_mpi *mp)
 	cmd_mpi_jobs(mp, (int)a->pool.jobs);
 	if ((rc = validate_check(a, &v)) != 0)
 		goto fail;
-	rc = CMD_EXIT_INPUT;
-	if (validate_cases(v.cases, v.ncases, (int)a->reps, (int)a->pool.jobs, &v.rep,
-	    cmd_mpi_progress(mp), &v.err))
+	if ((rc = validate_cases(v.cases, v.ncases, (int)a->reps, (int)a->pool.jobs, &v.rep,
+	    cmd_mpi_progress(mp), &v.err)) != 0) {
+		rc = cmd_limits_exit(rc, CMD_EXIT_INPUT);
 		goto fail;
+	}
 	if ((rc = validate_write(a, &v)) >= 0)
 		goto clean;
 	rc = CMD_EXIT_FAIL;

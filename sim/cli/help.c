@@ -325,7 +325,8 @@ cmd_usage(FILE *f)
 	    "Values carry units: 30ms, 4096cycles, 2.93GHz, 64MiB.\n"
 	    "--set overrides any scenario value by its path: --set vms[0].vcpus=8\n"
 	    "Exit status: 0 ok, 1 run-time failure (output), 2 bad input (nothing was\n"
-	    "simulated), 3 validate --strict missed a tolerance, 134 a model bug (abort).\n", f);
+	    "simulated), 3 validate --strict missed a tolerance, 4 a run stopped at a limit\n"
+	    "(--timeout, --max-events, watchdog, time cap), 134 a model bug (abort).\n", f);
 	if (vs_datadir() != NULL) {
 		fprintf(f, "Shipped scenarios, cases and plot scripts: %s\n"
 		    "(beside the executable; $VLOCKSIM_DATADIR overrides).  See vlocksim(1).\n",

@@ -5,6 +5,7 @@
  */
 #include "exec.h"
 #include "progress.h"
+#include "run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 	size_t next = 0, *again = xcalloc(nids + 1, sizeof *again), nagain = 0, id;
 	struct exec_event ev;
 	struct vs_err e2;
-	int b, s, active, alive;
+	int b, s, active, alive, stopped = 0;	/* the reported failure stopped at a limit */
 
 	*failed = 0;
 	*first_failed = 0;
@@ -73,6 +74,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 					if ((*failed)++ == 0 || id < *first_failed) {
 						*first_failed = id;
 						*err = e2;
+						stopped = 0;
 					}
 					break;
 				}
@@ -137,6 +139,7 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 				if ((*failed)++ == 0 || ev.id < *first_failed) {
 					*first_failed = ev.id;
 					*err = e2;
+					stopped = ev.status == EXEC_STOPPED;
 				}
 			}
 			free(ev.buf);
@@ -150,5 +153,5 @@ exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
 	free(busy);
 	free(watch);
 	free(nslots);
-	return *failed ? -1 : 0;
+	return *failed == 0 ? 0 : stopped ? RUN_STOPPED : -1;
 }

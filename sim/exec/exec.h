@@ -27,7 +27,9 @@ struct exec_job {
 	void *ctx;
 	/*
 	 * Run job id (in a worker process) with the run's argument: 0 and *out
-	 * (malloc'd, *len bytes), or -1 and err filled.
+	 * (malloc'd, *len bytes), or -1 and err filled, or RUN_STOPPED (run.h)
+	 * and err when a limit stopped its run (--max-events, --timeout, the
+	 * watchdog, the cap on simulated time).
 	 */
 	int (*run)(void *ctx, size_t id, const char *arg, size_t arglen, char **out,
 	    size_t *len, struct vs_err *err);
@@ -44,6 +46,7 @@ struct exec_job {
 enum exec_status {
 	EXEC_OK,		/* buf: the job's result */
 	EXEC_FAILED,		/* buf: the message (NUL-terminated) */
+	EXEC_STOPPED,		/* as EXEC_FAILED, for a job that returned RUN_STOPPED */
 	EXEC_LOST,		/* the worker is gone (a dead rank): the job is handed
 				 * out again and the slot is never used again */
 };
@@ -122,7 +125,8 @@ typedef int (*exec_done_fn)(void *ctx, size_t id, const char *buf, size_t len,
  * *failed: jobs that failed (their messages on stderr as "vlocksim WHAT: ITEM
  * ID: message", unless prog->quiet); *first_failed: the lowest failed id, so
  * the error reported does not depend on timing.  Returns 0 when every job
- * succeeded, -1 otherwise (err: that job's message).
+ * succeeded, -1 otherwise (err: that job's message), or RUN_STOPPED when
+ * that job (the lowest failed id) stopped at a limit.
  */
 int exec_run(struct exec_backend **be, int nbe, const size_t *ids, size_t nids,
     exec_done_fn done, void *ctx, struct exec_prog *prog, size_t *failed,

@@ -11,6 +11,7 @@
  * any child (waitpid(-1) would steal an MPI launcher's or a caller's).
  */
 #include "exec.h"
+#include "run.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +24,8 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+
+#define FORK_EXIT_STOPPED 4	/* a child whose job returned RUN_STOPPED */
 
 struct fslot {
 	pid_t pid;		/* 0: free */
@@ -74,7 +77,7 @@ fork_child(struct exec_fork *x, size_t id, int fd)
 	struct vs_err err;
 	char *out = NULL;
 	size_t len = 0;
-	int i;
+	int i, rc;
 
 #ifdef __linux__
 	/* Die with the parent: a killed run leaves no worker behind. */
@@ -83,13 +86,13 @@ fork_child(struct exec_fork *x, size_t id, int fd)
 	for (i = 0; i < x->n; i++)
 		if (x->s[i].pid != 0)
 			close(x->s[i].fd);
-	if (x->job->run(x->job->ctx, id, x->job->arg, x->job->arglen, &out, &len,
-	    &err) == 0) {
+	rc = x->job->run(x->job->ctx, id, x->job->arg, x->job->arglen, &out, &len, &err);
+	if (rc == 0) {
 		write_all(fd, out, len);
 		_exit(0);
 	}
 	write_all(fd, err.msg, strlen(err.msg));
-	_exit(1);
+	_exit(rc == RUN_STOPPED ? FORK_EXIT_STOPPED : 1);
 }
 
 static int
@@ -142,7 +145,8 @@ fork_reap(struct exec_fork *x, int i, struct exec_event *ev)
 		s->buf = NULL;
 		s->cap = 0;
 	} else {
-		ev->status = EXEC_FAILED;
+		ev->status = WIFEXITED(st) && WEXITSTATUS(st) == FORK_EXIT_STOPPED ?
+		    EXEC_STOPPED : EXEC_FAILED;
 		if (WIFSIGNALED(st))
 			ev->buf = xasprintf("killed by signal %d", WTERMSIG(st));
 		else

@@ -288,7 +288,7 @@ mpi_wait(struct exec_backend *be, double timeout, struct exec_event *ev)
 	x->s[k].busy = 0;
 	ev->slot = k;
 	ev->id = (size_t)id;
-	ev->status = msg[8] == 0 ? EXEC_OK : EXEC_FAILED;
+	ev->status = msg[8] == 0 ? EXEC_OK : msg[8] == 2 ? EXEC_STOPPED : EXEC_FAILED;
 	ev->len = (size_t)n - 9;
 	memmove(msg, msg + 9, ev->len);
 	msg[ev->len] = '\0';
@@ -544,7 +544,9 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 		if (running > 0 && be->ops->wait(be, idle ? 0.001 : 0, &ev)) {
 			used[ev.slot] = 0;
 			running--;
-			send_result(ev.id, ev.status != EXEC_OK, ev.buf, ev.len);
+			/* RESULT's status byte: 0 ok, 1 failed, 2 stopped at a limit */
+			send_result(ev.id, ev.status == EXEC_OK ? 0 : ev.status == EXEC_STOPPED ?
+			    2 : 1, ev.buf, ev.len);
 			free(ev.buf);
 		} else if (idle && running == 0) {
 			nap();

@@ -30,7 +30,7 @@
 struct pool_job {
 	/* In a worker: do job i with the run's argument (arg, arglen bytes; may
 	 * be NULL); *out (malloc'd, *len bytes, may be empty) is its result.  0,
-	 * or -1 with err set. */
+	 * or -1 or RUN_STOPPED (run.h) with err set. */
 	int (*run)(void *ctx, size_t i, const char *arg, size_t arglen, char **out,
 	    size_t *len, struct vs_err *err);
 	/* In the parent when job i succeeded, with run's bytes.  NULL: none. */
@@ -56,8 +56,9 @@ void pool_use_ranks(int jobs_per_rank);
  * Run jobs idx[0..n) (idx NULL: 0..n-1) on up to `workers` local processes
  * (and the ranks), each with the argument arg (arglen bytes, NULL: none).
  * After a failure no new job starts; the running ones finish.  Returns 0
- * when all succeeded, else -1 with *err the failure of the lowest-numbered
- * failed job and *nfailed (if not NULL) the number that failed.
+ * when all succeeded, else -1 (RUN_STOPPED when that job's run returned
+ * RUN_STOPPED: a limit stopped it) with *err the failure of the
+ * lowest-numbered failed job and *nfailed (if not NULL) the number that failed.
  */
 int pool_run(const struct pool_job *, const size_t *idx, size_t n, const char *arg,
     size_t arglen, int workers, size_t *nfailed, struct vs_err *err);

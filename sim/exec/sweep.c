@@ -398,8 +398,10 @@ point_check(struct sweep *sw, size_t i, struct vs_err *err)
 		goto out;
 	dry = sc;
 	dry.duration = 0;
-	if (run_once(&dry, seed, &ro, &m, err))
+	if ((j = run_once(&dry, seed, &ro, &m, err)) != 0) {
+		rc = j;		/* RUN_STOPPED too: a limit can stop even a dry run */
 		goto out;
+	}
 	for (j = 0; j < sc.nmetrics; j++)
 		if (metrics_find(&m, sc.metrics[j]) < 0) {
 			vs_errf(err, NULL, 0, 0, "%s: unknown metric '%s' (vlocksim list shows "
@@ -448,11 +450,14 @@ int
 sweep_prepare(struct sweep *sw, struct vs_err *err)
 {
 	size_t i;
+	int c;
 
 	sw->npoints = sweep_npoints(sw);
 	for (i = 0; i < sw->npoints; i++)
-		if (point_check(sw, i, err))
-			return sweep_point_err(sw, i, err);
+		if ((c = point_check(sw, i, err)) != 0) {
+			sweep_point_err(sw, i, err);
+			return c == RUN_STOPPED ? SWEEP_STOPPED : -1;
+		}
 	return 0;
 }
 

@@ -47,6 +47,9 @@
 
 /* Return value of sweep_exec() when DIR holds a different sweep (bad input). */
 #define SWEEP_REFUSED (-2)
+/* Of sweep_prepare() and sweep_exec(): a point's run stopped at a limit
+ * (RUN_STOPPED: --max-events, --timeout, the watchdog). */
+#define SWEEP_STOPPED (-3)
 
 struct sweep_axis {
 	char *path;
@@ -95,7 +98,7 @@ void sweep_free_sets(char **sets, int nsets);
  * run, no simulated time), so every bad value, path, overcommit or metric
  * name is reported before anything runs or is written.  Fixes the columns.
  */
-int sweep_prepare(struct sweep *, struct vs_err *err);
+int sweep_prepare(struct sweep *, struct vs_err *err);	/* 0, -1, SWEEP_STOPPED */
 /* Is name one of the metric columns? */
 int sweep_has_col(const struct sweep *, const char *name);
 /* The default metrics to plot: the metrics filter, else the first non-engine metric. */
@@ -126,7 +129,7 @@ void sweep_unlock(int fd);
  * sweep_job), then rebuild DIR/results.csv once no point is missing (a shard
  * leaves that to the last one to finish, to a re-run or to sweep_merge).
  * progress: where to redraw a progress line (NULL: none).  Returns 0, -1
- * (run-time failure), or SWEEP_REFUSED.
+ * (run-time failure), SWEEP_STOPPED, or SWEEP_REFUSED.
  */
 int sweep_exec(const struct sweep *, const char *dir, struct exec_backend **be, int nbe,
     FILE *progress, struct sweep_ran *ran, struct vs_err *err);

@@ -31,14 +31,13 @@ point_run(void *ctx, size_t i, const char *arg, size_t arglen, char **out, size_
 	struct scenario sc;
 	struct msum sum;
 	uint64_t seed;
-	int reps, rc = -1;
+	int reps, rc = -1;	/* or run_reps's failure: RUN_STOPPED passes up */
 
 	msum_init(&sum);
 	if (sweep_point_load(sw, i, &sc, &seed, &reps, err) == 0) {
-		if (run_reps(&sc, seed, reps, &ro, &sum, err) == 0) {
+		if ((rc = run_reps(&sc, seed, reps, &ro, &sum, err)) == 0) {
 			*out = sweep_point_text(sw, i, &sum);
 			*len = strlen(*out);
-			rc = 0;
 		}
 		scen_free(&sc);
 	}
@@ -172,6 +171,7 @@ sweep_exec(const struct sweep *sw, const char *dir, struct exec_backend **be, in
 	if (rc) {
 		char *m = xstrdup(err->msg);
 
+		rc = rc == RUN_STOPPED ? SWEEP_STOPPED : -1;
 		vs_errf(err, NULL, 0, 0, "%zu point(s) failed, first point %zu (%s); the "
 		    "finished ones are kept, run again to resume", failed, first, m);
 		free(m);

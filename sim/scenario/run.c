@@ -571,15 +571,15 @@ int
 run_reps(const struct scenario *sc, uint64_t seed, int reps, const struct run_opts *o,
     struct msum *sum, struct vs_err *err)
 {
-	int r;
+	int r, c;
 
 	for (r = 0; r < reps; r++) {
 		struct metrics m;
 
 		metrics_init(&m);
-		if (run_once(sc, run_seed(seed, r), o, &m, err)) {
+		if ((c = run_once(sc, run_seed(seed, r), o, &m, err)) != 0) {
 			metrics_free(&m);
-			return -1;
+			return c;
 		}
 		msum_add(sum, &m);
 		metrics_free(&m);

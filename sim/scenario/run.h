@@ -52,7 +52,7 @@ int run_once(const struct scenario *, uint64_t seed, const struct run_opts *,
  * metric 'X'" in err.
  */
 int run_check_metrics(const struct scenario *, struct vs_err *err);
-/* reps replications from seed; summary in *sum. */
+/* reps replications from seed; summary in *sum.  0, or run_once's failure. */
 int run_reps(const struct scenario *, uint64_t seed, int reps, const struct run_opts *,
     struct msum *sum, struct vs_err *err);
 

@@ -14,6 +14,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multimin.h>
 
+#include "run.h"
 #include "validate.h"
 #include "yconf.h"
 
@@ -181,7 +182,7 @@ to_u(const struct cparam *p, double x)
 struct eval {
 	struct calib *c;
 	struct progress *progress;
-	int failed;
+	int failed;		/* an evaluation's failure: -1, or RUN_STOPPED */
 	struct vs_err *err;
 	gsl_multimin_fminimizer *s;
 };
@@ -282,7 +283,7 @@ objective(const gsl_vector *u, void *arg)
 	rc = vcase_predict_rows(jobs, n, sets, noverrides(c), c->jobs, NULL, pred, e->err);
 	free_sets(sets, noverrides(c));
 	if (rc) {
-		e->failed = 1;
+		e->failed = rc;	/* -1, or RUN_STOPPED */
 		free(jobs);
 		free(pred);
 		return GSL_NAN;
@@ -360,7 +361,7 @@ calib_fit(struct calib *c, int progress, struct vs_err *err)
 	gsl_multimin_fminimizer_free(e.s);
 	gsl_vector_free(u0);
 	gsl_vector_free(step);
-	return e.failed ? -1 : 0;
+	return e.failed == RUN_STOPPED ? RUN_STOPPED : e.failed ? -1 : 0;
 }
 
 char *

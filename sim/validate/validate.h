@@ -100,8 +100,10 @@ struct vpjob {
  * (nsets overrides, after each row's own) are the run's argument: sent with
  * each job, so a rank needs only the jobs from its command line.  progress
  * (NULL: none) is told whenever a replication starts or ends.  On failure
- * (-1, err: the lowest-numbered failed job's error) no out[i].unit is left
- * allocated.
+ * (-1, or RUN_STOPPED when a limit stopped that job; err: the lowest-numbered
+ * failed job's error) no out[i].unit is left allocated.  vcase_predict,
+ * vcase_predict_rep(_rows), validate_cases and calib_fit pass RUN_STOPPED up
+ * the same way.
  */
 int vcase_predict_rows(const struct vpjob *jobs, size_t n, char *const *sets, int nsets,
     int workers, void (*progress)(size_t finished, size_t running, size_t total),

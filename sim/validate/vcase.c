@@ -348,8 +348,10 @@ vcase_predict(const struct vcase *c, const struct vrow *r, char *const *extra, i
 	msum_init(&sum);
 	if (row_load(c, r, extra, nextra, &sc, &sets, err))
 		goto out;
-	if (run_reps(&sc, c->seed, reps > 0 ? reps : c->reps, &o, &sum, err))
+	if ((k = run_reps(&sc, c->seed, reps > 0 ? reps : c->reps, &o, &sum, err)) != 0) {
+		rc = k;
 		goto out;
+	}
 	if ((k = msum_find(&sum, vcase_metric(c, r))) < 0) {
 		vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'", c->path,
 		    c->name, vcase_metric(c, r));
@@ -400,8 +402,10 @@ vcase_predict_rep_rows(const struct vcase *c, const struct vrow *const *rows, in
 		units[i] = NULL;
 	if (row_load(c, rows[0], extra, nextra, &sc, &sets, err))
 		goto out;
-	if (run_once(&sc, run_seed(c->seed, rep), &o, &m, err))
+	if ((k = run_once(&sc, run_seed(c->seed, rep), &o, &m, err)) != 0) {
+		rc = k;		/* RUN_STOPPED passes up */
 		goto out;
+	}
 	for (i = 0; i < nrows; i++) {
 		if ((k = metrics_find(&m, vcase_metric(c, rows[i]))) < 0) {
 			vs_errf(err, NULL, 0, 0, "%s: case %s: the scenario has no metric '%s'",

@@ -168,7 +168,7 @@ vp_run(void *ctx, size_t i, const char *arg, size_t arglen, char **out, size_t *
 	free(units);
 	free(v);
 	free(rows);
-	return rc ? -1 : 0;
+	return rc;	/* RUN_STOPPED passes up to the pool */
 }
 
 static char *
