@@ -315,24 +315,6 @@ ple_fast_forward(struct guest *g)
 	g->t0 = s->now;
 }
 
-/* The round trip of an exit of this kind (the machine's costs). */
-static double
-io_cost(const struct machine *m, enum guest_io kind)
-{
-	switch (kind) {
-	case IO_PIO_KERNEL:
-		return m->pio_kernel_ns;
-	case IO_PIO_USER:
-		return m->pio_user_ns;
-	case IO_MMIO_KERNEL:
-		return m->mmio_kernel_ns;
-	case IO_MMIO_USER:
-		return m->mmio_user_ns;
-	default:
-		return m->exit_hypercall_ns;
-	}
-}
-
 /* guest_ev leaves cont set while it calls it (act is none: no one reads it) */
 int
 guest_tail_take(struct vcpu *v, guest_fn f)
@@ -375,6 +357,7 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	sim_time_t dt[GUEST_FF_STEPS], p = 0, bound, k, i, t;
 	double ns[GUEST_FF_STEPS], cost[GUEST_FF_STEPS], rate, rem;
 	uint64_t nio = 0, nhc = 0;
+	int path[GUEST_FF_STEPS], exits[GUEST_FF_STEPS];
 	int j;
 
 	if (!hv->fast_forward || n <= 0 || n > GUEST_FF_STEPS || max <= 0 || v->pcpu == NULL ||
@@ -389,7 +372,12 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	rate = hv_rate(v);
 	for (j = 0; j < n; j++) {
 		/* guest_work: rem = ns > 0 ? ns : 0; arm: x / 1.0 == x, no divide */
-		cost[j] = st[j].io < 0 ? 0 : io_cost(hv->m, (enum guest_io)st[j].io);
+		cost[j] = 0;
+		path[j] = -1;
+		if (st[j].io >= 0)
+			path[j] = (int)hv_io_route(hv->kind, hv->m, (enum guest_io)st[j].io,
+			    &cost[j]);
+		exits[j] = path[j] >= 0 && hv_io_exits((enum io_path)path[j]);
 		ns[j] = st[j].io < 0 ? st[j].ns : cost[j];
 		if (!(ns[j] > 0))
 			ns[j] = 0;
@@ -397,7 +385,7 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 		p += dt[j];
 		if (st[j].io == IO_HYPERCALL)
 			nhc++;
-		else if (st[j].io >= 0)
+		else if (exits[j])
 			nio++;
 	}
 	if (p <= 0 || bound - s->now < p)
@@ -407,14 +395,17 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 		k = max;
 	for (i = 0, t = s->now; hv->probe != NULL && i < k; i++)
 		for (j = 0; j < n; t += dt[j], j++)
-			if (st[j].io >= 0)
+			if (exits[j])
 				hv_probe_at(hv, t, PR_IO_EXIT, v->id, v->pcpu->id, NULL, st[j].io);
 	hv->st.exits_io += nio * (uint64_t)k;
 	hv->st.exits_hypercall += nhc * (uint64_t)k;
+	for (j = 0; j < n; j++)
+		if (path[j] >= 0)
+			hv->st.io_path[path[j]] += (uint64_t)k;
 	/* io_ns is a float sum: the slow path's additions, one by one, in order */
 	for (i = 0; !g->ff_fault && i < k; i++)
 		for (j = 0; j < n; j++)
-			if (st[j].io >= 0)
+			if (exits[j])
 				hv->st.io_ns += cost[j];
 	/* settle at the last step's end: what is left of it, as the slow path leaves it */
 	rem = ns[n - 1];
@@ -1105,18 +1096,24 @@ guest_kick(struct vcpu *v)
 		g->kicked = 1;
 }
 
-/* KVM vmx.c handle_io / handle_ept_misconfig; QEMU kvm_cpu_exec for user exits */
+/* KVM vmx.c handle_io / handle_ept_misconfig, Xen handle_pio / handle_mmio,
+ * QEMU kvm_cpu_exec for user exits; bare metal: no exit (hv/hv_io.h) */
 void
 guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
 {
-	double cost = io_cost(v->vm->hv->m, kind);
+	struct hv *hv = v->vm->hv;
+	double cost;
+	enum io_path p = hv_io_route(hv->kind, hv->m, kind, &cost);
 
-	hv_probe(v->vm->hv, PR_IO_EXIT, v->id, v->pcpu->id, NULL, (int)kind);
-	if (kind == IO_HYPERCALL)
-		v->vm->hv->st.exits_hypercall++;
-	else
-		v->vm->hv->st.exits_io++;
-	v->vm->hv->st.io_ns += cost;
+	hv->st.io_path[p]++;
+	if (hv_io_exits(p)) {
+		hv_probe(hv, PR_IO_EXIT, v->id, v->pcpu->id, NULL, (int)kind);
+		if (kind == IO_HYPERCALL)
+			hv->st.exits_hypercall++;
+		else
+			hv->st.exits_io++;
+		hv->st.io_ns += cost;
+	}
 	guest_work(v, cost, done);
 }
 

@@ -23,6 +23,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "hv/hv_io.h"
+
 struct vcpu;
 struct glock;
 
@@ -83,9 +85,9 @@ void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
  * interrupt's handler runs, then on_wake, which must treat a wake without
  * its turn as spurious. */
 void guest_halt_irqs(struct vcpu *, double exit_ns, guest_fn on_wake);
-/* A device access or hypercall: the exit round trip, handled in the kernel
- * or forwarded to user space (QEMU); costs from the machine. */
-enum guest_io { IO_PIO_KERNEL, IO_PIO_USER, IO_MMIO_KERNEL, IO_MMIO_USER, IO_HYPERCALL };
+/* A device access or hypercall: the path of hv/hv_io.h (an exit handled in
+ * the kernel or forwarded to user space, or on bare metal no exit); costs
+ * from the machine. */
 void guest_io(struct vcpu *, enum guest_io, guest_fn done);
 /* Block for ns (waiting on I/O): HLT, then an interrupt wakes the vCPU. */
 void guest_sleep(struct vcpu *, double ns, guest_fn done);

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "probe.h"
 #include "hw/machine.h"
+#include "hv/hv_io.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "hv/vcpu.h"
@@ -65,6 +66,7 @@ struct hv_stats {
 	uint64_t ctx_switches, wakes, blocks, yields, yield_to_ok, yield_to_fail;
 	uint64_t exits_hlt, exits_hypercall, exits_ple, exits_io, exits_ipi, exits_timer;
 	double io_ns;			/* vCPU time spent in I/O exits */
+	uint64_t io_path[IOP_N];	/* device accesses and hypercalls by path (hv_io.h) */
 	uint64_t halt_polls_ok;		/* halts ended by an event while polling */
 	uint64_t exits_ple_bulk;	/* of exits_ple, those the fast-forward took in bulk */
 	uint64_t ticks_skipped;		/* host ticks not simulated (hv_tick_ev) */

@@ -748,6 +748,9 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.name = "kvm",
 	.desc = "KVM: PLE exits call kvm_vcpu_on_spin (directed yield_to); halt/kick",
 	.params = kvm_params,
+	/* vmx.c handle_io / handle_ept_misconfig (KVM_FAST_MMIO_BUS) */
+	.io_exits = 1,
+	.fast_mmio = 1,
 	.parse = kvm_parse,
 	.free_cfg = kvm_free_cfg,
 	.init = kvm_init,

@@ -32,7 +32,10 @@ struct machine {
 	double smt_spin_slowdown;	/* time factor when a sibling spins with PAUSE */
 	/* VM exit round trips (exit + handler + entry). */
 	double exit_hlt_ns, exit_hypercall_ns, exit_ple_ns;
-	double pio_kernel_ns, pio_user_ns, mmio_kernel_ns, mmio_user_ns;
+	/* Device accesses (hv/hv_io.h): a PIO exit served in the kernel or by
+	 * user space, MMIO's instruction decode, the fast MMIO (ioeventfd) exit;
+	 * on bare metal an uncached device access. */
+	double pio_kernel_ns, pio_user_ns, mmio_decode_ns, mmio_fast_ns, dev_access_ns;
 	double pause_ns;		/* one PAUSE-loop iteration */
 	/* The guest kernel's: a task switch, an IPI's sender exit, an interrupt's
 	 * delivery (injection + EOI), a timer tick's exits and handler. */

@@ -200,9 +200,9 @@ body_fixed(const struct workload *w, size_t from)
 /* `ipi: {to: ...}` */
 static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
 
-/* `io: pio-user` - the exits a guest device access costs (guest.h: enum guest_io). */
+/* `io: pio-user` - the exits a guest device access costs (hv/hv_io.h: enum guest_io). */
 static const char *const io_names[] = { "pio-kernel", "pio-user", "mmio-kernel",
-    "mmio-user", "hypercall", NULL };
+    "mmio-user", "hypercall", "mmio-ioeventfd", NULL };
 
 static int compile_seq(struct wl_cc *, const struct yc_node *, struct vs_err *);
 static struct wl_op *emit_mmap_sem(struct workload *, int down);
@@ -387,7 +387,7 @@ prim_count(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	return 0;
 }
 
-/* `io: pio-user` - a guest device access and the exits it costs */
+/* `io: pio-user` - a guest device access and the exits it costs (hv/hv_io.h) */
 static int
 prim_io(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
@@ -397,13 +397,14 @@ prim_io(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	(void)n;
 	if (v->kind != YC_SCALAR)
 		return yc_err(v, err, "'io' takes one of: pio-kernel, pio-user, mmio-kernel, "
-		    "mmio-user, hypercall");
+		    "mmio-user, mmio-ioeventfd, hypercall");
 	for (k = 0; io_names[k] != NULL && strcmp(io_names[k], v->text) != 0; k++)
 		;
 	if (io_names[k] == NULL)
 		return yc_err(v, err, "unknown io '%s' (expected one of: pio-kernel, "
-		    "pio-user, mmio-kernel, mmio-user, hypercall)", v->text);
+		    "pio-user, mmio-kernel, mmio-user, mmio-ioeventfd, hypercall)", v->text);
 	emit(c->w, OP_IO)->arg = k;
+	c->w->uses_io = 1;
 	return 0;
 }
 
@@ -788,7 +789,8 @@ static const struct wl_prim prims[] = {
 	{ "count", prim_count, 0, NULL, "NAME",
 	  "bump a per-VM counter (metrics VM.NAME, VM.NAME_per_sec)" },
 	{ "io", prim_io, 0, NULL, "KIND",
-	  "an exit: pio-kernel, pio-user, mmio-kernel, mmio-user, hypercall" },
+	  "a device access (an exit in a VM): pio-kernel, pio-user, mmio-kernel, "
+	  "mmio-user, mmio-ioeventfd, hypercall" },
 	{ "sleep", prim_timed_sleep, OP_SLEEP, NULL, "DIST",
 	  "block (HLT) for a time, then an interrupt wakes the vCPU" },
 	{ "memory", prim_work, OP_MEMORY, NULL, "SIZE",

@@ -113,6 +113,7 @@ struct workload {
 	struct wl_slockdef *slocks;	/* sleeping locks */
 	size_t nslocks, capslocks;
 	int mmap_sem;		/* some program takes mmap_sem (mmap, munmap) */
+	int uses_io;		/* some program has an `io:` step */
 	int spawns;		/* some program spawns tasks */
 	/* While compiling only: which locks the program holds at this point. */
 	struct wl_hold *hold;

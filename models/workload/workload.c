@@ -105,6 +105,7 @@ int wl_nmms(const struct workload *w) { return w->nmms > 0 ? (int)w->nmms : 1; }
 const char *wl_mm_name(const struct workload *w, int i) { return w->nmms > 0 ? w->mms[i] : "main"; }
 int wl_nslocks(const struct workload *w) { return (int)w->nslocks; }
 int wl_uses_mmap_sem(const struct workload *w) { return w->mmap_sem; }
+int wl_uses_io(const struct workload *w) { return w->uses_io; }
 const char *wl_slock_name(const struct workload *w, int i) { return w->slocks[i].name; }
 const char *wl_slock_kind(const struct workload *w, int i) { return w->slocks[i].kind; }
 const char *wl_slock_where(const struct workload *w, int i) { return w->slocks[i].where; }

@@ -95,6 +95,7 @@ struct slock;
 struct slock_ops;
 int wl_nslocks(const struct workload *);
 int wl_uses_mmap_sem(const struct workload *);
+int wl_uses_io(const struct workload *);	/* an `io:` step: io_path_* metrics */
 const char *wl_slock_name(const struct workload *, int i);
 const char *wl_slock_kind(const struct workload *, int i);
 const char *wl_slock_where(const struct workload *, int i);

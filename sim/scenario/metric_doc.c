@@ -25,8 +25,19 @@ const struct metric_doc metric_docs[] = {
 	{ "ple_exits", "count", "PAUSE-loop exits" },
 	{ "ple_exits_bulk", "count", "of those, the exits the PLE fast-forward took in bulk (0 "
 	  "with fast_forward: false; a cost figure like events)" },
-	{ "io_exits", "count", "PIO/MMIO exits (io: primitive)" },
+	{ "io_exits", "count", "PIO/MMIO exits (io: primitive; none on bare metal)" },
 	{ "io_exit_cpu_share", "% of a CPU", "host CPU time spent handling I/O exits" },
+	{ "io_path_device", "count", "io: accesses on bare metal: a device access, no exit "
+	  "(io_path_* shown when a program has an io: step)" },
+	{ "io_path_pio_kernel", "count", "PIO exits served in the kernel (no decode)" },
+	{ "io_path_pio_user", "count", "PIO exits sent to user space (QEMU, Xen's device model)" },
+	{ "io_path_mmio_fast", "count", "MMIO writes to an ioeventfd address taken by KVM's fast "
+	  "MMIO bus (EPT misconfiguration, no decode)" },
+	{ "io_path_mmio_kernel", "count", "MMIO exits decoded by the emulator and served in the "
+	  "kernel" },
+	{ "io_path_mmio_user", "count", "MMIO exits decoded, then sent to user space (KVM_EXIT_MMIO, "
+	  "a Xen ioreq)" },
+	{ "io_path_hypercall", "count", "io: hypercall steps" },
 	{ "hypercalls", "count", "hypercall exits (kicks, yields, io: hypercall)" },
 	{ "ipi_exits", "count", "exits for inter-processor interrupts sent" },
 	{ "timer_exits", "count", "timer-interrupt exits (guest ticks)" },

@@ -413,6 +413,22 @@ warmup_end(void *s, void *arg, int64_t data)
 		wl_vm_stats_reset(hv->vms[i]);
 }
 
+/* Which path each device access took (hv/hv_io.h), where a program has
+ * an `io:` step, so scenarios without one print what they did before. */
+static void
+io_paths(const struct scenario *sc, const struct hv *hv, struct metrics *out)
+{
+	char name[48];
+	int i, any = 0;
+
+	for (i = 0; i < sc->nvms; i++)
+		any |= sc->vms[i].wl != NULL && wl_uses_io(sc->vms[i].wl);
+	for (i = 0; any && i < IOP_N; i++) {
+		snprintf(name, sizeof name, "io_path_%s", hv_io_path_name((enum io_path)i));
+		metrics_add(out, name, "count", (double)hv->st.io_path[i]);
+	}
+}
+
 static void
 run_tick(const struct sim *s, void *arg)
 {
@@ -518,6 +534,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "io_exits", "count", (double)hv.st.exits_io);
 	metrics_add(out, "io_exit_cpu_share", "% of a CPU",
 	    hv_measured_ns(&hv) > 0 ? 100 * hv.st.io_ns / (double)hv_measured_ns(&hv) : 0);
+	io_paths(sc, &hv, out);
 	metrics_add(out, "hypercalls", "count", (double)hv.st.exits_hypercall);
 	metrics_add(out, "ipi_exits", "count", (double)hv.st.exits_ipi);
 	metrics_add(out, "timer_exits", "count", (double)hv.st.exits_timer);

@@ -403,7 +403,7 @@ static void
 tr_probe(void *ctx, const struct probe_ev *e)
 {
 	static const char *const io_kind[] = { "pio-kernel", "pio-user", "mmio-kernel",
-	    "mmio-user", "hypercall" };
+	    "mmio-user", "hypercall", "mmio-ioeventfd" };
 	struct trace_out *t = ctx;
 	struct tvcpu *v;
 	size_t li;
