@@ -640,6 +640,66 @@ START_TEST(tas_without_pause_is_slower)
 }
 END_TEST
 
+/* ops/s of n threads on cores of their own (bare metal, pinned): 50 ns of
+ * work, the lock, hold, release; line transfers of 30 ns. */
+static double
+spin_ops(const char *lock, int n, const char *hold)
+{
+	char text[1024];
+	struct metrics m;
+	double ops;
+
+	snprintf(text, sizeof text,
+	    "machine: {name: t, sockets: 1, cores_per_socket: 8, threads_per_core: 1, "
+	    "clock: 2GHz, costs: {line_socket: 30ns}}\n"
+	    "until: duration\nduration: 1ms\n"
+	    "hypervisor: {kind: none, scheduler: pinned}\n"
+	    "vms:\n  - {name: g, vcpus: %d, lock: %s, workload: w}\n"
+	    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n"
+	    "      - loop: forever\n"
+	    "        do: [{compute: 50ns}, {acquire: l}, {compute: %s}, {release: l},"
+	    " {count: ops}]\n", n, lock, hold);
+	tu_run(text, 1, NULL, &m);
+	ops = tu_metric(&m, "g.ops");
+	metrics_free(&m);
+	return ops;
+}
+
+#define TAS "{kind: tas, pause: false}"
+
+/* MESI: each running cmpxchg spinner queues an RMW for the word's line, so
+ * the release store waits behind one per spinner; one thread has none. */
+START_TEST(tas_throughput_falls_with_spinners)
+{
+	double one = spin_ops("ticket", 1, "200ns"), prev, now;
+	int n;
+
+	ck_assert_double_eq(spin_ops(TAS, 1, "200ns"), one);
+	ck_assert_double_eq(spin_ops("tas", 1, "200ns"), one);
+	prev = spin_ops(TAS, 2, "200ns");
+	for (n = 3; n <= 8; n++) {
+		now = spin_ops(TAS, n, "200ns");
+		ck_assert_msg(now < prev, "%d threads %g ops, %d threads %g", n, now, n - 1, prev);
+		prev = now;
+	}
+}
+END_TEST
+
+/* TTAS: one burst of failed RMWs per release (7 x 30 ns behind 8 threads'
+ * winner): it slows the next release only when it outlasts the hold, and
+ * less than the cmpxchg storm does. */
+START_TEST(ttas_falls_less_than_tas)
+{
+	double tas = spin_ops(TAS, 8, "50ns") / spin_ops(TAS, 2, "50ns");
+	double ttas = spin_ops("tas", 8, "50ns") / spin_ops("tas", 2, "50ns");
+
+	ck_assert_msg(ttas < 0.95, "ttas 8/2 threads %g", ttas);
+	ck_assert_msg(tas < ttas, "tas 8/2 threads %g, ttas %g", tas, ttas);
+	/* a hold longer than the burst: the burst is over when the store comes */
+	ck_assert_double_ge(spin_ops("tas", 8, "400ns") / spin_ops("tas", 2, "400ns"), 0.99);
+}
+END_TEST
+
 START_TEST(virt_fallback_qspinlock_is_tas)
 {
 	static const char *fmt =
@@ -1206,6 +1266,8 @@ locks_suite(void)
 	tcase_add_loop_test(tc, pvqspinlock_halts_kicks_and_never_strands, 0, 6);
 	tcase_add_test(tc, pvqspinlock_spins_before_halting);
 	tcase_add_test(tc, tas_without_pause_is_slower);
+	tcase_add_test(tc, tas_throughput_falls_with_spinners);
+	tcase_add_test(tc, ttas_falls_less_than_tas);
 	tcase_add_test(tc, virt_fallback_qspinlock_is_tas);
 	tcase_add_loop_test(tc, pvqspinlock_steal_switch, 0, 2);
 	tcase_add_loop_test(tc, pvqspinlock_wait_early_switch, 0, 2);

@@ -10,23 +10,33 @@
  * pre-3.12 byte lock's fast path (§3.4).
  *
  * Cost model (one event per spinner per change of the word, never per
- * iteration):
- *  - every spinner poked by a change of the word makes one attempt round:
- *    if the word is free when the change reaches it, its cmpxchg takes the
- *    lock (with release_visibility it first invalidates the releaser's and
- *    the other spinners' copies: lock_claim_ns); if another spinner got
- *    there first, its cmpxchg fails and steals the word's line (the next
- *    writer fetches it from there);
- *  - pause: true (TTAS, read + PAUSE): between changes spinners only read,
- *    the line stays shared, the holder is not disturbed;
- *  - pause: false (cmpxchg loop): the spinners' RMW storm keeps the line
- *    moving during the whole hold.  The holder's release store, and its
- *    critical section's access to the lock's line (the first of cs_lines:
- *    the lock sits in the structure it protects), queue behind one RMW per
- *    running spinner: each pays sum over running spinners of their line
- *    transfer to the holder.
+ * iteration).  MESI (Intel SDM vol. 3A, "Cache Control Protocol"; Hennessy
+ * and Patterson, 5th ed., ch. 5): an RMW needs the word's line in M, so the
+ * line moves from one RMW to the next and a writer waits for the RMWs
+ * queued ahead of it; the mechanism is Anderson's ("The performance of spin
+ * lock alternatives", IEEE TPDS 1990), the costs are the machine's line
+ * transfers; lockbench's tas and ttas (bench/lab/lb_lock.c) are the two
+ * spinners below:
+ *  - pause: false (cmpxchg loop, lockbench tas): every try is an RMW, so
+ *    while the lock is held each running spinner has one queued for the
+ *    line.  The holder's release store waits behind one RMW per running
+ *    spinner (the sum of their transfers, when the release happens:
+ *    storm_ns), and no spinner sees the store before it is done; then the
+ *    first RMW after it wins, a spinner's: a newcomer's cmpxchg queues
+ *    behind theirs.  A section whose data shares the word's line
+ *    (word_lines) queues behind the storm too.
+ *  - pause: true (TTAS: read + PAUSE, lockbench ttas, virt_spin_lock):
+ *    between changes spinners only read a shared copy, the holder is not
+ *    disturbed; a release pokes every running spinner, each makes one
+ *    attempt round: the first cmpxchg takes the lock (with
+ *    release_visibility it first invalidates the releaser's and the other
+ *    spinners' copies: lock_claim_ns), each later one fails but takes the
+ *    line in turn: one burst of RMWs per release, a line transfer each
+ *    (burst_end).  The next release store waits for what is left of it.
  * Leaves out: a no-PAUSE spinner is seen by its SMT sibling like a PAUSE
- * spinner (guest.c sets LOAD_SPIN for every spin).
+ * spinner (guest.c sets LOAD_SPIN for every spin); a TTAS winner's section
+ * data in the word's line does not wait for the burst behind its own RMW;
+ * the interconnect's bandwidth (other lines are not slowed).
  */
 #include <stdlib.h>
 
@@ -43,6 +53,7 @@ struct tas {
 	const struct tas_cfg *cfg;
 	unsigned char *spinning;	/* per vCPU of the VM: waiting in the loop */
 	int n;
+	double burst_end;	/* TTAS: the line is busy with a release's failed RMWs until then */
 };
 
 static const struct vs_param tas_params[] = {
@@ -112,8 +123,8 @@ take(struct glock *l, struct vcpu *v, double extra)
 	struct tas *t = l->priv;
 
 	t->spinning[v->idx] = 0;
-	/* No PAUSE: the section's access to the lock's line queues behind the storm. */
-	if (l->cs_lines > 0)
+	/* No PAUSE: the section's data in the word's line queues behind the storm. */
+	if (l->word_lines > 0)
 		extra += storm_ns(l, v);
 	lock_taken(l, v, extra);
 }
@@ -124,10 +135,13 @@ tas_acquire(struct glock *l, struct vcpu *v)
 {
 	struct tas *t = l->priv;
 	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+	/* No PAUSE: the cmpxchg queues behind the running spinners' RMWs, and
+	 * one of them takes a free word first (MESI: served in turn). */
+	int behind = !t->cfg->pause && storm_ns(l, v) > 0;
 
 	/* Success or failure, the cmpxchg took the line exclusive. */
 	l->last_pcpu = v->pcpu->id;
-	if (l->holder == NULL) {
+	if (l->holder == NULL && !behind) {
 		take(l, v, cmpxchg);
 		return;
 	}
@@ -135,18 +149,25 @@ tas_acquire(struct glock *l, struct vcpu *v)
 	lock_wait(l, v, GUEST_FOREVER, NULL);
 }
 
-/* Store 0; every running spinner makes one attempt round. */
+/* Store 0 once the RMWs queued ahead of the store are done (the storm, or
+ * what is left of the last burst); then every running spinner makes one
+ * attempt round. */
 static double
 tas_release(struct glock *l, struct vcpu *v)
 {
 	struct tas *t = l->priv;
-	double storm = storm_ns(l, v);
+	double now = (double)l->hv->sim->now, wait;
 	int i;
 
+	if (t->cfg->pause)
+		wait = t->burst_end > now ? t->burst_end - now : 0;
+	else
+		wait = storm_ns(l, v);
+	l->handover_ns += wait;
 	for (i = 0; i < t->n; i++)
 		if (t->spinning[i])
 			lock_poke(l, l->vm->vcpus[i]);
-	return storm;
+	return wait;
 }
 
 static int
@@ -158,16 +179,23 @@ tas_ready(struct glock *l, struct vcpu *v)
 static int
 tas_observe(struct glock *l, struct vcpu *v)
 {
-	/* It saw 0 and tried; lost if another spinner's cmpxchg came first
-	 * (which still took the line). */
+	struct tas *t = l->priv;
+	double now, from;
+
+	/* It saw 0 and tried; lost if another spinner's cmpxchg came first.  Its
+	 * failed cmpxchg still took the line, after the RMWs ahead of it. */
 	if (l->holder != NULL) {
+		if (t->cfg->pause) {
+			now = (double)l->hv->sim->now;
+			from = t->burst_end > now ? t->burst_end : now;
+			t->burst_end = from + lock_line_ns(l, l->last_pcpu, v);
+		}
 		l->last_pcpu = v->pcpu->id;
 		return 0;
 	}
 	take(l, v, lock_claim_ns(l, v));
 	return 1;
 }
-
 
 const struct lock_ops lock_tas_ops = {
 	.name = "tas",
