@@ -58,7 +58,7 @@ static int nchecked;
 static int
 static_default(const struct vs_param *p)
 {
-	return p->read != VP_LIST && p->def[0] != '(';
+	return p->read != VP_LIST && (p->def == NULL || p->def[0] != '(');
 }
 
 /* One row read from `KEY: DEF` and from nothing: the same value. */
@@ -70,8 +70,8 @@ default_is_cdef(const struct vs_param *t, const char *what)
 	for (p = t; p != NULL && p->name != NULL; p++) {
 		union { max_align_t a; char b[4096]; } x, y;
 		const struct vs_param one[2] = { *p, { NULL, NULL, NULL, NULL, NULL, VS_LIST } };
-		const char *last = strrchr(p->name, '.');
-		char prefix[128], text[512];
+		const char *last = strrchr(p->name, '.'), *def;
+		char prefix[128], text[512], buf[64];
 		struct vs_err err = { "" };
 		struct yc_doc *d;
 
@@ -79,20 +79,21 @@ default_is_cdef(const struct vs_param *t, const char *what)
 			continue;
 		ck_assert_uint_lt(p->off + 8, sizeof x.b);
 		snprintf(prefix, sizeof prefix, "%.*s", last ? (int)(last - p->name) : 0, p->name);
-		snprintf(text, sizeof text, "%s: %s\n", last ? last + 1 : p->name, p->def);
+		def = vs_param_def(p, buf, sizeof buf);
+		snprintf(text, sizeof text, "%s: %s\n", last ? last + 1 : p->name, def);
 		d = yc_load_string("d.yaml", text, &err);
 		ck_assert_msg(d != NULL, "%s %s: %s", what, p->name, err.msg);
 		memset(&x, 0, sizeof x);
 		memset(&y, 0, sizeof y);
 		ck_assert_msg(yc_params_read(yc_root(d), one, last ? prefix : NULL, 2e9, x.b,
-		    &err) == 0, "%s %s = %s: %s", what, p->name, p->def, err.msg);
+		    &err) == 0, "%s %s = %s: %s", what, p->name, def, err.msg);
 		ck_assert_int_eq(yc_params_read(NULL, one, last ? prefix : NULL, 2e9, y.b, &err), 0);
 		if (p->store == VS_STR)
 			ck_assert_msg(strcmp(*(const char **)(void *)(x.b + p->off),
 			    *(const char **)(void *)(y.b + p->off)) == 0, "%s %s", what, p->name);
 		else
 			ck_assert_msg(memcmp(x.b + p->off, y.b + p->off, 8) == 0,
-			    "%s %s: the documented %s is not the C default", what, p->name, p->def);
+			    "%s %s: the documented %s is not the C default", what, p->name, def);
 		yc_free(d);
 		nchecked++;
 	}
@@ -143,7 +144,7 @@ run_tc(const char *text, double *t, double *ev)
 static int
 runs_as_default(const char *tmpl, const struct vs_param *t, const char *prefix)
 {
-	char text[4096], ins[256];
+	char text[4096], ins[256], buf[64];
 	const char *at = strchr(tmpl, '@'), *key;
 	size_t pl = prefix ? strlen(prefix) : 0;
 	double t0, e0, t1, e1;
@@ -159,7 +160,8 @@ runs_as_default(const char *tmpl, const struct vs_param *t, const char *prefix)
 		key = prefix != NULL ? t->name + pl + 1 : t->name;
 		if (strchr(key, '.') != NULL)
 			continue;
-		snprintf(ins, sizeof ins, "%s%s: %s", at[-1] == '{' ? "" : ", ", key, t->def);
+		snprintf(ins, sizeof ins, "%s%s: %s", at[-1] == '{' ? "" : ", ", key,
+		    vs_param_def(t, buf, sizeof buf));
 		fill(text, sizeof text, tmpl, ins);
 		run_tc(text, &t1, &e1);
 		ck_assert_msg(t1 == t0 && e1 == e0, "%s: not the default", ins);
@@ -336,7 +338,7 @@ START_TEST(every_listed_key_is_accepted)
 {
 	struct place pl[64];
 	const struct vs_param *p;
-	char set[512], msg[512];
+	char set[512], msg[512], buf[64];
 	int i, n, k = 0;
 
 	places(pl, &n);
@@ -352,7 +354,8 @@ START_TEST(every_listed_key_is_accepted)
 			/* tasks is a list: its rows are those of an entry */
 			snprintf(set, sizeof set, "%s%s%s%s=%s", pl[i].path, pl[i].path[0] ? "." : "",
 			    strncmp(p->name, "tasks.", 6) == 0 ? "tasks[0]." : "",
-			    strncmp(p->name, "tasks.", 6) == 0 ? p->name + 6 : p->name, p->def);
+			    strncmp(p->name, "tasks.", 6) == 0 ? p->name + 6 : p->name,
+			    vs_param_def(p, buf, sizeof buf));
 			ck_assert_msg(load_set(pl[i].kind, pl[i].sched, pl[i].hvmap, pl[i].lock, set,
 			    msg, sizeof msg) == 0, "--set %s: %s", set, msg);
 			k++;

@@ -60,7 +60,7 @@ struct comb {
 };
 
 static const struct vs_param comb_params[] = {
-	{ "max_batch", "64", "sections a combiner serves before handing the role on (public code: "
+	{ "max_batch", NULL, "sections a combiner serves before handing the role on (public code: "
 	  "unbounded)", "int", "", VP_INT, VS_AT(struct comb_cfg, max_batch), 1, 0x1p62, 64, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

@@ -56,7 +56,7 @@ struct pmt {
 
 static const struct vs_param pmt_params[] = {
 	/* pmtlock-v3.0 kernel/locking/spinlock.c: pmtlock_timeout_shift = 8 */
-	{ "timeout_shift", "8", "pmtlock_timeout_shift: a waiter leaves its turn after "
+	{ "timeout_shift", NULL, "pmtlock_timeout_shift: a waiter leaves its turn after "
 	  "(waiters ahead x 2) << shift iterations", "int", "",
 	  VP_NUM, VS_AT(struct pmt_cfg, shift), 0, 40, 8, NULL },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",

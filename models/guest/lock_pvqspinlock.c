@@ -114,23 +114,23 @@ struct pvq {
 
 static const struct vs_param pvq_params[] = {
 	/* LNX-4.5 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h "
+	{ "spin_threshold", NULL, "SPIN_THRESHOLD, iterations before halting (asm/spinlock.h "
 	  "1 << 15)", "int", "", VP_NUM, VS_AT(struct pvq_cfg, threshold), 1, 1e9, 32768, NULL },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",
 	  VP_TIME, VS_AT(struct pvq_cfg, iter_ns), 0.01, 1e6, 0, NULL },
-	{ "steal", "once", "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
+	{ "steal", NULL, "none: 4.2-4.4 trylock; once: 4.5 \"Allow limited lock stealing\"; "
 	  "hybrid: \"Implement hybrid PV queued/unfair locks\" (4.14)", "enum none|once|hybrid", "",
 	  VP_ENUM, VS_AT(struct pvq_cfg, steal), 0, 0, PVQ_STEAL_ONCE, pvq_steal_names },
-	{ "wait_early", "true", "halt when the predecessor's node is not running (4.5 \"Queue node "
+	{ "wait_early", NULL, "halt when the predecessor's node is not running (4.5 \"Queue node "
 	  "adaptive spinning\"); false: 4.2-4.4", "bool", "",
 	  VP_BOOL, VS_AT(struct pvq_cfg, wait_early), 0, 1, 1, NULL },
-	{ "wait_early_preempted", "true", "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
+	{ "wait_early_preempted", NULL, "also when its vCPU is preempted (75437bb304b2 \"Don't wait "
 	  "if vCPU is preempted\", 2019, reverted)", "bool", "",
 	  VP_BOOL, VS_AT(struct pvq_cfg, wait_early_preempted), 0, 1, 1, NULL },
-	{ "kick", "unlock", "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
+	{ "kick", NULL, "unlock: 4.3 \"Only kick CPU at unlock time\"; head: 4.2 pv_kick_node kicks "
 	  "a halted successor when it becomes head", "enum unlock|head", "",
 	  VP_ENUM, VS_AT(struct pvq_cfg, kick), 0, 0, PVQ_KICK_UNLOCK, pvq_kick_names },
-	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_wait halt()s and only the kick wakes; "
+	{ "irqs", NULL, "off: spin_lock_irqsave sites, kvm_wait halt()s and only the kick wakes; "
 	  "on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, a "
 	  "spurious wakeup (VM.LOCK.spurious_wakeups): spin, halt again", "enum off|on", "",
 	  VP_ENUM, VS_AT(struct pvq_cfg, irqs), 0, 0, 0, pvq_irqs_names },

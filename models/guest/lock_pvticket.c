@@ -52,17 +52,17 @@ struct pvt {
 };
 
 static const struct vs_param pvt_params[] = {
-	{ "backend", "kvm", "kvm: kvm_lock_spinning halts, unlock kicks; none: PARAVIRT_SPINLOCKS=y with no backend (pv ops nop, jump label off: the native ticket lock; seed 000 C)", "enum kvm|none", "",
+	{ "backend", NULL, "kvm: kvm_lock_spinning halts, unlock kicks; none: PARAVIRT_SPINLOCKS=y with no backend (pv ops nop, jump label off: the native ticket lock; seed 000 C)", "enum kvm|none", "",
 	  VP_ENUM, VS_AT(struct pvt_cfg, backend), 0, 0, PVT_KVM, pvt_backend_names },
 	/* LNX-3.18 asm/spinlock.h: SPIN_THRESHOLD (1 << 15) */
-	{ "spin_threshold", "32768", "SPIN_THRESHOLD, iterations before halting (3.18 "
+	{ "spin_threshold", NULL, "SPIN_THRESHOLD, iterations before halting (3.18 "
 	  "asm/spinlock.h)", "int", "", VP_NUM, VS_AT(struct pvt_cfg, threshold), 1, 1e9, 32768,
 	  NULL },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (one PAUSE)", "time", "ns",
 	  VP_TIME, VS_AT(struct pvt_cfg, iter_ns), 0.1, 1e6, 0, NULL },
 	{ "unlock_extra", "(machine atomic; 0 with backend none)", "extra unlock cost with PV on (locked add + flag test)",
 	  "time", "ns", VP_TIME, VS_AT(struct pvt_cfg, unlock_ns), 0, 1e6, 0, NULL },
-	{ "irqs", "off", "off: spin_lock_irqsave sites, kvm_lock_spinning halt()s and only the kick wakes; on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, which spins again (VM.LOCK.spurious_wakeups)", "enum off|on", "",
+	{ "irqs", NULL, "off: spin_lock_irqsave sites, kvm_lock_spinning halt()s and only the kick wakes; on: spin_lock with interrupts enabled, safe_halt(): an interrupt wakes the waiter, which spins again (VM.LOCK.spurious_wakeups)", "enum off|on", "",
 	  VP_ENUM, VS_AT(struct pvt_cfg, irqs), 0, 0, 0, pvt_irqs_names },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

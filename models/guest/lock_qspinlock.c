@@ -63,10 +63,10 @@ struct qs {
 };
 
 static const struct vs_param qs_params[] = {
-	{ "hypervisor", "false", "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
+	{ "hypervisor", NULL, "X86_FEATURE_HYPERVISOR without PV spinlocks: virt_spin_lock's "
 	  "test-and-set slow path (4.2+; virt_spin_lock_key 4.15+); = tas", "bool", "",
 	  VP_BOOL, VS_AT(struct qs_cfg, hv), 0, 1, 0, NULL },
-	{ "virt_fallback", "false", "older name of hypervisor", "bool", "",
+	{ "virt_fallback", NULL, "older name of hypervisor", "bool", "",
 	  VP_BOOL, VS_AT(struct qs_cfg, old), 0, 1, 0, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

@@ -71,10 +71,10 @@ struct sp {
 
 static const struct vs_param sp_params[] = {
 	/* glibc elf/dl-tunables.list: glibc.pthread.mutex_spin_count default 100 */
-	{ "spin_count", "100", "max_adaptive_count: spin iterations before sleeping (glibc "
+	{ "spin_count", NULL, "max_adaptive_count: spin iterations before sleeping (glibc "
 	  "tunable glibc.pthread.mutex_spin_count)", "int", "",
 	  VP_INT, VS_AT(struct sp_cfg, spin_count), 0, 1000000000, 100, NULL },
-	{ "adaptive", "true", "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
+	{ "adaptive", NULL, "budget MIN(spin_count, __spins * 2 + 10), __spins learnt per "
 	  "acquisition (glibc); false: always spin_count", "bool", "",
 	  VP_BOOL, VS_AT(struct sp_cfg, adaptive), 0, 1, 1, NULL },
 	{ "iteration", "(machine pause)", "ns of one spin iteration (atomic_spin_nop + trylock)",

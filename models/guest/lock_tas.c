@@ -57,7 +57,7 @@ struct tas {
 };
 
 static const struct vs_param tas_params[] = {
-	{ "pause", "true", "read + PAUSE between tries (TTAS); false: a cmpxchg loop", "bool", "",
+	{ "pause", NULL, "read + PAUSE between tries (TTAS); false: a cmpxchg loop", "bool", "",
 	  VP_BOOL, VS_AT(struct tas_cfg, pause), 0, 1, 1, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

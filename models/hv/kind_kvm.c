@@ -133,54 +133,54 @@ const struct vs_param kvm_params[] = {
 	  VP_BOOL, VS_AT(struct dy_cfg, prefer_ipi), 0, 1, 0, NULL },
 	{ "spin_handler", "3.2", "the older name of directed_yield: VERSION",
 	  "enum (see the version table)", "", VS_LIST },
-	{ "ple.defaults", "3.2", "Intel PLE presets: 3.2 (vmx.c LNX-3.6/4.5) or 6.6 (dynamic, "
+	{ "ple.defaults", NULL, "Intel PLE presets: 3.2 (vmx.c LNX-3.6/4.5) or 6.6 (dynamic, "
 	  "max 4294967295cycles)", "enum 3.2|6.6", "",
 	  VP_ENUM, VS_AT(struct ple_keys, defaults), 0, 0, 0, ple_presets },
-	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmx.c ple_gap != 0)", "bool", "",
+	{ "ple.enabled", NULL, "PAUSE-loop exiting on (vmx.c ple_gap != 0)", "bool", "",
 	  VP_BOOL, VS_AT(struct ple_keys, enabled), 0, 1, 1, NULL },
-	{ "ple.window", "4096cycles", "ple_window (KVM_VMX_DEFAULT_PLE_WINDOW)", "time", "cycles",
+	{ "ple.window", NULL, "ple_window (KVM_VMX_DEFAULT_PLE_WINDOW)", "time", "cycles",
 	  VP_TIME, VS_AT(struct ple_keys, window), 1, 1e9, 4096, NULL },
-	{ "ple.gap", "128cycles", "ple_gap: the longest gap between PAUSEs of one loop", "time",
+	{ "ple.gap", NULL, "ple_gap: the longest gap between PAUSEs of one loop", "time",
 	  "cycles", VP_TIME, VS_AT(struct ple_keys, gap), 0, 1e9, 128, NULL },
-	{ "ple.dynamic", "false", "grow/shrink the window per vCPU (LNX-3.18 grow_ple_window; "
+	{ "ple.dynamic", NULL, "grow/shrink the window per vCPU (LNX-3.18 grow_ple_window; "
 	  "true with defaults 6.6)", "bool", "", VP_BOOL, VS_AT(struct ple_keys, dynamic), 0, 1,
 	  0, NULL },
-	{ "ple.grow", "2", "ple_window_grow", "number", "",
+	{ "ple.grow", NULL, "ple_window_grow", "number", "",
 	  VP_NUM, VS_AT(struct ple_keys, grow), 0, 1e9, 2, NULL },
-	{ "ple.shrink", "0", "ple_window_shrink", "number", "",
+	{ "ple.shrink", NULL, "ple_window_shrink", "number", "",
 	  VP_NUM, VS_AT(struct ple_keys, shrink), 0, 1e9, 0, NULL },
-	{ "ple.max", "1073741823cycles", "ple_window_max", "time", "cycles",
+	{ "ple.max", NULL, "ple_window_max", "time", "cycles",
 	  VP_TIME, VS_AT(struct ple_keys, max), 1, 1e12, 1073741823, NULL },
-	{ "pause_filter.count", "3000", "AMD SVM pause_filter_count (LNX-6.6 svm.c), in PAUSEs",
+	{ "pause_filter.count", NULL, "AMD SVM pause_filter_count (LNX-6.6 svm.c), in PAUSEs",
 	  "int", "", VP_NUM, VS_AT(struct pf_keys, count), 0, 65535, 3000, NULL },
-	{ "pause_filter.thresh", "128cycles", "pause_filter_thresh", "time", "cycles",
+	{ "pause_filter.thresh", NULL, "pause_filter_thresh", "time", "cycles",
 	  VP_TIME, VS_AT(struct pf_keys, thresh), 0, 1e9, 128, NULL },
-	{ "pause_filter.grow", "2", "pause_filter_count_grow", "number", "",
+	{ "pause_filter.grow", NULL, "pause_filter_count_grow", "number", "",
 	  VP_NUM, VS_AT(struct pf_keys, grow), 0, 65535, 2, NULL },
-	{ "pause_filter.shrink", "0", "pause_filter_count_shrink", "number", "",
+	{ "pause_filter.shrink", NULL, "pause_filter_count_shrink", "number", "",
 	  VP_NUM, VS_AT(struct pf_keys, shrink), 0, 65535, 0, NULL },
-	{ "pause_filter.max", "65535", "pause_filter_count_max", "int", "",
+	{ "pause_filter.max", NULL, "pause_filter_count_max", "int", "",
 	  VP_NUM, VS_AT(struct pf_keys, max), 1, 65535, 65535, NULL },
-	{ "pv.sched_yield", "true", "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
+	{ "pv.sched_yield", NULL, "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
 	  "host)", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, pv_sched_yield), 0, 1, 1, NULL },
-	{ "pv.yield_on_kick", "false", "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
+	{ "pv.yield_on_kick", NULL, "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
 	  "5.3)", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, yield_on_kick), 0, 1, 0, NULL },
 	{ "halt_poll", "0ns", "a fixed poll window every halt (halt_poll_ns, Linux 4.0; 0: off), or "
 	  "{policy: dynamic|fixed|off, max, grow, grow_start, shrink, window}", "time", "ns",
 	  VS_LIST },
-	{ "halt_poll.policy", "dynamic", "dynamic: LNX-6.12 kvm_vcpu_halt's per-vCPU window; "
+	{ "halt_poll.policy", NULL, "dynamic: LNX-6.12 kvm_vcpu_halt's per-vCPU window; "
 	  "fixed: window every halt; off", "enum off|fixed|dynamic", "",
 	  VP_ENUM, VS_AT(struct kvm_hp_cfg, mode), 0, 0, KVM_HP_DYNAMIC, hp_policies },
-	{ "halt_poll.window", "0ns", "policy fixed: the poll window of every halt", "time", "ns",
+	{ "halt_poll.window", NULL, "policy fixed: the poll window of every halt", "time", "ns",
 	  VP_TIME, VS_AT(struct kvm_hp_cfg, fixed_ns), 0, 1e9, 0, NULL },
 	/* LNX-6.12 virt/kvm/kvm_main.c and arch/x86/include/asm/kvm_host.h */
-	{ "halt_poll.max", "200us", "halt_poll_ns (x86 KVM_HALT_POLL_NS_DEFAULT, policy dynamic)",
+	{ "halt_poll.max", NULL, "halt_poll_ns (x86 KVM_HALT_POLL_NS_DEFAULT, policy dynamic)",
 	  "time", "ns", VP_TIME, VS_AT(struct kvm_hp_cfg, max_ns), 0, 1e10, 200000, NULL },
-	{ "halt_poll.grow", "2", "halt_poll_ns_grow", "number", "",
+	{ "halt_poll.grow", NULL, "halt_poll_ns_grow", "number", "",
 	  VP_NUM, VS_AT(struct kvm_hp_cfg, grow), 0, 1e6, 2, NULL },
-	{ "halt_poll.grow_start", "10us", "halt_poll_ns_grow_start", "time", "ns",
+	{ "halt_poll.grow_start", NULL, "halt_poll_ns_grow_start", "time", "ns",
 	  VP_TIME, VS_AT(struct kvm_hp_cfg, grow_start_ns), 0, 1e10, 10000, NULL },
-	{ "halt_poll.shrink", "2", "halt_poll_ns_shrink (0: reset, the Linux 4.0-5.4 default; "
+	{ "halt_poll.shrink", NULL, "halt_poll_ns_shrink (0: reset, the Linux 4.0-5.4 default; "
 	  "\"Default halves\" since)", "number", "",
 	  VP_NUM, VS_AT(struct kvm_hp_cfg, shrink), 0, 1e6, 2, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }

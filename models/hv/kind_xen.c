@@ -21,9 +21,9 @@ struct xen_cfg {
 
 /* hypervisor.* keys of xen (XEN-4.2 vmcs.c: ple_gap 128, ple_window 4096). */
 static const struct vs_param xen_params[] = {
-	{ "ple.enabled", "true", "PAUSE-loop exiting on (vmcs.c ple_gap 128)", "bool", "",
+	{ "ple.enabled", NULL, "PAUSE-loop exiting on (vmcs.c ple_gap 128)", "bool", "",
 	  VP_BOOL, VS_AT(struct xen_cfg, ple), 0, 1, 1, NULL },
-	{ "ple.window", "4096cycles", "vmcs.c ple_window", "time", "cycles",
+	{ "ple.window", NULL, "vmcs.c ple_window", "time", "cycles",
 	  VP_TIME, VS_AT(struct xen_cfg, window_ns), 1, 1e9, 4096, NULL },
 	{ "ple.gap", "128", "ple_gap: accepted, not modelled", "int", "cycles", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }

@@ -41,16 +41,16 @@ struct cfs {
 /* hypervisor.params of cfs beside fair_params: LNX-3.2 fair.c sysctl defaults
  * (LNX-3.6 fair.c sysctl_sched_*; kernel/sched/features.h). */
 static const struct vs_param cfs_params[] = {
-	{ "latency", "6ms", "sysctl_sched_latency (x factor): the period every runnable entity "
+	{ "latency", NULL, "sysctl_sched_latency (x factor): the period every runnable entity "
 	  "runs in", "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, latency), 1e3, 1e10, 6e6,
 	  NULL },
-	{ "min_granularity", "0.75ms", "sysctl_sched_min_granularity (x factor): shortest slice",
+	{ "min_granularity", NULL, "sysctl_sched_min_granularity (x factor): shortest slice",
 	  "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, min_gran), 1e3, 1e10, 0.75e6, NULL },
-	{ "wakeup_granularity", "1ms", "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
+	{ "wakeup_granularity", NULL, "sysctl_sched_wakeup_granularity (x factor): vruntime lead "
 	  "a waker needs to preempt", "time", "ns", VP_TIME, VS_AT(struct cfs_cfg, wakeup_gran),
 	  0, 1e10, 1e6, NULL },
 	/* LNX-3.2 sched_fair.c sysctl_sched_shares_window: 10 ms */
-	{ "shares_window", "10ms", "sysctl_sched_shares_window: groups weigh their other pCPUs' "
+	{ "shares_window", NULL, "sysctl_sched_shares_window: groups weigh their other pCPUs' "
 	  "loads averaged over it (update_cfs_load); 0: the current loads", "time", "ns",
 	  VP_TIME, VS_AT(struct cfs_cfg, shares_window), 0, 1e10, 10e6, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }

@@ -858,25 +858,25 @@ static const char *const csched_tickles[] = { "upstream-4.2", "patched-2012", "x
 
 /* hypervisor.params of credit: Xen 4.2 sched_credit.c and its boot parameters. */
 static const struct vs_param csched_params[] = {
-	{ "tickle", "upstream-4.2", "which runq_tickle: upstream-4.2, patched-2012 (the 2012 "
+	{ "tickle", NULL, "which runq_tickle: upstream-4.2, patched-2012 (the 2012 "
 	  "tickle patch), xen-4.3", "enum upstream-4.2|patched-2012|xen-4.3", "",
 	  VP_ENUM, VS_AT(struct csched_cfg, tickle), 0, 0, CSCHED_TICKLE_UPSTREAM_42,
 	  csched_tickles },
 	/* XEN-4.2 sched_credit_tslice_ms: 1..1000 ms, whole ms (csched_parse) */
-	{ "tslice", "30ms", "sched_credit_tslice_ms: the time slice", "time", "ns",
+	{ "tslice", NULL, "sched_credit_tslice_ms: the time slice", "time", "ns",
 	  VP_TIME, VS_AT(struct csched_cfg, tslice_ns), 1e6, 1e9, 30e6, NULL },
 	/* XEN-4.2 csched_init: 3 ticks per tslice, 1 if tslice < 3 ms (csched_parse) */
 	{ "tick", "(tslice/3)", "CSCHED_TICKS_PER_TSLICE 3: the accounting tick", "time", "ns",
 	  VP_TIME, VS_AT(struct csched_cfg, tick_ns), 1e5, 1e9, 0, NULL },
 	/* XEN-4.2 sched_ratelimit_us: 0 (off, as 4.1) or 100 us..500 ms, <= tslice */
-	{ "ratelimit", "1ms", "sched_ratelimit_us (4.2): minimum run before preemption",
+	{ "ratelimit", NULL, "sched_ratelimit_us (4.2): minimum run before preemption",
 	  "time", "ns", VP_TIME, VS_AT(struct csched_cfg, ratelimit_ns), 0, 5e8, 1e6, NULL },
-	{ "tickle_one_idle", "true", "tickle one idle pCPU, not all (4.2 runq_tickle)",
+	{ "tickle_one_idle", NULL, "tickle one idle pCPU, not all (4.2 runq_tickle)",
 	  "bool", "", VP_BOOL, VS_AT(struct csched_cfg, tickle_one_idle), 0, 1, 1, NULL },
-	{ "vcpu_migration_delay", "0ns", "vcpu_migration_delay boot parameter (4.2): cache-hot "
+	{ "vcpu_migration_delay", NULL, "vcpu_migration_delay boot parameter (4.2): cache-hot "
 	  "window", "time", "ns", VP_TIME, VS_AT(struct csched_cfg, migration_delay_ns), 0, 1e9,
 	  0, NULL },
-	{ "weights", "{VM: 256}", "domain weight (xl sched-credit -w; default 256)", "map", "", VS_LIST },
+	{ "weights", "{VM: 256}", "domain weight (xl sched-credit -w)", "map", "", VS_LIST },
 	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

@@ -1255,31 +1255,31 @@ static const char *const csched2_arrs[] = { "cpu", "core", "socket", "node", "al
 
 /* hypervisor.params of credit2: Xen sched_credit2.c and its boot parameters. */
 static const struct vs_param csched2_params[] = {
-	{ "runqueue", "socket", "credit2_runqueue: one run queue per cpu|core|socket|node|all",
+	{ "runqueue", NULL, "credit2_runqueue: one run queue per cpu|core|socket|node|all",
 	  "enum cpu|core|socket|node|all", "", VP_ENUM, VS_AT(struct csched2_cfg, runqueue), 0, 0,
 	  CSCHED2_RQ_SOCKET, csched2_arrs },
-	{ "max_cpus_runqueue", "16", "sched_credit2_max_cpus_runqueue", "int", "",
+	{ "max_cpus_runqueue", NULL, "sched_credit2_max_cpus_runqueue", "int", "",
 	  VP_INT, VS_AT(struct csched2_cfg, max_cpus_runqueue), 1, 4096, 16, NULL },
 	/* sched_ratelimit_us: 0 (off) or XEN_SYSCTL_SCHED_RATELIMIT_MIN..MAX */
-	{ "ratelimit", "1ms", "sched_ratelimit_us", "time", "ns",
+	{ "ratelimit", NULL, "sched_ratelimit_us", "time", "ns",
 	  VP_TIME, VS_AT(struct csched2_cfg, ratelimit_ns), 0, 5e8, 1000 * C2_US, NULL },
-	{ "migrate_resist", "500us", "sched_credit2_migrate_resist", "time", "ns",
+	{ "migrate_resist", NULL, "sched_credit2_migrate_resist", "time", "ns",
 	  VP_TIME, VS_AT(struct csched2_cfg, migrate_resist_ns), 0, 1e9, 500 * C2_US, NULL },
 	/* Shifts kept where the Q-format products fit in 63 bits. */
-	{ "load_window_shift", "30", "LOADAVG_WINDOW_SHIFT: load averaging window (2^N ns)",
+	{ "load_window_shift", NULL, "LOADAVG_WINDOW_SHIFT: load averaging window (2^N ns)",
 	  "int", "", VP_INT, VS_AT(struct csched2_cfg, load_window_shift),
 	  LOADAVG_GRANULARITY_SHIFT + 1, 34, LOADAVG_WINDOW_SHIFT, NULL },
-	{ "load_precision_shift", "18", "credit2_load_precision_shift", "int", "",
+	{ "load_precision_shift", NULL, "credit2_load_precision_shift", "int", "",
 	  VP_INT, VS_AT(struct csched2_cfg, load_precision_shift), 4, 24,
 	  LOADAVG_PRECISION_SHIFT, NULL },
-	{ "balance_under", "0", "credit2_balance_under", "int", "",
+	{ "balance_under", NULL, "credit2_balance_under", "int", "",
 	  VP_INT, VS_AT(struct csched2_cfg, balance_under), -4, 16, 0, NULL },
-	{ "balance_over", "-3", "credit2_balance_over", "int", "",
+	{ "balance_over", NULL, "credit2_balance_over", "int", "",
 	  VP_INT, VS_AT(struct csched2_cfg, balance_over), -4, 16, -3, NULL },
-	{ "weights", "{VM: 256}", "domain weight (default 256)", "map", "", VS_LIST },
+	{ "weights", "{VM: 256}", "domain weight", "map", "", VS_LIST },
 	{ "caps", "{VM: 0}", "domain cap in % of a pCPU (0: none)", "map", "%", VS_LIST },
 	/* credit2_cap_period_ms: whole ms (csched2_parse) */
-	{ "cap_period", "10ms", "credit2_cap_period_ms: budget replenishment period",
+	{ "cap_period", NULL, "credit2_cap_period_ms: budget replenishment period",
 	  "time", "ns", VP_TIME, VS_AT(struct csched2_cfg, cap_period_ns), 1e6, 1e9,
 	  10 * C2_MS, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }

@@ -58,17 +58,17 @@ struct eevdf {
 /* hypervisor.params of eevdf beside fair_params: LNX-6.6 fair.c
  * sysctl_sched_base_slice and kernel/sched/features.h. */
 static const struct vs_param eevdf_params[] = {
-	{ "base_slice", "0.75ms", "sysctl_sched_base_slice (x factor; LNX-6.6)", "time", "ns",
+	{ "base_slice", NULL, "sysctl_sched_base_slice (x factor; LNX-6.6)", "time", "ns",
 	  VP_TIME, VS_AT(struct eevdf_cfg, base_slice), 1e3, 1e10, 0.75e6, NULL },
-	{ "run_to_parity", "true", "RUN_TO_PARITY: curr keeps the CPU until its deadline", "bool",
+	{ "run_to_parity", NULL, "RUN_TO_PARITY: curr keeps the CPU until its deadline", "bool",
 	  "", VP_BOOL, VS_AT(struct eevdf_cfg, run_to_parity), 0, 1, 1, NULL },
-	{ "place_lag", "true", "PLACE_LAG: a woken entity keeps its lag", "bool", "",
+	{ "place_lag", NULL, "PLACE_LAG: a woken entity keeps its lag", "bool", "",
 	  VP_BOOL, VS_AT(struct eevdf_cfg, place_lag), 0, 1, 1, NULL },
-	{ "place_deadline_initial", "true", "PLACE_DEADLINE_INITIAL: half a slice for a new task",
+	{ "place_deadline_initial", NULL, "PLACE_DEADLINE_INITIAL: half a slice for a new task",
 	  "bool", "", VP_BOOL, VS_AT(struct eevdf_cfg, place_deadline_initial), 0, 1, 1, NULL },
-	{ "next_buddy", "false", "NEXT_BUDDY: pick the wakee / yield_to target if eligible",
+	{ "next_buddy", NULL, "NEXT_BUDDY: pick the wakee / yield_to target if eligible",
 	  "bool", "", VP_BOOL, VS_AT(struct eevdf_cfg, next_buddy), 0, 1, 0, NULL },
-	{ "delay_dequeue", "false", "LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps "
+	{ "delay_dequeue", NULL, "LNX-6.12 DELAY_DEQUEUE (+DELAY_ZERO): a task that sleeps "
 	  "while not eligible stays queued until picked or woken", "bool", "",
 	  VP_BOOL, VS_AT(struct eevdf_cfg, delay_dequeue), 0, 1, 0, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }

@@ -28,13 +28,13 @@ static const char *const fair_groups_names[] = { "none", "per-vm", "autogroup", 
 
 /* hypervisor.params keys of every fair policy (cfs, eevdf): fair_parse. */
 const struct vs_param fair_params[] = {
-	{ "scaling", "log", "sysctl_sched_tunable_scaling: the factor 1+ilog2(min(ncpus,8)) "
+	{ "scaling", NULL, "sysctl_sched_tunable_scaling: the factor 1+ilog2(min(ncpus,8)) "
 	  "(LNX-3.6 get_update_sysctl_factor)", "enum none|log|linear", "",
 	  VP_ENUM, VS_AT(struct fair_cfg, scaling), 0, 0, FAIR_SCALE_LOG, fair_scaling_names },
-	{ "hz", "1000", "host CONFIG_HZ (the tick checks preemption)", "number", "Hz",
+	{ "hz", NULL, "host CONFIG_HZ (the tick checks preemption)", "number", "Hz",
 	  VP_NUM, VS_AT(struct fair_cfg, tick_hz), 1, 1e6, 1000, NULL },
 	/* LNX-3.6 fair.c sysctl_sched_migration_cost */
-	{ "migration_cost", "0.5ms", "sysctl_sched_migration_cost (task_hot, idle_balance)",
+	{ "migration_cost", NULL, "sysctl_sched_migration_cost (task_hot, idle_balance)",
 	  "time", "ns", VP_TIME, VS_AT(struct fair_cfg, migration_cost), 0, 1e10, 0.5e6, NULL },
 	/* unset (0): the per-domain intervals of the policy (fair_class.sd_init) */
 	{ "balance_interval", "(per domain)", "periodic load balance: every domain's starting and "
@@ -42,11 +42,11 @@ const struct vs_param fair_params[] = {
 	  "socket 1..4ms, busy x64; NUMA 8..32ms, x32), eevdf 6.6 sd_init (pCPUs..2*pCPUs ms, "
 	  "busy x16)", "time", "ns", VP_TIME, VS_AT(struct fair_cfg, balance_interval), 1e3,
 	  1e10, 0, NULL },
-	{ "yield_to_esrch", "false", "LNX-4.5 yield_to returns -ESRCH when both rqs hold one task",
+	{ "yield_to_esrch", NULL, "LNX-4.5 yield_to returns -ESRCH when both rqs hold one task",
 	  "bool", "", VP_BOOL, VS_AT(struct fair_cfg, yield_to_esrch), 0, 1, 0, NULL },
 	{ "weights", "{VM: 1024}", "a VM's vCPU-thread weight, 15..88761 (nice 19..-20)", "map",
 	  "", VS_LIST },
-	{ "groups", "none", "one task group per VM (FAIR_GROUP_SCHED, calc_group_shares); per-vm: "
+	{ "groups", NULL, "one task group per VM (FAIR_GROUP_SCHED, calc_group_shares); per-vm: "
 	  "its vms[].cgroup weight and max; autogroup: 1024, no max",
 	  "enum none|per-vm|autogroup", "", VP_ENUM, VS_AT(struct fair_cfg, groups), 0, 0,
 	  FAIR_GROUPS_NONE, fair_groups_names },

@@ -20,40 +20,40 @@
 const struct vs_param machine_params[] = {
 	{ "name", "machine", "its name in reports", "string", "", VP_STR, M(name), 0, 0, 0,
 	  NULL },
-	{ "sockets", "1", "sockets (NUMA nodes)", "int", "", VP_INT, M(sockets), 1, 64, 1,
+	{ "sockets", NULL, "sockets (NUMA nodes)", "int", "", VP_INT, M(sockets), 1, 64, 1,
 	  NULL },
-	{ "cores_per_socket", "4", "cores of a socket", "int", "", VP_INT, M(cores_per_socket),
+	{ "cores_per_socket", NULL, "cores of a socket", "int", "", VP_INT, M(cores_per_socket),
 	  1, 1024, 4, NULL },
-	{ "threads_per_core", "1", "SMT threads of a core", "int", "",
+	{ "threads_per_core", NULL, "SMT threads of a core", "int", "",
 	  VP_INT, M(threads_per_core), 1, 8, 1, NULL },
-	{ "clock", "2.93GHz", "the nominal clock (X5570), which converts cycles", "frequency",
+	{ "clock", NULL, "the nominal clock (X5570), which converts cycles", "frequency",
 	  "Hz", VP_FREQ, M(hz), 1e6, 1e11, 2.93e9, NULL },
 	/* line transfers ~80 cycles in a socket, ~300 across (Molka PACT'09, unverified) */
-	{ "costs.line_same_core", "4cycles", "a modified line's transfer within a core (L1)",
+	{ "costs.line_same_core", NULL, "a modified line's transfer within a core (L1)",
 	  "time", "cycles", VP_TIME, M(line_ns[HW_SAME]), 0, 1e12, 4, NULL },
-	{ "costs.line_sibling", "12cycles", "... between SMT siblings", "time", "cycles",
+	{ "costs.line_sibling", NULL, "... between SMT siblings", "time", "cycles",
 	  VP_TIME, M(line_ns[HW_SIBLING]), 0, 1e12, 12, NULL },
-	{ "costs.line_socket", "80cycles", "... between cores of a socket (Molka PACT'09)",
+	{ "costs.line_socket", NULL, "... between cores of a socket (Molka PACT'09)",
 	  "time", "cycles", VP_TIME, M(line_ns[HW_SOCKET]), 0, 1e12, 80, NULL },
-	{ "costs.line_remote", "300cycles", "... across sockets (Molka PACT'09)", "time",
+	{ "costs.line_remote", NULL, "... across sockets (Molka PACT'09)", "time",
 	  "cycles", VP_TIME, M(line_ns[HW_REMOTE]), 0, 1e12, 300, NULL },
-	{ "costs.atomic", "20cycles", "a locked RMW on a line already held", "time", "cycles",
+	{ "costs.atomic", NULL, "a locked RMW on a line already held", "time", "cycles",
 	  VP_TIME, M(atomic_ns), 0, 1e12, 20, NULL },
-	{ "costs.ctx_switch", "6000cycles", "a host context switch between vCPUs", "time",
+	{ "costs.ctx_switch", NULL, "a host context switch between vCPUs", "time",
 	  "cycles", VP_TIME, M(ctx_switch_ns), 0, 1e12, 6000, NULL },
-	{ "costs.wake_ipi", "8000cycles", "an IPI and leaving idle on a remote pCPU", "time",
+	{ "costs.wake_ipi", NULL, "an IPI and leaving idle on a remote pCPU", "time",
 	  "cycles", VP_TIME, M(wake_ipi_ns), 0, 1e12, 8000, NULL },
 	/* exit round trip ~2000 cycles (SplitX, WIOV 2011); vmcall 3898, PIO in-kernel
 	 * 7237, PIO to QEMU 20574 cycles (kvm-unit-tests 00bfecaa) */
-	{ "costs.exit_hlt", "2000cycles", "a HLT exit's round trip (SplitX, WIOV 2011)", "time",
+	{ "costs.exit_hlt", NULL, "a HLT exit's round trip (SplitX, WIOV 2011)", "time",
 	  "cycles", VP_TIME, M(exit_hlt_ns), 0, 1e12, 2000, NULL },
-	{ "costs.exit_hypercall", "3898cycles", "a vmcall round trip (kvm-unit-tests vmexit)",
+	{ "costs.exit_hypercall", NULL, "a vmcall round trip (kvm-unit-tests vmexit)",
 	  "time", "cycles", VP_TIME, M(exit_hypercall_ns), 0, 1e12, 3898, NULL },
-	{ "costs.exit_ple", "2000cycles", "a PAUSE-loop exit's round trip", "time", "cycles",
+	{ "costs.exit_ple", NULL, "a PAUSE-loop exit's round trip", "time", "cycles",
 	  VP_TIME, M(exit_ple_ns), 0, 1e12, 2000, NULL },
-	{ "costs.pio_kernel", "7237cycles", "a PIO exit handled in the kernel (kvm-unit-tests)",
+	{ "costs.pio_kernel", NULL, "a PIO exit handled in the kernel (kvm-unit-tests)",
 	  "time", "cycles", VP_TIME, M(pio_kernel_ns), 0, 1e12, 7237, NULL },
-	{ "costs.pio_user", "24615cycles", "a PIO exit handled by QEMU", "time", "cycles",
+	{ "costs.pio_user", NULL, "a PIO exit handled by QEMU", "time", "cycles",
 	  VP_TIME, M(pio_user_ns), 0, 1e12, 24615, NULL },
 	/* MMIO (hv/hv_io.h): the full path is the PIO path of the same end plus the
 	 * x86 emulator's fetch and decode, which a PIO exit does not need; the 2012
@@ -61,48 +61,48 @@ const struct vs_param machine_params[] = {
 	 * (model-reference §7.1 "emulator cost"); the fast path (ioeventfd on
 	 * KVM_FAST_MMIO_BUS) is an exit and an in-kernel bus write with no decode,
 	 * as the in-kernel PIO out fast path measured there, 4451 cycles */
-	{ "costs.mmio_decode", "3339cycles", "MMIO's instruction decode on top of the PIO path "
+	{ "costs.mmio_decode", NULL, "MMIO's instruction decode on top of the PIO path "
 	  "(kvm-unit-tests 00bfecaa: emulated in 7237 - vmcall 3898)", "time", "cycles",
 	  VP_TIME, M(mmio_decode_ns), 0, 1e12, 3339, NULL },
-	{ "costs.mmio_fast", "4451cycles", "an MMIO write to an ioeventfd address (fast MMIO "
+	{ "costs.mmio_fast", NULL, "an MMIO write to an ioeventfd address (fast MMIO "
 	  "bus, no decode; as kvm-unit-tests 00bfecaa's in-kernel out)", "time", "cycles",
 	  VP_TIME, M(mmio_fast_ns), 0, 1e12, 4451, NULL },
 	/* bare metal: a placeholder, unverified (an uncached read of a chipset
 	 * register, an LPC or PCIe round trip, about a microsecond) */
-	{ "costs.dev_access", "1000ns", "a device access on bare metal, no exit (uncached; "
+	{ "costs.dev_access", NULL, "a device access on bare metal, no exit (uncached; "
 	  "placeholder)", "time", "ns", VP_TIME, M(dev_access_ns), 0, 1e12, 1000, NULL },
-	{ "costs.pause", "10cycles", "one PAUSE-loop iteration", "time", "cycles",
+	{ "costs.pause", NULL, "one PAUSE-loop iteration", "time", "cycles",
 	  VP_TIME, M(pause_ns), 0, 1e12, 10, NULL },
 	/* The guest kernel's (model-reference §7.2, placeholders): a task switch
 	 * as the host's; an IPI's sender exit on the x2APIC ICR write, as a vmcall
 	 * round trip (kvm-unit-tests x86/vmexit.c measures "ipi"); an interrupt's
 	 * injection and EOI exit, one exit round trip (SplitX); a LAPIC timer
 	 * tick, two (the hrtimer's kick and the next deadline's MSR write). */
-	{ "costs.guest_ctx_switch", "6000cycles", "a guest task switch (as the host's)", "time",
+	{ "costs.guest_ctx_switch", NULL, "a guest task switch (as the host's)", "time",
 	  "cycles", VP_TIME, M(guest_ctx_switch_ns), 0, 1e12, 6000, NULL },
-	{ "costs.exit_ipi", "3898cycles", "an IPI's sender exit (x2APIC ICR write; a vmcall)",
+	{ "costs.exit_ipi", NULL, "an IPI's sender exit (x2APIC ICR write; a vmcall)",
 	  "time", "cycles", VP_TIME, M(exit_ipi_ns), 0, 1e12, 3898, NULL },
-	{ "costs.irq", "2000cycles", "an interrupt's injection and EOI exit (one round trip)",
+	{ "costs.irq", NULL, "an interrupt's injection and EOI exit (one round trip)",
 	  "time", "cycles", VP_TIME, M(irq_ns), 0, 1e12, 2000, NULL },
-	{ "costs.timer_tick", "4000cycles", "a guest timer tick's exits (hrtimer kick, deadline "
+	{ "costs.timer_tick", NULL, "a guest timer tick's exits (hrtimer kick, deadline "
 	  "MSR write)", "time", "cycles", VP_TIME, M(timer_tick_ns), 0, 1e12, 4000, NULL },
-	{ "costs.smt_busy_slowdown", "1.3", "time factor while an SMT sibling runs code",
+	{ "costs.smt_busy_slowdown", NULL, "time factor while an SMT sibling runs code",
 	  "number", "", VP_NUM, M(smt_busy_slowdown), 1, 10, 1.3, NULL },
-	{ "costs.smt_spin_slowdown", "1.15", "time factor while an SMT sibling spins with PAUSE",
+	{ "costs.smt_spin_slowdown", NULL, "time factor while an SMT sibling spins with PAUSE",
 	  "number", "", VP_NUM, M(smt_spin_slowdown), 1, 10, 1.15, NULL },
 	/* A Nehalem-EP socket's three DDR3-1333 channels give ~17 GB/s of STREAM,
 	 * one core alone ~10 GB/s (Molka PACT'09 and Intel's X5570 STREAM
 	 * figures, unverified); a size here means per second. */
-	{ "costs.mem_bw_core", "10e9B", "memory bandwidth one core draws alone, per second",
+	{ "costs.mem_bw_core", NULL, "memory bandwidth one core draws alone, per second",
 	  "size", "B", VP_SIZE, M(mem_bw_core), 1, 1e15, 10e9, NULL },
-	{ "costs.mem_bw_socket", "17e9B", "memory bandwidth a socket shares among its "
+	{ "costs.mem_bw_socket", NULL, "memory bandwidth a socket shares among its "
 	  "streamers, per second", "size", "B", VP_SIZE, M(mem_bw_socket), 1, 1e15, 17e9, NULL },
 	/* L1D fill buffers (10 on Nehalem to Haswell, secondary source in
 	 * models/README.md); 1 charges every line serially, as before it existed */
-	{ "costs.mlp", "1", "memory-level parallelism of a streaming copy (lines in flight)",
+	{ "costs.mlp", NULL, "memory-level parallelism of a streaming copy (lines in flight)",
 	  "int", "", VP_INT, M(mlp), 1, 64, 1, NULL },
 	/* MESI (Sorin/Hill/Wood 2011, ch. 6-7; lock.c lock_own_ns) */
-	{ "costs.release_visibility", "true", "a release's store owns the word's line before "
+	{ "costs.release_visibility", NULL, "a release's store owns the word's line before "
 	  "waiters see it", "bool", "", VP_BOOL, M(release_visibility), 0, 1, 1, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };

@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "scenario.h"
 #include "workload/workload.h"
+#include "yparam.h"
 
 /* The tables of no registry entry: a scenario file's, a machine file's, a
  * workload's (text title, YAML key, man page heading). */
@@ -62,8 +63,11 @@ yq(const char *s)
 static void
 params_text(const struct vs_param *p)
 {
+	char buf[64];
+
 	for (; p != NULL && p->name != NULL; p++) {
-		printf("      %s = %s  (%s%s%s)\n          %s\n", p->name, p->def,
+		printf("      %s = %s  (%s%s%s)\n          %s\n", p->name,
+		    vs_param_def(p, buf, sizeof buf),
 		    p->type ? p->type : "type unstated", p->unit && *p->unit ? ", " : "",
 		    p->unit && *p->unit ? p->unit : "", p->what);
 	}
@@ -85,6 +89,8 @@ params_yaml(const struct vs_param *p, const char *ind)
 static void
 params_rows_yaml(const struct vs_param *p, const char *ind)
 {
+	char buf[64];
+
 	for (; p != NULL && p->name != NULL; p++) {
 		printf("%s  - {name: ", ind);
 		yq(p->name);
@@ -93,7 +99,7 @@ params_rows_yaml(const struct vs_param *p, const char *ind)
 		printf(", unit: ");
 		yq(p->unit);
 		printf(", default: ");
-		yq(p->def);
+		yq(vs_param_def(p, buf, sizeof buf));
 		printf(", source: ");
 		yq(p->what);
 		puts("}");
@@ -192,11 +198,13 @@ rq(const char *s)
 static void
 params_man(const struct vs_param *p)
 {
+	char buf[64];
+
 	for (; p != NULL && p->name != NULL; p++) {
 		fputs(".RS\n.TP\n.B ", stdout);
 		rq(p->name);
 		fputs("\n= ", stdout);
-		rq(p->def);
+		rq(vs_param_def(p, buf, sizeof buf));
 		fputs(" (", stdout);
 		rq(p->type ? p->type : "type unstated");
 		if (p->unit != NULL && *p->unit) {

@@ -11,15 +11,17 @@
  * A table is a NULL-terminated array:
  *
  *	static const struct vs_param my_params[] = {
- *		{ "window", "4096cycles", "PAUSE-loop window (vmx.c ple_window)",
+ *		{ "window", NULL, "PAUSE-loop window (vmx.c ple_window)",
  *		  "time", "cycles", VP_TIME, VS_AT(struct my_cfg, window_ns), 1, 1e9, 4096 },
  *		{ NULL }
  *	};
  *
- * name: the YAML key (dotted inside a nested map: "ple.window"); def: the
- * default as it would be written in YAML, in parentheses when its owner
- * computes it ("(machine pause)": the field keeps what the owner put there
- * when the key is absent) or "(required)"; what: one line of meaning and the
+ * name: the YAML key (dotted inside a nested map: "ple.window"); def: NULL
+ * where the default is cdef (vs_param_def writes it as YAML would: 4096cycles,
+ * 750us, true, the enum's name), else the default as written in YAML: a
+ * string's, or in parentheses when its owner computes it ("(machine pause)":
+ * the field keeps what the owner put there when the key is absent) or
+ * "(required)", or a listed row's; what: one line of meaning and the
  * real code, document or parameter it follows; type: "time" (any time unit,
  * or cycles), "int", "number", "bool", "enum a|b|c", "map", "string"; unit:
  * the unit of a bare number or of the default ("ns", "cycles", "%", "").
@@ -30,7 +32,7 @@
  * (ns, bytes, Hz, a count); cdef: the C default, in cycles when unit is
  * "cycles" (ns at the machine's clock), else in what the reader returns;
  * names: an enum's names (cdef its index).  tests/check_params.c holds
- * every static def equal to its cdef.
+ * every default as listed (vs_param_def) equal to its cdef.
  */
 #ifndef VS_PARAM_H
 #define VS_PARAM_H

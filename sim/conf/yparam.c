@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "units.h"
 #include "yconf.h"
 
 /* A row's name below prefix ("window" of "ple.window" under "ple"), or NULL. */
@@ -44,6 +45,31 @@ vs_param_find(const struct vs_param *t, const char *name)
 		if (strcmp(t->name, name) == 0)
 			return t;
 	return NULL;
+}
+
+const char *
+vs_param_def(const struct vs_param *p, char *buf, size_t n)
+{
+	if (p->def != NULL)
+		return p->def;
+	switch (p->read) {
+	case VP_BOOL:
+		return p->cdef != 0 ? "true" : "false";
+	case VP_ENUM:
+		return p->names[(int)p->cdef];
+	case VP_TIME:
+		if (p->unit != NULL && strcmp(p->unit, "cycles") == 0) {
+			snprintf(buf, n, "%.15gcycles", p->cdef);
+			return buf;
+		}
+		return units_fmt(p->cdef, UNIT_TIME, buf, n);
+	case VP_FREQ:
+		return units_fmt(p->cdef, UNIT_FREQ, buf, n);
+	case VP_SIZE:
+		return units_fmt(p->cdef, UNIT_SIZE, buf, n);
+	default:
+		return units_fmt(p->cdef, UNIT_NONE, buf, n);
+	}
 }
 
 /* A number read (an integer i where isint, else d) into a field of type st. */
@@ -80,7 +106,8 @@ read_row(const struct yc_node *map, const struct vs_param *p, const char *key, d
 {
 	static const enum unit_kind kinds[] = { [VP_TIME] = UNIT_TIME, [VP_SIZE] = UNIT_SIZE,
 	    [VP_FREQ] = UNIT_FREQ };
-	int keep = p->def[0] == '(', req = keep && strcmp(p->def, "(required)") == 0;
+	int keep = p->def != NULL && p->def[0] == '(';
+	int req = keep && strcmp(p->def, "(required)") == 0;
 	double def = p->cdef, d;
 	const char *s;
 	int64_t i;

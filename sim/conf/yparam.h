@@ -36,6 +36,9 @@ int yc_params_check_all(const struct yc_node *map, const struct vs_ptab *ts, str
 /* Both, for one table: the usual case. */
 int yc_get_params(const struct yc_node *map, const struct vs_param *t, double hz, void *out,
     struct vs_err *);
+/* The row's default as `vlocksim list` shows it and YAML would write it: def,
+ * or (def NULL) cdef in the row's unit, into buf; the text, buf or a constant. */
+const char *vs_param_def(const struct vs_param *, char *buf, size_t n);
 /* The row named name (dotted), or NULL. */
 const struct vs_param *vs_param_find(const struct vs_param *t, const char *name);
 

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -278,4 +279,46 @@ units_kind_name(enum unit_kind kind)
 		return "rate";
 	}
 	return "?";
+}
+
+/*
+ * v (in base units) as a person writes it, so that units_parse reads it
+ * back: a time or a frequency in the largest unit it fills at least once
+ * (750us, 2.93GHz, 0ns); a size in thousands when it is a whole number of
+ * them (10e9B), else in the largest power of 1024 it is a whole multiple of
+ * (256MiB); a number plainly.
+ */
+const char *
+units_fmt(double v, enum unit_kind kind, char *buf, size_t n)
+{
+	static const char *const tu[] = { "s", "ms", "us", "ns" };
+	static const char *const fu[] = { "GHz", "MHz", "kHz", "Hz" };
+	static const char *const su[] = { "GiB", "MiB", "KiB" };
+	double scale = 1e9;
+	int i;
+
+	switch (kind) {
+	case UNIT_TIME:
+	case UNIT_FREQ:
+		for (i = 0; i < 3 && v < scale; i++)
+			scale /= 1e3;
+		snprintf(buf, n, "%.15g%s", v / scale, kind == UNIT_TIME ? tu[i] : fu[i]);
+		return buf;
+	case UNIT_SIZE:
+		for (i = 9; i >= 3 && v > 0; i -= 3)
+			if (v >= pow(10, i) && fmod(v, pow(10, i)) == 0) {
+				snprintf(buf, n, "%.15ge%dB", v / pow(10, i), i);
+				return buf;
+			}
+		for (i = 0, scale = 1024.0 * 1024 * 1024; i < 3 && v > 0; i++, scale /= 1024)
+			if (v >= scale && fmod(v, scale) == 0) {
+				snprintf(buf, n, "%.15g%s", v / scale, su[i]);
+				return buf;
+			}
+		snprintf(buf, n, "%.15gB", v);
+		return buf;
+	default:
+		snprintf(buf, n, "%.15g", v);
+		return buf;
+	}
 }

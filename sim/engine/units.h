@@ -9,6 +9,7 @@
 #ifndef VS_UNITS_H
 #define VS_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum unit_kind {
@@ -27,5 +28,8 @@ enum unit_kind {
 int units_parse(const char *text, enum unit_kind kind, double hz, double *out,
     const char **why);
 const char *units_kind_name(enum unit_kind);
+/* v in base units as written with the kind's unit ("750us", "2.93GHz",
+ * "256MiB", "10e9B"), into buf; returns buf. */
+const char *units_fmt(double v, enum unit_kind kind, char *buf, size_t n);
 
 #endif

@@ -40,9 +40,9 @@ const struct vs_param scen_params[] = {
 	{ "name", "scenario", "its name in reports", "string", "",
 	  VP_STR, VS_AT(struct top_keys, name), 0, 0, 0, NULL },
 	{ "description", "\"\"", "free text", "string", "", VS_LIST },
-	{ "seed", "1", "the random seed of the first replication (rep r: seed + r)", "int", "",
+	{ "seed", NULL, "the random seed of the first replication (rep r: seed + r)", "int", "",
 	  VP_INT, VS_AT(struct top_keys, seed), 0, INFINITY, 1, NULL },
-	{ "reps", "1", "replications (each a seed)", "int", "",
+	{ "reps", NULL, "replications (each a seed)", "int", "",
 	  VP_INT, VS_AT(struct top_keys, reps), 1, 100000, 1, NULL },
 	{ "until", "(done without a duration, else duration)", "when a run ends: at duration, "
 	  "or when every finite task is done (duration then a cap)", "enum duration|done", "",
@@ -50,11 +50,11 @@ const struct vs_param scen_params[] = {
 	{ "duration", "(none)", "simulated time of a run (cycles at the machine's clock)", "time",
 	  "ns", VP_TIME, VS_AT(struct top_keys, duration), 1, 1e18, 0, NULL },
 	/* as a benchmark leaves out its first interval (lockbench --warmup) */
-	{ "warmup", "0s", "simulated time run before the metrics start counting: the run "
+	{ "warmup", NULL, "simulated time run before the metrics start counting: the run "
 	  "lasts warmup + duration and every metric covers the duration after it", "time",
 	  "ns", VP_TIME, VS_AT(struct top_keys, warmup), 0, 1e18, 0, NULL },
 	/* the engine's exact shortcuts; false runs the slow path (the reference) */
-	{ "fast_forward", "true", "exact shortcuts (PLE, loop and tick fast-forwards); false: "
+	{ "fast_forward", NULL, "exact shortcuts (PLE, loop and tick fast-forwards); false: "
 	  "the slow path, event by event", "bool", "",
 	  VP_BOOL, VS_AT(struct top_keys, fast_forward), 0, 1, 1, NULL },
 	{ "machine", "(machine defaults)", "a machine file or mapping (vlocksim list: machine)",
@@ -97,9 +97,9 @@ struct vm_keys {
 const struct vs_param scen_vm_params[] = {
 	{ "name", "(required)", "the VM's name (instances of count > 1: name0, name1, ...)",
 	  "string", "", VP_STR, VS_AT(struct vm_keys, name), 0, 0, 0, NULL },
-	{ "count", "1", "identical VMs of this entry", "int", "",
+	{ "count", NULL, "identical VMs of this entry", "int", "",
 	  VP_INT, VS_AT(struct vm_keys, count), 0, 4096, 1, NULL },
-	{ "vcpus", "1", "vCPUs of each", "int", "", VP_INT, VS_AT(struct vm_keys, vcpus), 1,
+	{ "vcpus", NULL, "vCPUs of each", "int", "", VP_INT, VS_AT(struct vm_keys, vcpus), 1,
 	  4096, 1, NULL },
 	{ "threads", "(the workload's, else one per vCPU)", "threads of the per-vCPU form, at "
 	  "most vcpus", "int", "", VS_LIST },
@@ -114,7 +114,7 @@ const struct vs_param scen_vm_params[] = {
 	{ "guest", "{}", "its guest kernel (vlocksim list: guest kernel)", "map", "", VS_LIST },
 	{ "cgroup.name", "\"\"", "VMs that name one cgroup share it (they must agree on "
 	  "weight and max)", "string", "", VP_STR, VS_AT(struct vm_keys, cg_name), 0, 0, 0, NULL },
-	{ "cgroup.weight", "100", "cgroup v2 cpu.weight (100 = shares 1024); needs "
+	{ "cgroup.weight", NULL, "cgroup v2 cpu.weight (100 = shares 1024); needs "
 	  "hypervisor.params.groups: per-vm", "int", "",
 	  VP_INT, VS_AT(struct vm_keys, cg_weight), 1, 10000, 100, NULL },
 	{ "cgroup.max", "max", "cpu.max \"QUOTA/PERIOD\" (e.g. \"50ms/100ms\", period 1ms..1s, "
@@ -238,33 +238,33 @@ const struct vs_param scen_guest_params[] = {
 	  VP_STR, VS_AT(struct guest_keys, sched), 0, 0, 0, NULL },
 	{ "hz", "(250; 0 in the per-vCPU form)", "CONFIG_HZ of the guest", "int", "Hz",
 	  VP_INT, VS_AT(struct guest_keys, k.hz), 0, 10000, 0, NULL },
-	{ "tickless", "true", "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "",
+	{ "tickless", NULL, "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.tickless), 0, 1, 1, NULL },
-	{ "halt_poll", "0ns", "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
+	{ "halt_poll", NULL, "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
 	  "long before HLT", "time", "ns", VP_TIME, VS_AT(struct guest_keys, k.halt_poll_ns), 0,
 	  1e12, 0, NULL },
-	{ "steal_clock", "false", "the guest sees steal time (kvm-clock steal): preempted time is "
+	{ "steal_clock", NULL, "the guest sees steal time (kvm-clock steal): preempted time is "
 	  "not charged to the running task", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.steal_clock), 0, 1, 0, NULL },
 	{ "start_phase", "(aligned; random in the task form)", "ticks of the vCPUs in phase, "
 	  "or at random offsets", "enum aligned|random", "",
 	  VP_ENUM, VS_AT(struct guest_keys, k.random_phase), 0, 0, 0, phases },
-	{ "vcpu_is_preempted", "false", "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
+	{ "vcpu_is_preempted", NULL, "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
 	  "owner's vCPU is preempted (steal time)", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.spin_preempted), 0, 1, 0, NULL },
-	{ "ipi.mode", "physical", "x2APIC physical: an ICR-write exit per destination; cluster: "
+	{ "ipi.mode", NULL, "x2APIC physical: an ICR-write exit per destination; cluster: "
 	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
 	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "",
 	  VP_ENUM, VS_AT(struct guest_keys, k.ipi.mode), 0, 0, IPI_PHYS, ipi_modes },
-	{ "ipi.ipiv", "false", "posted interrupts / IPI virtualization: no sender exit", "bool",
+	{ "ipi.ipiv", NULL, "posted interrupts / IPI virtualization: no sender exit", "bool",
 	  "", VP_BOOL, VS_AT(struct guest_keys, k.ipi.ipiv), 0, 1, 0, NULL },
-	{ "ipi.pv_tlb_flush", "false", "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
+	{ "ipi.pv_tlb_flush", NULL, "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
 	  "marked in steal time and flushes on its next entry", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.ipi.pv_tlb_flush), 0, 1, 0, NULL },
-	{ "ipi.pv_sched_yield", "false", "Linux 5.3: after a function-call IPI, yield "
+	{ "ipi.pv_sched_yield", NULL, "Linux 5.3: after a function-call IPI, yield "
 	  "(KVM_HC_SCHED_YIELD) to the first preempted target", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.ipi.pv_sched_yield), 0, 1, 0, NULL },
-	{ "ipi.flush_cost", "500ns", "one TLB flush, local or a target's handler", "time", "ns",
+	{ "ipi.flush_cost", NULL, "one TLB flush, local or a target's handler", "time", "ns",
 	  VP_TIME, VS_AT(struct guest_keys, k.ipi.flush_ns), 0, 1e9, 500, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
