@@ -81,19 +81,10 @@ static int
 parse_calibrate_args(int argc, char **argv, void *args)
 {
 	struct calibrate_args *a = args;
-	int next;
 
-	memset(a, 0, sizeof *a);
 	a->pool.jobs = pool_default_workers();
-	if (opt_parse(&cmd_calibrate_entry, argc, argv, a, &next))
-		return CMD_EXIT_INPUT;
-	if (next != argc - 1) {
-		fprintf(stderr, "vlocksim calibrate: name one calibration file\n");
-		cmd_try("calibrate");
-		return CMD_EXIT_INPUT;
-	}
-	a->calib = argv[next];
-	return 0;
+	return opt_parse_operands(&cmd_calibrate_entry, argc, argv, a, 1, "calibration file",
+	    &a->calib);
 }
 
 /* The fit written to out; what was fitted, and where, on stdout. */

@@ -53,37 +53,37 @@ struct lab_args {
 
 #define A(f) OPT_AT(struct lab_args, f)
 static const struct opt_decl lab_opts[] = {
-	{ "out", 0, "DIR", OPT_STR, A(out),
-	  .help = "the lab's folder (default out/lab): lab.txt, validation.{txt,csv,json}, "
+	{ "out", 0, "DIR", OPT_STR, A(out), .def = "out/lab",
+	  .help = "the lab's folder: lab.txt, validation.{txt,csv,json}, "
 	  "NAME.png, scatter.png, measured.csv, case.yaml, scenario.yaml, row-tN-LOCK.yaml, "
 	  "calibration.yaml, calibrated.yaml, machine.yaml, lockbench*.csv",
 	  .man = "Written whole or not at all; the raw measurement is kept (and named) when "
 	  "a later step fails." },
-	{ "name", 0, "NAME", OPT_STR, A(name), .help = "the case's name (default lab)" },
+	{ "name", 0, "NAME", OPT_STR, A(name), .def = "lab", .help = "the case's name" },
 	{ "calibrate", 0, "LOCK/tN", OPT_STR, A(cal),
 	  .help = "the one row the line transfer is fitted on (default ticket with as many "
 	  "threads as CPUs); every other row is predicted" },
 	{ "sim-duration", 0, "T", OPT_TIME, A(sim_duration), .lo = 1e6, .hi = 3600e9,
-	  .help = "simulated time per replication of a row (default 200ms)" },
+	  .def = "200ms", .help = "simulated time per replication of a row" },
 	{ "sim-reps", 0, "N", OPT_INT, A(sim_reps), .min = 1, .max = 1000,
-	  .help = "the model's replications per row (default 3)" },
+	  .def = "3", .help = "the model's replications per row" },
 	{ "tolerance", 0, "REL", OPT_NUM, A(tol), .lo = 0.001, .hi = 100,
-	  .help = "the case's relative tolerance (default 0.25)" },
+	  .def = "0.25", .help = "the case's relative tolerance" },
 	{ "max-load", 0, "L", OPT_NUM, A(max_load), .lo = 0, .hi = 1e6,
 	  .help = "the quiet machine's 1-min load at most (default a quarter of the CPUs, "
 	  "at least 0.5)" },
 	{ "max-others", 0, "F", OPT_NUM, A(max_others), .lo = 0, .hi = 1,
-	  .help = "other processes' share of all CPUs at most (default 0.1)" },
+	  .def = "0.1", .help = "other processes' share of all CPUs at most" },
 	{ "max-steal", 0, "F", OPT_NUM, A(max_steal), .lo = 0, .hi = 1,
-	  .help = "steal at most (default 0.02)" },
+	  .def = "0.02", .help = "steal at most" },
 	{ "wait", 0, "S", OPT_NUM, A(wait), .lo = 0, .hi = 3600,
-	  .help = "seconds to wait for a quiet machine (default 120); still busy, lab "
+	  .def = "120", .help = "seconds to wait for a quiet machine; still busy, lab "
 	  "refuses (exit 1) unless --force" },
 	{ "force", 0, NULL, OPT_FLAG, A(force),
 	  .help = "measure a busy machine anyway; runs in which others or steal passed the "
 	  "limits are listed as busy rows" },
 	{ "probe-time", 0, "T", OPT_TIME, A(probe_time), .lo = 1e8, .hi = 60e9,
-	  .help = "machine probe's budget (default 2s)" },
+	  .def = "2s", .help = "machine probe's budget" },
 	{ "perf-sched", 0, NULL, OPT_FLAG, A(perf_sched),
 	  .help = "also `perf sched record` one run per lock at the most threads "
 	  "(perf-sched-LOCK.txt: perf sched latency)" },
@@ -100,24 +100,11 @@ static int
 parse_lab_args(int argc, char **argv, void *args)
 {
 	struct lab_args *o = args;
-	int next;
 
-	*o = (struct lab_args){ .out = "out/lab", .name = "lab", .probe_time = 2e9,
-	    .sim_duration = 200e6, .sim_reps = 3, .tol = 0.25, .max_load = -1,
-	    .max_others = 0.1, .max_steal = 0.02, .wait = 120 };
+	o->max_load = -1;	/* computed in run_lab: a quarter of the CPUs, at least 0.5 */
 	o->pool.jobs = pool_default_workers();
-	if (opt_parse(&cmd_lab_entry, argc, argv, o, &next))
-		return CMD_EXIT_INPUT;
-	/* getopt_long stops at "--": what follows is lockbench's. */
-	if (next < argc && strcmp(argv[next - 1], "--") != 0) {
-		fprintf(stderr, "vlocksim lab: unexpected argument '%s' (lockbench's options "
-		    "go after --)\n", argv[next]);
-		cmd_try("lab");
-		return CMD_EXIT_INPUT;
-	}
-	o->bench = argv + next;
-	o->nbench = argc - next;
-	return 0;
+	return opt_parse_passed(&cmd_lab_entry, argc, argv, o, "lockbench's", &o->bench,
+	    &o->nbench);
 }
 
 /* lockbench, its options after --, then extra (NULL-terminated, malloc'd). */

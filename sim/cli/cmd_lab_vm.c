@@ -120,40 +120,41 @@ parse_mult(const char *arg, void *field, const char **why)
 
 #define A(f) OPT_AT(struct lab_vm_args, f)
 static const struct opt_decl lab_vm_opts[] = {
-	{ "accel", 0, "kvm|tcg", OPT_ENUM, A(accel),
-	  .help = "run the guests under KVM (the default) or QEMU's emulation (TCG: the "
-	  "files and their parsing real, the timings meaningless)" },
+	{ "accel", 0, "kvm|tcg", OPT_ENUM, A(accel), .def = "kvm",
+	  .help = "run the guests under KVM or QEMU's emulation (TCG: the files and their "
+	  "parsing real, the timings meaningless)" },
 	{ "check", 0, NULL, OPT_FLAG, A(check),
 	  .help = "only say whether /dev/kvm here can run a stock guest (exit 0, or 4 and "
 	  "why)" },
-	{ "out", 0, "DIR", OPT_STR, A(out),
-	  .help = "the folder (default out/lab-vm): SETTING-measured.csv, "
+	{ "out", 0, "DIR", OPT_STR, A(out), .def = "out/lab-vm",
+	  .help = "the folder: SETTING-measured.csv, "
 	  "SETTING-lab-table.csv, SETTING-lockbench*.csv, SETTING-console.log, "
 	  "SETTING-qemu.txt, lab-vm.txt",
 	  .man = "SETTING is vM-pin|float-pv|nopv-hp|nohp (tcg for the last under TCG).  "
 	  "Written whole or not at all." },
-	{ "name", 0, "NAME", OPT_STR, A(name), .help = "the measurement's name (default lab-vm)" },
+	{ "name", 0, "NAME", OPT_STR, A(name), .def = "lab-vm",
+	  .help = "the measurement's name" },
 	{ "vcpus", 0, "M,...", OPT_FN, A(mult), .parse = parse_mult,
-	  .help = "vCPUs as multiples of the CPUs, one boot each (default 1,2,3)" },
+	  .def = "1,2,3", .help = "vCPUs as multiples of the CPUs, one boot each" },
 	{ "pin", 0, "no,yes", OPT_FN, A(pin), .parse = parse_noyes,
-	  .help = "vCPU threads floating, or pinned vCPU n -> CPU n mod the CPUs (default "
-	  "both)" },
+	  .def = "no,yes", .help = "vCPU threads floating, or pinned vCPU n -> CPU n mod the "
+	  "CPUs" },
 	{ "pvspin", 0, "on,off", OPT_FN, A(pv), .parse = parse_onoff,
-	  .help = "the guest's PV spinlocks, or nopvspin on its command line (default both)" },
+	  .def = "on,off", .help = "the guest's PV spinlocks, or nopvspin on its command line" },
 	{ "halt-poll", 0, "on,off", OPT_FN, A(hp), .parse = parse_onoff,
-	  .help = "the host's halt polling as it is, or halt_poll_ns 0 (restored after; "
-	  "KVM only; default both)" },
+	  .def = "on,off", .help = "the host's halt polling as it is, or halt_poll_ns 0 "
+	  "and restored after, KVM only" },
 	{ "kernel", 0, "VMLINUZ", OPT_STR, A(kernel),
 	  .help = "the guest kernel (default the last /boot/vmlinuz-*)" },
 	{ "busybox", 0, "PATH", OPT_STR, A(busybox),
-	  .help = "a static busybox (default /bin/busybox: Debian's busybox-static)" },
+	  .def = "/bin/busybox", .help = "a static busybox, as Debian's busybox-static installs" },
 	{ "lockbench", 0, "PATH", OPT_STR, A(lockbench),
 	  .help = "a static lockbench (default bench/lab/lockbench-static of the build tree: "
 	  "make builds it, make install does not)" },
 	{ "qemu", 0, "PATH", OPT_STR, A(qemu),
-	  .help = "QEMU (default qemu-system-x86_64 on the PATH)" },
+	  .def = "qemu-system-x86_64", .help = "QEMU, or its name on the PATH" },
 	{ "mem", 0, "MIB", OPT_INT, A(mem_mb), .min = 64, .max = 65536,
-	  .help = "the guest's memory (default 512)" },
+	  .def = "512", .help = "the guest's memory" },
 	{ "timeout", 0, "S", OPT_INT, A(timeout_s), .min = 1, .max = 86400,
 	  .help = "kill a guest that has not powered off after S seconds (default 300; "
 	  "900 under TCG)" },
@@ -168,23 +169,9 @@ static int
 parse_lab_vm_args(int argc, char **argv, void *args)
 {
 	struct lab_vm_args *o = args;
-	int next;
 
-	*o = (struct lab_vm_args){ .out = "out/lab-vm", .name = "lab-vm",
-	    .busybox = "/bin/busybox", .qemu = "qemu-system-x86_64", .mem_mb = 512,
-	    .mult = { { 1, 2, 3 }, 3 }, .pin = { { 0, 1 }, 2 }, .pv = { { 1, 0 }, 2 },
-	    .hp = { { 1, 0 }, 2 } };
-	if (opt_parse(&cmd_lab_vm_entry, argc, argv, o, &next))
-		return CMD_EXIT_INPUT;
-	if (next < argc && strcmp(argv[next - 1], "--") != 0) {
-		fprintf(stderr, "vlocksim lab-vm: unexpected argument '%s' (lockbench's options "
-		    "go after --)\n", argv[next]);
-		cmd_try("lab-vm");
-		return CMD_EXIT_INPUT;
-	}
-	o->bench = argv + next;
-	o->nbench = argc - next;
-	return 0;
+	return opt_parse_passed(&cmd_lab_vm_entry, argc, argv, o, "lockbench's", &o->bench,
+	    &o->nbench);
 }
 
 /* The newest /boot/vmlinuz-* (glob sorts; "newest" by version order is

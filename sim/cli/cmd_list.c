@@ -345,7 +345,7 @@ struct list_args {
 
 static const struct opt_decl list_opts[] = {
 	{ "format", 0, "text|yaml|man", OPT_ENUM, OPT_AT(struct list_args, format),
-	  .help = "text (the default), YAML for scripts, or the roff of vlocksim(1)'s "
+	  .def = "text", .help = "text, YAML for scripts, or the roff of vlocksim(1)'s "
 	  "PARAMETERS and METRICS (make man-lists)" },
 	{ NULL }
 };
@@ -353,18 +353,7 @@ static const struct opt_decl list_opts[] = {
 static int
 parse_list_args(int argc, char **argv, void *args)
 {
-	struct list_args *a = args;
-	int next;
-
-	memset(a, 0, sizeof *a);
-	if (opt_parse(&cmd_list_entry, argc, argv, a, &next))
-		return CMD_EXIT_INPUT;
-	if (next != argc) {
-		fprintf(stderr, "vlocksim list: takes no arguments\n");
-		cmd_try("list");
-		return CMD_EXIT_INPUT;
-	}
-	return 0;
+	return opt_parse_operands(&cmd_list_entry, argc, argv, args, 0, NULL, NULL);
 }
 
 static int

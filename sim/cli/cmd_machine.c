@@ -200,7 +200,7 @@ struct probe_args {
 #define A(f) OPT_AT(struct probe_args, f)
 static const struct opt_decl probe_opts[] = {
 	{ "time", 0, "S", OPT_TIME, A(time), .lo = 1e8, .hi = 60e9,
-	  .help = "bound the whole run (default 2s), split over the measurements" },
+	  .def = "2s", .help = "bound the whole run, split over the measurements" },
 	{ "name", 0, "NAME", OPT_STR, A(name),
 	  .help = "the machine's name: in the file (default: the host name)" },
 	{ NULL }
@@ -210,19 +210,7 @@ static const struct opt_decl probe_opts[] = {
 static int
 parse_probe_args(int argc, char **argv, void *args)
 {
-	struct probe_args *a = args;
-	int next;
-
-	memset(a, 0, sizeof *a);
-	a->time = 2e9;
-	if (opt_parse(&cmd_machine_probe_entry, argc, argv, a, &next))
-		return CMD_EXIT_INPUT;
-	if (next != argc) {
-		fprintf(stderr, "vlocksim machine probe: takes no operand\n");
-		cmd_try("machine probe");
-		return CMD_EXIT_INPUT;
-	}
-	return 0;
+	return opt_parse_operands(&cmd_machine_probe_entry, argc, argv, args, 0, NULL, NULL);
 }
 
 /* The topology, and PU 0's first partner at each distance. */

@@ -19,7 +19,6 @@
 #include "trace_out.h"
 #include "util.h"
 
-#define RUN_TRACE_LIMIT (256.0 * 1024 * 1024)	/* bytes: Perfetto UI opens this much easily */
 #define RUN_TIMELINE_NS 2000000			/* --timeline's window without --trace-window */
 
 struct run_args {
@@ -38,7 +37,7 @@ struct run_args {
 static const struct opt_decl run_opts[] = {
 	CMD_SCEN_OPTS(struct run_args),
 	{ "format", 0, "table|csv|json", OPT_FN, A(format), .parse = cmd_report_fmt,
-	  .help = "standard output as a table (the default), CSV or JSON",
+	  .def = "table", .help = "standard output as a table, CSV or JSON",
 	  .man = "table is a header line (scenario NAME seed N reps N) and one aligned line "
 	  "per metric.  csv has the header metric,unit,mean,sd,ci95,n and one row per "
 	  "metric; n is the number of replications that produced the metric.  json is an "
@@ -55,7 +54,7 @@ static const struct opt_decl run_opts[] = {
 	{ "no-wall-clock", 0, NULL, OPT_FLAG, A(no_wall_clock),
 	  .help = "report events_per_sec as 0, so that the output repeats byte for byte" },
 	{ "check", 0, "off|end|kernel|full", OPT_ENUM, A(check),
-	  .help = "how much the run checks itself (default: end; see vlocksim(1) INVARIANTS)",
+	  .def = "end", .help = "how much the run checks itself, as vlocksim(1) INVARIANTS says",
 	  .man = "end checks conservation at the end of each replication, kernel also the "
 	  "guest kernel's run queues at every switch, full adds the costly invariants (FIFO "
 	  "order, no vCPU on two pCPUs, locks free at the end)." },
@@ -65,7 +64,8 @@ static const struct opt_decl run_opts[] = {
 	  "slice per vCPU run; per vCPU a runstate lane and a lock lane; a waiters counter "
 	  "per lock.  Same run, same bytes; the file is written only if the run succeeds." },
 	{ "trace-limit", 0, "SIZE", OPT_SIZE, A(trace_limit),
-	  .help = "keep the trace under SIZE (default 256MiB; 0: no limit): past it the "
+	  /* 256MiB: Perfetto UI opens this much easily */
+	  .def = "256MiB", .help = "keep the trace under SIZE (0: no limit): past it the "
 	  "window ends, and run names the window that fit",
 	  .man = "The file then holds the first window that fits, and run says so on "
 	  "standard error with that window (--trace-window 0:12345.678us); choose another "
@@ -92,21 +92,11 @@ parse_run_args(int argc, char **argv, void *args)
 {
 	struct run_args *a = args;
 	struct vs_err err;
-	int next;
 
-	memset(a, 0, sizeof *a);
 	a->scen.seed = a->scen.reps = -1;
-	a->trace_limit = RUN_TRACE_LIMIT;
-	a->check = 1;
 	a->tw_to = SIM_NEVER;
-	if (opt_parse(&cmd_run_entry, argc, argv, a, &next))
+	if (opt_parse_operands(&cmd_run_entry, argc, argv, a, 1, "scenario file", &a->scenario))
 		return CMD_EXIT_INPUT;
-	if (next != argc - 1) {
-		fprintf(stderr, "vlocksim run: name one scenario file\n");
-		cmd_try("run");
-		return CMD_EXIT_INPUT;
-	}
-	a->scenario = argv[next];
 	if (a->window != NULL && ((a->trace == NULL && a->timeline == NULL) ||
 	    trace_out_window(a->window, &a->tw_from, &a->tw_to, &err))) {
 		fprintf(stderr, "vlocksim run: %s\n", a->trace == NULL && a->timeline == NULL ?

@@ -69,7 +69,7 @@ static const struct opt_decl sweep_opts[] = {
 	  "gamma, shape: 2, mean: 9ns} is two values; a range is never written in braces." },
 	CMD_SCEN_OPTS(struct sweep_args),
 	{ "jobs", 'j', "N", OPT_INT, A(jobs), .min = 1, .max = SWEEP_MAX_JOBS,
-	  .help = "points on N worker processes at once (default 1); results.csv is the "
+	  .def = "1", .help = "points on N worker processes at once; results.csv is the "
 	  "same bytes for any N",
 	  .man = "Every point uses the same seed (common random numbers), so differences "
 	  "between points come from the overrides, not from sampling noise.  Under "
@@ -113,9 +113,7 @@ parse_sweep_args(int argc, char **argv, void *args)
 	struct sweep_args *a = args;
 	int next;
 
-	memset(a, 0, sizeof *a);
 	a->scen.seed = a->scen.reps = -1;
-	a->jobs = 1;
 	if (opt_parse(&cmd_sweep_entry, argc, argv, a, &next))
 		return CMD_EXIT_INPUT;
 	a->dirs = argv + next;

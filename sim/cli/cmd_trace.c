@@ -80,18 +80,11 @@ static int
 parse_import_args(int argc, char **argv, void *args)
 {
 	struct import_args *a = args;
-	int next;
 
-	memset(a, 0, sizeof *a);
 	a->format = TI_FMT_AUTO;
-	if (opt_parse(&cmd_trace_import_entry, argc, argv, a, &next))
+	if (opt_parse_operands(&cmd_trace_import_entry, argc, argv, a, 1, "trace file",
+	    &a->file))
 		return CMD_EXIT_INPUT;
-	if (next != argc - 1) {
-		fprintf(stderr, "vlocksim trace import: name one trace file\n");
-		cmd_try("trace import");
-		return CMD_EXIT_INPUT;
-	}
-	a->file = argv[next];
 	a->argc = argc;
 	a->argv = argv;
 	if ((a->measured == NULL) != (a->setup == NULL) || (a->note != NULL &&

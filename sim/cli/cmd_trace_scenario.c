@@ -52,7 +52,7 @@ static const struct opt_decl tscen_opts[] = {
 	{ "vcpus", 0, "N", OPT_INT, A(vcpus), .min = 1, .max = 4096,
 	  .help = "the guest's CPUs (default: those in sched_switch)" },
 	{ "lock", 0, "KIND", OPT_FN, A(lock), .parse = parse_lock,
-	  .help = "the traced VM's spinlock (default pv-qspinlock)" },
+	  .def = "pv-qspinlock", .help = "the traced VM's spinlock" },
 	{ "max-locks", 0, "N", OPT_INT, A(max_locks), .min = 1, .max = 64,
 	  .help = "the lock_stat classes kept, by share of time held (default 4)" },
 	{ "measured", 0, "FILE.csv", OPT_STR, A(measured),
@@ -72,8 +72,6 @@ parse_tscen_args(int argc, char **argv, void *args)
 	struct tscen_args *a = args;
 	int next;
 
-	memset(a, 0, sizeof *a);
-	a->lock = "pv-qspinlock";
 	if (opt_parse(&cmd_trace_scenario_entry, argc, argv, a, &next))
 		return CMD_EXIT_INPUT;
 	a->traces = argv + next;

@@ -97,9 +97,9 @@ static const struct opt_decl validate_opts[] = {
 	{ "reps", 0, "N", OPT_INT, A(reps), .min = 1, .max = 100000,
 	  .help = "replications per row (default: each case's reps:)" },
 	{ "format", 0, "table|csv|json", OPT_FN, A(format), .parse = cmd_report_fmt,
-	  .help = "standard output as a table (the default), CSV or JSON" },
+	  .def = "table", .help = "standard output as a table, CSV or JSON" },
 	{ "out", 0, "DIR", OPT_STR, A(out),
-	  .help = "where validation.{csv,txt,json} and the plots go (default out/validate)",
+	  .def = "out/validate", .help = "where validation.{csv,txt,json} and the plots go",
 	  .man = "The set (reports, plot data, plots) appears whole in DIR or not at all; "
 	  "where it goes is checked before any case runs." },
 	{ "strict", 0, NULL, OPT_FLAG, A(strict),
@@ -115,9 +115,7 @@ parse_validate_args(int argc, char **argv, void *args)
 	struct validate_args *a = args;
 	int next;
 
-	memset(a, 0, sizeof *a);
 	a->pool.jobs = pool_default_workers();
-	a->out = "out/validate";
 	if (opt_parse(&cmd_validate_entry, argc, argv, a, &next))
 		return CMD_EXIT_INPUT;
 	a->names = argv + next;

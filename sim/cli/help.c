@@ -48,6 +48,16 @@ wrap(FILE *f, const char *s, int col, int indent)
 	fputc('\n', f);
 }
 
+/* d's help, ended by its declared default: "HELP (default DEF)". */
+static const char *
+help_text(const struct opt_decl *d, char *buf, size_t n)
+{
+	if (d->def == NULL)
+		return d->help;
+	snprintf(buf, n, "%s (default %s)", d->help, d->def);
+	return buf;
+}
+
 /* "--seed N", "-j N, --jobs N" */
 static void
 label(const struct opt_decl *d, char *buf, size_t n)
@@ -76,7 +86,7 @@ void
 opt_help(const struct cmd_entry *ce, FILE *f)
 {
 	const struct opt_decl *d;
-	char buf[160];
+	char buf[160], text[1024];
 	int col, indent;
 
 	col = fprintf(f, "usage: vlocksim %s%s%s", ce->name, ce->args ? " " : "",
@@ -117,7 +127,7 @@ opt_help(const struct cmd_entry *ce, FILE *f)
 			col = 0;
 		}
 		fprintf(f, "%*s", HELP_COL - col, "");
-		wrap(f, d->help, HELP_COL, HELP_COL);
+		wrap(f, help_text(d, text, sizeof text), HELP_COL, HELP_COL);
 	}
 	fprintf(f, "  -h, --help%*sthis text (man vlocksim-", HELP_COL - 12, "");
 	for (col = 0; ce->name[col]; col++)
@@ -244,7 +254,8 @@ static void
 man_options(const struct cmd_entry *ce, FILE *f)
 {
 	const struct opt_decl *d;
-	char buf[160];
+	const char *help;
+	char buf[160], text[1024];
 	int i;
 
 	fputs(".SH OPTIONS\n", f);
@@ -262,8 +273,9 @@ man_options(const struct cmd_entry *ce, FILE *f)
 			if (i == 0)
 				fputs(", ", f);
 		}
-		fprintf(f, "\"\n%c", toupper((unsigned char)d->help[0]));
-		roff(f, d->help + 1);
+		help = help_text(d, text, sizeof text);
+		fprintf(f, "\"\n%c", toupper((unsigned char)help[0]));
+		roff(f, help + 1);
 		fputs(".\n", f);
 		if (d->man != NULL)
 			roff_paras(f, d->man);

@@ -39,20 +39,6 @@ opt_label(const struct opt_decl *d, char *buf, size_t n)
 		snprintf(buf, n, "--%s", d->name);
 }
 
-/* v as a person writes it: 100ms, 60s; 1MHz, 100GHz. */
-static void
-fmt_qty(double v, enum opt_kind k, char *buf, size_t n)
-{
-	static const char *const tu[] = { "s", "ms", "us", "ns" };
-	static const char *const fu[] = { "GHz", "MHz", "kHz", "Hz" };
-	double scale = 1e9;	/* s or GHz */
-	int i;
-
-	for (i = 0; i < 3 && v < scale; i++)
-		scale /= 1e3;
-	snprintf(buf, n, "%g%s", v / scale, k == OPT_TIME ? tu[i] : fu[i]);
-}
-
 /* The words of an OPT_ENUM ("a|b|c") as "a, b or c". */
 static char *
 enum_words(const char *arg)
@@ -119,8 +105,8 @@ set_qty(const char *cmd, const struct opt_decl *d, const char *lab, const char *
 		if (!(v > 0) && d->lo == 0 && d->hi == 0) {
 			why = "must be above 0";
 		} else if (!(v > 0) || (d->lo > 0 && v < d->lo) || (d->hi > 0 && v > d->hi)) {
-			fmt_qty(d->lo, d->kind, a, sizeof a);
-			fmt_qty(d->hi, d->kind, b, sizeof b);
+			units_fmt(d->lo, d->kind == OPT_TIME ? UNIT_TIME : UNIT_FREQ, a, sizeof a);
+			units_fmt(d->hi, d->kind == OPT_TIME ? UNIT_TIME : UNIT_FREQ, b, sizeof b);
 			fprintf(stderr, "%s: %s %s: must be between %s and %s\n", cmd, lab, arg,
 			    a, b);
 			return -1;
@@ -226,6 +212,12 @@ opt_parse(const struct cmd_entry *ce, int argc, char **argv, void *args, int *ne
 		}
 	}
 	shorts[k] = '\0';
+	for (i = 0; i < n; i++)		/* the declared defaults, then argv */
+		if (d[i].def != NULL) {
+			int bad = opt_set(argv[0], &d[i], (char *)d[i].def, args);
+
+			VS_ASSERT(bad == 0);
+		}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
 		if (c == '?' || c == ':') {
@@ -245,6 +237,47 @@ opt_parse(const struct cmd_entry *ce, int argc, char **argv, void *args, int *ne
 	free(shorts);
 	*next = optind;
 	return rc;
+}
+
+int
+opt_parse_operands(const struct cmd_entry *ce, int argc, char **argv, void *args, int n,
+    const char *what, const char **operand)
+{
+	int next;
+
+	if (opt_parse(ce, argc, argv, args, &next))
+		return CMD_EXIT_INPUT;
+	if (argc - next != n) {
+		if (n == 1)
+			fprintf(stderr, "vlocksim %s: name one %s\n", ce->name, what);
+		else
+			fprintf(stderr, "vlocksim %s: takes no operand\n", ce->name);
+		cmd_try(ce->name);
+		return CMD_EXIT_INPUT;
+	}
+	if (n == 1)
+		*operand = argv[next];
+	return 0;
+}
+
+int
+opt_parse_passed(const struct cmd_entry *ce, int argc, char **argv, void *args,
+    const char *whose, char ***rest, int *nrest)
+{
+	int next;
+
+	if (opt_parse(ce, argc, argv, args, &next))
+		return CMD_EXIT_INPUT;
+	/* getopt_long stops at "--": what follows is the other program's */
+	if (next < argc && strcmp(argv[next - 1], "--") != 0) {
+		fprintf(stderr, "vlocksim %s: unexpected argument '%s' (%s options go after "
+		    "--)\n", ce->name, argv[next], whose);
+		cmd_try(ce->name);
+		return CMD_EXIT_INPUT;
+	}
+	*rest = argv + next;
+	*nrest = argc - next;
+	return 0;
 }
 
 void

@@ -11,7 +11,12 @@
  *
  *	struct run_args { ...; double timeout; };
  *	{ "timeout", 0, "TIME", OPT_TIME, OPT_AT(struct run_args, timeout),
- *	  .help = "stop a replication after TIME of host time" },
+ *	  .def = "90s", .help = "stop a replication after TIME of host time" },
+ *
+ * A default is said once, in .def as it would be written on the command
+ * line: opt_parse sets the field from it before reading argv, and the help
+ * and the man page end the option's text with "(default 90s)".  A default
+ * that is zero or computed (the online CPUs) has no .def: the help says it.
  */
 #ifndef VS_OPT_H
 #define VS_OPT_H
@@ -51,6 +56,7 @@ struct opt_decl {
 	 * must be ..."), or the choices ("is A or B": "--opt is A or B, not 'ARG'") */
 	int (*parse)(const char *arg, void *field, const char **why);
 	unsigned flags;
+	const char *def;	/* the default as an argument, or NULL (above) */
 	const char *help;	/* --help's line; the man page starts with it */
 	const char *man;	/* the man page's further text, or NULL */
 };
@@ -65,6 +71,19 @@ struct cmd_entry;
  * why on stderr with "Try 'vlocksim NAME --help'.".
  */
 int opt_parse(const struct cmd_entry *, int argc, char **argv, void *args, int *next);
+/*
+ * opt_parse, then the operands: exactly n (0 or 1; what names the one:
+ * "scenario file"), *operand the one; 0, or CMD_EXIT_INPUT after "vlocksim
+ * NAME: name one WHAT" or "takes no operand" and the hint.
+ */
+int opt_parse_operands(const struct cmd_entry *, int argc, char **argv, void *args, int n,
+    const char *what, const char **operand);
+/*
+ * opt_parse, then no operand but those after "--", which are whose (another
+ * program's options: "lockbench's"): *rest, *nrest; 0 or CMD_EXIT_INPUT.
+ */
+int opt_parse_passed(const struct cmd_entry *, int argc, char **argv, void *args,
+    const char *whose, char ***rest, int *nrest);
 /* Free what opt_parse allocated in args (the OPT_LIST arrays). */
 void opt_free(const struct cmd_entry *, void *args);
 
