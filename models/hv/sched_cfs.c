@@ -376,16 +376,7 @@ const struct sched_ops sched_cfs_ops = {
 	.desc = "KVM host: vCPU threads under Linux 3.2 CFS (vruntime, buddies, yield_to, "
 	    "groups, cpu.max)",
 	.params = cfs_params,
-	.params_more = fair_params,
 	.parse = cfs_parse,
-	.free_cfg = fair_free_cfg,
 	.init = cfs_init,
-	.deinit = fair_deinit,
-	.wake = fair_wake,
-	.sleep = fair_sleep,
-	.do_schedule = fair_do_schedule,
-	.yield = fair_yield,
-	.yield_to = fair_yield_to,
-	.tick = fair_tick,
-	.tick_next = fair_tick_next,
+	FAIR_SCHED_OPS,
 };

@@ -743,7 +743,7 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 	hv->sched_priv = pr;
 	pr->hv = hv;
 	pr->cfg = *cfg;
-	pr->cfg.weights = pr->cfg.caps = NULL;	/* not owned */
+	pr->cfg.wc = (struct sched_pervm_wc){ 0 };	/* not owned */
 	pr->credits_per_tslice = (int)(CSCHED_CREDITS_PER_MSEC * (cfg->tslice_ns / MS));
 	pr->pcpus = xcalloc((size_t)np, sizeof *pr->pcpus);
 	pr->vcpus = xcalloc((size_t)hv->nvcpus, sizeof *pr->vcpus);
@@ -768,8 +768,7 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->doms[i].weight = CSCHED_DEFAULT_WEIGHT;
 		TAILQ_INIT(&pr->doms[i].active_vcpu);
 	}
-	if (sched_pervm_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
-	    sched_pervm_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
+	if (sched_pervm_wc_apply(hv, &cfg->wc, set_weight, set_cap, pr, err))
 		return -1;
 	/* Placement at creation (domctl max_vcpus): vCPU 0 on the least used
 	 * pCPU, the next ones cycling on; then into the affinity as
@@ -849,8 +848,7 @@ csched_free_cfg(void *p)
 
 	if (cfg == NULL)
 		return;
-	sched_pervm_free(cfg->weights, cfg->nweights);
-	sched_pervm_free(cfg->caps, cfg->ncaps);
+	sched_pervm_wc_free(&cfg->wc);
 	free(cfg);
 }
 
@@ -901,11 +899,7 @@ csched_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_err
 	    (cfg->ratelimit_ns < 100000 || cfg->ratelimit_ns > cfg->tslice_ns))
 		return yc_err(yc_find(params, "ratelimit"), err,
 		    "ratelimit must be 0 (off) or between 100us and tslice");
-	if (params != NULL &&
-	    (sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
-	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
-	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
-	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
+	if (sched_pervm_wc_parse(params, &cfg->wc, err))
 		return -1;
 	return yc_params_check(params, csched_params, NULL, err);
 }

@@ -41,8 +41,7 @@ struct csched_cfg {
 	enum csched_tickle tickle;
 	sim_time_t tslice_ns, tick_ns, ratelimit_ns;	/* ratelimit 0: off (Xen 4.1) */
 	int tickle_one_idle;
-	struct sched_pervm *weights, *caps;
-	int nweights, ncaps;
+	struct sched_pervm_wc wc;	/* xl sched-credit -d VM -w W / -c C */
 	sim_time_t migration_delay_ns;	/* vcpu_migration_delay; 0: never cache-hot */
 };
 

@@ -1128,7 +1128,7 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 	hv->sched_priv = pr;
 	pr->hv = hv;
 	pr->cfg = *cfg;
-	pr->cfg.weights = pr->cfg.caps = NULL;	/* not owned */
+	pr->cfg.wc = (struct sched_pervm_wc){ 0 };	/* not owned */
 	/* csched2_init: the window in units of 2^GRANULARITY ns */
 	pr->window_shift = cfg->load_window_shift - LOADAVG_GRANULARITY_SHIFT;
 	pr->rqds = xcalloc((size_t)np, sizeof *pr->rqds);
@@ -1148,8 +1148,7 @@ csched2_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 		pr->doms[i].nr_units = hv->vms[i]->nvcpus;
 		TAILQ_INIT(&pr->doms[i].parked);
 	}
-	if (sched_pervm_apply(hv, cfg->weights, cfg->nweights, "weights", set_weight, pr, err) ||
-	    sched_pervm_apply(hv, cfg->caps, cfg->ncaps, "caps", set_cap, pr, err))
+	if (sched_pervm_wc_apply(hv, &cfg->wc, set_weight, set_cap, pr, err))
 		return -1;
 	/* csched2_dom_cntl putinfo before the domain runs: the cap's budget per
 	 * period, the first replenishment one period on. */
@@ -1246,8 +1245,7 @@ csched2_free_cfg(void *p)
 
 	if (cfg == NULL)
 		return;
-	sched_pervm_free(cfg->weights, cfg->nweights);
-	sched_pervm_free(cfg->caps, cfg->ncaps);
+	sched_pervm_wc_free(&cfg->wc);
 	free(cfg);
 }
 
@@ -1301,11 +1299,7 @@ csched2_parse(const struct yc_node *params, double hz, void **cfgp, struct vs_er
 	if (cfg->cap_period_ns % C2_MS != 0)
 		return yc_err(yc_find(params, "cap_period"), err,
 		    "cap_period must be a whole number of ms (credit2_cap_period_ms)");
-	if (params != NULL &&
-	    (sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
-	    1, 65535, &cfg->weights, &cfg->nweights, err) ||
-	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
-	    0, 65535, &cfg->caps, &cfg->ncaps, err)))
+	if (sched_pervm_wc_parse(params, &cfg->wc, err))
 		return -1;
 	return yc_params_check(params, csched2_params, NULL, err);
 }

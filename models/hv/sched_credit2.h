@@ -51,8 +51,7 @@ struct csched2_cfg {
 	int load_window_shift;			/* credit2_load_window_shift */
 	int load_precision_shift;		/* credit2_load_precision_shift */
 	int balance_under, balance_over;	/* credit2_balance_under/over */
-	struct sched_pervm *weights, *caps;	/* xl sched-credit2 -d VM -w W / -c C */
-	int nweights, ncaps;
+	struct sched_pervm_wc wc;		/* xl sched-credit2 -d VM -w W / -c C */
 	sim_time_t cap_period_ns;		/* credit2_cap_period_ms */
 };
 

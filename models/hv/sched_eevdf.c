@@ -464,16 +464,7 @@ const struct sched_ops sched_eevdf_ops = {
 	.desc = "KVM host: vCPU threads under Linux 6.6 EEVDF (lag, deadlines, "
 	    "RUN_TO_PARITY, yield moves the deadline, groups, cpu.max)",
 	.params = eevdf_params,
-	.params_more = fair_params,
 	.parse = eevdf_parse,
-	.free_cfg = fair_free_cfg,
 	.init = eevdf_init,
-	.deinit = fair_deinit,
-	.wake = fair_wake,
-	.sleep = fair_sleep,
-	.do_schedule = fair_do_schedule,
-	.yield = fair_yield,
-	.yield_to = fair_yield_to,
-	.tick = fair_tick,
-	.tick_next = fair_tick_next,
+	FAIR_SCHED_OPS,
 };

@@ -312,4 +312,18 @@ int fair_yield_to(struct hv *, struct vcpu *from, struct vcpu *to);
 void fair_tick(struct hv *, struct pcpu *);
 sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 
+/* Those bodies, the shared parameters and teardown, in a policy's ops table
+ * after its name, params, parse and init (sched_cfs.c, sched_eevdf.c). */
+#define FAIR_SCHED_OPS \
+	.params_more = fair_params, \
+	.free_cfg = fair_free_cfg, \
+	.deinit = fair_deinit, \
+	.wake = fair_wake, \
+	.sleep = fair_sleep, \
+	.do_schedule = fair_do_schedule, \
+	.yield = fair_yield, \
+	.yield_to = fair_yield_to, \
+	.tick = fair_tick, \
+	.tick_next = fair_tick_next
+
 #endif

@@ -92,3 +92,32 @@ sched_pervm_parse(const struct yc_node *n, const char *what, int64_t min, int64_
 	}
 	return 0;
 }
+
+int
+sched_pervm_wc_parse(const struct yc_node *params, struct sched_pervm_wc *wc,
+    struct vs_err *err)
+{
+	if (params == NULL)
+		return 0;
+	return sched_pervm_parse(yc_find(params, "weights"), "a mapping of VM name to weight",
+	    1, 65535, &wc->weights, &wc->nweights, err) ||
+	    sched_pervm_parse(yc_find(params, "caps"), "a mapping of VM name to cap (%)",
+	    0, 65535, &wc->caps, &wc->ncaps, err) ? -1 : 0;
+}
+
+void
+sched_pervm_wc_free(struct sched_pervm_wc *wc)
+{
+	sched_pervm_free(wc->weights, wc->nweights);
+	sched_pervm_free(wc->caps, wc->ncaps);
+}
+
+int
+sched_pervm_wc_apply(const struct hv *hv, const struct sched_pervm_wc *wc,
+    void (*set_weight)(void *ctx, int vm, int val), void (*set_cap)(void *ctx, int vm, int val),
+    void *ctx, struct vs_err *err)
+{
+	return sched_pervm_apply(hv, wc->weights, wc->nweights, "weights", set_weight, ctx,
+	    err) || sched_pervm_apply(hv, wc->caps, wc->ncaps, "caps", set_cap, ctx, err) ?
+	    -1 : 0;
+}

@@ -32,4 +32,18 @@ void sched_pervm_free(struct sched_pervm *, int n);
 int sched_pervm_apply(const struct hv *, const struct sched_pervm *, int n, const char *what,
     void (*set)(void *ctx, int vm, int val), void *ctx, struct vs_err *);
 
+/* A Xen scheduler's weights: and caps: (xl sched-credit{,2} -d DOM -w W -c C). */
+struct sched_pervm_wc {
+	struct sched_pervm *weights, *caps;
+	int nweights, ncaps;
+};
+/* Read the keys weights (1..65535) and caps (%, 0: none) of params (NULL: none). */
+int sched_pervm_wc_parse(const struct yc_node *params, struct sched_pervm_wc *,
+    struct vs_err *);
+void sched_pervm_wc_free(struct sched_pervm_wc *);
+/* set_weight and set_cap (ctx, vm id, value) for every VM that a name matches. */
+int sched_pervm_wc_apply(const struct hv *, const struct sched_pervm_wc *,
+    void (*set_weight)(void *ctx, int vm, int val), void (*set_cap)(void *ctx, int vm, int val),
+    void *ctx, struct vs_err *);
+
 #endif

@@ -81,24 +81,6 @@ dist_free(struct dist *d)
 	free(d);
 }
 
-static const char *
-default_unit(enum unit_kind kind)
-{
-	switch (kind) {
-	case UNIT_TIME:
-		return "ns";
-	case UNIT_FREQ:
-		return "Hz";
-	case UNIT_SIZE:
-		return "B";
-	case UNIT_RATE:
-		return "/s";
-	case UNIT_NONE:
-		break;
-	}
-	return "";
-}
-
 static void
 add_sample(struct dist *d, size_t *cap, double v)
 {
@@ -212,7 +194,7 @@ parse_empirical(struct dist *d, const struct yc_node *n, enum unit_kind kind,
 	if (s != NULL && yc_find(n, "unit") != NULL)
 		return yc_err(yc_find(n, "unit"), err,
 		    "'unit' is for 'file' only; write the unit on each sample");
-	if (yc_get_str(n, "unit", default_unit(kind), &unit, err) == -1)
+	if (yc_get_str(n, "unit", units_base_name(kind), &unit, err) == -1)
 		return -1;
 	if (s != NULL && f != NULL)
 		return yc_err(f, err, "give either 'samples' or 'file', not both");

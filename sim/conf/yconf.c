@@ -1082,24 +1082,6 @@ type_err(const struct yc_node *n, const char *key, const char *what,
 	return yc_err(n, err, "expected %s, got %s", what, got_desc(n, buf, sizeof buf));
 }
 
-static const char *
-base_unit(enum unit_kind kind)
-{
-	switch (kind) {
-	case UNIT_TIME:
-		return "ns";
-	case UNIT_FREQ:
-		return "Hz";
-	case UNIT_SIZE:
-		return "B";
-	case UNIT_RATE:
-		return "/s";
-	case UNIT_NONE:
-		break;
-	}
-	return "";
-}
-
 /*
  * Range error.  Infinite bounds are left out of the message; shown is
  * the value as written plus, for quantities, in base units.
@@ -1109,7 +1091,7 @@ range_err(const struct yc_node *n, const char *key, double v, double min,
     double max, enum unit_kind kind, struct vs_err *err)
 {
 	char subj[256], conv[64] = "";
-	const char *u = base_unit(kind);
+	const char *u = units_base_name(kind);
 
 	if (kind != UNIT_NONE)
 		snprintf(conv, sizeof conv, " (%g%s)", v, u);

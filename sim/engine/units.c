@@ -281,6 +281,24 @@ units_kind_name(enum unit_kind kind)
 	return "?";
 }
 
+const char *
+units_base_name(enum unit_kind kind)
+{
+	switch (kind) {
+	case UNIT_TIME:
+		return "ns";
+	case UNIT_FREQ:
+		return "Hz";
+	case UNIT_SIZE:
+		return "B";
+	case UNIT_RATE:
+		return "/s";
+	case UNIT_NONE:
+		break;
+	}
+	return "";
+}
+
 /*
  * v (in base units) as a person writes it, so that units_parse reads it
  * back: a time or a frequency in the largest unit it fills at least once

@@ -28,6 +28,8 @@ enum unit_kind {
 int units_parse(const char *text, enum unit_kind kind, double hz, double *out,
     const char **why);
 const char *units_kind_name(enum unit_kind);
+/* The unit of a result of units_parse: "ns", "Hz", "B", "/s"; "" for a number. */
+const char *units_base_name(enum unit_kind);
 /* v in base units as written with the kind's unit ("750us", "2.93GHz",
  * "256MiB", "10e9B"), into buf; returns buf. */
 const char *units_fmt(double v, enum unit_kind kind, char *buf, size_t n);
