@@ -36,6 +36,7 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	for (i = 0; i < hv->npcpus; i++) {
 		hv->pcpus[i].id = i;
 		hv->pcpus[i].hv = hv;
+		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
 	}
 }
 
@@ -220,12 +221,11 @@ sibling_load(const struct hv *hv, int id)
 	return l;
 }
 
-double
-hv_rate(const struct vcpu *v)
+/* The speed of work on pCPU id from its siblings' loads (models/README.md, Machine). */
+static double
+sibling_rate(const struct hv *hv, int id)
 {
-	const struct hv *hv = v->pcpu->hv;
-
-	switch (sibling_load(hv, v->pcpu->id)) {
+	switch (sibling_load(hv, id)) {
 	case LOAD_BUSY:
 		return 1.0 / hv->m->smt_busy_slowdown;
 	case LOAD_SPIN:
@@ -246,6 +246,12 @@ hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 	p->load = load;
 	tpc = hv->m->threads_per_core;
 	base = machine_core_of(hv->m, p->id) * tpc;
+	/* hv_rate is read at every work segment, so it is kept per pCPU and
+	 * recomputed here, where it changes: every sibling's first, as a
+	 * rerate below may read any of them */
+	for (i = base; i < base + tpc; i++)
+		if (i != p->id)
+			hv->pcpus[i].rate = sibling_rate(hv, i);
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id && hv->pcpus[i].curr != NULL)
 			hv->gops->rerate(hv->pcpus[i].curr);

@@ -28,6 +28,7 @@ struct pcpu {
 	struct hv *hv;
 	struct vcpu *curr;	/* NULL: idle */
 	enum hw_load load;
+	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
 	sim_time_t sched_at;
 	evq_id slice_ev;
@@ -190,7 +191,12 @@ hv_set_load(struct vcpu *v, enum hw_load load)
 	if (v->pcpu != NULL && v->pcpu->load != load)
 		hv_set_pcpu_load(v->pcpu, load);
 }
-/* Speed of guest work on v's pCPU now (1 = nominal). */
-double hv_rate(const struct vcpu *);
+/* Speed of guest work on v's pCPU now (1 = nominal): its SMT siblings'
+ * loads, kept per pCPU by hv_set_pcpu_load. */
+static inline double
+hv_rate(const struct vcpu *v)
+{
+	return v->pcpu->rate;
+}
 
 #endif
