@@ -43,6 +43,9 @@ struct guest {
 	sim_time_t fold_t;	/* ... at this time */
 	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
+	int seg;		/* work: a second segment follows this one (guest_work_then) */
+	double seg_ns;		/* ... its nominal ns */
+	guest_fn seg_mid;	/* ... and what runs at the boundary */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int in_ple;		/* pre is a PLE exit being handled */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
@@ -609,11 +612,22 @@ guest_step(struct guest *g, int64_t data)
 		return;
 	}
 	switch (g->act) {
+	case GA_WORK:
+		if (g->seg) {
+			/* guest_work_then's boundary: what the slow path's guest_work
+			 * would set (rem, the same cont), its event armed the same way */
+			g->seg = 0;
+			g->rem = g->seg_ns;
+			g->seg_mid(g->v);
+			arm(g);
+			break;
+		}
+		/* FALLTHROUGH */
 	case GA_MEM:
-		mem_set(g, 0);
+		if (g->act == GA_MEM)
+			mem_set(g, 0);
 		/* FALLTHROUGH */
 	case GA_POLL:
-	case GA_WORK:
 		f = g->cont;
 		g->act = GA_NONE;
 		/* cont stays f while f runs: nothing of this event follows it, and
@@ -741,9 +755,29 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 		hv_probe(v->vm->hv, PR_SPIN_END, v->id, v->pcpu->id, g->lock, 0);
 	g->cond = 0;
 	g->act = GA_WORK;
+	g->seg = 0;
 	g->rem = ns > 0 ? ns : 0;
 	g->cont = done;
 	arm(g);
+}
+
+/*
+ * Two work segments in a row with no step of the caller's between them: at
+ * the first one's end (its own event, as guest_work's) the second starts,
+ * mid is called, and the second's event is armed as guest_work would arm
+ * it from there.  The caller vouches that its continuation at that point
+ * would have done only mid's part and then guest_work(v, next_ns, done)
+ * (lock.c lock_taken: the section's first compute).
+ */
+void
+guest_work_then(struct vcpu *v, double ns, guest_fn mid, double next_ns, guest_fn done)
+{
+	struct guest *g = v->g;
+
+	guest_work(v, ns, done);
+	g->seg = 1;
+	g->seg_ns = next_ns > 0 ? next_ns : 0;
+	g->seg_mid = mid;
 }
 
 /* A memory transfer: bytes at the socket's shared bandwidth (mem_rate). */
@@ -772,6 +806,7 @@ guest_begin(struct vcpu *v, guest_fn first)
 	struct guest *g = v->g;
 
 	g->act = GA_WORK;
+	g->seg = 0;
 	g->rem = 0;
 	g->cont = first;
 	arm(g);
@@ -1040,6 +1075,9 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 	int mem = g->act == GA_MEM;
 
 	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM);
+	/* only a task that may be preempted is saved, and a chained segment is
+	 * a section's (lock.c lock_taken), preemption off */
+	VS_ASSERT(!g->seg || g->act != GA_WORK);
 	settle(g);
 	ev_cancel(g);
 	if (g->streaming)

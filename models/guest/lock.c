@@ -399,10 +399,19 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 void
 lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
+	const struct lock_client *c = l->client;
+	double hold;
+
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
 	extra_ns += lock_enter(l, v, v);
-	guest_work(v, extra_ns, l->client->cont);
+	/* The section's first compute follows the lock's costs in the same
+	 * activity: the same times, one step of the client's fewer. */
+	if (c->hold != NULL && l->hv->fast_forward && (hold = c->hold(v)) >= 0) {
+		guest_work_then(v, extra_ns, c->hold_mid, hold, c->cont);
+		return;
+	}
+	guest_work(v, extra_ns, c->cont);
 }
 
 void

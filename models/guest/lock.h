@@ -141,6 +141,12 @@ struct lock_client {
 	void (*cont_after)(struct vcpu *, double ns);
 	double (*take_section)(struct vcpu *);	/* takes_sections: v's section (ns), and
 						 * moves v's program past its release */
+	/* Optional: v has just taken the lock it asked for.  If cont would, right
+	 * after the lock's own costs, do only hold_mid's part and start a compute
+	 * of its section, that compute's ns (the program moved past it), else < 0:
+	 * lock_taken then runs the two as one activity (guest_work_then). */
+	double (*hold)(struct vcpu *);
+	guest_fn hold_mid;
 };
 
 /*

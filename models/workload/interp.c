@@ -74,9 +74,11 @@ thread_free(struct wl_thread *th)
 static void task_exited(struct task *);
 
 static void wl_continue_after(struct vcpu *, double);
+static double wl_hold(struct vcpu *);
+static void wl_hold_mid(struct vcpu *);
 /* The hooks its locks call up through (guest/lock.h). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
-    wl_take_section };
+    wl_take_section, wl_hold, wl_hold_mid };
 
 /* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
  * pins holds the per-vCPU form's cpus. */
@@ -543,6 +545,35 @@ wl_continue(struct vcpu *v)
 			return;
 		}
 	}
+}
+
+/*
+ * The lock just taken (lock.c lock_taken): if the section begins with a
+ * compute, draw it now.  wl_continue after the lock's costs would do nothing
+ * else: no path to close (closing is set only by a release), no preemption
+ * (preempt_count > 0 since the acquire: gk_preempt_point returns 0, the
+ * task's compute flag stays 0, as gk_compute then leaves it), and v's stream
+ * has no other draw in between (only its current task draws, and that task
+ * runs nothing until the compute).  What it does is wl_hold_mid's.
+ */
+static double
+wl_hold(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	const struct wl_op *o = &th->wv->wl->ops[th->pc];
+
+	if (o->op != OP_COMPUTE || th->closing >= 0 || gk_current(v)->preempt_count <= 0)
+		return -1;
+	th->pc++;
+	return dist_sample(o->d, v->rng);
+}
+
+static void
+wl_hold_mid(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+
+	th->wv->run->last = th;
 }
 
 double
