@@ -345,6 +345,31 @@ START_TEST(test_word_is_gsl)
 }
 END_TEST
 
+/* rng.h: rng_restore puts a stream back where rng_save found it (interp.c
+ * takes back a draw made ahead): the same draws again, and a stream that
+ * never drew agrees with it. */
+START_TEST(test_save_restore)
+{
+	struct rng *a = rng_new(3, RNG_ENTITY(RNG_KIND_VCPU, 1));
+	struct rng *b = rng_new(3, RNG_ENTITY(RNG_KIND_VCPU, 1));
+	struct rng_pos p;
+	double x[5];
+	int i;
+
+	rng_save(a, &p);
+	for (i = 0; i < 5; i++)
+		x[i] = rng_exp_gsl(rng_gsl(a));
+	rng_restore(a, &p);
+	for (i = 0; i < 5; i++)
+		ck_assert(rng_exp_gsl(rng_gsl(a)) == x[i]);
+	for (i = 0; i < 5; i++)
+		(void)rng_exp_gsl(rng_gsl(b));
+	ck_assert_uint_eq(rng_word_gsl(rng_gsl(a)), rng_word_gsl(rng_gsl(b)));
+	rng_free(a);
+	rng_free(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -362,6 +387,7 @@ main(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_exp_ziggurat);
 	tcase_add_test(tc, test_word_is_gsl);
+	tcase_add_test(tc, test_save_restore);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

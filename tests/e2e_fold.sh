@@ -5,7 +5,8 @@
 # against the slow path (fast_forward: false), which queues each: every
 # metric the same bytes but the engine's cost figures, the same trace and
 # lock statistics; the pinned ticket model handles fewer events per
-# acquisition.
+# acquisition.  fast_forward: false also keeps a lock call's costs and the
+# caller's next compute apart (lock.c lock_cont).
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -51,6 +52,13 @@ check "seed 001 X5570, 1 hog, pv-ticket: folded = slow path" both x5 "$X5" --set
 check "seed 003, pv-qspinlock: folded = slow path" both s3 \
     "$top_srcdir/configs/seed003/kvm-overcommit.yaml" --set 'vms[0].lock=pv-qspinlock' \
     --set duration=100ms
+# a lock call's costs and the next compute as one activity (lock.c
+# lock_cont), here with tasks that switch at the release's preempt_enable:
+# the draw taken back (interp.c wl_next_mid)
+check "3 tasks on a vCPU, switched at a release: folded = slow path" both chain \
+    "$top_srcdir/tests/data/chain-preempt.yaml"
+check "3 tasks on a vCPU: the tasks switch" awk -F, '$1 == "g.guest_ctx_switches" { n = $3 }
+    END { exit !(n >= 20) }' "$tmp/chain.true"
 check "CFS 2x, 64 vCPUs: folded = slow path" both cfs "$top_srcdir/bench/scale.yaml" \
     --set 'vms[0].count=8' --set machine.cores_per_socket=32 --set duration=20ms
 

@@ -45,7 +45,7 @@ struct guest {
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	int seg;		/* work: a second segment follows this one (guest_work_then) */
 	double seg_ns;		/* ... its nominal ns */
-	guest_fn seg_mid;	/* ... and what runs at the boundary */
+	guest_mid_fn seg_mid;	/* ... and what runs at the boundary */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int in_ple;		/* pre is a PLE exit being handled */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
@@ -614,13 +614,15 @@ guest_step(struct guest *g, int64_t data)
 	switch (g->act) {
 	case GA_WORK:
 		if (g->seg) {
-			/* guest_work_then's boundary: what the slow path's guest_work
-			 * would set (rem, the same cont), its event armed the same way */
+			/* guest_work_then's boundary: mid did the caller's step; then
+			 * what its guest_work would set (rem, the same cont), armed
+			 * the same way */
 			g->seg = 0;
-			g->rem = g->seg_ns;
-			g->seg_mid(g->v);
-			arm(g);
-			break;
+			if (g->seg_mid(g->v)) {
+				g->rem = g->seg_ns;
+				arm(g);
+				break;
+			}
 		}
 		/* FALLTHROUGH */
 	case GA_MEM:
@@ -763,14 +765,14 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 
 /*
  * Two work segments in a row with no step of the caller's between them: at
- * the first one's end (its own event, as guest_work's) the second starts,
- * mid is called, and the second's event is armed as guest_work would arm
- * it from there.  The caller vouches that its continuation at that point
- * would have done only mid's part and then guest_work(v, next_ns, done)
- * (lock.c lock_taken: the section's first compute).
+ * the first one's end (its own event, as guest_work's) mid does what done
+ * would have done there, and the second's event is armed as done's
+ * guest_work would arm it; or mid finds done would do more (0) and done
+ * runs.  mid vouches for the rest (lock.c lock_taken, lock_release: the
+ * workload's next compute).
  */
 void
-guest_work_then(struct vcpu *v, double ns, guest_fn mid, double next_ns, guest_fn done)
+guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, guest_fn done)
 {
 	struct guest *g = v->g;
 

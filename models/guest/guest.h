@@ -45,10 +45,12 @@ void guest_woken(struct vcpu *);			/* hv_wake */
 /* A thread is ready: first runs as soon as the vCPU has a pCPU. */
 void guest_begin(struct vcpu *, guest_fn first);
 void guest_work(struct vcpu *, double ns, guest_fn done);
-/* Work of ns, then (mid called at the boundary, no step of the caller's in
- * between) work of next_ns, then done: one activity of two segments, each
- * ending as guest_work's would. */
-void guest_work_then(struct vcpu *, double ns, guest_fn mid, double next_ns, guest_fn done);
+/* Work of ns, then work of next_ns, then done: one activity of two
+ * segments, each ending as guest_work's would.  At the boundary mid runs in
+ * place of done's step: 1, it did that step's part (the second segment
+ * goes on); 0, it did nothing and done runs after all (no second segment). */
+typedef int (*guest_mid_fn)(struct vcpu *);
+void guest_work_then(struct vcpu *, double ns, guest_mid_fn mid, double next_ns, guest_fn done);
 /*
  * What this layer asks of the lock a vCPU spins on (lock.c fills it in), so
  * that guest.c never includes lock.h: whether a spinner that saw the word

@@ -754,12 +754,26 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	return 1;
 }
 
+int
+gk_preempt_due(struct vcpu *v, int enable)
+{
+	struct gcpu *c = cpu_of(v);
+
+	return c->need_resched && c->curr->preempt_count - enable <= 0 && c->nqueued > 0;
+}
+
 void
-gk_compute(struct vcpu *v, double ns, guest_fn done)
+gk_compute_mark(struct vcpu *v)
 {
 	struct task *t = cpu_of(v)->curr;
 
 	t->compute = t->preempt_count == 0;
+}
+
+void
+gk_compute(struct vcpu *v, double ns, guest_fn done)
+{
+	gk_compute_mark(v);
 	guest_work(v, ns, done);
 }
 

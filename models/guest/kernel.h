@@ -119,8 +119,13 @@ struct task *gk_current(struct vcpu *);
 /* A preemption point (spin_unlock, return to user): if a reschedule is due
  * and no spinlock is held, switch; 1 if v now runs another task. */
 int gk_preempt_point(struct vcpu *, guest_fn resume);
+/* Would it switch, with the current task's preempt_count less `enable`
+ * (a preempt_enable first)?  Changes nothing. */
+int gk_preempt_due(struct vcpu *, int enable);
 /* Plain computation the kernel may preempt at a tick or wakeup. */
 void gk_compute(struct vcpu *, double ns, guest_fn done);
+/* gk_compute's own part, for work that guest_work_then starts. */
+void gk_compute_mark(struct vcpu *);
 void gk_memory(struct vcpu *, double bytes, guest_fn done);
 /* Spinlock sections: the task cannot be switched out between these. */
 void gk_preempt_disable(struct vcpu *);

@@ -396,22 +396,31 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
  * (an atomic, the lock word's line); the protected data's lines follow from
  * the previous holder's pCPU.
  */
+/*
+ * The lock call's own costs, then the caller goes on (client->cont).  Its
+ * next compute, when it has one right away, follows in the same activity:
+ * the same times, one step of the caller's fewer (fast_forward: false keeps
+ * the step, tests/e2e_fold.sh compares the two).
+ */
+static void
+lock_cont(struct glock *l, struct vcpu *v, double ns)
+{
+	const struct lock_client *c = l->client;
+	double next;
+
+	if (c->next_work != NULL && l->hv->fast_forward && (next = c->next_work(v)) >= 0)
+		guest_work_then(v, ns, c->next_mid, next, c->cont);
+	else
+		guest_work(v, ns, c->cont);
+}
+
 void
 lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
-	const struct lock_client *c = l->client;
-	double hold;
-
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
 	extra_ns += lock_enter(l, v, v);
-	/* The section's first compute follows the lock's costs in the same
-	 * activity: the same times, one step of the client's fewer. */
-	if (c->hold != NULL && l->hv->fast_forward && (hold = c->hold(v)) >= 0) {
-		guest_work_then(v, extra_ns, c->hold_mid, hold, c->cont);
-		return;
-	}
-	guest_work(v, extra_ns, c->cont);
+	lock_cont(l, v, extra_ns);
 }
 
 void
@@ -473,7 +482,7 @@ lock_release(struct glock *l, struct vcpu *v)
 	l->handover_ns = 0;
 	if (n->kick_to != NULL)
 		sim_after(l->hv->sim, sim_ns(own + n->kick_at), release_kick, l, v->idx);
-	guest_work(v, cost, l->client->cont);
+	lock_cont(l, v, cost);
 }
 
 static int

@@ -141,12 +141,13 @@ struct lock_client {
 	void (*cont_after)(struct vcpu *, double ns);
 	double (*take_section)(struct vcpu *);	/* takes_sections: v's section (ns), and
 						 * moves v's program past its release */
-	/* Optional: v has just taken the lock it asked for.  If cont would, right
-	 * after the lock's own costs, do only hold_mid's part and start a compute
-	 * of its section, that compute's ns (the program moved past it), else < 0:
-	 * lock_taken then runs the two as one activity (guest_work_then). */
-	double (*hold)(struct vcpu *);
-	guest_fn hold_mid;
+	/* Optional: v has just taken or released the lock.  If cont, right after
+	 * the lock's own costs, may start a compute of the caller's, that
+	 * compute's ns, drawn now, else < 0: lock_taken / lock_release then run
+	 * the two as one activity (guest_work_then), next_mid in cont's place
+	 * at the boundary (guest.h: it says whether cont's step was that). */
+	double (*next_work)(struct vcpu *);
+	guest_mid_fn next_mid;
 };
 
 /*

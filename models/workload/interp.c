@@ -21,6 +21,7 @@
 #include "guest/slock.h"
 #include "guest/vdisk.h"
 #include "hv/hv.h"
+#include "rng.h"
 #include "stats.h"
 
 /* A workload's run on one VM (gvm->prog). */
@@ -45,8 +46,10 @@ struct wl_thread {
 	struct gvm *g;		/* wv->g, one load nearer */
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
+	int ahead;		/* the compute drawn ahead (wl_next_work); -1 none */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
+	struct rng_pos *pos;	/* ... and v's stream before that draw */
 };
 
 static struct wl_thread *
@@ -54,14 +57,16 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 {
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
 	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
-	    npath * sizeof *th->path_since);
+	    npath * sizeof *th->path_since + sizeof *th->pos);
 
 	th->wv = wv;
 	th->g = g;
 	th->pc = pc;
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
+	th->pos = (struct rng_pos *)(th->path_since + npath);
 	th->closing = -1;
+	th->ahead = -1;
 	return th;
 }
 
@@ -74,11 +79,11 @@ thread_free(struct wl_thread *th)
 static void task_exited(struct task *);
 
 static void wl_continue_after(struct vcpu *, double);
-static double wl_hold(struct vcpu *);
-static void wl_hold_mid(struct vcpu *);
+static double wl_next_work(struct vcpu *);
+static int wl_next_mid(struct vcpu *);
 /* The hooks its locks call up through (guest/lock.h). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
-    wl_take_section, wl_hold, wl_hold_mid };
+    wl_take_section, wl_next_work, wl_next_mid };
 
 /* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
  * pins holds the per-vCPU form's cpus. */
@@ -548,32 +553,77 @@ wl_continue(struct vcpu *v)
 }
 
 /*
- * The lock just taken (lock.c lock_taken): if the section begins with a
- * compute, draw it now.  wl_continue after the lock's costs would do nothing
- * else: no path to close (closing is set only by a release), no preemption
- * (preempt_count > 0 since the acquire: gk_preempt_point returns 0, the
- * task's compute flag stays 0, as gk_compute then leaves it), and v's stream
- * has no other draw in between (only its current task draws, and that task
- * runs nothing until the compute).  What it does is wl_hold_mid's.
+ * After a lock's acquire or release (lock.c lock_cont): the compute that
+ * wl_continue would start once the lock's costs are paid, if it starts one
+ * after counters and loop ends only (a loop the fast-forward may take is
+ * left alone: it needs wl_continue's tail).  It is drawn now, the stream's
+ * position kept; th->pc stays, so the program is where it was until
+ * wl_next_mid walks it there.  Nothing else draws from v's stream meanwhile:
+ * only its current task does, and it runs nothing until then (no switch: a
+ * lock held, or a release's preempt_enable still to come, preempt_count > 0).
  */
 static double
-wl_hold(struct vcpu *v)
+wl_next_work(struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
-	const struct wl_op *o = &th->wv->wl->ops[th->pc];
+	const struct wl_op *ops = th->wv->wl->ops, *o;
+	int pc = th->pc, k, loops = 0;
 
-	if (o->op != OP_COMPUTE || th->closing >= 0 || gk_current(v)->preempt_count <= 0)
-		return -1;
-	th->pc++;
-	return dist_sample(o->d, v->rng);
+	for (k = 0; k < 8; k++) {
+		o = &ops[pc];
+		if (o->op == OP_COMPUTE) {
+			th->ahead = pc;
+			rng_save(v->rng, th->pos);
+			return dist_sample(o->d, v->rng);
+		}
+		if (o->op == OP_COUNT)
+			pc++;
+		else if (o->op == OP_ENDLOOP && !ops[o->jump - 1].ff && loops++ == 0)
+			/* as wl_continue's ENDLOOP; one loop end at most (its left) */
+			pc = ops[o->jump - 1].n < 0 || th->left[o->arg] > 1 ? o->jump : pc + 1;
+		else
+			return -1;
+	}
+	return -1;
 }
 
-static void
-wl_hold_mid(struct vcpu *v)
+/*
+ * At the end of the lock's costs, in wl_continue's place: what it would do
+ * up to that compute (the path closed, the preempt point, counters, the loop
+ * end, the compute's mark), 1; or, if its preempt point would switch tasks,
+ * nothing but taking the draw back (the stream as it was), 0: wl_continue
+ * runs.
+ */
+static int
+wl_next_mid(struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
+	struct wl_vm *wv = th->wv;
+	const struct wl_op *o;
 
-	th->wv->run->last = th;
+	if (gk_preempt_due(v, th->closing >= 0)) {
+		rng_restore(v->rng, th->pos);
+		th->ahead = -1;
+		return 0;
+	}
+	wv->run->last = th;
+	wl_close_path(v);
+	if (gk_preempt_point(v, wl_continue))
+		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
+	while (th->pc != th->ahead) {
+		o = &wv->wl->ops[th->pc];
+		if (o->op == OP_COUNT) {
+			wv->counts[o->arg]++;
+			th->pc++;
+		} else if (wv->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+			th->pc = o->jump;
+		else
+			th->pc++;
+	}
+	th->pc++;
+	th->ahead = -1;
+	gk_compute_mark(v);
+	return 1;
 }
 
 double

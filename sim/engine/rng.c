@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The generator, its header and its state in one block (GSL's own
  * gsl_rng_alloc makes three): a draw reads one cache line, not three
@@ -54,6 +55,19 @@ gsl_rng *
 rng_gsl(struct rng *g)
 {
 	return &g->r;
+}
+
+void
+rng_save(const struct rng *g, struct rng_pos *p)
+{
+	VS_ASSERT(g->r.type->size <= sizeof p->s);
+	memcpy(p->s, g->state, g->r.type->size);
+}
+
+void
+rng_restore(struct rng *g, const struct rng_pos *p)
+{
+	memcpy(g->state, p->s, g->r.type->size);
 }
 
 double

@@ -18,6 +18,13 @@ void rng_free(struct rng *);
 gsl_rng *rng_gsl(struct rng *);
 double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
+/* A stream's position, to draw ahead and take the draws back (rng_restore):
+ * the generator's whole state (taus2: 24 bytes). */
+struct rng_pos {
+	unsigned long s[4];
+};
+void rng_save(const struct rng *, struct rng_pos *);
+void rng_restore(struct rng *, const struct rng_pos *);
 
 /*
  * One 32-bit word of g, as gsl_rng_get gives it, without its call through
