@@ -26,9 +26,12 @@ START_TEST(block_resumes_after_t_plus_wake_latency)
 	lat = tu_metric(&m, "g.wake_latency_mean_ns");
 	ck_assert_double_gt(lat, 0);
 	ck_assert_double_lt(lat, 50e3);		/* a host wake and a switch, not a tick */
-	/* the host's first switch-in (6000 cycles at 2 GHz), 12 ms of program, and
-	 * the wakeup's latency (histogram: within 2%) */
-	ck_assert_double_lt(fabs(done - 3e3 - 12e6 - lat), 0.02 * lat + 2);
+	/* the host's first switch-in (6000 cycles at 2 GHz), 12 ms of program, the
+	 * host's wake of the halted vCPU at the sleep's hrtimer (wake_ipi 8000 and
+	 * ctx_switch 6000 cycles), the timer interrupt whose handler wakes the task
+	 * (timer_tick 4000 cycles), and the wakeup's latency from there
+	 * (histogram: within 2%) */
+	ck_assert_double_lt(fabs(done - 3e3 - 12e6 - (4e3 + 3e3) - 2e3 - lat), 0.02 * lat + 2);
 	ck_assert_double_eq(tu_metric(&m, "g.task_wakeups"), 1);
 	metrics_free(&m);
 }

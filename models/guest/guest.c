@@ -10,7 +10,7 @@
 
 #include "hv/hv.h"
 
-enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL };
+enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL, GA_BUSY };
 /* Which interrupts end a halt: none (halt() with interrupts off), the idle
  * loop's safe_halt, or a lock slow path's safe_halt (kvm_wait with irqs on). */
 enum halt_irq { HI_OFF, HI_IDLE, HI_LOCK };
@@ -67,6 +67,7 @@ struct guest {
 	sim_time_t poll_t0;	/* polling on a pCPU since */
 	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
 	double poll_ns;		/* pCPU time this halt spent polling */
+	sim_time_t busy_until;	/* busy: the wall-clock deadline (guest_busy_until) */
 	int ff_fault;		/* a test's deliberately broken loop fast-forward (guest_attach) */
 };
 
@@ -535,6 +536,11 @@ arm(struct guest *g)
 		else
 			ev_cancel(g);
 		break;
+	case GA_BUSY:
+		/* a deadline in wall time: the preempted stretch counts too */
+		hv_set_load(g->v, LOAD_BUSY);
+		ev_at(g, g->busy_until > s->now ? g->busy_until : s->now, EV_ACT);
+		break;
 	case GA_POLL:
 		hv_set_load(g->v, LOAD_SPIN);
 		if (g->rem != GUEST_FOREVER)
@@ -630,6 +636,7 @@ guest_step(struct guest *g, int64_t data)
 			mem_set(g, 0);
 		/* FALLTHROUGH */
 	case GA_POLL:
+	case GA_BUSY:
 		f = g->cont;
 		g->act = GA_NONE;
 		/* cont stays f while f runs: nothing of this event follows it, and
@@ -780,6 +787,23 @@ guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, gue
 	g->seg = 1;
 	g->seg_ns = next_ns > 0 ? next_ns : 0;
 	g->seg_mid = mid;
+}
+
+/* A calibrated delay loop on rdtsc (Linux arch/x86/lib/delay.c delay_tsc):
+ * busy on the pCPU until the clock reads until, however long the vCPU was
+ * preempted meanwhile; one event at the deadline (or at the next entry). */
+void
+guest_busy_until(struct vcpu *v, int64_t until, guest_fn done)
+{
+	struct guest *g = v->g;
+
+	VS_ASSERT(v->pcpu != NULL);
+	settle(g);
+	g->act = GA_BUSY;
+	g->rem = 0;
+	g->busy_until = until;
+	g->cont = done;
+	arm(g);
 }
 
 /* A memory transfer: bytes at the socket's shared bandwidth (mem_rate). */
@@ -1076,7 +1100,7 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 	struct guest *g = v->g;
 	int mem = g->act == GA_MEM;
 
-	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM);
+	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM || g->act == GA_BUSY);
 	/* only a task that may be preempted is saved, and a chained segment is
 	 * a section's (lock.c lock_taken), preemption off */
 	VS_ASSERT(!g->seg || g->act != GA_WORK);
@@ -1084,7 +1108,8 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 	ev_cancel(g);
 	if (g->streaming)
 		mem_set(g, 0);
-	*rem = g->rem;
+	/* a busy wait keeps no work: its continuation knows its deadline */
+	*rem = g->act == GA_BUSY ? 0 : g->rem;
 	*cont = g->cont;
 	g->act = GA_NONE;
 	g->cont = NULL;

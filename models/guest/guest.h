@@ -51,6 +51,10 @@ void guest_work(struct vcpu *, double ns, guest_fn done);
  * goes on); 0, it did nothing and done runs after all (no second segment). */
 typedef int (*guest_mid_fn)(struct vcpu *);
 void guest_work_then(struct vcpu *, double ns, guest_mid_fn mid, double next_ns, guest_fn done);
+/* Busy on the CPU until the simulated clock reads until (ns), preempted or
+ * not (a delay loop on rdtsc); then done.  A preemption keeps nothing of it
+ * (guest_save gives rem 0): done's caller re-enters with the same deadline. */
+void guest_busy_until(struct vcpu *, int64_t until, guest_fn done);
 /*
  * What this layer asks of the lock a vCPU spins on (lock.c fills it in), so
  * that guest.c never includes lock.h: whether a spinner that saw the word

@@ -39,7 +39,8 @@ struct gkernel {
 	int nwatches;
 	size_t capwatches;
 	double tick_ns;
-	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
+	int tick_lane;
+	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */		/* the event queue's FIFO lane for re-armed ticks */
 	struct gk_stats st;
 };
 
@@ -59,6 +60,7 @@ int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
 struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
+const struct gt_stats *gk_timer_stats(const struct gkernel *k) { return gt_stats(k->timers); }
 struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
 struct gk_stats *gk_stats_rw(struct gkernel *k) { return &k->st; }
 
@@ -122,6 +124,7 @@ cpu_of(struct vcpu *v)
 }
 
 static void cpu_irq(struct vcpu *);
+static void timer_raise(void *ctx, int cpu, int kind);
 
 static void
 cpu_entry(struct vcpu *v)
@@ -148,6 +151,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tun.nr_latency = 8;
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
 	k->tick_lane = k->tick_ns > 0 ? sim_lane(ksim(k), sim_ns(k->tick_ns)) : -1;
+	k->timers = gt_new(ksim(k), vm->nvcpus, timer_raise, k);
 	k->cpus = xcalloc_line((size_t)k->ncpu, sizeof *k->cpus);	/* task.h: hot line first */
 	k->allowed_live = xcalloc((size_t)k->ncpu, sizeof *k->allowed_live);
 	for (i = 0; i < k->ncpu; i++) {
@@ -180,12 +184,13 @@ gk_free(struct gkernel *k)
 	for (i = 0; i < k->ncpu; i++)
 		sim_cancel(ksim(k), &k->cpus[i].tick_ev);
 	for (i = 0; i < k->ntasks; i++) {
-		sim_cancel(ksim(k), &k->tasks[i]->timer);
+		gt_cancel(&k->tasks[i]->timer);
 		if (k->tasks[i]->th != NULL && k->cfg.task_free != NULL)
 			k->cfg.task_free(k->tasks[i]->th);
 		free(k->tasks[i]);
 	}
 	free(k->tasks);
+	gt_free(k->timers);
 	hist_free(k->st.wake_lat);
 	hist_free(k->st.ipi_wait);
 	free(k->watches);
@@ -200,6 +205,8 @@ nice_weight(int nice)
 {
 	return (unsigned long)lround(1024.0 * pow(1.25, -nice));
 }
+
+static void task_timer_fn(struct gtimer *, struct vcpu *);
 
 struct task *
 gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int nice,
@@ -219,7 +226,7 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int
 	t->parent = parent;
 	t->waiting_children = -1;
 	t->woken_at = -1;
-	t->timer = EVQ_NONE;
+	gt_init(&t->timer, k->timers, GT_HRTIMER, task_timer_fn, t);
 	t->mm = parent != NULL ? parent->mm : -1;
 	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
 	k->tasks[k->ntasks++] = t;
@@ -492,12 +499,15 @@ go_idle(struct gcpu *c)
 		guest_finish(c->v);
 		return;
 	}
-	if (k->cfg.tickless)
-		sim_cancel(ksim(k), &c->tick_ev);	/* tick_nohz_idle_stop_tick */
+	/* tick_nohz_idle_stop_tick; not while a timer is due (the next event is now:
+	 * Linux kernel/time/tick-sched.c tick_nohz_next_event keeps the tick) */
+	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
+		sim_cancel(ksim(k), &c->tick_ev);
 	idle_loop(c);
 }
 
 static void do_tick(struct gcpu *);
+static void timer_irq(struct gcpu *);
 
 /* The idle loop's poll or HLT ended: an interrupt, a wakeup or the poll's end. */
 static void
@@ -509,6 +519,10 @@ idle_woken(struct vcpu *v)
 	c->k->smp->irq(c->k->ipi, c);	/* function calls that woke it */
 	if (c->tick_pending)
 		do_tick(c);
+	else if (c->timer_pending) {
+		c->k->st.timer_wakes++;
+		timer_irq(c);
+	}
 	if (c->nqueued > 0 || c->need_resched) {
 		if (polled)
 			c->k->st.polls_ok++;
@@ -557,10 +571,14 @@ cpu_irq(struct vcpu *v)
 		return;
 	if (c->curr == NULL) {
 		c->k->smp->irq(c->k->ipi, c);
+		if (c->timer_pending)
+			timer_irq(c);
 		return;
 	}
 	if (c->tick_pending)
 		do_tick(c);
+	else if (c->timer_pending)
+		timer_irq(c);
 	else
 		guest_overhead(v, kmach(c->k)->irq_ns);
 	c->k->smp->irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
@@ -636,6 +654,48 @@ do_tick(struct gcpu *c)
 			c->need_resched = 1;
 	}
 	balance_tick(c);
+	/* the tick's interrupt runs the hrtimers due and, in its softirq, the
+	 * wheel's (Linux kernel/time/timer.c run_local_timers) */
+	c->timer_pending = 0;
+	gt_run(k->timers, c->idx, c->v);
+}
+
+/*
+ * A LAPIC timer interrupt for guest timers outside a tick: on KVM the host's
+ * hrtimer (LNX-6.6 arch/x86/kvm/lapic.c apic_timer_fn -> apic_timer_expired
+ * -> kvm_vcpu_kick) wakes a halted vCPU or interrupts a running one (a
+ * preemption-timer exit, vmx.c handle_preemption_timer); the handler runs the
+ * due timers and writes the next deadline: the tick's exits (costs.timer_tick).
+ */
+static void
+timer_irq(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	c->timer_pending = 0;
+	k->st.timer_irqs++;
+	k->vm->hv->st.exits_timer++;
+	guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	gt_run(k->timers, c->idx, c->v);
+}
+
+/* A guest timer came due on cpu (gtimer.c): Linux kernel/time/hrtimer.c
+ * hrtimer_interrupt for a hrtimer; a wheel timer waits for the running tick
+ * (run_local_timers); a deferrable one never wakes an idle CPU (the
+ * TIMER_DEFERRABLE comment in include/linux/timer.h: it runs when the CPU
+ * next wakes for something else). */
+static void
+timer_raise(void *ctx, int cpu, int kind)
+{
+	struct gkernel *k = ctx;
+	struct gcpu *c = &k->cpus[cpu];
+	int ticking = c->tick_ev != EVQ_NONE;
+
+	if (c->finished || (kind != GT_HRTIMER && ticking) ||
+	    (kind == GT_DEFERRABLE && c->idle))
+		return;
+	c->timer_pending = 1;
+	guest_interrupt(c->v);
 }
 
 static void
@@ -661,8 +721,10 @@ wake(struct gkernel *k, struct task *t, int waker, int flags)
 	k->st.wakeups++;
 	t->woken_at = ksim(k)->now;
 	enqueue(c, t, flags);
-	if (c->idle) {
-		send_ipi(k, waker != cpu ? waker : -1, c);
+	if (c->idle && waker == cpu) {
+		c->need_resched = 1;	/* from this idle vCPU's own interrupt: no IPI */
+	} else if (c->idle) {
+		send_ipi(k, waker, c);
 	} else if (c->curr != NULL && k->cfg.sched->wakeup_preempt(c, c->curr, t)) {
 		c->need_resched = 1;	/* resched_task */
 		if (waker != cpu)
@@ -695,6 +757,14 @@ gk_start(struct gkernel *k, guest_fn first)
 		}
 		tick_arm(c);
 		guest_begin(c->v, idle_woken);
+	}
+	if (k->cfg.timers) {
+		sim_time_t *ph = xcalloc((size_t)k->ncpu, sizeof *ph);
+
+		for (i = 0; i < k->ncpu; i++)
+			ph[i] = k->cpus[i].tick_phase;
+		gt_services_start(k->timers, ph);
+		free(ph);
 	}
 }
 
@@ -786,6 +856,15 @@ gk_memory(struct vcpu *v, double bytes, guest_fn done)
 	guest_memory(v, bytes, done);
 }
 
+void
+gk_busy_until(struct vcpu *v, sim_time_t until, guest_fn done)
+{
+	struct task *t = cpu_of(v)->curr;
+
+	t->compute = t->preempt_count == 0;
+	guest_busy_until(v, until, done);
+}
+
 void gk_preempt_disable(struct vcpu *v) { cpu_of(v)->curr->preempt_count++; }
 
 void
@@ -812,13 +891,14 @@ leave_cpu(struct gcpu *c, enum task_state st)
 	cpu_schedule_from(c, t);
 }
 
+/* Linux kernel/time/hrtimer.c hrtimer_wakeup: the sleeper's hrtimer fired
+ * on v, whose interrupt handler wakes it */
 static void
-timer_wake(void *s, void *arg, int64_t data)
+task_timer_fn(struct gtimer *tm, struct vcpu *v)
 {
-	struct task *t = arg;
+	struct task *t = tm->arg;
 
-	t->timer = EVQ_NONE;
-	wake(t->k, t, -1, GS_WAKE);
+	wake(t->k, t, cpu_of(v)->idx, GS_WAKE);
 }
 
 void
@@ -828,7 +908,9 @@ gk_block_for(struct vcpu *v, double ns, guest_fn resume)
 	struct task *t = c->curr;
 
 	t->cont = resume;
-	t->timer = sim_after(ksim(c->k), sim_ns(ns), timer_wake, t, 0);
+	/* hrtimer_nanosleep: a hrtimer on this vCPU (the sleeper's, not pinned,
+	 * stays where it was armed: the CPU was busy) */
+	gt_arm(&t->timer, c->idx, ksim(c->k)->now + sim_ns(ns));
 	leave_cpu(c, T_BLOCKED);
 }
 

@@ -36,6 +36,7 @@ struct gk_config {
 	const struct guest_sched_ops *sched;
 	int hz;			/* timer ticks per second; 0: no tick modelled */
 	int tickless;		/* NO_HZ idle: no tick while a vCPU idles */
+	int timers;		/* the periodic kernel services run (gtimer.c) */
 	double halt_poll_ns;	/* cpuidle-haltpoll window before HLT; 0: off */
 	int steal_clock;	/* the scheduler's clock leaves out steal time */
 	int random_phase;	/* ticks and first instructions at random phases */
@@ -53,6 +54,9 @@ struct gk_config {
 struct gk_stats {
 	uint64_t ctx_switches, migrations, wakeups, ipis, ticks, idle_halts, polls_ok;
 	uint64_t spawned;
+	/* Guest timers (gtimer.h): interrupts for them outside a tick, and
+	 * those that woke an idle vCPU */
+	uint64_t timer_irqs, timer_wakes;
 	double idle_ns;		/* vCPU time in the idle loop (guest view) */
 	struct hist *wake_lat;	/* ns from a wakeup to running */
 	/* IPIs (ipi.c): function calls, destinations sent to and handled, the
@@ -112,6 +116,8 @@ void gk_finish(struct gkernel *);
 /* The warm-up ends: the stats start again from zero (the books closed first). */
 void gk_stats_reset(struct gkernel *);
 const struct gk_stats *gk_stats(const struct gkernel *);
+/* Timer functions run (gtimer.h). */
+const struct gt_stats *gk_timer_stats(const struct gkernel *);
 int gk_live(const struct gkernel *);
 
 /* From the current task of v. */
@@ -127,6 +133,9 @@ void gk_compute(struct vcpu *, double ns, guest_fn done);
 /* gk_compute's own part, for work that guest_work_then starts. */
 void gk_compute_mark(struct vcpu *);
 void gk_memory(struct vcpu *, double bytes, guest_fn done);
+/* A busy wait until the clock reads until (guest_busy_until), preemptible as
+ * computation is; preempted, the task resumes at done, which re-enters it. */
+void gk_busy_until(struct vcpu *, sim_time_t until, guest_fn done);
 /* Spinlock sections: the task cannot be switched out between these. */
 void gk_preempt_disable(struct vcpu *);
 void gk_preempt_enable(struct vcpu *);

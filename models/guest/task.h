@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "evq.h"
+#include "guest/gtimer.h"
 #include "guest/guest.h"
 
 struct vcpu;
@@ -51,7 +52,7 @@ struct task {
 	sim_time_t slock_since, slock_spin_since, slock_sleep_since;
 	guest_fn slock_resume;
 	sim_time_t woken_at;	/* for the wake-to-run latency; -1 none */
-	evq_id timer;		/* a timed block's end */
+	struct gtimer timer;	/* a timed block's end (hrtimer_nanosleep) */
 	struct task *parent;	/* who spawned it (NULL for the VM's initial tasks) */
 	int children;		/* spawned and not yet exited */
 	int waiting_children;	/* blocked until children <= this; -1 not */
@@ -75,6 +76,7 @@ struct gcpu {
 	int idle;		/* in the idle loop (polling or halted) */
 	int polling;		/* idle and polling (TIF_POLLING_NRFLAG): no IPI needed */
 	int tick_pending;
+	int timer_pending;	/* a guest timer's interrupt (gtimer.h) is due */
 	evq_id tick_ev;
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
 	sim_time_t tick_at;	/* the last tick armed (-1: none): from there the next is one period on */

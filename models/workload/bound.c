@@ -122,6 +122,7 @@ least_seq(const struct workload *w, size_t *i)
 				t += (o->n < 0 ? 1 : (double)o->n) * body;
 			break;
 		case OP_COMPUTE:
+		case OP_BUSY_WAIT:
 		case OP_SLEEP:
 		case OP_BLOCK:
 		case OP_DISK:

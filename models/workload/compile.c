@@ -124,7 +124,7 @@ is_timed(enum wl_opcode op)
 	return op == OP_COMPUTE || op == OP_ACQUIRE || op == OP_RELEASE || op == OP_IO ||
 	    op == OP_SLEEP || op == OP_MEMORY || op == OP_BLOCK || op == OP_WAIT ||
 	    op == OP_WAITCHILD || op == OP_BARRIER || op == OP_DISK || op == OP_IPI ||
-	    op == OP_TLB_FLUSH || op == OP_SLOCK || op == OP_SUNLOCK;
+	    op == OP_TLB_FLUSH || op == OP_SLOCK || op == OP_SUNLOCK || op == OP_BUSY_WAIT;
 }
 
 /*
@@ -141,6 +141,7 @@ body_advances(const struct workload *w, size_t from)
 	for (i = from; i < w->nops; i++)
 		switch (w->ops[i].op) {
 		case OP_COMPUTE:
+		case OP_BUSY_WAIT:
 		case OP_SLEEP:
 		case OP_BLOCK:
 		case OP_DISK:
@@ -782,6 +783,9 @@ prim_loop(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 static const struct wl_prim prims[] = {
 	{ "compute", prim_work, OP_COMPUTE, NULL, "DIST",
 	  "run guest code for a time drawn from DIST" },
+	{ "busy_wait", prim_work, OP_BUSY_WAIT, NULL, "DIST",
+	  "spin on the CPU until DIST of wall time has passed, preempted or not (a "
+	  "calibrated rdtsc delay loop)" },
 	{ "acquire", prim_acquire, 0, NULL, "LOCK",
 	  "take a lock of the VM (its algorithm is vms[].lock)" },
 	{ "release", prim_release, 0, NULL, "LOCK",

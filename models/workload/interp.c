@@ -47,6 +47,7 @@ struct wl_thread {
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
 	int ahead;		/* the compute drawn ahead (wl_next_work); -1 none */
+	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	struct rng_pos *pos;	/* ... and v's stream before that draw */
@@ -392,6 +393,19 @@ wl_grun_where(const struct grun *run, char *buf, size_t n)
 		thread_where(th, th->pc > 0 ? th->pc - 1 : 0, buf, n);
 }
 
+/* busy_wait's continuation: on at its deadline, or back into the loop if
+ * the task was preempted and resumes before it (gk_busy_until). */
+static void
+busy_resume(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+
+	if (v->vm->hv->sim->now >= th->busy_until)
+		wl_continue(v);
+	else
+		gk_busy_until(v, th->busy_until, busy_resume);
+}
+
 void
 wl_continue(struct vcpu *v)
 {
@@ -436,6 +450,11 @@ wl_continue(struct vcpu *v)
 		case OP_IO:
 			th->pc++;
 			guest_io(v, (enum guest_io)o->arg, wl_continue);
+			return;
+		case OP_BUSY_WAIT:
+			th->pc++;
+			th->busy_until = v->vm->hv->sim->now + sim_ns(dist_sample(o->d, v->rng));
+			gk_busy_until(v, th->busy_until, busy_resume);
 			return;
 		case OP_SLEEP:
 			th->pc++;

@@ -21,11 +21,11 @@ struct yc_node;
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
     OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
     OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
-    OP_SUNLOCK };
+    OP_SUNLOCK, OP_BUSY_WAIT };
 
 struct wl_op {
 	enum wl_opcode op;
-	struct dist *d;		/* compute, sleep: ns; memory: bytes */
+	struct dist *d;		/* compute, sleep, busy_wait: ns; memory: bytes */
 	int arg;		/* lock or counter index; loop depth */
 	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
 				 * waitchild: most children left alive; barrier: parties;

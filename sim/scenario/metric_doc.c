@@ -67,6 +67,10 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.task_wakeups", "count", "guest task wake-ups (task form)" },
 	{ "VM.resched_ipis", "count", "reschedule IPIs the guest sent (task form)" },
 	{ "VM.guest_ticks", "count", "guest scheduler ticks handled (task form)" },
+	{ "VM.timer_irqs", "count", "guest timer interrupts outside a tick (task form; "
+	  "gtimer.h)" },
+	{ "VM.timer_wakes", "count", "... of them, those that woke an idle vCPU" },
+	{ "VM.timer_runs", "count", "guest timer functions run (sleeps' ends, kernel services)" },
 	{ "VM.tasks_spawned", "count", "tasks started by spawn: (task form)" },
 	{ "VM.disk_reads", "count", "reads served by the VM's virtual disk (disk:)" },
 	{ "VM.disk_busy_share", "%", "share of time the virtual disk was busy" },

@@ -107,7 +107,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
 	double disk = 0, reads = 0;
 	double icalls = 0, isent = 0, irecv = 0, iexits = 0, shoot = 0, pvm = 0, pvf = 0, pvy = 0;
-	double iwait = 0;
+	double iwait = 0, tirq = 0, twake = 0, truns = 0;
 	struct hist *h = hist_new(), *hw = hist_new();
 	int i, k, nm = wl_nmarks(d->wl);
 	char name[256], mk[200];
@@ -137,6 +137,9 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		pvy += (double)st->pv_yields;
 		iwait += st->ipi_wait_ns;
 		hist_merge(hw, st->ipi_wait);
+		tirq += (double)st->timer_irqs;
+		twake += (double)st->timer_wakes;
+		truns += (double)gk_timer_stats(gvm_of(b->vms[i])->k)->runs;
 	}
 #define KM(suffix, unit, v) do { \
 	snprintf(name, sizeof name, "%s.%s", d->name, suffix); \
@@ -148,6 +151,9 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("task_wakeups", "count", wakes);
 	KM("resched_ipis", "count", ipis);
 	KM("guest_ticks", "count", ticks);
+	KM("timer_irqs", "count", tirq);
+	KM("timer_wakes", "count", twake);
+	KM("timer_runs", "count", truns);
 	KM("tasks_spawned", "count", spawned);
 	KM("disk_reads", "count", reads);
 	KM("disk_busy_share", "%", secs > 0 ? 100 * disk * 1e-9 / secs / b->n : 0);

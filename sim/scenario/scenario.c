@@ -224,9 +224,12 @@ static const char *const ipi_modes[] = { "physical", "cluster", "pv", NULL };
  * Defaults for the task form: Linux's fair scheduler, HZ 250
  * (kernel/Kconfig.hz default), NO_HZ idle, no haltpoll (cpuidle-haltpoll is
  * Linux 5.4+ and off unless loaded), no steal-time clock
- * (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases.  The per-vCPU
- * form models no tick and aligned phases unless told, so that its numbers
- * stay those of the loop form it always was.  IPIs: x2APIC physical mode
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases, the periodic
+ * kernel services' timers (every Linux guest runs them: gtimer.c).  The
+ * per-vCPU form models no tick, no services and aligned phases unless told,
+ * so that its numbers stay those of the loop form it always was (and its
+ * programs, shaped to traces such as X1's, already hold the wakes a guest
+ * had).  IPIs: x2APIC physical mode
  * (Linux x2apic_phys when the CPUs fit in physical mode, the usual guest
  * choice), no IPI virtualization, the PV features off (they need
  * KVM_FEATURE_PV_TLB_FLUSH / PV_SEND_IPI / PV_SCHED_YIELD and a 4.16 / 4.19 /
@@ -240,6 +243,10 @@ const struct vs_param scen_guest_params[] = {
 	  VP_INT, VS_AT(struct guest_keys, k.hz), 0, 10000, 0, NULL },
 	{ "tickless", NULL, "CONFIG_NO_HZ_IDLE: an idle vCPU stops its tick", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.tickless), 0, 1, 1, NULL },
+	{ "timers", "(true; false in the per-vCPU form)", "the periodic kernel services' timers "
+	  "(softlockup watchdog, clocksource watchdog, vmstat, khungtaskd; models/README.md "
+	  "\"Guest timers\"): an idle tickless vCPU wakes for them", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.timers), 0, 1, 0, NULL },
 	{ "halt_poll", NULL, "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
 	  "long before HLT", "time", "ns", VP_TIME, VS_AT(struct guest_keys, k.halt_poll_ns), 0,
 	  1e12, 0, NULL },
@@ -279,6 +286,7 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	memset(&g, 0, sizeof g);
 	g.k.hz = tasks ? 250 : 0;
 	g.k.random_phase = tasks;
+	g.k.timers = tasks;
 	if (n != NULL && yc_expect(n, YC_MAP, "a mapping of guest kernel settings", err))
 		return -1;
 	if (n != NULL && (ipi = yc_find(n, "ipi")) != NULL && yc_expect(ipi, YC_MAP,
@@ -287,6 +295,10 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	if (yc_params_read(n, scen_guest_params, NULL, 0, &g, err) ||
 	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err))
 		return -1;
+	if (g.k.timers && !tasks)
+		return yc_err(yc_find(n, "timers"), err, "'timers: true' needs the task form "
+		    "(programs: and tasks:): in the per-vCPU form a thread never leaves its vCPU "
+		    "and a sleep halts with interrupts off, so no idle loop would wake for them");
 	if ((g.k.sched = registry_gsched(g.sched)) == NULL) {
 		char *names = registry_gsched_names();
 
