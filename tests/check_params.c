@@ -108,6 +108,30 @@ START_TEST(documented_defaults_are_the_c_defaults)
 }
 END_TEST
 
+/* A number's, a time's, a bool's or an enum's default is said once, as cdef:
+ * its def is NULL, and vs_param_def writes it. */
+static void
+default_said_once(const struct vs_param *t, const char *what)
+{
+	const struct vs_param *p;
+
+	for (p = t; p != NULL && p->name != NULL; p++)
+		if (static_default(p) && p->read != VP_STR) {
+			ck_assert_msg(p->def == NULL, "%s %s: def \"%s\" states cdef again: write "
+			    "NULL (vlocksim list then prints the cdef in the row's unit)", what,
+			    p->name, p->def);
+			nchecked++;
+		}
+}
+
+START_TEST(a_default_is_stated_once)
+{
+	nchecked = 0;
+	each_table(default_said_once);
+	ck_assert_int_ge(nchecked, 130);
+}
+END_TEST
+
 /* ---- runs: a scenario written with a documented default runs as without ---- */
 
 #define WORKLOAD \
@@ -414,6 +438,7 @@ params_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, documented_defaults_are_the_c_defaults);
+	tcase_add_test(tc, a_default_is_stated_once);
 	tcase_add_test(tc, listed_lock_defaults_run_as_the_defaults);
 	tcase_add_test(tc, listed_scheduler_defaults_run_as_the_defaults);
 	tcase_add_test(tc, listed_kind_defaults_run_as_the_defaults);

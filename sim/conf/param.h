@@ -32,7 +32,8 @@
  * (ns, bytes, Hz, a count); cdef: the C default, in cycles when unit is
  * "cycles" (ns at the machine's clock), else in what the reader returns;
  * names: an enum's names (cdef its index).  tests/check_params.c holds
- * every default as listed (vs_param_def) equal to its cdef.
+ * every default as listed (vs_param_def) equal to its cdef, and def NULL
+ * where cdef is the default.
  */
 #ifndef VS_PARAM_H
 #define VS_PARAM_H
