@@ -10,6 +10,7 @@
 #include "guest/gtimer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "guest/guest.h"
@@ -179,6 +180,13 @@ gt_run(struct gtimers *ts, int cpu, struct vcpu *v)
 		t->fn(t, v);
 	}
 	return n;
+}
+
+/* A scenario's warm-up ends (gk_stats_reset): the counts start from zero. */
+void
+gt_stats_reset(struct gtimers *ts)
+{
+	memset(&ts->st, 0, sizeof ts->st);
 }
 
 const struct gt_stats *

@@ -63,6 +63,7 @@ int gt_ndue(const struct gtimers *, int cpu);
 /* Run cpu's due timers on v (its interrupt or softirq); how many ran. */
 int gt_run(struct gtimers *, int cpu, struct vcpu *v);
 const struct gt_stats *gt_stats(const struct gtimers *);
+void gt_stats_reset(struct gtimers *);
 
 /*
  * The periodic kernel services (gtimer.c lists each with its source): start

@@ -789,6 +789,7 @@ gk_stats_reset(struct gkernel *k)
 	memset(&k->st, 0, sizeof k->st);
 	hist_reset(wl);
 	hist_reset(iw);
+	gt_stats_reset(k->timers);
 	k->st.wake_lat = wl;
 	k->st.ipi_wait = iw;
 }
