@@ -11,6 +11,7 @@
 #include "hv/hv.h"
 
 #define MAXV 256
+#define IPIV "{kind: kvm, scheduler: cfs, apicv: true, ipiv: true}"
 
 /* What a probe saw: each vCPU's runstate and the IPIs in flight. */
 struct seen {
@@ -190,25 +191,31 @@ END_TEST
 
 /* One broadcast from vCPU 0 to the other n-1 (halted, idle) vCPUs. */
 static double
-broadcast_exits(int n, const char *ipi, const char *metric)
+broadcast_exits_on(int n, const char *hv, const char *ipi, const char *metric)
 {
 	char text[2048];
 	struct metrics m;
 	double x;
 
 	snprintf(text, sizeof text, "name: b\nseed: 1\nuntil: done\n" TEST_MACHINE
-	    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+	    "hypervisor: %s\n"
 	    "vms: [{name: g, vcpus: %d, workload: w, guest: {hz: 0, ipi: %s}}]\n"
 	    "workloads:\n  w:\n    programs:\n"
 	    "      s: [{compute: 10us}, {ipi: {to: others, wait: true}}]\n"
 	    "      z: [{block: 50ms}]\n"
-	    "    tasks: [{program: s, cpus: [0]}, {program: z}]\n", n, ipi);
+	    "    tasks: [{program: s, cpus: [0]}, {program: z}]\n", hv, n, ipi);
 	tu_run(text, 1, NULL, &m);
 	ck_assert_double_eq(tu_metric(&m, "g.ipis_sent"), n - 1);
 	ck_assert_double_eq(tu_metric(&m, "g.ipis_received"), n - 1);
 	x = tu_metric(&m, metric);
 	metrics_free(&m);
 	return x;
+}
+
+static double
+broadcast_exits(int n, const char *ipi, const char *metric)
+{
+	return broadcast_exits_on(n, "{kind: kvm, scheduler: cfs}", ipi, metric);
 }
 
 START_TEST(broadcast_exits_per_mode)
@@ -223,27 +230,198 @@ START_TEST(broadcast_exits_per_mode)
 	ck_assert_double_eq(broadcast_exits(200, "{mode: pv}", "hypercalls"), 2);
 	ck_assert_double_eq(broadcast_exits(200, "{mode: cluster}", "ipi_exits"), 13);
 	ck_assert_double_eq(broadcast_exits(200, "{mode: physical}", "ipi_exits"), 199);
-	/* IPI virtualization: the sender never exits */
-	ck_assert_double_eq(broadcast_exits(40, "{mode: physical, ipiv: true}", "ipi_exits"), 0);
-	ck_assert_double_eq(broadcast_exits(40, "{mode: pv, ipiv: true}", "hypercalls"), 0);
+	/* IPI virtualization: a physical unicast ICR write does not exit; a
+	 * logical (cluster) one and a PV hypercall still do (d588bb9be1da) */
+	ck_assert_double_eq(broadcast_exits_on(40, IPIV, "{mode: physical}", "ipi_exits"), 0);
+	ck_assert_double_eq(broadcast_exits_on(40, IPIV, "{mode: cluster}", "ipi_exits"), 3);
+	ck_assert_double_eq(broadcast_exits_on(40, IPIV, "{mode: pv}", "hypercalls"), 1);
+	/* Xen: no KVM_HC_SEND_IPI (the guest sends natively), event channels per target */
+	ck_assert_double_eq(broadcast_exits_on(40, "{kind: xen, scheduler: credit}",
+	    "{mode: pv}", "ipi_exits"), 39);
+	ck_assert_double_eq(broadcast_exits_on(40, "{kind: xen, scheduler: credit, "
+	    "evtchn_ipi: true}", "{mode: cluster}", "hypercalls"), 39);
+	/* bare metal: the APIC sends without an exit */
+	ck_assert_double_eq(broadcast_exits_on(40, "{kind: none, scheduler: cfs}",
+	    "{mode: physical}", "ipi_exits"), 0);
 }
 END_TEST
 
 START_TEST(send_exits_function)
 {
-	struct ipi_config c = { IPI_PV, 0, 0, 0, 0 };
+	struct ipi_config c = { IPI_PV, 0, 0, 0 };
+	struct hv_ipi_path p = { 1, 0, 0, 0, 1, 2, 3, "kvm-lapic" };
 	int idx[300], i;
 
 	for (i = 0; i < 300; i++)
 		idx[i] = i;
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 128), 1);
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 129), 2);
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 1), 1);	/* a lone target: native */
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 128), 1);
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 129), 2);
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 1), 1);	/* a lone target: native */
 	c.mode = IPI_CLUSTER;
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 16), 1);
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 17), 2);
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 16), 1);
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 17), 2);
 	c.mode = IPI_PHYS;
-	ck_assert_int_eq(ipi_send_exits(&c, idx, 17), 17);
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 17), 17);
+	p.ipiv = 1;
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 17), 0);
+	c.mode = IPI_CLUSTER;	/* a logical write, even to one target */
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 1), 1);
+	p.ipiv = 0;
+	p.evtchn = 1;		/* EVTCHNOP_send per destination */
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 17), 17);
+	p.exits = 0;		/* bare metal */
+	ck_assert_int_eq(ipi_send_exits(&c, &p, idx, 17), 0);
+}
+END_TEST
+
+/*
+ * One broadcast from vCPU 0 of 8 (one pCPU each, one socket): vCPUs 1-3 run
+ * tasks, 4-7 are halted in their idle loops.  What the host does for each of
+ * the 7 destinations (the metrics), and what the running ones pay.
+ */
+struct bcast {
+	double sender, delivery, wake, delivered, running, kicks, wakes, waiting;
+	double ipi_exits, hypercalls, wait;
+	double line, atomic, exit_ipi, exit_hypercall, exit_irq;
+};
+
+static void
+broadcast_on(const char *hv, struct bcast *b)
+{
+	char text[2048];
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	struct run_opts o = { .wall_clock = 0, .check = 2 };
+
+	snprintf(text, sizeof text, "name: b\nseed: 1\nuntil: done\n"
+	    "machine: {name: t, sockets: 1, cores_per_socket: 8, threads_per_core: 1, "
+	    "clock: 2GHz}\n"
+	    "hypervisor: %s\n"
+	    "vms: [{name: g, vcpus: 8, workload: w, guest: {hz: 0}}]\n"
+	    "workloads:\n  w:\n    programs:\n"
+	    "      s: [{compute: 50us}, {ipi: {to: others, wait: true}}]\n"
+	    "      c: [{compute: 1ms}]\n"
+	    "      z: [{block: 2ms}]\n"
+	    "    tasks: [{program: s, cpus: [0]}, {program: c, count: 3, cpus: [1, 2, 3]},\n"
+	    "      {program: z, count: 4, cpus: [4, 5, 6, 7]}]\n", hv);
+	ck_assert_msg(tu_load(&sc, text, &err) == 0, "%s", err.msg);
+	metrics_init(&m);
+	ck_assert_msg(run_once(&sc, 1, &o, &m, &err) == 0, "%s", err.msg);
+	b->sender = tu_metric(&m, "g.ipi_host_sender_ns");
+	b->delivery = tu_metric(&m, "g.ipi_host_delivery_ns");
+	b->wake = tu_metric(&m, "g.ipi_host_wake_ns");
+	b->delivered = tu_metric(&m, "g.ipis_delivered");
+	b->running = tu_metric(&m, "g.ipi_to_running");
+	b->kicks = tu_metric(&m, "g.ipi_kicks");
+	b->wakes = tu_metric(&m, "g.ipi_wakes");
+	b->waiting = tu_metric(&m, "g.ipi_to_preempted");
+	b->ipi_exits = tu_metric(&m, "ipi_exits");
+	b->hypercalls = tu_metric(&m, "hypercalls");
+	b->wait = tu_metric(&m, "g.ipi_wait_mean_ns");
+	b->line = sc.machine.line_ns[HW_SOCKET];
+	b->atomic = sc.machine.atomic_ns;
+	b->exit_ipi = sc.machine.exit_ipi_ns;
+	b->exit_hypercall = sc.machine.exit_hypercall_ns;
+	b->exit_irq = sc.machine.exit_irq_ns;
+	metrics_free(&m);
+	scen_free(&sc);
+}
+
+/* 7 destinations: 3 running, 4 halted; nothing else sends an IPI */
+static void
+ck_targets(const struct bcast *b)
+{
+	ck_assert_double_eq(b->delivered, 7);
+	ck_assert_double_eq(b->running, 3);
+	ck_assert_double_eq(b->wakes, 4);
+	ck_assert_double_eq(b->waiting, 0);
+	ck_assert_double_gt(b->wake, 0);	/* the halted ones are woken by the host */
+}
+
+START_TEST(broadcast_costs_exits_deliveries_kicks_and_wakes)
+{
+	struct bcast b, p, v;
+
+	/* KVM without APICv: 7 ICR writes; per destination 2 lines and 3 RMWs in
+	 * the sender's exit (__apic_accept_irq); a kick exit on each running one */
+	broadcast_on("{kind: kvm, scheduler: pinned}", &b);
+	ck_targets(&b);
+	ck_assert_double_eq(b.ipi_exits, 7);
+	ck_assert_double_eq(b.kicks, 3);
+	ck_assert_double_eq_tol(b.sender * 7, 7 * b.exit_ipi, 1e-6);
+	ck_assert_double_eq_tol(b.delivery * 7, 7 * (2 * b.line + 3 * b.atomic) +
+	    3 * b.exit_irq, 1e-6);
+	/* posted interrupts: the same sends, no exit on the running targets */
+	broadcast_on("{kind: kvm, scheduler: pinned, apicv: true}", &p);
+	ck_targets(&p);
+	ck_assert_double_eq(p.ipi_exits, 7);
+	ck_assert_double_eq(p.kicks, 0);
+	ck_assert_double_eq_tol(p.delivery * 7, 7 * (2 * p.line + 2 * p.atomic), 1e-6);
+	/* IPI virtualization: not even the sender exits; the CPU posts */
+	broadcast_on("{kind: kvm, scheduler: pinned, apicv: true, ipiv: true}", &v);
+	ck_targets(&v);
+	ck_assert_double_eq(v.ipi_exits, 0);
+	ck_assert_double_eq(v.kicks, 0);
+	ck_assert_double_eq(v.sender, 0);
+	ck_assert_double_eq(v.delivery, 0);
+	ck_assert_double_lt(v.wait, p.wait);
+	ck_assert_double_lt(p.wait, b.wait + 1e-9);
+}
+END_TEST
+
+START_TEST(broadcast_on_xen_takes_the_vlapic_or_event_channels)
+{
+	struct bcast x, e, p;
+
+	/* vlapic_ipi: an ICR-write exit per destination, vlapic_set_irq (2 lines,
+	 * 2 RMWs), vcpu_kick's event-check IPI on each running target */
+	broadcast_on("{kind: xen, scheduler: credit}", &x);
+	ck_targets(&x);
+	ck_assert_double_eq(x.ipi_exits, 7);
+	ck_assert_double_eq(x.hypercalls, 0);
+	ck_assert_double_eq(x.kicks, 3);
+	ck_assert_double_eq_tol(x.delivery * 7, 7 * (2 * x.line + 2 * x.atomic) +
+	    3 * x.exit_irq, 1e-6);
+	/* event channels: an EVTCHNOP_send hypercall per destination (3 lines, 4 RMWs) */
+	broadcast_on("{kind: xen, scheduler: credit, evtchn_ipi: true}", &e);
+	ck_targets(&e);
+	ck_assert_double_eq(e.ipi_exits, 0);
+	ck_assert_double_eq(e.hypercalls, 7);
+	ck_assert_double_eq_tol(e.sender * 7, 7 * e.exit_hypercall, 1e-6);
+	ck_assert_double_eq_tol(e.delivery * 7, 7 * (3 * e.line + 4 * e.atomic) +
+	    3 * e.exit_irq, 1e-6);
+	/* Xen's posted interrupts: no exit on a running target */
+	broadcast_on("{kind: xen, scheduler: credit, apicv: true}", &p);
+	ck_targets(&p);
+	ck_assert_double_eq(p.kicks, 0);
+}
+END_TEST
+
+START_TEST(bare_metal_ipis_pay_no_exits)
+{
+	struct bcast n;
+
+	broadcast_on("{kind: none, scheduler: pinned}", &n);
+	ck_targets(&n);
+	ck_assert_double_eq(n.ipi_exits, 0);
+	ck_assert_double_eq(n.hypercalls, 0);
+	ck_assert_double_eq(n.kicks, 0);
+	ck_assert_double_eq(n.sender, 0);
+	ck_assert_double_eq(n.delivery, 0);
+}
+END_TEST
+
+START_TEST(ipiv_needs_apicv)
+{
+	struct scenario sc;
+	struct vs_err err = { "" };
+
+	ck_assert_int_ne(tu_load(&sc, "name: b\nseed: 1\nduration: 1ms\n" TEST_MACHINE
+	    "hypervisor: {kind: kvm, scheduler: cfs, ipiv: true}\n"
+	    "vms: [{name: g, vcpus: 2, workload: w}]\n"
+	    "workloads: {w: {program: [{compute: 1us}]}}\n", &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "ipiv needs apicv"));
 }
 END_TEST
 
@@ -299,6 +477,10 @@ suite(void)
 	tcase_add_test(tc, ipi_to_preempted_vcpu_waits_until_it_runs);
 	tcase_add_test(tc, broadcast_exits_per_mode);
 	tcase_add_test(tc, send_exits_function);
+	tcase_add_test(tc, broadcast_costs_exits_deliveries_kicks_and_wakes);
+	tcase_add_test(tc, broadcast_on_xen_takes_the_vlapic_or_event_channels);
+	tcase_add_test(tc, bare_metal_ipis_pay_no_exits);
+	tcase_add_test(tc, ipiv_needs_apicv);
 	tcase_add_test(tc, pv_sched_yield_yields_to_the_preempted_target);
 	tcase_add_test(tc, pv_tlb_flush_never_interrupts_a_preempted_vcpu);
 	suite_add_tcase(s, tc);

@@ -88,8 +88,11 @@ check "list shows the ipi primitive" grep -q '^  ipi: {to: all' "$tmp/out"
 run run "$top_srcdir/configs/examples/ipi-ebizzy.yaml" --reps 1 --set duration=100ms \
 	--set vms[1].count=1 --set vms[0].guest.ipi.pv_tlb_flush=true --format csv
 check "the ipi-ebizzy example runs" [ "$rc" -eq 0 ]
+# (how many in 100 ms is chaotic at 2x with PLE: seeds 1-6 gave 27 9 19 36 76
+# 57 on main before the host's per-destination IPI delivery, 10 0 55 53 25 81
+# after; both have seeds whose zone lock stalls the run, 22 on main)
 check "the ipi-ebizzy example shoots down TLBs" sh -c \
-	"awk -F, '\$1 == \"guest.tlb_shootdowns\" && \$3 > 10 { f = 1 } END { exit !f }' '$tmp/out'"
+	"awk -F, '\$1 == \"guest.tlb_shootdowns\" && \$3 > 0 { f = 1 } END { exit !f }' '$tmp/out'"
 run run "$top_srcdir/configs/examples/credit2-overcommit.yaml" --reps 1 \
 	--set duration=50ms --format csv
 check "the credit2 example runs" [ "$rc" -eq 0 ]

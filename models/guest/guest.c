@@ -1070,6 +1070,19 @@ guest_interrupt(struct vcpu *v)
 	deliver(g);
 }
 
+/* guest_interrupt's cases, before it runs */
+enum guest_irq_at
+guest_irq_at(const struct vcpu *v)
+{
+	const struct guest *g = v->g;
+
+	if (g->act == GA_HALT)
+		return g->irq_wakes && g->irq_hook != NULL ? GI_WAKES : GI_WAITS;
+	if (g->act == GA_DONE || v->pcpu == NULL)
+		return GI_WAITS;
+	return GI_RUNNING;
+}
+
 void
 guest_set_irq_hook(struct vcpu *v, guest_fn hook)
 {

@@ -114,6 +114,11 @@ void guest_poll(struct vcpu *, double ns, guest_fn done);
  * vCPU next runs guest code.
  */
 void guest_interrupt(struct vcpu *);
+/* Where an interrupt sent now would find v (the host's delivery, ipi.c):
+ * running guest code (or polling in it), halted so that it wakes, or neither
+ * (preempted, halted with interrupts off): it waits as guest_interrupt says. */
+enum guest_irq_at { GI_RUNNING, GI_WAKES, GI_WAITS };
+enum guest_irq_at guest_irq_at(const struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
 /* Called on every VM entry before guest code runs (KVM's entry requests). */
 void guest_set_entry_hook(struct vcpu *, guest_fn hook);

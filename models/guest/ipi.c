@@ -43,6 +43,9 @@ struct ipi {
 	unsigned char *mm_cpus;	/* [mm * ncpu + vCPU]: mm_cpumask */
 	unsigned char *pv_flush;	/* per vCPU: KVM_VCPU_FLUSH_TLB set in its steal time */
 	int *idx;		/* scratch: a multicast's targets */
+	sim_time_t *wake_at;	/* per vCPU: when an IPI woke it, until it takes it; -1 */
+	struct hv_ipi_path path;	/* the host's delivery (kind_op_ipi_path) */
+	int path_known;		/* path read (the kind is set up after ipi_new) */
 };
 
 static struct sim *
@@ -71,8 +74,11 @@ ipi_new(struct gkernel *k, const struct ipi_config *cfg, int nmm, struct gk_stat
 	ip->mm_cpus = xcalloc((size_t)(nmm > 0 ? nmm : 1) * (size_t)n, 1);
 	ip->pv_flush = xcalloc((size_t)n, 1);
 	ip->idx = xcalloc((size_t)n, sizeof *ip->idx);
-	for (i = 0; i < n; i++)
+	ip->wake_at = xcalloc((size_t)n, sizeof *ip->wake_at);
+	for (i = 0; i < n; i++) {
 		ip->loaded[i] = -1;
+		ip->wake_at[i] = -1;
+	}
 	return ip;
 }
 
@@ -89,7 +95,34 @@ ipi_free(struct ipi *ip)
 	free(ip->mm_cpus);
 	free(ip->pv_flush);
 	free(ip->idx);
+	free(ip->wake_at);
 	free(ip);
+}
+
+/* The host's delivery path, read once the kind is set up. */
+static const struct hv_ipi_path *
+ipi_path(struct ipi *ip)
+{
+	if (!ip->path_known) {
+		ip->path = kind_op_ipi_path(ip->vm->hv->kind, ip->vm->hv);
+		ip->path_known = 1;
+	}
+	return &ip->path;
+}
+
+/* The guest's mode as sent: PV send-IPI only where the host offers it (Linux
+ * 4.19 kvm.c kvm_setup_pv_ipi tests KVM_FEATURE_PV_SEND_IPI), else native. */
+static int
+send_mode(const struct ipi_config *cfg, const struct hv_ipi_path *p)
+{
+	return cfg->mode == IPI_PV && !p->pv_send_ipi ? IPI_PHYS : cfg->mode;
+}
+
+/* PV send-IPI's hypercall or Xen's EVTCHNOP_send, rather than an ICR write */
+static int
+sent_by_hypercall(const struct ipi_config *cfg, const struct hv_ipi_path *p, int n)
+{
+	return p->evtchn || (send_mode(cfg, p) == IPI_PV && n > 1);
 }
 
 /*
@@ -99,19 +132,25 @@ ipi_free(struct ipi *ip)
  * window of 128 APIC IDs (Linux 4.19 kvm.c __send_ipi_mask).  A single
  * destination is always one native ICR write (apic->send_IPI is not
  * replaced by the PV hooks; smp_call_function_many sends a lone target
- * through smp_call_function_single).  With IPI virtualization, none.
+ * through smp_call_function_single), physical but in cluster mode.  IPI
+ * virtualization takes the physical unicast writes without an exit (not
+ * logical ones, nor hypercalls: d588bb9be1da).  Xen's event channels: one
+ * EVTCHNOP_send per destination (Linux xen_send_IPI_mask).  Bare metal: none.
  */
 int
-ipi_send_exits(const struct ipi_config *cfg, const int *idx, int n)
+ipi_send_exits(const struct ipi_config *cfg, const struct hv_ipi_path *p, const int *idx,
+    int n)
 {
-	int i, exits = 0, min = -1;
+	int i, exits = 0, min = -1, mode = send_mode(cfg, p);
 
-	if (cfg->ipiv || n <= 0)
+	if (!p->exits || n <= 0)
 		return 0;
-	if (n == 1 || cfg->mode == IPI_PHYS)
+	if (p->evtchn)
 		return n;
+	if (n == 1 || mode == IPI_PHYS)
+		return p->ipiv && mode != IPI_CLUSTER ? 0 : n;
 	for (i = 0; i < n; i++) {
-		if (cfg->mode == IPI_CLUSTER) {
+		if (mode == IPI_CLUSTER) {
 			if (min < 0 || idx[i] / X2APIC_CLUSTER != min) {
 				exits++;
 				min = idx[i] / X2APIC_CLUSTER;
@@ -126,41 +165,103 @@ ipi_send_exits(const struct ipi_config *cfg, const int *idx, int n)
 
 /* What the sender's exits cost it (ns). */
 static double
-send_cost(const struct ipi *ip, int exits, int n)
+send_cost(struct ipi *ip, int exits, int n)
 {
 	const struct machine *m = ip->vm->hv->m;
 
 	if (exits == 0)
 		return 0;
-	return exits * (ip->cfg.mode == IPI_PV && n > 1 ? m->exit_hypercall_ns : m->exit_ipi_ns);
+	return exits * (sent_by_hypercall(&ip->cfg, ipi_path(ip), n) ? m->exit_hypercall_ns :
+	    m->exit_ipi_ns);
 }
 
 static void
 count_exits(struct ipi *ip, int exits, int n)
 {
 	ip->st->ipi_exits += (uint64_t)exits;
-	if (ip->cfg.mode == IPI_PV && n > 1)
+	if (sent_by_hypercall(&ip->cfg, ipi_path(ip), n))
 		ip->vm->hv->st.exits_hypercall += (uint64_t)exits;
 	else
 		ip->vm->hv->st.exits_ipi += (uint64_t)exits;
+}
+
+/*
+ * The host delivers one destination of an IPI from s (KVM lapic.c
+ * __apic_accept_irq, Xen vlapic_set_irq or evtchn_send; README "IPIs"):
+ * its work in the sender's exit (exited: the sender trapped; IPI
+ * virtualization and bare metal post or send in hardware), then by where
+ * the target is: running in guest mode, kvm_vcpu_kick / vcpu_kick send a
+ * host IPI to its pCPU, an external-interrupt exit whose re-entry injects
+ * (posted interrupts: the notification is taken in guest mode, no exit);
+ * halted, kvm_vcpu_wake_up / vcpu_unblock wake it (guest_interrupt ->
+ * guest_kick -> hv_wake; the pCPU's exit from its C-state belongs to that
+ * wake path, not to this charge); preempted, the interrupt waits in the
+ * IRR / PIR until its next entry injects it (vcpu_enter_guest).  Returns the
+ * sender's share (ns).
+ */
+static double
+deliver(struct ipi *ip, struct vcpu *s, struct vcpu *t, int exited)
+{
+	const struct hv_ipi_path *p = ipi_path(ip);
+	const struct machine *m = ip->vm->hv->m;
+	double work = 0;
+
+	if (exited) {
+		int tp = t->pcpu != NULL ? t->pcpu->id : t->last_pcpu;
+		int sp = s->pcpu != NULL ? s->pcpu->id : s->last_pcpu;
+
+		work = p->deliver_lines * m->line_ns[machine_dist(m, sp, tp)] +
+		    p->deliver_atomics * m->atomic_ns;
+		ip->st->ipi_deliver_ns += work;
+	}
+	switch (guest_irq_at(t)) {
+	case GI_RUNNING:
+		ip->st->ipi_to_running++;
+		if (p->exits && !p->posted) {
+			ip->st->ipi_kicks++;
+			ip->st->ipi_deliver_ns += m->exit_irq_ns;
+			guest_overhead(t, m->exit_irq_ns);
+		}
+		break;
+	case GI_WAKES:
+		ip->st->ipi_wakes++;
+		if (ip->wake_at[t->idx] < 0)
+			ip->wake_at[t->idx] = isim(ip)->now;
+		break;
+	default:
+		ip->st->ipi_to_waiting++;
+		break;
+	}
+	guest_interrupt(t);
+	return work;
 }
 
 /* Linux 3.2 sched/core.c: a CPU gets an IPI only if it is not polling need_resched */
 static void
 ipi_resched(struct ipi *ip, int from, struct gcpu *to)
 {
+	struct vcpu *s;
+	int exits;
+	double cost;
+
 	if (to->polling) {
 		guest_interrupt(to->v);
 		return;
 	}
 	ip->st->ipis++;
-	if (from >= 0 && !ip->cfg.ipiv) {
-		/* the sender's ICR write exits to the hypervisor (native_smp_send_reschedule) */
-		ip->vm->hv->st.exits_ipi++;
-		ip->st->ipi_exits++;
-		guest_overhead(gk_cpu(ip->k, from)->v, ip->vm->hv->m->exit_ipi_ns);
+	if (from < 0) {
+		guest_interrupt(to->v);	/* from an interrupt: nobody sends */
+		return;
 	}
-	guest_interrupt(to->v);
+	/* native_smp_send_reschedule: one ICR write (or Xen's EVTCHNOP_send) */
+	s = gk_cpu(ip->k, from)->v;
+	exits = ipi_send_exits(&ip->cfg, ipi_path(ip), &to->idx, 1);
+	count_exits(ip, exits, 1);
+	cost = send_cost(ip, exits, 1);
+	ip->st->ipi_sender_ns += cost;
+	cost += deliver(ip, s, to->v, exits > 0);
+	if (cost > 0)
+		guest_overhead(s, cost);
 }
 
 static void ack_ev(void *s, void *arg, int64_t data);
@@ -173,6 +274,11 @@ ipi_irq(struct ipi *ip, struct gcpu *c)
 	int s, n = ip->ncpu, t = c->idx;
 	double ns = 0, at;
 
+	if (ip->wake_at[t] >= 0) {
+		/* the IPI that woke it is taken: the host's wake path, done */
+		ip->st->ipi_wake_ns += (double)(isim(ip)->now - ip->wake_at[t]);
+		ip->wake_at[t] = -1;
+	}
 	if (ip->npend[t] == 0)
 		return;
 	for (s = 0; s < n; s++)
@@ -266,7 +372,7 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 {
 	struct ipi_call *call = &ip->call[v->idx];
 	const struct machine *m = ip->vm->hv->m;
-	int exits = ipi_send_exits(&ip->cfg, ip->idx, n), i;
+	int exits = ipi_send_exits(&ip->cfg, ipi_path(ip), ip->idx, n), i;
 	double cost = send_cost(ip, exits, n);
 
 	if (n == 0) {
@@ -286,6 +392,7 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 	call->func_ns = func_ns;
 	call->t0 = isim(ip)->now;
 	call->done = done;
+	ip->st->ipi_sender_ns += cost;
 	gk_preempt_disable(v);		/* get_cpu(): the caller keeps its vCPU */
 	for (i = 0; i < n; i++) {
 		struct gcpu *c = gk_cpu(ip->k, ip->idx[i]);
@@ -295,7 +402,8 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 		ip->pend_ns[at] += func_ns;
 		ip->npend[c->idx]++;
 		hv_probe(ip->vm->hv, PR_IPI_SEND, v->id, v->pcpu->id, NULL, c->v->id);
-		guest_interrupt(c->v);	/* KVM delivers it within the sender's exit */
+		/* within the sender's exit (KVM kvm_irq_delivery_to_apic, Xen vlapic_ipi) */
+		cost += deliver(ip, v, c->v, exits > 0);
 	}
 	if (!wait) {
 		gk_preempt_enable(v);

@@ -7,9 +7,10 @@
  * an mm ran on, and the PV variants (PV TLB flush, PV sched_yield) that read
  * the steal-time `preempted` flag (models/README.md, "IPIs").
  *
- * Delivery is guest_interrupt(): a running target takes it at once, a halted
- * one is woken in the host, a preempted one takes it when it next runs guest
- * code.  A waiting sender spins (guest_spin_wait), so PLE sees it; a target
+ * Delivery is the host's, per destination (ipi.c deliver, after KVM's
+ * lapic.c and Xen's vlapic.c / event_channel.c): a running target is kicked
+ * (an exit, unless posted interrupts), a halted one is woken in the host, a
+ * preempted one takes it when it next runs guest code.  A waiting sender spins (guest_spin_wait), so PLE sees it; a target
  * that the host keeps off its pCPU holds the sender up: IPI-waiter
  * preemption follows, nothing scripts it.
  */
@@ -20,6 +21,7 @@
 
 #include "guest/guest.h"
 #include "guest/kernel.h"	/* struct ipi_config, the kernel's calls (gk_smp_ops) */
+#include "hv/kind.h"		/* struct hv_ipi_path */
 
 /* Where an `ipi:` goes (workload primitive). */
 enum ipi_to { IPI_TO_ALL, IPI_TO_OTHERS, IPI_TO_ONE, IPI_TO_RANDOM };
@@ -48,7 +50,9 @@ int ipi_call(struct vcpu *, enum ipi_to, int target, int wait, double func_ns, g
  * shoot down the other vCPUs in the mm's cpumask and wait.  As ipi_call. */
 int ipi_flush_tlb(struct vcpu *, int mm, guest_fn done);
 
-/* The exits a multicast to the n vCPU indices idx[] (ascending) costs. */
-int ipi_send_exits(const struct ipi_config *, const int *idx, int n);
+/* The exits a multicast to the n vCPU indices idx[] (ascending) costs the
+ * sender, as the host delivers them (kind.h struct hv_ipi_path). */
+int ipi_send_exits(const struct ipi_config *, const struct hv_ipi_path *, const int *idx,
+    int n);
 
 #endif

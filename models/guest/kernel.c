@@ -561,6 +561,18 @@ preempt(struct gcpu *c)
 	cpu_schedule_from(c, t);
 }
 
+/* An interrupt's injection and EOI exit (machine irq): none with APICv's
+ * virtual-interrupt delivery and EOI virtualization (posted interrupts), nor
+ * on bare metal, where the EOI is a plain APIC write (kind.h hv_ipi_path). */
+static double
+irq_exit_ns(const struct gkernel *k)
+{
+	const struct hv *hv = k->vm->hv;
+	struct hv_ipi_path p = kind_op_ipi_path(hv->kind, hv);
+
+	return p.exits && !p.posted ? hv->m->irq_ns : 0;
+}
+
 /* An interrupt entered on c (a tick, a reschedule IPI, a device's completion). */
 static void
 cpu_irq(struct vcpu *v)
@@ -580,7 +592,7 @@ cpu_irq(struct vcpu *v)
 	else if (c->timer_pending)
 		timer_irq(c);
 	else
-		guest_overhead(v, kmach(c->k)->irq_ns);
+		guest_overhead(v, irq_exit_ns(c->k));
 	c->k->smp->irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
 	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)

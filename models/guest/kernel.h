@@ -26,7 +26,6 @@ enum ipi_mode { IPI_PHYS, IPI_CLUSTER, IPI_PV };
 
 struct ipi_config {
 	int mode;		/* enum ipi_mode: how a multicast is sent */
-	int ipiv;		/* posted interrupts / IPI virtualization: no sender exit */
 	int pv_tlb_flush;	/* Linux 4.16 kvm_flush_tlb_others */
 	int pv_sched_yield;	/* Linux 5.3 kvm_smp_send_call_func_ipi */
 	double flush_ns;	/* one TLB flush (local, or a target's handler) */
@@ -64,6 +63,13 @@ struct gk_stats {
 	 * PV sched_yields, and the waits of senders (ns). */
 	uint64_t ipi_calls, ipis_sent, ipis_received, ipi_exits, tlb_shootdowns;
 	uint64_t pv_tlb_marked, pv_tlb_flushed, pv_yields;
+	/* The host's delivery of each destination (ipi.c deliver): where the IPI
+	 * found its target (running, of which kicked with an exit; halted and
+	 * woken; preempted or otherwise waiting), and the host time: the
+	 * senders' exits, the delivery (per-destination work in the sender's
+	 * exit, the kicks' exits), and the woken targets' time to take it. */
+	uint64_t ipi_to_running, ipi_kicks, ipi_wakes, ipi_to_waiting;
+	double ipi_sender_ns, ipi_deliver_ns, ipi_wake_ns;
 	double ipi_wait_ns;
 	struct hist *ipi_wait;
 };

@@ -24,6 +24,22 @@ struct yc_node;
 struct machine;
 struct metrics;
 
+/*
+ * How the host delivers a guest's IPI (models/guest/ipi.c asks; README
+ * "IPIs"): whether the guest's APIC writes and hypercalls exit at all (bare
+ * metal: none), posted interrupts (a running target takes the interrupt
+ * without an exit; EOI virtualised), IPI virtualization (a physical unicast
+ * ICR write does not exit), Xen's PV IPIs over event channels (a hypercall
+ * per destination), KVM's PV send-IPI hypercall offered, and the host's work per destination in the sender's
+ * exit, in cache lines of the target's state it touches and locked RMWs.
+ */
+struct hv_ipi_path {
+	int exits, posted, ipiv, evtchn;
+	int pv_send_ipi;	/* the host offers KVM_HC_SEND_IPI (KVM_FEATURE_PV_SEND_IPI) */
+	int deliver_lines, deliver_atomics;
+	const char *name;	/* for reports: "kvm-lapic", "kvm-posted", ... */
+};
+
 struct hv_kind_ops {
 	const char *name;
 	const char *desc;
@@ -68,6 +84,8 @@ struct hv_kind_ops {
 	void (*wake)(struct hv *, struct vcpu *);
 	/* Host side of a PV kick (KVM_HC_KICK_CPU), after the kick is delivered. */
 	void (*pv_kick)(struct hv *, struct vcpu *from, struct vcpu *to);
+	/* How IPIs are delivered (NULL: bare metal, no exits, the APIC's own). */
+	void (*ipi_path)(const struct hv *, struct hv_ipi_path *);
 	/* Host side of KVM_HC_SCHED_YIELD: from asks to yield to `to`; >0 yielded. */
 	int (*sched_yield)(struct hv *, struct vcpu *from, struct vcpu *to);
 	/* Kind-specific metrics of a finished run, since hv->stats_from. */
@@ -170,6 +188,18 @@ kind_op_pv_kick(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *from,
 {
 	if (o->pv_kick != NULL)
 		o->pv_kick(hv, from, to);
+}
+
+/* Bare metal where the kind says nothing: a CPU's APIC sends and takes
+ * IPIs itself, no exit, no host work. */
+static inline struct hv_ipi_path
+kind_op_ipi_path(const struct hv_kind_ops *o, const struct hv *hv)
+{
+	struct hv_ipi_path p = { 0, 0, 0, 0, 0, 0, 0, "native" };
+
+	if (o->ipi_path != NULL)
+		o->ipi_path(hv, &p);
+	return p;
 }
 
 /* >0 yielded; 0 where the kind has no PV sched_yield */

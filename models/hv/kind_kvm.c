@@ -74,6 +74,7 @@ struct kvm_cfg {
 	int dy_given, pv_given;	/* directed_yield/spin_handler/ple, pv keys: metrics shown */
 	int pv_sched_yield;	/* KVM_FEATURE_PV_SCHED_YIELD offered */
 	int yield_on_kick;	/* KVM_HC_KICK_CPU also calls kvm_sched_yield */
+	int apicv, ipiv;	/* posted interrupts; IPI virtualization (kvm_ipi_path) */
 	struct kvm_hp_cfg hp;
 };
 
@@ -161,6 +162,14 @@ const struct vs_param kvm_params[] = {
 	  VP_NUM, VS_AT(struct pf_keys, shrink), 0, 65535, 0, NULL },
 	{ "pause_filter.max", NULL, "pause_filter_count_max", "int", "",
 	  VP_NUM, VS_AT(struct pf_keys, max), 1, 65535, 65535, NULL },
+	{ "apicv", NULL, "APICv: posted interrupts and virtual EOI (Linux 3.10 \"KVM: VMX: "
+	  "Use posted interrupt to deliver virtual interrupt\"; Ivy Bridge-EP and later, not "
+	  "Nehalem/Westmere): a running IPI target takes no exit", "bool", "",
+	  VP_BOOL, VS_AT(struct kvm_cfg, apicv), 0, 1, 0, NULL },
+	{ "ipiv", NULL, "IPI virtualization, enable_ipiv (d588bb9be1da \"KVM: VMX: enable IPI "
+	  "virtualization\", Linux 5.19; Sapphire Rapids; needs apicv): a physical unicast ICR "
+	  "write does not exit", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, ipiv), 0, 1, 0,
+	  NULL },
 	{ "pv.sched_yield", NULL, "the host offers KVM_HC_SCHED_YIELD (5.2; false: an older "
 	  "host)", "bool", "", VP_BOOL, VS_AT(struct kvm_cfg, pv_sched_yield), 0, 1, 1, NULL },
 	{ "pv.yield_on_kick", NULL, "KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9, "
@@ -308,6 +317,12 @@ kvm_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	    err)) || yc_params_read(pv, kvm_params, "pv", m->hz, c, err) ||
 	    yc_params_check(pv, kvm_params, "pv", err))
 		return -1;
+	if (yc_params_read(n, kvm_params, NULL, m->hz, c, err))
+		return -1;
+	/* vmx.c hardware_setup: enable_ipiv is cleared without enable_apicv */
+	if (c->ipiv && !c->apicv)
+		return yc_err(yc_find(n, "ipiv"), err, "ipiv needs apicv: true (IPI "
+		    "virtualization posts into the target's posted-interrupt descriptor)");
 	c->dy_given = ple != NULL || pf != NULL || (n != NULL &&
 	    (yc_find(n, "directed_yield") != NULL || yc_find(n, "spin_handler") != NULL));
 	c->pv_given = pv != NULL;
@@ -709,6 +724,28 @@ kvm_stats_reset(struct hv *hv)
 	}
 }
 
+/*
+ * LNX-6.6 lapic.c kvm_apic_send_ipi -> kvm_irq_delivery_to_apic ->
+ * __apic_accept_irq per destination: without APICv kvm_lapic_set_irr (the
+ * APIC page), kvm_make_request(KVM_REQ_EVENT) and kvm_vcpu_kick's
+ * kvm_vcpu_exiting_guest_mode (struct kvm_vcpu): 2 lines, 3 locked RMWs; with
+ * it vmx_deliver_posted_interrupt's pi_test_and_set_pir and _on (the PI
+ * descriptor) and vcpu->mode: 2 lines, 2 RMWs.  KVM_HC_SEND_IPI since 4.19.
+ */
+static void
+kvm_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
+{
+	const struct kvm *k = hv->kind_priv;
+
+	p->exits = 1;
+	p->posted = k->cfg->apicv;
+	p->ipiv = k->cfg->ipiv;
+	p->pv_send_ipi = 1;
+	p->deliver_lines = 2;
+	p->deliver_atomics = k->cfg->apicv ? 2 : 3;
+	p->name = k->cfg->ipiv ? "kvm-ipiv" : k->cfg->apicv ? "kvm-posted" : "kvm-lapic";
+}
+
 static void
 kvm_list(FILE *o)
 {
@@ -740,7 +777,9 @@ kvm_list(FILE *o)
 	    "                   hypercall\", 5.2; false: an older host); the guest calls it\n"
 	    "    yield_on_kick  KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9 "
 	    "\"KVM: X86: Boost\n"
-	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n", o);
+	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n"
+	    "  apicv: false  posted interrupts, virtual EOI (Linux 3.10; Ivy Bridge-EP+)\n"
+	    "  ipiv: false   IPI virtualization (d588bb9be1da, Linux 5.19; Sapphire Rapids)\n", o);
 	kvm_hp_list(o);
 }
 
@@ -766,6 +805,7 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.sched_out = kvm_sched_out,
 	.wake = kvm_wake,
 	.pv_kick = kvm_pv_kick,
+	.ipi_path = kvm_ipi_path,
 	.sched_yield = kvm_sched_yield,
 	.metrics = kvm_metrics,
 	.stats_reset = kvm_stats_reset,

@@ -17,6 +17,7 @@
 struct xen_cfg {
 	int ple;
 	double window_ns;
+	int apicv, evtchn_ipi;	/* IPI delivery (xen_ipi_path) */
 };
 
 /* hypervisor.* keys of xen (XEN-4.2 vmcs.c: ple_gap 128, ple_window 4096). */
@@ -26,6 +27,13 @@ static const struct vs_param xen_params[] = {
 	{ "ple.window", NULL, "vmcs.c ple_window", "time", "cycles",
 	  VP_TIME, VS_AT(struct xen_cfg, window_ns), 1, 1e9, 4096, NULL },
 	{ "ple.gap", "128", "ple_gap: accepted, not modelled", "int", "cycles", VS_LIST },
+	{ "apicv", NULL, "Xen's apicv option: posted interrupts (Xen 4.3 vmx.c "
+	  "vmx_deliver_posted_intr; Ivy Bridge-EP and later): a running IPI target takes no "
+	  "exit", "bool", "", VP_BOOL, VS_AT(struct xen_cfg, apicv), 0, 1, 0, NULL },
+	{ "evtchn_ipi", NULL, "the guest sends IPIs over event channels (Linux "
+	  "smp_hvm.c xen_hvm_smp_init, PVHVM with the vector callback): an EVTCHNOP_send "
+	  "hypercall per destination; false: vlapic ICR writes", "bool", "",
+	  VP_BOOL, VS_AT(struct xen_cfg, evtchn_ipi), 0, 1, 0, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
@@ -38,6 +46,8 @@ xen_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	const struct yc_node *ple = n ? yc_find(n, "ple") : NULL;
 
 	*out = c;
+	if (yc_params_read(n, xen_params, NULL, m->hz, c, err))
+		return -1;
 	if (ple == NULL)
 		return 0;
 	if (yc_expect(ple, YC_MAP, "PLE settings {window, gap}", err) ||
@@ -73,6 +83,30 @@ xen_ple_exit(struct hv *hv, struct vcpu *v)
 	hv_yield(v);
 }
 
+/*
+ * Per destination, in the sender's exit: XEN-4.19 vlapic.c vlapic_ipi ->
+ * vlapic_set_irq: vlapic_test_and_set_irr (the APIC page) and vcpu_kick ->
+ * vcpu_unblock (struct vcpu), 2 lines and 2 locked RMWs, or with posted
+ * interrupts vmx_deliver_posted_intr's PIR and ON bits (the descriptor) and
+ * v->is_running, 2 lines, 2 RMWs; event channels (event_channel.c evtchn_send
+ * -> evtchn_2l_set_pending -> vcpu_mark_events_pending -> hvm_assert_evtchn_irq):
+ * the port's pending bit (shared_info), evtchn_pending_sel and
+ * evtchn_upcall_pending (vcpu_info), then vcpu_kick's unblock: 3 lines, 4 RMWs.
+ * vcpu_kick of a running vCPU on another pCPU: smp_send_event_check_cpu.
+ */
+static void
+xen_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
+{
+	const struct xen_cfg *c = hv->kind_priv;
+
+	p->exits = 1;
+	p->posted = c->apicv;
+	p->evtchn = c->evtchn_ipi;
+	p->deliver_lines = c->evtchn_ipi ? 3 : 2;
+	p->deliver_atomics = c->evtchn_ipi ? 4 : 2;
+	p->name = c->evtchn_ipi ? "xen-evtchn" : c->apicv ? "xen-posted" : "xen-vlapic";
+}
+
 const struct hv_kind_ops kind_xen_ops = {
 	.name = "xen",
 	.desc = "Xen HVM: PLE exits yield (SCHEDOP_yield); poll/event-channel wake",
@@ -84,4 +118,5 @@ const struct hv_kind_ops kind_xen_ops = {
 	.init = xen_init,
 	.ple_window = xen_ple_window,
 	.ple_exit = xen_ple_exit,
+	.ipi_path = xen_ipi_path,
 };

@@ -51,6 +51,12 @@ const struct vs_param machine_params[] = {
 	  "time", "cycles", VP_TIME, M(exit_hypercall_ns), 0, 1e12, 3898, NULL },
 	{ "costs.exit_ple", NULL, "a PAUSE-loop exit's round trip", "time", "cycles",
 	  VP_TIME, M(exit_ple_ns), 0, 1e12, 2000, NULL },
+	/* a host IPI to a pCPU in guest mode (KVM kvm_vcpu_kick's smp_send_reschedule,
+	 * Xen vcpu_kick's smp_send_event_check_cpu) is an external-interrupt exit;
+	 * the re-entry injects the interrupt: one exit round trip (SplitX) */
+	{ "costs.exit_irq", NULL, "a running vCPU's exit on a host IPI (the kick of an "
+	  "IPI without posted interrupts) and its re-entry (SplitX, WIOV 2011)", "time", "cycles",
+	  VP_TIME, M(exit_irq_ns), 0, 1e12, 2000, NULL },
 	{ "costs.pio_kernel", NULL, "a PIO exit handled in the kernel (kvm-unit-tests)",
 	  "time", "cycles", VP_TIME, M(pio_kernel_ns), 0, 1e12, 7237, NULL },
 	{ "costs.pio_user", NULL, "a PIO exit handled by QEMU", "time", "cycles",

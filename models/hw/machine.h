@@ -36,6 +36,7 @@ struct machine {
 	 * user space, MMIO's instruction decode, the fast MMIO (ioeventfd) exit;
 	 * on bare metal an uncached device access. */
 	double pio_kernel_ns, pio_user_ns, mmio_decode_ns, mmio_fast_ns, dev_access_ns;
+	double exit_irq_ns;		/* a host IPI's exit on a vCPU in guest mode */
 	double pause_ns;		/* one PAUSE-loop iteration */
 	/* The guest kernel's: a task switch, an IPI's sender exit, an interrupt's
 	 * delivery (injection + EOI), a timer tick's exits and handler. */

@@ -89,6 +89,19 @@ const struct metric_doc metric_docs[] = {
 	  "instead of an IPI (pv_tlb_flush)" },
 	{ "VM.pv_tlb_flushes_on_entry", "count", "flushes done on entry for such marks" },
 	{ "VM.pv_sched_yields", "count", "KVM_HC_SCHED_YIELD yields after IPIs (pv_sched_yield)" },
+	{ "VM.ipis_delivered", "count", "IPI destinations the host delivered (function calls, "
+	  "TLB shootdowns, reschedules), per VM" },
+	{ "VM.ipi_to_running", "count", "... that found their target running guest code" },
+	{ "VM.ipi_kicks", "count", "... of those, kicked with a host IPI and an exit (no posted "
+	  "interrupts)" },
+	{ "VM.ipi_wakes", "count", "... that woke a halted target" },
+	{ "VM.ipi_to_preempted", "count", "... that waited for a preempted target's next entry" },
+	{ "VM.ipi_host_sender_ns", "ns", "host time per delivered IPI: the senders' exits (ICR "
+	  "writes, hypercalls)" },
+	{ "VM.ipi_host_delivery_ns", "ns", "host time per delivered IPI: the delivery (work in "
+	  "the sender's exit, the kicked targets' exits)" },
+	{ "VM.ipi_host_wake_ns", "ns", "host time per delivered IPI: woken targets' time from the "
+	  "IPI to taking it (wake path, pCPU wake-up, run queue)" },
 	{ "VM.SLOCK.spins", "count", "waits of a sleeping lock that spun on the owner" },
 	{ "VM.SLOCK.spin_acquired", "count", "of those, the ones that got the lock by spinning" },
 	{ "VM.SLOCK.sleeps", "count", "waits that slept" },

@@ -98,6 +98,42 @@ struct built {
 	int n;
 };
 
+/* The host's delivery of the entry's IPIs (models/guest/ipi.c deliver):
+ * host time per delivered destination, split sender / delivery / target
+ * wake, and where the destinations were; per VM of the entry. */
+static void
+collect_ipi_host(const struct vmdef *d, const struct built *b, struct metrics *out)
+{
+	double run = 0, kicks = 0, wakes = 0, waiting = 0, snd = 0, dlv = 0, wk = 0, n;
+	char name[256];
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		const struct gk_stats *st = gk_stats(gvm_of(b->vms[i])->k);
+
+		run += (double)st->ipi_to_running;
+		kicks += (double)st->ipi_kicks;
+		wakes += (double)st->ipi_wakes;
+		waiting += (double)st->ipi_to_waiting;
+		snd += st->ipi_sender_ns;
+		dlv += st->ipi_deliver_ns;
+		wk += st->ipi_wake_ns;
+	}
+	n = run + wakes + waiting;
+#define IM(suffix, unit, v) do { \
+	snprintf(name, sizeof name, "%s.%s", d->name, suffix); \
+	metrics_add(out, name, unit, v); } while (0)
+	IM("ipis_delivered", "count", n / b->n);
+	IM("ipi_to_running", "count", run / b->n);
+	IM("ipi_kicks", "count", kicks / b->n);
+	IM("ipi_wakes", "count", wakes / b->n);
+	IM("ipi_to_preempted", "count", waiting / b->n);
+	IM("ipi_host_sender_ns", "ns", n > 0 ? snd / n : 0);
+	IM("ipi_host_delivery_ns", "ns", n > 0 ? dlv / n : 0);
+	IM("ipi_host_wake_ns", "ns", n > 0 ? wk / n : 0);
+#undef IM
+}
+
 /* The guest kernel's view of a task-form VM entry, summed over its VMs. */
 static void
 collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
@@ -172,6 +208,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("pv_tlb_flush_marked", "count", pvm / b->n);
 	KM("pv_tlb_flushes_on_entry", "count", pvf / b->n);
 	KM("pv_sched_yields", "count", pvy / b->n);
+	collect_ipi_host(d, b, out);
 	hist_free(h);
 	hist_free(hw);
 	/* Timed regions (`mark:`): the mean and sd of the intervals in the run, as

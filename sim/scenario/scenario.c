@@ -263,8 +263,6 @@ const struct vs_param scen_guest_params[] = {
 	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
 	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "",
 	  VP_ENUM, VS_AT(struct guest_keys, k.ipi.mode), 0, 0, IPI_PHYS, ipi_modes },
-	{ "ipi.ipiv", NULL, "posted interrupts / IPI virtualization: no sender exit", "bool",
-	  "", VP_BOOL, VS_AT(struct guest_keys, k.ipi.ipiv), 0, 1, 0, NULL },
 	{ "ipi.pv_tlb_flush", NULL, "Linux 4.16 kvm_flush_tlb_others: a preempted target is "
 	  "marked in steal time and flushes on its next entry", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.ipi.pv_tlb_flush), 0, 1, 0, NULL },
@@ -290,7 +288,7 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	if (n != NULL && yc_expect(n, YC_MAP, "a mapping of guest kernel settings", err))
 		return -1;
 	if (n != NULL && (ipi = yc_find(n, "ipi")) != NULL && yc_expect(ipi, YC_MAP,
-	    "IPI settings {mode, ipiv, pv_tlb_flush, pv_sched_yield, flush_cost}", err))
+	    "IPI settings {mode, pv_tlb_flush, pv_sched_yield, flush_cost}", err))
 		return -1;
 	if (yc_params_read(n, scen_guest_params, NULL, 0, &g, err) ||
 	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err))
