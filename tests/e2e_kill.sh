@@ -44,6 +44,27 @@ until_there() {
 	done
 }
 
+# worker_unlocked DIR: a worker of $bgpid (a child named vlocksim: not gnuplot,
+# which the close-on-exec descriptor never reaches) that holds no copy of
+# DIR/.sweep.lock appears (at most 20 s).  A flock belongs to the open file, so a
+# worker's copy would keep the folder locked after its master was killed, until
+# the worker died too: on a loaded machine the re-run came first and was
+# refused ("another sweep (pid N) is using this folder").
+worker_unlocked() {
+	i=0
+	while [ "$i" -lt 2000 ]; do
+		for c in $(cat /proc/[0-9]*/status 2>/dev/null |
+		    awk -v pp="$bgpid" '/^Name:/ { name = $2 } /^Pid:/ { pid = $2 }
+			/^PPid:/ && $2 == pp && name == "vlocksim" { print pid }'); do
+			l=$(ls -l "/proc/$c/fd" 2>/dev/null) || continue
+			echo "$l" | grep -q '\.sweep\.lock' || return 0
+		done
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # killed SIG: send SIG to $bgpid; krc its status (128 + signal when it died of it)
 killed() {
 	kill -s "$1" "$bgpid" 2>/dev/null
@@ -98,6 +119,10 @@ for sig in $sigs; do
 	# shellcheck disable=SC2086
 	started $S --out "$tmp/s-$sig"
 	until_there "$tmp/s-$sig/points/[0-9]*.csv"
+	if [ "$sig" = KILL ] && [ -d /proc/self/fd ]; then
+		check "sweep: its running worker holds no copy of the folder's lock" \
+		    worker_unlocked "$tmp/s-$sig"
+	fi
 	killed "$sig"
 	np=$(ls "$tmp/s-$sig/points" 2>/dev/null | grep -c '^[0-9]*\.csv$')
 	check "sweep, SIG$sig mid-run: died of it ($krc) with $np of 4 points, no results.csv" \

@@ -72,7 +72,7 @@ write_all(int fd, const char *p, size_t n)
 
 /* The child: run job id, its result to fd.  Never returns. */
 static void
-fork_child(struct exec_fork *x, size_t id, int fd)
+fork_child(struct exec_fork *x, size_t id, int fd, pid_t parent)
 {
 	struct vs_err err;
 	char *out = NULL;
@@ -82,6 +82,9 @@ fork_child(struct exec_fork *x, size_t id, int fd)
 #ifdef __linux__
 	/* Die with the parent: a killed run leaves no worker behind. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* ... which comes too late for a parent that died before the prctl */
+	if (getppid() != parent)
+		_exit(1);
 #endif
 	for (i = 0; i < x->n; i++)
 		if (x->s[i].pid != 0)
@@ -101,7 +104,7 @@ fork_submit(struct exec_backend *be, int slot, size_t id, struct vs_err *err)
 	struct exec_fork *x = (struct exec_fork *)be;
 	struct fslot *s = &x->s[slot];
 	int p[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	VS_ASSERT(s->pid == 0);
 	if (pipe(p) != 0)
@@ -115,7 +118,7 @@ fork_submit(struct exec_backend *be, int slot, size_t id, struct vs_err *err)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		fork_child(x, id, p[1]);
+		fork_child(x, id, p[1], parent);
 	}
 	close(p[1]);
 	s->pid = pid;

@@ -117,11 +117,16 @@ struct sweep_ran {
  * Take DIR/.sweep.lock (flock, not waiting) for the whole sweep: its points,
  * results.csv and plots; exclusive, or shared by the shards of one sweep
  * (shared).  Returns the descriptor to pass to sweep_unlock, SWEEP_REFUSED
- * when another sweep holds it, -1 on error.  Workers inherit the lock, so a
- * folder stays locked while any runs.
+ * when another sweep holds it, -1 on error.  The lock lives exactly as long
+ * as the process that took it: a worker (a fork, which writes nothing in DIR)
+ * drops its inherited copy first thing (sweep_lock_drop, point_run), so a
+ * sweep killed and run again at once is not refused by workers still dying
+ * with their master.
  */
 int sweep_lock(const char *dir, int shared, struct vs_err *err);
 void sweep_unlock(int fd);
+/* In a fork of the process that holds the lock: close the inherited copy. */
+void sweep_lock_drop(void);
 
 /*
  * Run the points of DIR (an existing directory) that are not done yet and

@@ -127,6 +127,8 @@ sweep_meta_claim(const struct sweep *sw, const char *dir, struct vs_err *err)
 	return rc;
 }
 
+static int held_fd = -1;	/* sweep_lock's descriptor, for sweep_lock_drop */
+
 int
 sweep_lock(const char *dir, int shared, struct vs_err *err)
 {
@@ -162,6 +164,7 @@ sweep_lock(const char *dir, int shared, struct vs_err *err)
 		/* the pid is only for the message */
 	}
 	free(path);
+	held_fd = fd;
 	return fd;
 }
 
@@ -170,6 +173,18 @@ sweep_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+	if (fd == held_fd)
+		held_fd = -1;
+}
+
+void
+sweep_lock_drop(void)
+{
+	/* flock(2) locks belong to the open file: a fork's copy keeps the lock
+	 * after the master died, until the fork is gone too */
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = -1;
 }
 
 /* Rebuild the sweep's arguments from its sweep.meta text (meta_text's lines). */

@@ -33,6 +33,7 @@ point_run(void *ctx, size_t i, const char *arg, size_t arglen, char **out, size_
 	uint64_t seed;
 	int reps, rc = -1;	/* or run_reps's failure: RUN_STOPPED passes up */
 
+	sweep_lock_drop();	/* a worker writes nothing in DIR: the lock is its master's */
 	msum_init(&sum);
 	if (sweep_point_load(sw, i, &sc, &seed, &reps, err) == 0) {
 		if ((rc = run_reps(&sc, seed, reps, &ro, &sum, err)) == 0) {
