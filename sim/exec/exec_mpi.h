@@ -54,7 +54,7 @@ void exec_mpi_release(void);
  * alarm; rc is the status to leave with if MPI_Finalize does not return.
  * Environment VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang (tests only): rank R
  * kills itself on STOP, after its BYE, or just before MPI_Finalize, or hangs
- * there alive.
+ * there alive; 0:deaf: rank 0 does not listen for 6 s before the end.
  */
 void exec_mpi_finalize(int rc);
 
