@@ -294,15 +294,15 @@ broadcast_on(const char *hv, struct bcast *b)
 	struct metrics m;
 	struct run_opts o = { .wall_clock = 0, .check = 2 };
 
-	snprintf(text, sizeof text, "name: b\nseed: 1\nuntil: done\n"
+	snprintf(text, sizeof text, "name: b\nseed: 1\nduration: 1500us\n"
 	    "machine: {name: t, sockets: 1, cores_per_socket: 8, threads_per_core: 1, "
 	    "clock: 2GHz}\n"
 	    "hypervisor: %s\n"
-	    "vms: [{name: g, vcpus: 8, workload: w, guest: {hz: 0}}]\n"
+	    "vms: [{name: g, vcpus: 8, workload: w, guest: {hz: 0, timers: false}}]\n"
 	    "workloads:\n  w:\n    programs:\n"
 	    "      s: [{compute: 50us}, {ipi: {to: others, wait: true}}]\n"
 	    "      c: [{compute: 1ms}]\n"
-	    "      z: [{block: 2ms}]\n"
+	    "      z: [{block: 1s}]\n"
 	    "    tasks: [{program: s, cpus: [0]}, {program: c, count: 3, cpus: [1, 2, 3]},\n"
 	    "      {program: z, count: 4, cpus: [4, 5, 6, 7]}]\n", hv);
 	ck_assert_msg(tu_load(&sc, text, &err) == 0, "%s", err.msg);
