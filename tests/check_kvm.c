@@ -211,7 +211,8 @@ halts(const char *hp, const char *program, struct metrics *m)
 	char text[1024];
 
 	snprintf(text, sizeof text,
-	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+	    /* no C-states: blocked_share is the halts' alone (check_idle has their exits) */
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz, cstates: []}\n"
 	    "until: done\n"
 	    "hypervisor: {kind: kvm, scheduler: cfs, halt_poll: %s}\n"
 	    "vms:\n"

@@ -195,8 +195,9 @@ overcommit_run_cap(const char *lock, const char *vm_extra, int check, uint64_t s
 	struct probe p = { watch_fn, w };
 
 	snprintf(text, sizeof text,
+	    /* no C-states: the locks' mechanisms, not the idle pCPUs' wakes (check_idle) */
 	    "machine: {name: t, sockets: 1, cores_per_socket: %d, threads_per_core: 2,"
-	    " clock: 2GHz}\n"
+	    " clock: 2GHz, cstates: []}\n"
 	    "until: done\n"
 	    "duration: %dms\n"
 	    "hypervisor: {scheduler: %s}\n"

@@ -146,6 +146,7 @@ sc_text(const struct sc *s, const int *vcpu_on, char *buf, size_t len)
 	    "name: preempt\n"
 	    "until: done\n"
 	    "machine: {name: t, sockets: 1, cores_per_socket: 4, threads_per_core: 1, clock: 1GHz,\n"
+	    "  cstates: [],\n"	/* the costs add up exactly: no C-state exits (check_idle) */
 	    "  costs: {line_socket: %dns, line_same_core: 0ns, atomic: 0ns, ctx_switch: %dns,\n"
 	    "          wake_ipi: %dns, exit_hlt: %dns, exit_hypercall: %dns, irq: %dns, pause: 10ns}}\n"
 	    "hypervisor: {kind: kvm, scheduler: cfs, params: {scaling: none}}\n"

@@ -1000,31 +1000,42 @@ halt_now(struct vcpu *v)
 	block_now(g);
 }
 
+/* The HLT exit's round trip; bare metal: HLT/MWAIT idles the CPU, no exit. */
+static double
+hlt_exit_ns(struct hv *hv)
+{
+	return hv_native(hv) ? 0 : hv->m->exit_hlt_ns;
+}
+
 /* KVM x86.c kvm_emulate_halt -> kvm_vcpu_block: HLT exit, then sleep */
 void
-guest_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
+guest_halt(struct vcpu *v, double pre_ns, guest_fn on_wake)
 {
-	v->vm->hv->st.exits_hlt++;
-	hv_probe(v->vm->hv, PR_HLT_EXIT, v->id, v->pcpu->id, NULL, 0);
+	struct hv *hv = v->vm->hv;
+
+	if (!hv_native(hv)) {
+		hv->st.exits_hlt++;
+		hv_probe(hv, PR_HLT_EXIT, v->id, v->pcpu->id, NULL, 0);
+	}
 	v->g->after_halt = on_wake;
 	v->g->irq_wakes = HI_OFF;
-	guest_work(v, exit_ns, halt_now);
+	guest_work(v, pre_ns + hlt_exit_ns(hv), halt_now);
 }
 
 /* LNX-4.5 arch/x86/kernel/kvm.c kvm_wait: safe_halt() when the lock was taken
  * with interrupts enabled, so an interrupt ends the halt */
 void
-guest_halt_irqs(struct vcpu *v, double exit_ns, guest_fn on_wake)
+guest_halt_irqs(struct vcpu *v, double pre_ns, guest_fn on_wake)
 {
-	guest_halt(v, exit_ns, on_wake);
+	guest_halt(v, pre_ns, on_wake);
 	v->g->irq_wakes = HI_LOCK;
 }
 
 /* Linux arch/x86 default_idle -> safe_halt (sti; hlt): an interrupt ends it */
 void
-guest_idle_halt(struct vcpu *v, double exit_ns, guest_fn on_wake)
+guest_idle_halt(struct vcpu *v, double pre_ns, guest_fn on_wake)
 {
-	guest_halt(v, exit_ns, on_wake);
+	guest_halt(v, pre_ns, on_wake);
 	v->g->irq_wakes = HI_IDLE;
 }
 
@@ -1205,10 +1216,8 @@ sleep_over(void *s, void *arg, int64_t data)
 void
 guest_sleep(struct vcpu *v, double ns, guest_fn done)
 {
-	double exit = v->vm->hv->m->exit_hlt_ns;
-
-	sim_after(vsim(v), sim_ns(exit + ns), sleep_over, v, 0);
-	guest_halt(v, exit, done);
+	sim_after(vsim(v), sim_ns(hlt_exit_ns(v->vm->hv) + ns), sleep_over, v, 0);
+	guest_halt(v, 0, done);
 }
 
 void

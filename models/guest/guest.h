@@ -88,13 +88,14 @@ void guest_poke(struct vcpu *, double latency_ns);
 void guest_memory(struct vcpu *, double bytes, guest_fn done);
 /* Bytes per ns v streams at now (0 unless it is streaming on a pCPU). */
 double guest_mem_rate(const struct vcpu *);
-/* HLT: exit cost, then block until hv_wake; then call on_wake. */
-void guest_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+/* HLT after pre_ns of the guest's own work: the HLT exit's cost (none on
+ * bare metal), then block until hv_wake; then call on_wake. */
+void guest_halt(struct vcpu *, double pre_ns, guest_fn on_wake);
 /* The same HLT with interrupts enabled (a lock's slow path, safe_halt): a
  * kick or an interrupt ends it (one pending before it: no sleep); the
  * interrupt's handler runs, then on_wake, which must treat a wake without
  * its turn as spurious. */
-void guest_halt_irqs(struct vcpu *, double exit_ns, guest_fn on_wake);
+void guest_halt_irqs(struct vcpu *, double pre_ns, guest_fn on_wake);
 /* A device access or hypercall: the path of hv/hv_io.h (an exit handled in
  * the kernel or forwarded to user space, or on bare metal no exit); costs
  * from the machine. */
@@ -102,7 +103,7 @@ void guest_io(struct vcpu *, enum guest_io, guest_fn done);
 /* Block for ns (waiting on I/O): HLT, then an interrupt wakes the vCPU. */
 void guest_sleep(struct vcpu *, double ns, guest_fn done);
 /* The guest idle loop's HLT (safe_halt): a kick or an interrupt ends it. */
-void guest_idle_halt(struct vcpu *, double exit_ns, guest_fn on_wake);
+void guest_idle_halt(struct vcpu *, double pre_ns, guest_fn on_wake);
 /* The guest idle loop's polling (cpuidle-haltpoll): busy for up to ns, or
  * until an interrupt; then done. */
 void guest_poll(struct vcpu *, double ns, guest_fn done);

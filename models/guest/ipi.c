@@ -413,7 +413,7 @@ multicast(struct ipi *ip, struct vcpu *v, int n, double func_ns, int wait, doubl
 	hv_probe(ip->vm->hv, PR_IPI_WAIT_START, v->id, v->pcpu->id, NULL, n);
 	guest_spin_wait(v, call_done);
 	guest_overhead(v, cost + local_ns);	/* the sends and the local run come first */
-	if (ip->cfg.pv_sched_yield) {
+	if (ip->cfg.pv_sched_yield && !hv_native(ip->vm->hv)) {
 		/* Linux 5.3 kvm.c kvm_smp_send_call_func_ipi: yield to the first preempted target */
 		for (i = 0; i < n; i++) {
 			struct vcpu *t = gk_cpu(ip->k, ip->idx[i])->v;

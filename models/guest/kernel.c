@@ -477,7 +477,7 @@ idle_loop(struct gcpu *c)
 	}
 	c->polling = 0;
 	k->st.idle_halts++;
-	guest_idle_halt(c->v, kmach(k)->exit_hlt_ns, idle_woken);
+	guest_idle_halt(c->v, 0, idle_woken);
 }
 
 /* Linux kernel/sched/idle.c do_idle: nothing to run */
@@ -658,8 +658,11 @@ do_tick(struct gcpu *c)
 
 	c->tick_pending = 0;
 	k->st.ticks++;
-	k->vm->hv->st.exits_timer++;
-	guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	/* bare metal: the LAPIC timer's interrupt and deadline write do not exit */
+	if (!hv_native(k->vm->hv)) {
+		k->vm->hv->st.exits_timer++;
+		guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	}
 	if (c->curr != NULL) {
 		account(c);
 		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))

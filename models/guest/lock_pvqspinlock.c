@@ -85,7 +85,7 @@ static const char *const pvq_kick_names[] = { "unlock", "head", NULL };
 static const char *const pvq_irqs_names[] = { "off", "on", NULL };
 
 struct pvq_cfg {
-	double threshold, iter_ns, exit_hlt_ns, hypercall_ns;
+	double threshold, iter_ns, hypercall_ns;
 	int wait_early, wait_early_preempted, steal, kick;
 	int irqs;		/* 1: spin_lock() with interrupts on, kvm_wait safe_halt()s */
 };
@@ -143,7 +143,6 @@ pvq_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	struct pvq_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->hypercall_ns = m->exit_hypercall_ns;
 	c->iter_ns = m->pause_ns;
 	return yc_params_read(n, pvq_params, NULL, m->hz, c, err);
@@ -473,9 +472,9 @@ pvq_halt(struct glock *l, struct vcpu *v, guest_fn on_wake)
 	l->st.halts++;
 	/* LNX-4.5 kvm.c kvm_wait: halt() if irqs were off, else safe_halt() */
 	if (p->cfg->irqs)
-		guest_halt_irqs(v, p->cfg->exit_hlt_ns, on_wake);
+		guest_halt_irqs(v, 0, on_wake);
 	else
-		guest_halt(v, p->cfg->exit_hlt_ns, on_wake);
+		guest_halt(v, 0, on_wake);
 }
 
 /* qspinlock.c: xchg_tail; with no predecessor v is the head at once */

@@ -40,7 +40,7 @@ struct pvt_cfg {
 	double threshold;	/* iterations before the slow path */
 	double iter_ns;		/* one spin iteration: a read and a PAUSE */
 	double unlock_ns;	/* the PV unlock's extra cost (locked add, flag test) */
-	double exit_hlt_ns, hypercall_ns;
+	double hypercall_ns;
 	int irqs;		/* 1: spin_lock() with interrupts on, kvm_lock_spinning safe_halt()s */
 };
 
@@ -73,7 +73,6 @@ pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	struct pvt_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->hypercall_ns = m->exit_hypercall_ns;
 	c->iter_ns = m->pause_ns;
 	c->unlock_ns = -1;
@@ -179,9 +178,9 @@ pvt_slowpath(struct vcpu *v)
 	l->st.halts++;
 	/* LNX-3.18 kvm.c kvm_lock_spinning: halt() if irqs were off, else safe_halt() */
 	if (t->cfg->irqs)
-		guest_halt_irqs(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
+		guest_halt_irqs(v, flag, pvt_woken);
 	else
-		guest_halt(v, flag + t->cfg->exit_hlt_ns, pvt_woken);
+		guest_halt(v, flag, pvt_woken);
 }
 
 /* LNX-3.18 spinlock.h: arch_spin_unlock + __ticket_unlock_slowpath */

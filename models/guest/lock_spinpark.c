@@ -23,7 +23,7 @@
  * the parked.
  *
  * In the guest: the sleep is the vCPU going idle (HLT, exit_hlt: the KVM
- * guest's idle loop with nothing else to run), the wake is the guest
+ * guest's idle loop with nothing else to run; on bare metal no exit), the wake is the guest
  * kernel's reschedule IPI to the sleeper's vCPU, which the releaser pays as
  * one exit (`wake`, default the machine's hypercall exit: an x2APIC ICR
  * write exits like a hypercall), and the host wakes the halted vCPU.
@@ -49,7 +49,8 @@ enum sp_state { SP_NONE, SP_SPIN, SP_PARKED };
 struct sp_cfg {
 	int64_t spin_count;
 	int adaptive;
-	double iter_ns, exit_hlt_ns, wake_ns;
+	double iter_ns, wake_ns;
+	int wake_default;	/* wake not given: the machine's hypercall exit (none natively) */
 };
 
 /* A waiter's state, one record per vCPU (not parallel arrays). */
@@ -91,10 +92,15 @@ sp_parse(const struct yc_node *n, const struct machine *m, void **out, struct vs
 	struct sp_cfg *c = xcalloc(1, sizeof *c);
 
 	*out = c;
-	c->exit_hlt_ns = m->exit_hlt_ns;
 	c->iter_ns = m->pause_ns;
-	c->wake_ns = m->exit_hypercall_ns;
-	return yc_params_read(n, sp_params, NULL, m->hz, c, err);
+	c->wake_ns = -1;
+	if (yc_params_read(n, sp_params, NULL, m->hz, c, err))
+		return -1;
+	if (c->wake_ns < 0) {
+		c->wake_default = 1;
+		c->wake_ns = m->exit_hypercall_ns;
+	}
+	return 0;
 }
 
 static void
@@ -176,7 +182,7 @@ sp_sleep(struct glock *l, struct vcpu *v, double pre_ns)
 	s->fqn++;
 	s->node[v->idx].state = SP_PARKED;
 	l->st.halts++;
-	guest_halt(v, pre_ns + s->cfg->exit_hlt_ns, sp_woken);
+	guest_halt(v, pre_ns, sp_woken);
 }
 
 /* Out of spin budget: lll_lock (cmpxchg 0 -> 1), else __lll_lock_wait. */
@@ -238,7 +244,9 @@ sp_release(struct glock *l, struct vcpu *v)
 		l->st.kicks++;
 		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, w->id);
 		guest_kick(w);
-		cost += s->cfg->wake_ns;
+		/* bare metal: the reschedule IPI's ICR write does not exit */
+		if (!s->cfg->wake_default || !hv_native(l->hv))
+			cost += s->cfg->wake_ns;
 	}
 	for (i = 0; i < s->n; i++)
 		if (s->node[i].state == SP_SPIN)

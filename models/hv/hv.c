@@ -157,6 +157,7 @@ hv_finish(struct hv *hv)
 			p->busy_time += hv->sim->now - p->busy_since;
 			p->busy_since = hv->sim->now;
 		}
+		hv_idle_finish(hv, p);
 		/* those skipped since its last tick, up to the end (later ones were never due) */
 		if (hv->tick_skip)
 			hv->st.ticks_skipped += (uint64_t)((hv_tick_last(p, hv->sim->now) -
@@ -267,6 +268,8 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	sim_time_t slice = 0, now = hv->sim->now;
 
 	p->sched_ev = EVQ_NONE;
+	if (prev == NULL && hv_idle_waking(hv, p))
+		return;		/* leaving a C-state: schedule() runs after its exit latency */
 	next = hv->sched->do_schedule(hv, p, &slice);
 	VS_ASSERT(next == NULL || !next->blocked);
 	VS_ASSERT(next == NULL || next == prev || next->pcpu == NULL);
@@ -274,8 +277,11 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	if (slice > 0)
 		p->slice_ev = sim_at(hv->sim, now + slice, hv_schedule_ev, p, 0);
 	/* slice_ev and sched_ev share the handler; only sched_ev is deduplicated. */
-	if (next == prev)
+	if (next == prev) {
+		if (next == NULL)
+			hv_idle_enter(hv, p);	/* idle from the start */
 		return;
+	}
 	if (prev != NULL) {
 		hv->gops->stop(prev);
 		kind_op_sched_out(hv->kind, hv, prev);
@@ -296,6 +302,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	}
 	if (next == NULL) {
 		hv_set_pcpu_load(p, LOAD_IDLE);
+		hv_idle_enter(hv, p);
 		return;
 	}
 	hv->st.ctx_switches++;

@@ -40,6 +40,16 @@ struct pcpu {
 	void *sched_priv;
 	sim_time_t busy_since;
 	sim_time_t busy_time;
+	/* Idle (hv_idle.c): idle since when, its time in C-states, the wakes
+	 * that left one and the governor's history. */
+	int idle;		/* no vCPU to run since idle_since */
+	sim_time_t idle_since;
+	sim_time_t awake_at;	/* leaving a C-state until then (0: not) */
+	sim_time_t cstate_time;
+	uint64_t cstate_wakes;	/* wakes that left a C-state */
+	double cstate_exit_ns;	/* the exit latencies they paid */
+	int64_t hist[8];	/* menu.c intervals[]: the last idle periods (ns) */
+	int hist_i;
 };
 
 /* A VM's cgroup v2 cpu controller (used by the fair schedulers' groups). */
@@ -198,5 +208,21 @@ hv_rate(const struct vcpu *v)
 {
 	return v->pcpu->rate;
 }
+
+/* Bare metal (kind none): no VM exits; the guest's HLT/MWAIT idles the pCPU. */
+static inline int
+hv_native(const struct hv *hv)
+{
+	return hv->kind->native;
+}
+
+/* hv_idle.c: p has nothing to run: an idle period begins. */
+void hv_idle_enter(struct hv *, struct pcpu *p);
+/* An idle p is asked to schedule: 1 while it leaves its C-state (the
+ * SCHEDULE softirq is re-armed for the end of the exit latency), 0 when it
+ * may schedule now. */
+int hv_idle_waking(struct hv *, struct pcpu *p);
+/* Close the idle books at the end of the run. */
+void hv_idle_finish(struct hv *, struct pcpu *p);
 
 #endif

@@ -43,6 +43,9 @@ struct hv_ipi_path {
 struct hv_kind_ops {
 	const char *name;
 	const char *desc;
+	/* 1: no hypervisor (bare metal): no VM exits, HLT/MWAIT idles the pCPU
+	 * into a C-state, a wake is an IPI (models/README.md). */
+	int native;
 	/* Its keys of the hypervisor mapping (param.h), or NULL. */
 	const struct vs_param *params;
 	/* A guest device access exits to the host (0: bare metal, an uncached

@@ -7,6 +7,8 @@
  */
 #include "hw/machine.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +43,8 @@ const struct vs_param machine_params[] = {
 	  VP_TIME, M(atomic_ns), 0, 1e12, 20, NULL },
 	{ "costs.ctx_switch", NULL, "a host context switch between vCPUs", "time",
 	  "cycles", VP_TIME, M(ctx_switch_ns), 0, 1e12, 6000, NULL },
-	{ "costs.wake_ipi", NULL, "an IPI and leaving idle on a remote pCPU", "time",
-	  "cycles", VP_TIME, M(wake_ipi_ns), 0, 1e12, 8000, NULL },
+	{ "costs.wake_ipi", NULL, "an IPI to an idle pCPU (placeholder; its C-state exit is "
+	  "the state's, cstates)", "time", "cycles", VP_TIME, M(wake_ipi_ns), 0, 1e12, 8000, NULL },
 	/* exit round trip ~2000 cycles (SplitX, WIOV 2011); vmcall 3898, PIO in-kernel
 	 * 7237, PIO to QEMU 20574 cycles (kvm-unit-tests 00bfecaa) */
 	{ "costs.exit_hlt", NULL, "a HLT exit's round trip (SplitX, WIOV 2011)", "time",
@@ -110,10 +112,59 @@ const struct vs_param machine_params[] = {
 	/* MESI (Sorin/Hill/Wood 2011, ch. 6-7; lock.c lock_own_ns) */
 	{ "costs.release_visibility", NULL, "a release's store owns the word's line before "
 	  "waiters see it", "bool", "", VP_BOOL, M(release_visibility), 0, 1, 1, NULL },
+	/* Linux drivers/idle/intel_idle.c nehalem_cstates (Nehalem-EP/EX, Westmere):
+	 * read by machine_cstates below */
+	{ "cstates", "(intel_idle nehalem_cstates: C1 3/6us, C1E 10/20us, C3 20/80us, C6 "
+	  "200/800us)", "idle states, shallowest first: [{name, exit_latency, target_residency}]"
+	  " (intel_idle's table of the CPU model; [] idles in C0)", "list", "", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
 #undef M
+
+/* intel_idle.c nehalem_cstates: exit_latency, target_residency in us */
+static const struct hw_cstate nehalem_cstates[] = {
+	{ "C1", 3e3, 6e3 }, { "C1E", 10e3, 20e3 }, { "C3", 20e3, 80e3 }, { "C6", 200e3, 800e3 },
+};
+
+/* The machine file's cstates list, or the default table. */
+static int
+machine_cstates(struct machine *m, const struct yc_node *n, struct vs_err *err)
+{
+	const struct yc_node *l = yc_find(n, "cstates");
+	size_t i;
+
+	if (l == NULL) {
+		m->ncstates = (int)(sizeof nehalem_cstates / sizeof nehalem_cstates[0]);
+		memcpy(m->cstates, nehalem_cstates, sizeof nehalem_cstates);
+		return 0;
+	}
+	if (yc_expect(l, YC_SEQ, "a list of idle states", err))
+		return -1;
+	if (l->n > HW_MAX_CSTATES)
+		return yc_err(l, err, "cstates: at most %d idle states", HW_MAX_CSTATES);
+	for (i = 0; i < l->n; i++) {
+		const struct yc_node *c = l->vals[i];
+		struct hw_cstate *cs = &m->cstates[i];
+		const char *name;
+
+		if (yc_expect(c, YC_MAP, "an idle state {name, exit_latency, target_residency}",
+		    err) ||
+		    yc_get_str(c, "name", NULL, &name, err) ||
+		    yc_get_qty(c, "exit_latency", UNIT_TIME, m->hz, NAN, 0, 1e9, &cs->exit_ns,
+		    err) ||
+		    yc_get_qty(c, "target_residency", UNIT_TIME, m->hz, NAN, 0, 1e10,
+		    &cs->residency_ns, err) ||
+		    yc_check_unused(c, "name, exit_latency, target_residency", err))
+			return -1;
+		snprintf(cs->name, sizeof cs->name, "%s", name);
+		if (i > 0 && cs->residency_ns < m->cstates[i - 1].residency_ns)
+			return yc_err(c, err, "cstates: a deeper state's target_residency (%s) is "
+			    "shorter than the one before it", cs->name);
+	}
+	m->ncstates = (int)l->n;
+	return 0;
+}
 
 /* The pCPU numbering of machine.h, as tables. */
 static void
@@ -159,7 +210,7 @@ machine_from_yaml(struct machine *m, const struct yc_node *n, struct vs_err *err
 			m->line_far_ns = m->line_ns[machine_dist(m, 0, i)];
 	m->mem_bw_core *= 1e-9;		/* bytes per ns */
 	m->mem_bw_socket *= 1e-9;
-	if (yc_params_check(c, machine_params, "costs", err))
+	if (yc_params_check(c, machine_params, "costs", err) || machine_cstates(m, n, err))
 		return -1;
 	return yc_params_check(n, machine_params, NULL, err);
 }

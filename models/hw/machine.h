@@ -14,6 +14,15 @@
 
 struct yc_node;
 
+/* An idle state the pCPU's MWAIT/HLT enters (Linux struct cpuidle_state):
+ * what leaving it costs and how long an idle period must last for it to pay. */
+#define HW_MAX_CSTATES 8
+struct hw_cstate {
+	char name[16];
+	double exit_ns;		/* exit_latency */
+	double residency_ns;	/* target_residency */
+};
+
 /* How far apart two pCPUs are, for cache-line transfers. */
 enum hw_dist { HW_SAME = 0, HW_SIBLING, HW_SOCKET, HW_REMOTE, HW_NDIST };
 
@@ -44,6 +53,9 @@ struct machine {
 	/* Memory bandwidth, bytes per ns (= GB/s): what one core can draw alone,
 	 * and what a socket's memory controller shares among its streamers. */
 	double mem_bw_core, mem_bw_socket;
+	/* Idle states, shallowest first (none: the pCPU idles in C0, a poll). */
+	int ncstates;
+	struct hw_cstate cstates[HW_MAX_CSTATES];
 	/* Precomputed at load, one entry per pCPU, so the distance of two pCPUs
 	 * (asked by every balance scan and line transfer) costs two loads, not
 	 * three integer divides. */

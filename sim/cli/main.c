@@ -142,7 +142,8 @@ help(int argc, char **argv)
 static int
 close_std(int rc)
 {
-	int bad = ferror(stdout), e = 0;
+	/* a write that failed before (a full buffer's flush) left its errno */
+	int bad = ferror(stdout), e = bad ? errno : 0;
 
 	if (fflush(stdout) != 0) {
 		bad = 1;

@@ -47,6 +47,10 @@ const struct metric_doc metric_docs[] = {
 	{ "blocks", "count", "times a vCPU blocked in the host (halted, not polling)" },
 	{ "wakes", "count", "wake-ups of blocked vCPUs (kicks, interrupts)" },
 	{ "halt_polls_ok", "count", "halts that ended during halt polling (no block)" },
+	{ "c0_share", "% of pCPU time", "%C0: the pCPUs' time not in a C-state (running, "
+	  "host or guest halt polling, the poll state), over all pCPUs" },
+	{ "cstate_wakes", "count", "pCPUs leaving a C-state to run a vCPU" },
+	{ "cstate_exit_seconds", "s", "the exit latencies those wakes paid" },
 	{ "halt_poll_seconds", "s", "host time spent halt polling (kvm halt_poll given)" },
 	{ "halt_poll_cpu_share", "% of a CPU", "that time over the run" },
 	{ "halt_polls_succeeded", "count", "polls that saw a wakeup before the window ended" },

@@ -31,6 +31,23 @@ run_seed(uint64_t seed, int rep)
 }
 
 /* A stream keyed by the VM's name and the vCPU's index, not by creation order. */
+/* The pCPUs' idle (hv_idle.c): %C0 counts polling and running as busy. */
+static void
+idle_metrics(const struct hv *hv, struct metrics *out)
+{
+	double in_c = 0, exit_ns = 0, wakes = 0, all = (double)hv->sim->now * hv->npcpus;
+	int i;
+
+	for (i = 0; i < hv->npcpus; i++) {
+		in_c += (double)hv->pcpus[i].cstate_time;
+		exit_ns += hv->pcpus[i].cstate_exit_ns;
+		wakes += (double)hv->pcpus[i].cstate_wakes;
+	}
+	metrics_add(out, "c0_share", "% of pCPU time", all > 0 ? 100 * (all - in_c) / all : 100);
+	metrics_add(out, "cstate_wakes", "count", wakes);
+	metrics_add(out, "cstate_exit_seconds", "s", exit_ns * 1e-9);
+}
+
 static uint64_t
 vcpu_entity(const char *vm, int idx)
 {
@@ -587,6 +604,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "blocks", "count", (double)hv.st.blocks);
 	metrics_add(out, "wakes", "count", (double)hv.st.wakes);
 	metrics_add(out, "halt_polls_ok", "count", (double)hv.st.halt_polls_ok);
+	idle_metrics(&hv, out);
 	kind_op_metrics(hv.kind, &hv, out);
 	for (i = 0; i < sc->nvms; i++)
 		collect_def(&sc->vms[i], &b[i], &hv, out);
