@@ -689,8 +689,10 @@ timer_irq(struct gcpu *c)
 
 	c->timer_pending = 0;
 	k->st.timer_irqs++;
-	k->vm->hv->st.exits_timer++;
-	guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	if (!hv_native(k->vm->hv)) {	/* bare metal: no timer exits */
+		k->vm->hv->st.exits_timer++;
+		guest_overhead(c->v, kmach(k)->timer_tick_ns);
+	}
 	gt_run(k->timers, c->idx, c->v);
 }
 
