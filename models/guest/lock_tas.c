@@ -97,23 +97,36 @@ tas_destroy(void *p)
 	free(t);
 }
 
-/* The RMW storm of running no-PAUSE spinners, as felt by an access on v. */
+/*
+ * The RMW storm of running no-PAUSE spinners, as felt by an access on v: the
+ * line passes through the RMWs queued ahead before it reaches v.
+ * past_owner: one spinner holds it now and hands it to v last, the
+ * transfer lock_own_ns charges (from the farthest of them: lock.c counts
+ * every spinner of a lock without reads_word), so the farthest is left out
+ * here.  *n: the running spinners (0: no storm).
+ */
 static double
-storm_ns(struct glock *l, const struct vcpu *v)
+storm_ns(struct glock *l, const struct vcpu *v, int past_owner, int *n)
 {
 	struct tas *t = l->priv;
-	double ns = 0;
+	double ns = 0, far = 0, d;
 	int i;
 
+	*n = 0;
 	if (t->cfg->pause)
 		return 0;
 	for (i = 0; i < t->n; i++) {
 		struct vcpu *w = l->vm->vcpus[i];
 
-		if (t->spinning[i] && w != v && w->pcpu != NULL)
-			ns += lock_line_ns(l, w->pcpu->id, v);
+		if (!t->spinning[i] || w == v || w->pcpu == NULL)
+			continue;
+		++*n;
+		d = lock_line_ns(l, w->pcpu->id, v);
+		ns += d;
+		if (d > far)
+			far = d;
 	}
-	return ns;
+	return past_owner ? ns - far : ns;
 }
 
 /* v owns the word; extra is what its cmpxchg cost. */
@@ -121,11 +134,13 @@ static void
 take(struct glock *l, struct vcpu *v, double extra)
 {
 	struct tas *t = l->priv;
+	int n;
 
 	t->spinning[v->idx] = 0;
-	/* No PAUSE: the section's data in the word's line queues behind the storm. */
+	/* No PAUSE: the section's data in the word's line queues behind the
+	 * other spinners' RMWs, then comes back. */
 	if (l->word_lines > 0)
-		extra += storm_ns(l, v);
+		extra += storm_ns(l, v, 0, &n);
 	lock_taken(l, v, extra);
 }
 
@@ -137,8 +152,9 @@ tas_acquire(struct glock *l, struct vcpu *v)
 	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 	/* No PAUSE: the cmpxchg queues behind the running spinners' RMWs, and
 	 * one of them takes a free word first (MESI: served in turn). */
-	int behind = !t->cfg->pause && storm_ns(l, v) > 0;
+	int behind;
 
+	storm_ns(l, v, 0, &behind);
 	/* Success or failure, the cmpxchg took the line exclusive. */
 	l->last_pcpu = v->pcpu->id;
 	if (l->holder == NULL && !behind) {
@@ -162,7 +178,7 @@ tas_release(struct glock *l, struct vcpu *v)
 	if (t->cfg->pause)
 		wait = t->burst_end > now ? t->burst_end - now : 0;
 	else
-		wait = storm_ns(l, v);
+		wait = storm_ns(l, v, 1, &i);
 	l->handover_ns += wait;
 	for (i = 0; i < t->n; i++)
 		if (t->spinning[i])
