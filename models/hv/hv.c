@@ -175,6 +175,8 @@ hv_stats_reset(struct hv *hv)
 	hv->st.ticks_skipped = skipped;
 	for (i = 0; i < hv->nvcpus; i++)
 		vcpu_rs_rebase(hv->vcpus[i], hv->sim->now);
+	for (i = 0; i < hv->npcpus; i++)
+		hv_idle_rebase(hv, &hv->pcpus[i]);
 	kind_op_stats_reset(hv->kind, hv);
 	hv->stats_from = hv->sim->now;
 }

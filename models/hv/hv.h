@@ -48,6 +48,10 @@ struct pcpu {
 	sim_time_t cstate_time;
 	uint64_t cstate_wakes;	/* wakes that left a C-state */
 	double cstate_exit_ns;	/* the exit latencies they paid */
+	/* The same at the warm-up's end (hv_idle_rebase), subtracted by metrics. */
+	sim_time_t cstate_time0;
+	uint64_t cstate_wakes0;
+	double cstate_exit_ns0;
 	int64_t hist[8];	/* menu.c intervals[]: the last idle periods (ns) */
 	int hist_i;
 };
@@ -224,5 +228,7 @@ void hv_idle_enter(struct hv *, struct pcpu *p);
 int hv_idle_waking(struct hv *, struct pcpu *p);
 /* Close the idle books at the end of the run. */
 void hv_idle_finish(struct hv *, struct pcpu *p);
+/* hv_idle.c: the warm-up ends: p's C-state books so far, as a base. */
+void hv_idle_rebase(struct hv *, struct pcpu *p);
 
 #endif

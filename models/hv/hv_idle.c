@@ -195,3 +195,18 @@ hv_idle_finish(struct hv *hv, struct pcpu *p)
 		p->idle_since = hv->sim->now;	/* still idle; the run ends here */
 	}
 }
+
+/* The books at the warm-up's end, an idle period still open included up to
+ * now; replayed on a copy, so that the governor's history (menu.c intervals)
+ * sees the period whole, as it would without a warm-up. */
+void
+hv_idle_rebase(struct hv *hv, struct pcpu *p)
+{
+	struct pcpu copy = *p;
+
+	if (copy.idle)
+		replay(hv, &copy);
+	p->cstate_time0 = copy.cstate_time;
+	p->cstate_wakes0 = p->cstate_wakes;
+	p->cstate_exit_ns0 = p->cstate_exit_ns;
+}

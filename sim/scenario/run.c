@@ -30,24 +30,26 @@ run_seed(uint64_t seed, int rep)
 	return rep == 0 ? seed : vs_mix64(seed ^ vs_mix64((uint64_t)rep));
 }
 
-/* A stream keyed by the VM's name and the vCPU's index, not by creation order. */
 /* The pCPUs' idle (hv_idle.c): %C0 counts polling and running as busy. */
 static void
 idle_metrics(const struct hv *hv, struct metrics *out)
 {
-	double in_c = 0, exit_ns = 0, wakes = 0, all = (double)hv->sim->now * hv->npcpus;
+	double in_c = 0, exit_ns = 0, wakes = 0, all = (double)hv_measured_ns(hv) * hv->npcpus;
 	int i;
 
 	for (i = 0; i < hv->npcpus; i++) {
-		in_c += (double)hv->pcpus[i].cstate_time;
-		exit_ns += hv->pcpus[i].cstate_exit_ns;
-		wakes += (double)hv->pcpus[i].cstate_wakes;
+		const struct pcpu *p = &hv->pcpus[i];
+
+		in_c += (double)(p->cstate_time - p->cstate_time0);
+		exit_ns += p->cstate_exit_ns - p->cstate_exit_ns0;
+		wakes += (double)(p->cstate_wakes - p->cstate_wakes0);
 	}
 	metrics_add(out, "c0_share", "% of pCPU time", all > 0 ? 100 * (all - in_c) / all : 100);
 	metrics_add(out, "cstate_wakes", "count", wakes);
 	metrics_add(out, "cstate_exit_seconds", "s", exit_ns * 1e-9);
 }
 
+/* A stream keyed by the VM's name and the vCPU's index, not by creation order. */
 static uint64_t
 vcpu_entity(const char *vm, int idx)
 {
