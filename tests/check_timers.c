@@ -44,10 +44,12 @@ START_TEST(idle_wakes_at_services_rate)
 	ck_assert_msg(runs > wakes && runs <= 2 * wakes, "%.0f runs, %.0f wakes", runs, wakes);
 	/* one HLT to start with per vCPU, one after each wake */
 	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 8 + wakes);
+	metrics_free(&m);
 
 	tu_run(IDLE_GUEST("20s", ", guest: {timers: false}"), 1, NULL, &m);
 	ck_assert_double_eq(tu_metric(&m, "g.timer_wakes"), 0);
 	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 8);
+	metrics_free(&m);
 }
 END_TEST
 
@@ -73,6 +75,7 @@ START_TEST(busy_guest_timers_ride_the_tick)
 	ck_assert_double_eq(irqs, 8 * 2);	/* softlockup at 4 s and 8 s on each vCPU */
 	/* + clocksource 19-20, vmstat 9-10 per vCPU */
 	ck_assert_msg(runs >= 16 + 19 + 8 * 9 && runs <= 16 + 20 + 8 * 10, "%.0f runs", runs);
+	metrics_free(&m);
 }
 END_TEST
 
@@ -161,6 +164,7 @@ START_TEST(sleep_timer_wakes_vcpu_at_expiry)
 	ck_assert_double_eq(tu_metric(&m, "g.timer_irqs"), 1);
 	ck_assert_double_eq(tu_metric(&m, "g.timer_wakes"), 1);
 	ck_assert_double_eq(tu_metric(&m, "timer_exits"), 1);
+	metrics_free(&m);
 }
 END_TEST
 
@@ -192,6 +196,7 @@ wait_under_preemption(const char *prim, struct seen *s)
 	metrics_init(&m);
 	ck_assert_int_eq(run_once(&sc, 1, &o, &m, &err), 0);
 	scen_free(&sc);
+	metrics_free(&m);
 	ck_assert_int_ge(s->nend, 5);
 }
 
