@@ -2,7 +2,7 @@
 /*
  * hv_io.c - the path of a guest device access on each kind of host
  * (hv_io.h has the code it follows).  The kind says whether a device access
- * exits at all (io_exits) and whether it has KVM's fast MMIO bus.
+ * exits at all (not on a native kind) and whether it has KVM's fast MMIO bus.
  */
 #include "hv/hv_io.h"
 
@@ -20,7 +20,7 @@ hv_io_route(const struct hv_kind_ops *k, const struct machine *m, enum guest_io 
 		*ns = m->exit_hypercall_ns;
 		return IOP_HYPERCALL;
 	}
-	if (!k->io_exits) {
+	if (k->native) {
 		/* bare metal: the CPU reads or writes the device, no exit */
 		*ns = m->dev_access_ns;
 		return IOP_DEVICE;

@@ -48,9 +48,9 @@ struct hv_kind_ops {
 	int native;
 	/* Its keys of the hypervisor mapping (param.h), or NULL. */
 	const struct vs_param *params;
-	/* A guest device access exits to the host (0: bare metal, an uncached
-	 * access); fast_mmio: an ioeventfd write needs no decode (hv/hv_io.h). */
-	int io_exits, fast_mmio;
+	/* An ioeventfd write needs no decode (hv/hv_io.h); a device access
+	 * exits on every kind but a native one. */
+	int fast_mmio;
 	/* Read kind-specific keys of the hypervisor mapping (ple: ...). */
 	int (*parse)(const struct yc_node *hv, const struct machine *, void **cfg,
 	    struct vs_err *);

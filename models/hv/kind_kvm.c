@@ -777,9 +777,7 @@ kvm_list(FILE *o)
 	    "                   hypercall\", 5.2; false: an older host); the guest calls it\n"
 	    "    yield_on_kick  KVM_HC_KICK_CPU yields to the kicked vCPU (266e85a5ec9 "
 	    "\"KVM: X86: Boost\n"
-	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n"
-	    "  apicv: false  posted interrupts, virtual EOI (Linux 3.10; Ivy Bridge-EP+)\n"
-	    "  ipiv: false   IPI virtualization (d588bb9be1da, Linux 5.19; Sapphire Rapids)\n", o);
+	    "                   queue head vCPU to mitigate lock waiter preemption\", 5.3)\n", o);
 	kvm_hp_list(o);
 }
 
@@ -788,7 +786,6 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.desc = "KVM: PLE exits call kvm_vcpu_on_spin (directed yield_to); halt/kick",
 	.params = kvm_params,
 	/* vmx.c handle_io / handle_ept_misconfig (KVM_FAST_MMIO_BUS) */
-	.io_exits = 1,
 	.fast_mmio = 1,
 	.parse = kvm_parse,
 	.free_cfg = kvm_free_cfg,

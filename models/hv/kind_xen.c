@@ -112,7 +112,6 @@ const struct hv_kind_ops kind_xen_ops = {
 	.desc = "Xen HVM: PLE exits yield (SCHEDOP_yield); poll/event-channel wake",
 	.params = xen_params,
 	/* vmx.c handle_pio / hvm/emulate.c handle_mmio: every MMIO is decoded */
-	.io_exits = 1,
 	.parse = xen_parse,
 	.free_cfg = xen_free_cfg,
 	.init = xen_init,
