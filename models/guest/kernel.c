@@ -39,8 +39,9 @@ struct gkernel {
 	int nwatches;
 	size_t capwatches;
 	double tick_ns;
-	int tick_lane;
-	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */		/* the event queue's FIFO lane for re-armed ticks */
+	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
+	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
+	double irq_exit_ns;	/* an interrupt's exits, read at gk_start (the kind is set up) */
 	struct gk_stats st;
 };
 
@@ -509,6 +510,19 @@ go_idle(struct gcpu *c)
 static void do_tick(struct gcpu *);
 static void timer_irq(struct gcpu *);
 
+/* A LAPIC timer interrupt's exits (the interrupt, the next deadline's
+ * write): costs.timer_tick; bare metal: none. */
+static void
+timer_exits(struct gcpu *c)
+{
+	struct hv *hv = c->k->vm->hv;
+
+	if (hv_native(hv))
+		return;
+	hv->st.exits_timer++;
+	guest_overhead(c->v, kmach(c->k)->timer_tick_ns);
+}
+
 /* The idle loop's poll or HLT ended: an interrupt, a wakeup or the poll's end. */
 static void
 idle_woken(struct vcpu *v)
@@ -565,9 +579,8 @@ preempt(struct gcpu *c)
  * virtual-interrupt delivery and EOI virtualization (posted interrupts), nor
  * on bare metal, where the EOI is a plain APIC write (kind.h hv_ipi_path). */
 static double
-irq_exit_ns(const struct gkernel *k)
+irq_exit_ns(const struct hv *hv)
 {
-	const struct hv *hv = k->vm->hv;
 	struct hv_ipi_path p = kind_op_ipi_path(hv->kind, hv);
 
 	return p.exits && !p.posted ? hv->m->irq_ns : 0;
@@ -592,7 +605,7 @@ cpu_irq(struct vcpu *v)
 	else if (c->timer_pending)
 		timer_irq(c);
 	else
-		guest_overhead(v, irq_exit_ns(c->k));
+		guest_overhead(v, c->k->irq_exit_ns);
 	c->k->smp->irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
 	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
@@ -658,11 +671,7 @@ do_tick(struct gcpu *c)
 
 	c->tick_pending = 0;
 	k->st.ticks++;
-	/* bare metal: the LAPIC timer's interrupt and deadline write do not exit */
-	if (!hv_native(k->vm->hv)) {
-		k->vm->hv->st.exits_timer++;
-		guest_overhead(c->v, kmach(k)->timer_tick_ns);
-	}
+	timer_exits(c);
 	if (c->curr != NULL) {
 		account(c);
 		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))
@@ -689,10 +698,7 @@ timer_irq(struct gcpu *c)
 
 	c->timer_pending = 0;
 	k->st.timer_irqs++;
-	if (!hv_native(k->vm->hv)) {	/* bare metal: no timer exits */
-		k->vm->hv->st.exits_timer++;
-		guest_overhead(c->v, kmach(k)->timer_tick_ns);
-	}
+	timer_exits(c);
 	gt_run(k->timers, c->idx, c->v);
 }
 
@@ -756,6 +762,7 @@ gk_start(struct gkernel *k, guest_fn first)
 	int i;
 
 	k->first = first;
+	k->irq_exit_ns = irq_exit_ns(k->vm->hv);
 	for (i = 0; i < k->ntasks; i++) {
 		struct task *t = k->tasks[i];
 		int cpu = k->cfg.sched->select_cpu(k, t, 0, GS_FORK);

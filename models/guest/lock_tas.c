@@ -173,12 +173,12 @@ tas_release(struct glock *l, struct vcpu *v)
 {
 	struct tas *t = l->priv;
 	double now = (double)l->hv->sim->now, wait;
-	int i;
+	int i, running;
 
 	if (t->cfg->pause)
 		wait = t->burst_end > now ? t->burst_end - now : 0;
 	else
-		wait = storm_ns(l, v, 1, &i);
+		wait = storm_ns(l, v, 1, &running);
 	l->handover_ns += wait;
 	for (i = 0; i < t->n; i++)
 		if (t->spinning[i])
