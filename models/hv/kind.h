@@ -37,7 +37,6 @@ struct hv_ipi_path {
 	int exits, posted, ipiv, evtchn;
 	int pv_send_ipi;	/* the host offers KVM_HC_SEND_IPI (KVM_FEATURE_PV_SEND_IPI) */
 	int deliver_lines, deliver_atomics;
-	const char *name;	/* for reports: "kvm-lapic", "kvm-posted", ... */
 };
 
 struct hv_kind_ops {
@@ -198,7 +197,7 @@ kind_op_pv_kick(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *from,
 static inline struct hv_ipi_path
 kind_op_ipi_path(const struct hv_kind_ops *o, const struct hv *hv)
 {
-	struct hv_ipi_path p = { 0, 0, 0, 0, 0, 0, 0, "native" };
+	struct hv_ipi_path p = { 0, 0, 0, 0, 0, 0, 0 };
 
 	if (o->ipi_path != NULL)
 		o->ipi_path(hv, &p);

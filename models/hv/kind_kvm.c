@@ -743,7 +743,6 @@ kvm_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
 	p->pv_send_ipi = 1;
 	p->deliver_lines = 2;
 	p->deliver_atomics = k->cfg->apicv ? 2 : 3;
-	p->name = k->cfg->ipiv ? "kvm-ipiv" : k->cfg->apicv ? "kvm-posted" : "kvm-lapic";
 }
 
 static void

@@ -104,7 +104,6 @@ xen_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
 	p->evtchn = c->evtchn_ipi;
 	p->deliver_lines = c->evtchn_ipi ? 3 : 2;
 	p->deliver_atomics = c->evtchn_ipi ? 4 : 2;
-	p->name = c->evtchn_ipi ? "xen-evtchn" : c->apicv ? "xen-posted" : "xen-vlapic";
 }
 
 const struct hv_kind_ops kind_xen_ops = {
