@@ -81,6 +81,9 @@ struct lock_ops {
 	/* 1: waiters own the lock in the order they called acquire (a ticket
 	 * lock); --check=full verifies it. */
 	int fifo;
+	/* Optional: what this configuration asks of a hypervisor (its PV kick's
+	 * hypercall), or NULL; bare metal refuses it (scenario.c). */
+	const char *(*needs_hv)(const void *cfg);
 };
 
 /* The optional hooks, reached through these (the NULL test in one place). */
@@ -96,6 +99,13 @@ lock_op_free_cfg(const struct lock_ops *o, void *cfg)
 {
 	if (o->free_cfg != NULL)
 		o->free_cfg(cfg);
+}
+
+/* NULL where the algorithm runs as it is on bare metal */
+static inline const char *
+lock_op_needs_hv(const struct lock_ops *o, const void *cfg)
+{
+	return o->needs_hv != NULL ? o->needs_hv(cfg) : NULL;
 }
 
 static inline void

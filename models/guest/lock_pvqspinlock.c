@@ -154,6 +154,14 @@ pvq_free_cfg(void *c)
 	free(c);
 }
 
+/* LNX-4.5 kvm.c kvm_spinlock_init: pv_wait is kvm_wait (HLT), pv_kick KVM_HC_KICK_CPU */
+static const char *
+pvq_needs_hv(const void *cfg)
+{
+	(void)cfg;
+	return "its pv_kick is the KVM_HC_KICK_CPU hypercall (bare metal runs qspinlock)";
+}
+
 static void *
 pvq_create(struct glock *l, const void *cfg)
 {
@@ -630,4 +638,5 @@ const struct lock_ops lock_pvqspinlock_ops = {
 	.observe = pvq_observe,
 	.ready = pvq_ready,
 	.reads_word = pvq_reads_word,
+	.needs_hv = pvq_needs_hv,
 };

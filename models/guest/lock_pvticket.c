@@ -85,6 +85,16 @@ pvt_parse(const struct yc_node *n, const struct machine *m, void **out, struct v
 	return 0;
 }
 
+/* kvm.c kvm_unlock_kick: KVM_HC_KICK_CPU, which only a KVM host answers */
+static const char *
+pvt_needs_hv(const void *cfg)
+{
+	const struct pvt_cfg *c = cfg;
+
+	return c->backend == PVT_KVM ? "backend kvm: its unlock kicks a halted waiter with the "
+	    "KVM_HC_KICK_CPU hypercall" : NULL;
+}
+
 static void *
 pvt_create(struct glock *l, const void *cfg)
 {
@@ -236,6 +246,7 @@ const struct lock_ops lock_pvticket_ops = {
 	.destroy = pvt_destroy,
 	.acquire = pvt_acquire,
 	.fifo = 1,
+	.needs_hv = pvt_needs_hv,
 	.release = pvt_release,
 	.observe = pvt_observe,
 	.ready = pvt_ready,

@@ -16,6 +16,7 @@ enum io_path
 hv_io_route(const struct hv_kind_ops *k, const struct machine *m, enum guest_io kind,
     double *ns)
 {
+	/* a native kind never gets one: the scenario refuses it (refuse_pv_native) */
 	if (kind == IO_HYPERCALL) {
 		*ns = m->exit_hypercall_ns;
 		return IOP_HYPERCALL;

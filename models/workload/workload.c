@@ -113,6 +113,17 @@ int wl_slock_read_used(const struct workload *w, int i) { return w->slocks[i].re
 void wl_set_slock_ops(struct workload *w, int i, const struct slock_ops *o) { w->slocks[i].ops = o; }
 size_t wl_cost(const struct workload *w) { return w->cost; }
 
+const char *
+wl_io_where(const struct workload *w, int kind)
+{
+	size_t i;
+
+	for (i = 0; w->uses_io && i < w->nops; i++)
+		if (w->ops[i].op == OP_IO && w->ops[i].arg == kind)
+			return w->op_where[i] != NULL ? w->op_where[i] : "?";
+	return NULL;
+}
+
 int64_t
 wl_ntasks(const struct workload *w)
 {

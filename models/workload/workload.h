@@ -96,6 +96,8 @@ struct slock_ops;
 int wl_nslocks(const struct workload *);
 int wl_uses_mmap_sem(const struct workload *);
 int wl_uses_io(const struct workload *);	/* an `io:` step: io_path_* metrics */
+/* FILE:LINE:COLUMN of the first `io:` step of this kind (enum guest_io), or NULL. */
+const char *wl_io_where(const struct workload *, int kind);
 const char *wl_slock_name(const struct workload *, int i);
 const char *wl_slock_kind(const struct workload *, int i);
 const char *wl_slock_where(const struct workload *, int i);

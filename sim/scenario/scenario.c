@@ -16,6 +16,7 @@
 #include "guest/lock.h"
 #include "guest/slock.h"
 #include "workload/workload.h"
+#include "hv/hv_io.h"
 #include "hv/kind.h"
 #include "hv/sched.h"
 #include "registry.h"
@@ -424,6 +425,65 @@ check_cgroups(const struct scenario *sc, struct vs_err *err)
 	return 0;
 }
 
+/* The guest's paravirtual switches and what each asks of the host. */
+static const struct {
+	const char *sub, *key, *why;
+} pv_keys[] = {
+	{ "ipi", "mode", "the KVM_HC_SEND_IPI hypercall" },
+	{ "ipi", "pv_tlb_flush", "the host's preempted flag in steal time (KVM_FEATURE_PV_TLB_FLUSH)" },
+	{ "ipi", "pv_sched_yield", "the KVM_HC_SCHED_YIELD hypercall" },
+	{ NULL, "steal_clock", "the host's steal time (KVM_FEATURE_STEAL_TIME)" },
+	{ NULL, "vcpu_is_preempted", "the host's preempted flag in steal time "
+	  "(KVM_FEATURE_STEAL_TIME)" },
+};
+
+/* Is pv_keys[i] on in this guest configuration? */
+static int
+pv_key_on(const struct gk_config *k, size_t i)
+{
+	const int on[] = { k->ipi.mode == IPI_PV, k->ipi.pv_tlb_flush, k->ipi.pv_sched_yield,
+		k->steal_clock, k->spin_preempted };
+
+	return on[i];
+}
+
+/*
+ * kind_none.c: bare metal has no hypervisor to answer a hypercall or to
+ * share steal time, so a VM that asks for one (a PV lock's kick, `io:
+ * hypercall`, the guest's PV switches) is refused rather than charged exits
+ * that cannot happen.
+ */
+static int
+refuse_pv_native(const struct scenario *sc, const struct vmdef *d, const struct yc_node *n,
+    struct vs_err *err)
+{
+	const struct yc_node *g = yc_find(n, "guest"), *at, *lk = yc_find(n, "lock");
+	const char *why;
+	size_t i;
+
+	if (!sc->kind->native)
+		return 0;
+	if ((why = lock_op_needs_hv(d->lock, d->lock_cfg)) != NULL)
+		return yc_err(lk != NULL ? lk : n, err, "lock '%s' needs a hypervisor, and hypervisor "
+		    "kind '%s' is bare metal: %s", d->lock->name, sc->kind->name, why);
+	if ((why = wl_io_where(d->wl, IO_HYPERCALL)) != NULL)
+		return vs_errf(err, NULL, 0, 0, "%s: 'io: hypercall' (VM '%s') needs a hypervisor, "
+		    "and hypervisor kind '%s' is bare metal: no VM exit answers it", why, d->name,
+		    sc->kind->name);
+	for (i = 0; i < sizeof pv_keys / sizeof *pv_keys; i++) {
+		if (!pv_key_on(&d->guest, i))
+			continue;
+		at = g != NULL && pv_keys[i].sub != NULL ? yc_find(g, pv_keys[i].sub) : g;
+		at = at != NULL ? yc_find(at, pv_keys[i].key) : NULL;
+		return yc_err(at != NULL ? at : n, err, "guest %s%s%s: %s needs a hypervisor, and "
+		    "hypervisor kind '%s' is bare metal: it uses %s", pv_keys[i].sub ?
+		    pv_keys[i].sub : "", pv_keys[i].sub ? "." : "", pv_keys[i].key,
+		    at != NULL && at->kind == YC_SCALAR ? at->text : "on", sc->kind->name,
+		    pv_keys[i].why);
+	}
+	return 0;
+}
+
 static int
 parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
     const struct yc_node *workloads, struct vs_err *err)
@@ -471,7 +531,7 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 		    "workload '%s' declares tasks", wl_name(d->wl));
 	if (wl_check_vcpus(d->wl, d->vcpus, err))
 		return -1;
-	if (parse_guest(d, yc_find(n, "guest"), err))
+	if (parse_guest(d, yc_find(n, "guest"), err) || refuse_pv_native(sc, d, n, err))
 		return -1;
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
