@@ -3,7 +3,8 @@
 # e2e_guest.sh - guest traces in (issue 19) and the traces users have (issue 15):
 # /proc/lock_stat, lock:contention_*, guest sched_switch, `trace scenario` and its
 # round trip through the simulator's own lock_stat, perf kvm stat and perf script,
-# 0 vCPUs, the trace-size guard and gzip, `machine probe`.
+# 0 vCPUs, the trace-size guard and gzip, `machine probe` (and its cstates from
+# a copy of sysfs).
 #
 # Run by `make check`, or by hand: top_srcdir=. top_builddir=. sh tests/e2e_guest.sh
 
@@ -145,5 +146,34 @@ check "topology and costs in sane ranges" awk '
 	/^sockets:/ { s = $2 } /^cores_per_socket:/ { c = $2 } /^threads_per_core:/ { t = $2 }
 	/^  atomic:/ { a = $2 + 0 } /^  pause:/ { p = $2 + 0 } /^  line_[a-z]*:/ { l = $2 + 0; if (l <= 0 || l >= 5000) bad = 1 }
 	END { exit !(s >= 1 && c >= 1 && t >= 1 && a > 0 && a < 200 && (p == 0 || (p > 0 && p < 500)) && !bad) }' "$tmp/mine.yaml"
+
+# cstates: from cpu0's cpuidle states in a sysfs copy (--sysfs): POLL and a
+# disabled state left out, the rest in order with sysfs's us.
+I=$tmp/sys/devices/system/cpu/cpu0/cpuidle
+mkdir -p "$I/state0" "$I/state1" "$I/state2" "$I/state3" "$tmp/sys/devices/system/cpu/cpuidle"
+echo intel_idle >"$tmp/sys/devices/system/cpu/cpuidle/current_driver"
+st() { echo "$2" >"$I/state$1/name"; echo "$3" >"$I/state$1/latency"; echo "$4" >"$I/state$1/residency"; echo "$5" >"$I/state$1/disable"; }
+st 0 POLL 0 0 0; st 1 C1 2 2 0; st 2 C1E 10 20 1; st 3 C6 133 400 0
+run machine probe --time 100ms --sysfs "$tmp/sys"
+check "machine probe --sysfs exits 0" [ "$rc" -eq 0 ]
+sed -n '/^cstates:/,$p' "$tmp/out" | grep '^  - ' >"$tmp/cs"
+printf '%s\n' '  - {name: "C1", exit_latency: 2us, target_residency: 2us}  # state1' \
+    '  - {name: "C6", exit_latency: 133us, target_residency: 400us}  # state3' >"$tmp/cs.want"
+check "cstates: sysfs's C1 and C6, POLL and the disabled C1E left out" cmp -s "$tmp/cs" "$tmp/cs.want"
+check "the file names its source and driver" sh -c "grep -q 'cpu0/cpuidle/state\*/{name,latency,residency}' '$tmp/out' && grep -q 'driver intel_idle' '$tmp/out'"
+cp "$tmp/out" "$tmp/mine.yaml"
+run run "$tmp/onmine.yaml" --set duration=5ms --no-wall-clock
+check "it loads as a machine" [ "$rc" -eq 0 ]
+st 3 C6 133 1 0
+run machine probe --time 100ms --sysfs "$tmp/sys"
+check "a state shallower than the one before it is left out" sh -c "[ $rc -eq 0 ] && grep -q '# state3 C6: shallower than the state before it: left out' '$tmp/out' && [ \$(grep -c '^  - {name' '$tmp/out') -eq 1 ]"
+# No cpuidle states: said in the file, and the model's default table written out.
+run machine probe --time 100ms --sysfs "$tmp/nosys"
+check "machine probe without cpuidle exits 0" [ "$rc" -eq 0 ]
+check "it says there are none" grep -q '^# Idle states: no cpuidle states in' "$tmp/out"
+sed -n 's/^  - {name: "\([^"]*\)", exit_latency: \([0-9]*\)us, target_residency: \([0-9]*\)us}$/\1 \2\/\3us/p' "$tmp/out" |
+    paste -sd, - | sed 's/,/, /g' >"$tmp/cs"
+run list
+check "the table written is the model's default (vlocksim list's cstates)" sh -c "[ -s '$tmp/cs' ] && grep -qF \"cstates = (intel_idle nehalem_cstates: \$(cat '$tmp/cs'))\" '$tmp/out'"
 
 e2e_finish

@@ -132,9 +132,11 @@ int cmd_report_fmt(const char *arg, void *field, const char **why);
 /*
  * `machine probe`'s file of this host into f (cmd_machine.c), bounded by
  * budget_ns; *line_socket (when not NULL) is the measured line_socket in
- * ns, -1 when none was plausible.  -1 when hwloc cannot read the topology.
+ * ns, -1 when none was plausible; the idle states from sysfs (NULL: /sys).
+ * -1 when hwloc cannot read the topology.
  */
-int cmd_machine_probe_write(FILE *f, double budget_ns, const char *name, double *line_socket);
+int cmd_machine_probe_write(FILE *f, double budget_ns, const char *name, const char *sysfs,
+    double *line_socket);
 
 
 void cmd_usage(FILE *);

@@ -362,7 +362,7 @@ lab_measure(struct lab_run *r, struct vs_err *err)
 	strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%MZ", gmtime(&r->now));
 	r->lc.date = r->date;
 	if ((f = fopen(p, "w")) == NULL || cmd_machine_probe_write(f, r->o.probe_time,
-	    r->h.hostname, &r->line) != 0 || fclose(f) != 0) {
+	    r->h.hostname, NULL, &r->line) != 0 || fclose(f) != 0) {
 		vs_errf(err, NULL, 0, 0, "vlocksim lab: machine probe into %s failed", p);
 		free(p);
 		return -1;

@@ -14,6 +14,8 @@
  * Every value is written with a comment naming how it was found; costs it
  * does not measure keep machine.c's defaults and are named as such.
  * Run time is bounded by --time (default 2 s, split over the measurements).
+ * The idle states (cstates:) are read, not measured: cpu0's cpuidle states
+ * in sysfs (--sysfs, for a copy of it), else the model's default table.
  */
 #include "config.h"
 
@@ -29,8 +31,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "hw/machine.h"
 #include "units.h"
 #include "util.h"
+#include "yconf.h"
+#include "yparam.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -192,9 +197,139 @@ tsc_hz(double budget_ns)
 #endif
 }
 
+/* The first line of DIR/FILE into buf, without its newline; -1 if unreadable. */
+static int
+read_line(const char *dir, const char *file, char *buf, size_t n)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+	FILE *f = fopen(p, "r");
+	int rc = -1;
+
+	free(p);
+	if (f == NULL)
+		return -1;
+	if (fgets(buf, (int)n, f) != NULL) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* A sysfs file's number (us), or -1. */
+static long long
+sys_us(const char *dir, const char *file)
+{
+	char buf[64], *end;
+	long long v;
+
+	if (read_line(dir, file, buf, sizeof buf) != 0)
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return end == buf || *end != '\0' || v < 0 ? -1 : v;
+}
+
+/* name as a double-quoted YAML scalar, printable ASCII only */
+static void
+put_name(FILE *f, const char *name)
+{
+	const char *c;
+
+	fputc('"', f);
+	for (c = name; *c != '\0'; c++)
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c >= ' ' && *c < 127)
+			fputc(*c, f);
+	fputc('"', f);
+}
+
+/* No cpuidle states to read: the model's default table, written out. */
+static void
+default_cstates(FILE *f, const char *dir)
+{
+	static const struct yc_node empty = { .kind = YC_MAP };
+	struct machine m;
+	struct vs_err err;
+	int i;
+
+	memset(&m, 0, sizeof m);
+	if (machine_from_yaml(&m, &empty, &err) != 0)
+		vs_fatal("machine probe: the default machine does not load: %s", err.msg);
+	fprintf(f, "# Idle states: no cpuidle states in\n# %s\n# (no cpuidle driver, or no "
+	    "sysfs): the model's default,\n# %s, written out.\ncstates:%s\n", dir,
+	    vs_param_find(machine_params, "cstates")->def, m.ncstates == 0 ? " []" : "");
+	for (i = 0; i < m.ncstates; i++) {
+		fprintf(f, "  - {name: ");
+		put_name(f, m.cstates[i].name);
+		fprintf(f, ", exit_latency: %.0fus, target_residency: %.0fus}\n",
+		    m.cstates[i].exit_ns / 1e3, m.cstates[i].residency_ns / 1e3);
+	}
+	machine_free(&m);
+}
+
+/*
+ * cstates: cpu0's cpuidle states as sysfs lists them (Linux
+ * drivers/cpuidle/sysfs.c: stateN/name, latency = exit_latency and residency
+ * = target_residency, in us), shallowest first as the driver registers them.
+ * POLL (drivers/cpuidle/poll_state.c) is polling in C0, which the model's
+ * idle already is, and a disabled state is one the governor never picks
+ * (menu.c skips it): both left out, as a state out of residency order
+ * (machine.c needs it sorted) or past the model's HW_MAX_CSTATES.
+ */
+static void
+probe_cstates(FILE *f, const char *sysfs)
+{
+	char *dir = xasprintf("%s/devices/system/cpu/cpu0/cpuidle", sysfs), *st;
+	char name[64], drv[64], *drvdir = xasprintf("%s/devices/system/cpu/cpuidle", sysfs);
+	long long lat, res, last = -1;
+	int i, n = 0, nst = 0;
+
+	for (i = 0; i < 64; i++, free(st)) {
+		st = xasprintf("%s/state%d", dir, i);
+		if (read_line(st, "name", name, sizeof name) != 0) {
+			free(st);
+			break;
+		}
+		if (nst++ == 0) {
+			fprintf(f, "# Idle states: cpuidle's table (driver %s) in\n# %s/state*/"
+			    "{name,latency,residency}\n# (drivers/cpuidle/sysfs.c: latency = "
+			    "exit_latency, residency = target_residency, in us).\ncstates:\n",
+			    read_line(drvdir, "current_driver", drv, sizeof drv) == 0 ? drv :
+			    "unknown", dir);
+		}
+		lat = sys_us(st, "latency");
+		res = sys_us(st, "residency");
+		if (strcmp(name, "POLL") == 0)
+			fprintf(f, "  # state%d POLL: polling in C0 (poll_state.c): left out\n", i);
+		else if (lat < 0 || res < 0)
+			fprintf(f, "  # state%d %s: no latency or residency: left out\n", i, name);
+		else if (sys_us(st, "disable") > 0)
+			fprintf(f, "  # state%d %s: disabled: left out\n", i, name);
+		else if (res < last || n == HW_MAX_CSTATES)
+			fprintf(f, "  # state%d %s: %s: left out\n", i, name, res < last ?
+			    "shallower than the state before it" : "past the model's states");
+		else {
+			fprintf(f, "  - {name: ");
+			put_name(f, name);
+			fprintf(f, ", exit_latency: %lldus, target_residency: %lldus}  # state%d\n",
+			    lat, res, i);
+			last = res;
+			n++;
+		}
+	}
+	if (nst == 0)
+		default_cstates(f, dir);
+	else if (n == 0)
+		fprintf(f, "cstates: []           # no state past C0: idle polls\n");
+	free(dir);
+	free(drvdir);
+}
+
 struct probe_args {
 	double time;		/* ns: the whole run's budget */
 	const char *name;	/* NULL: the host name */
+	const char *sysfs;	/* where sysfs is (tests: a copy) */
 };
 
 #define A(f) OPT_AT(struct probe_args, f)
@@ -203,6 +338,8 @@ static const struct opt_decl probe_opts[] = {
 	  .def = "2s", .help = "bound the whole run, split over the measurements" },
 	{ "name", 0, "NAME", OPT_STR, A(name),
 	  .help = "the machine's name: in the file (default: the host name)" },
+	{ "sysfs", 0, "DIR", OPT_STR, A(sysfs), .def = "/sys",
+	  .help = "read the idle states (cstates:) from DIR/devices/system/cpu/cpu0/cpuidle" },
 	{ NULL }
 };
 #undef A
@@ -292,7 +429,8 @@ probe_lines(FILE *f, struct topo *tp, double per, double *line_socket)
 }
 
 int
-cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_socket)
+cmd_machine_probe_write(FILE *f, double budget, const char *name, const char *sysfs,
+    double *line_socket)
 {
 	struct topo tp = { 0 };
 	hwloc_bitmap_t mask;
@@ -345,6 +483,7 @@ cmd_machine_probe_write(FILE *f, double budget, const char *name, double *line_s
 		    d);
 	else
 		fprintf(f, "  # pause: not x86: default\n");
+	probe_cstates(f, sysfs != NULL ? sysfs : "/sys");
 	if (mask != NULL) {
 		hwloc_set_cpubind(tp.t, mask, HWLOC_CPUBIND_THREAD);
 		hwloc_bitmap_free(mask);
@@ -358,7 +497,7 @@ run_machine_probe(const void *args, struct cmd_mpi *mp)
 {
 	const struct probe_args *a = args;
 
-	return cmd_machine_probe_write(stdout, a->time, a->name, NULL) == 0 ? 0 :
+	return cmd_machine_probe_write(stdout, a->time, a->name, a->sysfs, NULL) == 0 ? 0 :
 	    CMD_EXIT_FAIL;
 }
 
@@ -368,7 +507,8 @@ const struct cmd_entry cmd_machine_probe_entry = {
 	.about = "Writes a machine file of this host on stdout (vlocksim machine probe > "
 	    "mine.yaml): topology from hwloc, the TSC clock, and measured cache-line "
 	    "transfer (ping-pong of one line between two pinned threads, per distance), "
-	    "locked RMW and PAUSE costs, each with its provenance.  Run it on an idle host.",
+	    "locked RMW and PAUSE costs, each with its provenance, and the idle states "
+	    "(cstates:) cpuidle lists in sysfs.  Run it on an idle host.",
 	.opts = probe_opts,
 	.size = sizeof(struct probe_args),
 	.parse = parse_probe_args,
