@@ -47,6 +47,30 @@ make_tasks(struct gvm *g, const struct gvm_config *c)
 	}
 }
 
+/* Each class's instances in a row; a class of one is named as declared. */
+static void
+make_locks(struct gvm *g, const struct gvm_config *c)
+{
+	int i, j, n = 0;
+
+	g->lock_base = xcalloc((size_t)c->nlocks + 1, sizeof *g->lock_base);
+	for (i = 0; i < c->nlocks; i++) {
+		g->lock_base[i] = n;
+		n += c->locks[i].instances > 1 ? c->locks[i].instances : 1;
+	}
+	g->lock_base[c->nlocks] = g->nlocks = n;
+	g->locks = xcalloc((size_t)n + 1, sizeof *g->locks);
+	for (i = 0; i < c->nlocks; i++)
+		for (j = 0; j < g->lock_base[i + 1] - g->lock_base[i]; j++) {
+			char *nm = c->locks[i].instances > 1 ?
+			    xasprintf("%s[%d]", c->locks[i].name, j) : xstrdup(c->locks[i].name);
+
+			g->locks[g->lock_base[i] + j] = lock_new(c->lock_ops, c->lock_cfg, nm,
+			    g->vm, &c->locks[i].lines, c->client);
+			free(nm);
+		}
+}
+
 struct gvm *
 gvm_new(struct vm *vm, const struct gvm_config *c)
 {
@@ -54,11 +78,7 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 	int i;
 
 	g->vm = vm;
-	g->nlocks = c->nlocks;
-	g->locks = xcalloc((size_t)c->nlocks + 1, sizeof *g->locks);
-	for (i = 0; i < c->nlocks; i++)
-		g->locks[i] = lock_new(c->lock_ops, c->lock_cfg, c->locks[i].name, vm,
-		    &c->locks[i].lines, c->client);
+	make_locks(g, c);
 	g->queues = xcalloc((size_t)c->nqueues + 1, sizeof *g->queues);
 	for (i = 0; i < c->nqueues; i++)
 		gk_waitq_init(&g->queues[i]);
@@ -119,6 +139,7 @@ gvm_free(struct gvm *g)
 	for (i = 0; i < g->nlocks; i++)
 		lock_free(g->locks[i]);
 	free(g->locks);
+	free(g->lock_base);
 	free(g->queues);
 	free(g->tasks);
 	g->vm->guest = NULL;

@@ -22,10 +22,13 @@ struct slock_ops;
 struct vdisk;
 struct vm;
 
-/* A spinlock of the VM, all of one algorithm (gvm_config.lock_ops). */
+/* A spinlock class of the VM, all of one algorithm (gvm_config.lock_ops):
+ * one lock, or an array of instances (a lock per object), each a lock of
+ * its own named NAME[i]. */
 struct gvm_lockdef {
 	const char *name;
 	struct lock_lines lines;
+	int instances;
 };
 
 /* A sleeping lock; ops NULL: a mutex. */
@@ -61,8 +64,10 @@ struct gvm {
 	struct vm *vm;
 	struct gkernel *k;
 	struct vdisk *disk;
-	struct glock **locks;		/* gvm_config.locks' order */
-	int nlocks;
+	struct glock **locks;		/* gvm_config.locks' order, each class's instances
+					 * in a row from lock_base[class] */
+	int nlocks;			/* all instances */
+	int *lock_base;			/* per class; [nclasses] = nlocks */
 	struct slock **sl;		/* the sleeping locks, then each mm's mmap_sem */
 	int nsl, nslocks;
 	struct gk_waitq *queues;
@@ -79,6 +84,13 @@ void gvm_free(struct gvm *);
 struct gvm *gvm_of(const struct vm *);
 /* The warm-up ends: the kernel's, locks' and disk's stats start from zero. */
 void gvm_stats_reset(struct gvm *);
+
+/* Instance i of lock class k. */
+static inline struct glock *
+gvm_lock(const struct gvm *g, int k, int i)
+{
+	return g->locks[g->lock_base[k] + i];
+}
 
 /* The mmap_sem of address space mm. */
 static inline struct slock *

@@ -46,14 +46,18 @@ struct wl_prim {
 static int
 lock_index(struct workload *w, const char *name)
 {
+	struct vs_err e = { "" };
 	size_t i;
 
 	for (i = 0; i < w->nlocks; i++)
 		if (strcmp(w->locks[i].name, name) == 0)
 			return (int)i;
 	VS_GROW(w->locks, w->caplocks, w->nlocks);
+	memset(&w->locks[w->nlocks], 0, sizeof w->locks[w->nlocks]);
 	w->locks[w->nlocks].name = xstrdup(name);
-	memset(&w->locks[w->nlocks].lines, 0, sizeof w->locks[w->nlocks].lines);
+	/* the table's defaults (one instance) until `locks:` says otherwise */
+	if (yc_params_read(NULL, wl_lock_params, NULL, 0, &w->locks[w->nlocks], &e))
+		vs_fatal("%s", e.msg);
 	return (int)w->nlocks++;
 }
 
@@ -328,17 +332,53 @@ prim_work(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	    err);
 }
 
-/* `acquire: NAME` - a spinlock of the VM; not recursive */
+/* `by:` of an acquire, the names of enum wl_by from WL_BY_VCPU on */
+static const char *const by_names[] = { "vcpu", "task", "mm", "random", NULL };
+
+/* `by: vcpu|task|mm|random|INDEX` into o (its range is checked once the
+ * workload's `locks:` are read: lock_instances_ok) */
+static int
+acquire_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
+{
+	int k;
+
+	o->src = by;
+	if (by->kind == YC_SCALAR)
+		for (k = 0; by_names[k] != NULL; k++)
+			if (strcmp(by_names[k], by->text) == 0) {
+				o->by = WL_BY_VCPU + k;
+				return 0;
+			}
+	o->by = WL_BY_INDEX;
+	if (by->kind != YC_SCALAR || by->text[0] < '0' || by->text[0] > '9')
+		return yc_err(by, err, "'by' takes vcpu, task, mm, random or an instance's index "
+		    "(0, 1, ...)");
+	return yc_node_int(by, 0, WL_MAX_INSTANCES - 1, &o->n, err);
+}
+
+/* `acquire: NAME` - a spinlock of the VM; not recursive.  A lock with
+ * instances (a lock per object) is named with the one to take:
+ * `acquire: {name: NAME, by: vcpu|task|mm|random|INDEX}`. */
 static int
 prim_acquire(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
 {
 	struct workload *w = c->w;
+	const struct yc_node *by = NULL;
 	struct wl_hold *h;
+	struct wl_op *o;
 	const char *s = NULL;
 	int li;
 
-	if (name_arg(v, "acquire", &s, err))
+	if (v->kind == YC_MAP) {
+		if (yc_get_str(v, "name", NULL, &s, err))
+			return -1;
+		if ((by = yc_find(v, "by")) == NULL)
+			return yc_err(v, err, "'acquire' as a mapping takes 'name' and 'by' "
+			    "(which instance: vcpu, task, mm, random or an index)");
+		if (yc_check_unused(v, "name, by", err))
+			return -1;
+	} else if (name_arg(v, "acquire", &s, err))
 		return -1;
 	li = lock_index(w, s);
 	h = hold_of(w, li);
@@ -348,8 +388,10 @@ prim_acquire(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 		    h->acq->file ? h->acq->file : "?", h->acq->line, h->acq->col);
 	h->held = 1;
 	h->acq = n;
-	emit(w, OP_ACQUIRE)->arg = li;
-	return 0;
+	o = emit(w, OP_ACQUIRE);
+	o->arg = li;
+	o->src = n;
+	return by != NULL ? acquire_by(o, by, err) : 0;
 }
 
 static int
@@ -786,8 +828,9 @@ static const struct wl_prim prims[] = {
 	{ "busy_wait", prim_work, OP_BUSY_WAIT, NULL, "DIST",
 	  "spin on the CPU until DIST of wall time has passed, preempted or not (a "
 	  "calibrated rdtsc delay loop)" },
-	{ "acquire", prim_acquire, 0, NULL, "LOCK",
-	  "take a lock of the VM (its algorithm is vms[].lock)" },
+	{ "acquire", prim_acquire, 0, NULL, "LOCK | {name: LOCK, by: vcpu|task|mm|random|N}",
+	  "take a lock of the VM (its algorithm is vms[].lock); of a lock with instances, "
+	  "the one by names" },
 	{ "release", prim_release, 0, NULL, "LOCK",
 	  "release it" },
 	{ "count", prim_count, 0, NULL, "NAME",
@@ -1068,6 +1111,9 @@ const struct vs_param wl_lock_params[] = {
 	  VP_INT, VS_AT(struct wl_lockdef, lines.slow_word), 0, 4096, 0, NULL },
 	{ "pool.slow", NULL, "the slow path's own time", "time", "ns",
 	  VP_TIME, VS_AT(struct wl_lockdef, lines.slow_ns), 0, 1e9, 0, NULL },
+	{ "instances", NULL, "a lock per object (a per-CPU lock, a lock per page-table page, "
+	  "a hash table's bucket locks): this many, each acquire naming one (by:)", "int", "",
+	  VP_INT, VS_AT(struct wl_lockdef, instances), 1, WL_MAX_INSTANCES, 1, NULL },
 	{ "kind", "(a spinlock)", "a sleeping lock instead: mutex or rwsem (then no other key)",
 	  "enum mutex|rwsem", "", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
@@ -1138,6 +1184,34 @@ lock_from_yaml(const struct yc_node *ld, double hz, struct wl_lockdef *l, struct
 		    l->lines.pool_fill, l->lines.pool_batches);
 	return yc_params_check(p, wl_lock_params, "pool", err) ||
 	    yc_params_check(ld, wl_lock_params, NULL, err) ? -1 : 0;
+}
+
+/* Each acquire of a lock with instances names one that exists (at load,
+ * with the acquire's or its `by:`'s place); then the nodes are let go. */
+static int
+lock_instances_ok(struct workload *w, struct vs_err *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < w->nops; i++) {
+		struct wl_op *o = &w->ops[i];
+		const struct wl_lockdef *l;
+
+		if (o->op != OP_ACQUIRE)
+			continue;
+		l = &w->locks[o->arg];
+		if (rc == 0 && o->by == WL_BY_NONE && l->instances > 1)
+			rc = yc_err(o->src, err, "lock '%s' has %d instances: name the one to take "
+			    "(acquire: {name: %s, by: vcpu|task|mm|random|INDEX})", l->name,
+			    l->instances, l->name);
+		if (rc == 0 && o->by == WL_BY_INDEX && o->n >= l->instances)
+			rc = yc_err(o->src, err, "lock '%s' has no instance %lld (it has %d: "
+			    "0 to %d: workloads.%s.locks.%s.instances)", l->name, (long long)o->n,
+			    l->instances, l->instances - 1, w->name, l->name);
+		o->src = NULL;
+	}
+	return rc;
 }
 
 struct workload *
@@ -1232,7 +1306,8 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 				goto fail;
 		}
 	}
-	if (yc_params_check(n, wl_params, NULL, err) || wl_bound(w, err))
+	if (yc_params_check(n, wl_params, NULL, err) || lock_instances_ok(w, err) ||
+	    wl_bound(w, err))
 		goto fail;
 	free(w->hold);
 	w->hold = NULL;

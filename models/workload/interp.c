@@ -51,6 +51,7 @@ struct wl_thread {
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	struct rng_pos *pos;	/* ... and v's stream before that draw */
+	int *inst;		/* per lock class: the instance its acquire took */
 };
 
 static struct wl_thread *
@@ -58,7 +59,7 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 {
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
 	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
-	    npath * sizeof *th->path_since + sizeof *th->pos);
+	    npath * sizeof *th->path_since + sizeof *th->pos + npath * sizeof *th->inst);
 
 	th->wv = wv;
 	th->g = g;
@@ -66,6 +67,7 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
 	th->pos = (struct rng_pos *)(th->path_since + npath);
+	th->inst = (int *)(th->pos + 1);
 	th->closing = -1;
 	th->ahead = -1;
 	return th;
@@ -130,7 +132,8 @@ build_guest(struct vm *vm, const struct workload *w, int threads,
 	size_t i;
 
 	for (i = 0; i < w->nlocks; i++)
-		ld[i] = (struct gvm_lockdef){ w->locks[i].name, w->locks[i].lines };
+		ld[i] = (struct gvm_lockdef){ w->locks[i].name, w->locks[i].lines,
+		    w->locks[i].instances };
 	for (i = 0; i < w->nslocks; i++)
 		sd[i] = (struct gvm_slockdef){ w->slocks[i].name, w->slocks[i].ops };
 	for (i = 0; i < (size_t)wl_nmms(w); i++)
@@ -277,7 +280,7 @@ wl_close_path(struct vcpu *v)
 	struct wl_thread *th = guest_wl(v);
 
 	if (th->closing >= 0) {
-		th->g->locks[th->closing]->st.path_ns +=
+		gvm_lock(th->g, th->closing, th->inst[th->closing])->st.path_ns +=
 		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
 		th->closing = -1;
 		gk_preempt_enable(v);
@@ -406,6 +409,33 @@ busy_resume(struct vcpu *v)
 		gk_busy_until(v, th->busy_until, busy_resume);
 }
 
+/* The instance of lock class o->arg that acquire o takes (wl_priv.h enum
+ * wl_by): a per-CPU lock is the running vCPU's (Linux this_rq()), an
+ * object's lock is hashed by the object's index as hash_32()/hash_ptr() index
+ * a lock array (modulo here: the indices are small and dense), and `random`
+ * draws one from the vCPU's stream (an address the program does not name:
+ * a futex, a page-table page). */
+static int
+instance_of(struct vcpu *v, const struct workload *w, const struct wl_op *o)
+{
+	int n = w->locks[o->arg].instances;
+
+	if (n == 1)	/* no draw: a class of one is the plain lock */
+		return 0;
+	switch (o->by) {
+	case WL_BY_VCPU:
+		return v->idx % n;
+	case WL_BY_TASK:
+		return gk_current(v)->id % n;
+	case WL_BY_MM:
+		return gk_current(v)->mm % n;
+	case WL_BY_RANDOM:
+		return (int)rng_below(v->rng, (uint64_t)n);
+	default:
+		return (int)o->n;
+	}
+}
+
 void
 wl_continue(struct vcpu *v)
 {
@@ -440,12 +470,13 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			th->path_since[o->arg] = v->vm->hv->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-			lock_acquire(g->locks[o->arg], v);
+			th->inst[o->arg] = o->by == WL_BY_NONE ? 0 : instance_of(v, wv->wl, o);
+			lock_acquire(gvm_lock(g, o->arg, th->inst[o->arg]), v);
 			return;
 		case OP_RELEASE:
 			th->pc++;
 			th->closing = o->arg;
-			lock_release(g->locks[o->arg], v);
+			lock_release(gvm_lock(g, o->arg, th->inst[o->arg]), v);
 			return;
 		case OP_IO:
 			th->pc++;

@@ -23,18 +23,25 @@ enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLO
     OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
     OP_SUNLOCK, OP_BUSY_WAIT };
 
+/* Which instance of a lock class an acquire takes (`by:`; wl_lockdef
+ * instances): the one it names (n; 0 when it names none), or the current
+ * vCPU's, task's or address space's (its index modulo the instances, as
+ * Linux hashes into a lock array), or a draw from the vCPU's stream. */
+enum wl_by { WL_BY_NONE, WL_BY_INDEX, WL_BY_VCPU, WL_BY_TASK, WL_BY_MM, WL_BY_RANDOM };
+
 struct wl_op {
 	enum wl_opcode op;
 	struct dist *d;		/* compute, sleep, busy_wait: ns; memory: bytes */
 	int arg;		/* lock or counter index; loop depth */
+	int by;			/* acquire: enum wl_by */
 	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
 				 * waitchild: most children left alive; barrier: parties;
-				 * ipi: the target vCPU */
+				 * ipi: the target vCPU; acquire: the instance (WL_BY_INDEX) */
 	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
 				 * spawn: the program's first op; ipi: wait */
 	int ff;			/* loop: its body is fixed steps only (loop_ff) */
 	char *ref;		/* spawn: the program's name, until resolved */
-	const struct yc_node *src;	/* spawn: where, while compiling */
+	const struct yc_node *src;	/* spawn, acquire: where, while compiling */
 };
 
 /* A named program: where its ops start. */
@@ -75,12 +82,15 @@ struct wl_hold {
  * workload may expand to (primitives plus empirical samples).
  */
 #define WL_MAX_COST ((size_t)1 << 16)
+/* Instances of one lock class (each is a lock with its per-vCPU records). */
+#define WL_MAX_INSTANCES 4096
 /* Tasks of one definition, or children of one spawn alive at once. */
 #define WL_MAX_TASKS (1 << 20)
 
 struct wl_lockdef {
 	char *name;
 	struct lock_lines lines;
+	int instances;		/* a lock per object: an array of this many (`by:` picks) */
 	double calls;		/* the measured run's sections, for extrapolated totals */
 };
 

@@ -96,6 +96,8 @@ int wl_ncounters(const struct workload *w) { return (int)w->ncounters; }
 const char *wl_counter_name(const struct workload *w, int i) { return w->counters[i]; }
 const char *wl_name(const struct workload *w) { return w->name; }
 double wl_lock_calls(const struct workload *w, int i) { return w->locks[i].calls; }
+const char *wl_lock_name(const struct workload *w, int i) { return w->locks[i].name; }
+int wl_lock_instances(const struct workload *w, int i) { return w->locks[i].instances; }
 
 int wl_has_tasks(const struct workload *w) { return w->tasks != NULL; }
 int wl_spawns(const struct workload *w) { return w->spawns; }

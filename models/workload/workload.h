@@ -65,6 +65,9 @@ const char *wl_counter_name(const struct workload *, int i);
 const char *wl_name(const struct workload *);
 /* Lock i's `calls:` (the measured run's number of sections; 0: not given). */
 double wl_lock_calls(const struct workload *, int i);
+/* Lock class i: its name, and its instances (1: one lock; gvm.h gvm_lock). */
+const char *wl_lock_name(const struct workload *, int i);
+int wl_lock_instances(const struct workload *, int i);
 
 /* Per-run guest bookkeeping: how many threads are still running. */
 struct grun {

@@ -363,21 +363,26 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		double acq = 0, cont = 0, wait = 0, hold = 0, path = 0, cpu = 0, slow = 0, spur = 0;
 		double lhp = 0, hand = 0;
 		double calls = wl_lock_calls(d->wl, k);
-		const char *ln = gvm_of(b->vms[0])->locks[k]->name;
+		const char *ln = wl_lock_name(d->wl, k);
+		const struct glock *l0 = gvm_lock(gvm_of(b->vms[0]), k, 0);
 
 		for (i = 0; i < b->n; i++) {
-			const struct glock *l = gvm_of(b->vms[i])->locks[k];
+			/* a class of instances (a lock per object) as one, as lock_stat
+			 * reports a lock class */
+			for (j = 0; j < wl_lock_instances(d->wl, k); j++) {
+				const struct glock *l = gvm_lock(gvm_of(b->vms[i]), k, j);
 
-			acq += (double)l->st.acquisitions;
-			cont += (double)l->st.contended;
-			wait += l->st.wait_ns;
-			lhp += l->st.wait_lhp_ns;
-			hand += l->st.wait_free_ns;
-			hold += l->st.hold_ns;
-			path += l->st.path_ns;
-			slow += (double)l->st.slow;
-			spur += (double)l->st.spurious;
-			hist_merge(h, l->st.wait);
+				acq += (double)l->st.acquisitions;
+				cont += (double)l->st.contended;
+				wait += l->st.wait_ns;
+				lhp += l->st.wait_lhp_ns;
+				hand += l->st.wait_free_ns;
+				hold += l->st.hold_ns;
+				path += l->st.path_ns;
+				slow += (double)l->st.slow;
+				spur += (double)l->st.spurious;
+				hist_merge(h, l->st.wait);
+			}
 			/* CPU time of the VM's threads: threads x its elapsed time */
 			cpu += (double)wl_vm_threads(b->vms[i]) * (double)vm_elapsed(hv, b->vms[i]);
 		}
@@ -411,10 +416,10 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 		 */
 		LM("spin_share", "%", cpu > 0 ? 100 * (path - hold) / cpu : 0);
 		/* A lock with a pool (lock.h): sections that found it empty or full. */
-		if (gvm_of(b->vms[0])->locks[k]->pool_batches > 0)
+		if (l0->pool_batches > 0)
 			LM("slow_share", "%", acq > 0 ? 100 * slow / acq : 0);
 		/* A slow path that halts with interrupts on (lock.h halt_irqs). */
-		if (gvm_of(b->vms[0])->locks[k]->halt_irqs)
+		if (l0->halt_irqs)
 			LM("spurious_wakeups", "count", spur);
 #undef LM
 		hist_free(h);
@@ -447,7 +452,7 @@ locks_released(const struct scenario *sc, const struct built *b)
 	for (i = 0; i < sc->nvms; i++)
 		for (j = 0; j < b[i].n; j++)
 			for (k = 0; wl_vm_done_at(b[i].vms[j]) >= 0 &&
-			    k < wl_nlocks(sc->vms[i].wl); k++) {
+			    k < gvm_of(b[i].vms[j])->nlocks; k++) {
 				const struct glock *l = gvm_of(b[i].vms[j])->locks[k];
 
 				if (l->holder != NULL || l->waiting != 0)

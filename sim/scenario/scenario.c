@@ -616,6 +616,11 @@ parse_metrics(struct scenario *sc, const struct yc_node *n, struct vs_err *err)
 #define MEM_VCPU_PAIR	1.25
 #define MEM_TASK	384.0
 #define MEM_OP		128.0
+/* A spinlock (an instance of a lock class): struct glock, its histogram and
+ * the algorithm's state, and per vCPU its lock_node, spinner slot and the
+ * algorithm's node (lock.h, lock_*.c), rounded up from their sizes. */
+#define MEM_LOCK	1024.0
+#define MEM_LOCK_VCPU	128.0
 
 static size_t mem_limit;	/* 0: the machine's */
 
@@ -634,10 +639,16 @@ scen_mem_estimate(const struct scenario *sc)
 	for (i = 0; i < sc->nvms; i++) {
 		const struct vmdef *d = &sc->vms[i];
 		double v = d->vcpus, t = wl_peak_tasks(d->wl);	/* spawned ones too */
+		double nl = 0;
+		int k;
+
+		for (k = 0; k < wl_nlocks(d->wl); k++)
+			nl += wl_lock_instances(d->wl, k);
 
 		if (t < 0)
 			t = d->threads;
-		b += d->count * (v * MEM_VCPU + v * v * MEM_VCPU_PAIR + t * MEM_TASK) +
+		b += d->count * (v * MEM_VCPU + v * v * MEM_VCPU_PAIR + t * MEM_TASK +
+		    nl * (MEM_LOCK + v * MEM_LOCK_VCPU)) +
 		    (double)wl_cost(d->wl) * MEM_OP;
 	}
 	return b;
