@@ -678,6 +678,115 @@ START_TEST(eevdf_wakeup_latency_follows_lag_and_run_to_parity)
 }
 END_TEST
 
+/*
+ * A switch-in cut short (the ipi-ebizzy livelock of issue 28): spinners'
+ * PLE exits yield_to (LNX-3.2 kvm_vcpu_on_spin, 3.2 yield_to: next buddy
+ * and resched_task of the target's pCPU) whichever of two vCPUs stacked on
+ * one pCPU is not running, faster than a switch-in completes, so neither
+ * enters the guest (LNX-3.2 x86.c vcpu_enter_guest: need_resched() cancels
+ * the entry).  Each new switch-in pays its own ctx_switch and owes nothing
+ * of the ones cut short: once the yields stop, the holder's work ends
+ * ctx_switch + W after its last switch-in, plus the guest work (an
+ * interrupt's handler, X) it was given inside one of the cut switch-ins,
+ * which is the guest's and stays owed.  Before the fix the unpaid rest of
+ * every cut switch-in was carried: 60 of them put 120 us more in front of
+ * W, and in ipi-ebizzy (seed 2) milliseconds, so the zone lock's holder
+ * never got to its section's end.  The wakeup granularity is wide enough
+ * that pick_next_entity always takes the next buddy, as it did there (the
+ * two vCPUs' vruntimes 2.6 ms apart, the granularity 4 ms): START_DEBIT puts
+ * a new thread more than the default 1 ms right of the first.
+ */
+#define CUT_N	120		/* yields, 1 us apart: each < ctx_switch */
+#define CUT_W	(50 * 1000)	/* the holder's work */
+#define CUT_X	(10 * 1000)	/* guest work given inside a cut switch-in */
+#define CUT_CTX	3000		/* ctx_switch: 6000 cycles at 2 GHz */
+
+static struct {
+	struct vcpu *a, *b, *c;		/* a, b share pCPU 0; c yields from pCPU 1 */
+	sim_time_t a_in, a_done;	/* a's last switch-in; its work's end */
+	int x_given;
+} cut;
+
+static void
+cut_a_done(struct vcpu *v)
+{
+	cut.a_done = v->vm->hv->sim->now;
+	guest_work(v, 1e12, NULL);	/* stay busy: nothing more to see */
+}
+
+static void
+cut_a_first(struct vcpu *v)
+{
+	guest_work(v, CUT_W, cut_a_done);
+}
+
+static void
+cut_busy(struct vcpu *v)
+{
+	guest_work(v, 1e12, NULL);
+}
+
+static void
+cut_irq(void *sim, void *arg, int64_t data)
+{
+	ck_assert_ptr_nonnull(cut.a->pcpu);	/* inside its switch-in */
+	guest_overhead(cut.a, CUT_X);
+}
+
+static void
+cut_yield(void *sim, void *arg, int64_t k)
+{
+	struct sim *s = sim;
+	struct vcpu *to = cut.a->pcpu == NULL ? cut.a : cut.b;
+
+	if (k == CUT_N && to != cut.a)
+		return;		/* the last one leaves a running */
+	ck_assert_int_gt(hv_yield_to(cut.c, to), 0);
+	if (to == cut.a) {
+		cut.a_in = s->now;	/* its switch-in follows at once */
+		if (!cut.x_given && k > CUT_N / 2) {
+			cut.x_given = 1;
+			sim_at(s, s->now + 500, cut_irq, NULL, 0);
+		}
+	}
+	if (k < CUT_N)
+		sim_at(s, s->now + 1000, cut_yield, NULL, k + 1);
+}
+
+START_TEST(a_switch_in_cut_short_is_not_owed)
+{
+	unsigned char aff[2] = { 1, 1 };
+	struct rig t;
+	struct vm *vm;
+
+	memset(&cut, 0, sizeof cut);
+	cut.a_done = -1;
+	rig_init(&t, &sched_cfs_ops, "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, "
+	    "clock: 2GHz, cstates: [], costs: {ctx_switch: 6000cycles}}",
+	    "{wakeup_granularity: 50ms}", 2 * MS);
+	vm = hv_add_vm(&t.hv, "g", 3, aff, "test");
+	cut.a = vm->vcpus[0];
+	cut.b = vm->vcpus[1];
+	cut.c = vm->vcpus[2];
+	rig_aff(&t, cut.a, 1);
+	rig_aff(&t, cut.b, 1);
+	rig_aff(&t, cut.c, 2);
+	rig_start(&t);
+	guest_begin(cut.a, cut_a_first);
+	guest_begin(cut.b, cut_busy);
+	guest_begin(cut.c, cut_busy);
+	sim_at(&t.sim, 1000, cut_yield, NULL, 1);
+	sim_run(&t.sim);
+	ck_assert(cut.x_given);
+	ck_assert_ptr_eq(cut.a->pcpu, &t.hv.pcpus[0]);
+	ck_assert_int_ge(cut.a->ctx_in, CUT_N / 2);	/* switched in about every other yield */
+	ck_assert_msg(cut.a_done == cut.a_in + CUT_CTX + CUT_X + CUT_W,
+	    "a's work ended %lld ns after its last switch-in, not ctx_switch + X + W = %d",
+	    (long long)(cut.a_done - cut.a_in), CUT_CTX + CUT_X + CUT_W);
+	rig_free(&t);
+}
+END_TEST
+
 static Suite *
 preempt_suite(void)
 {
@@ -690,6 +799,7 @@ preempt_suite(void)
 	tcase_add_loop_test(tc, preempted_next_owner_keeps_the_lock_free_until_it_runs, 0, 6);
 	tcase_add_loop_test(tc, halted_head_and_a_newcomer_before_and_after_stealing, 0, 2);
 	tcase_add_test(tc, preempted_ipi_target_delays_the_sender_and_its_lock_waiters);
+	tcase_add_test(tc, a_switch_in_cut_short_is_not_owed);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wakeup");
 	tcase_add_loop_test(tc, cfs_wakeup_latency_follows_sleeper_credit, 0, 4);

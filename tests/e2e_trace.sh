@@ -67,7 +67,7 @@ fi
 # The README's timeline example: its window shows what the text tells (kicks
 # down the queue, HLT exits, vCPUs changing runstate), not 100 us of bars that
 # never change (40ms:40.1ms had no mark and no runstate change).
-TLW=47.60ms:47.66ms
+TLW=36.99ms:37.05ms
 check "the README's timeline example is this window ($TLW)" \
     grep -q -- "--trace-window $TLW" "$top_srcdir/README.md"
 if command -v gnuplot >/dev/null 2>&1; then
@@ -75,7 +75,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	    --set duration=60ms --timeline "$tmp/tl.png" --trace-window "$TLW"
 	check "the example runs" [ "$rc" -eq 0 -a -s "$tmp/tl.png.dat" ]
 	# bars: x0 x1 y kind (0-3 runstates); marks: x y kind (0 HLT, 4 kick)
-	awk -v a=47600 -v b=47660 '/^# marks/ { m = 1 }
+	awk -v a=36990 -v b=37050 '/^# marks/ { m = 1 }
 	    !m && NF == 4 && $4 <= 3 && ($1 > a + 0.001 || $2 < b - 0.001) { rs++ }
 	    m && NF == 3 && $3 == 4 { kick++ } m && NF == 3 && $3 == 0 { hlt++ }
 	    END { printf "%d %d %d\n", rs + 0, kick + 0, hlt + 0 }' "$tmp/tl.png.dat" > "$tmp/tlc"

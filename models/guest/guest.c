@@ -51,6 +51,7 @@ struct guest {
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	/* colder */
+	double sw;		/* of pre, this switch-in's own cost still to pay (paid first) */
 	int streaming;		/* mem: counted among its socket's streamers */
 	int woken;		/* halt: woken, waiting for a pCPU */
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
@@ -143,6 +144,7 @@ settle(struct guest *g)
 		double d = el < g->pre ? el : g->pre;
 
 		g->pre -= d;
+		g->sw = g->sw > d ? g->sw - d : 0;
 		el -= d;
 	}
 	if (g->act == GA_WORK || g->act == GA_MEM) {
@@ -611,7 +613,7 @@ guest_step(struct guest *g, int64_t data)
 		return;
 	}
 	if (data == EV_PRE) {
-		g->pre = 0;
+		g->pre = g->sw = 0;
 		if (g->in_ple)
 			ple_done(g);
 		arm(g);
@@ -687,6 +689,7 @@ guest_run(struct vcpu *v, double overhead_ns)
 
 	g->t0 = vsim(v)->now;
 	g->pre += overhead_ns;
+	g->sw = overhead_ns;
 	if (g->act == GA_SPIN)
 		g->ple_left = ple_window(g);
 	if (g->act == GA_HALT && g->polling && !g->woken) {
@@ -712,6 +715,13 @@ guest_stop(struct vcpu *v)
 	struct guest *g = v->g;
 
 	settle(g);
+	/* A switch-in cut short never entered the guest, so the next switch-in
+	 * pays its own cost and owes nothing of this one (LNX-3.2 x86.c
+	 * vcpu_enter_guest: need_resched() with irqs off cancels the entry, r = 1;
+	 * Xen 4.2 hvm/vmx/entry.S: a pending softirq, the schedule, runs before the
+	 * VM entry).  Guest work in pre (an exit's, a handler's) stays owed. */
+	g->pre = g->pre > g->sw ? g->pre - g->sw : 0;
+	g->sw = 0;
 	ev_cancel(g);
 	if (g->spin_on) {	/* v->pcpu goes once this returns */
 		g->spin_on = 0;
