@@ -313,6 +313,60 @@ START_TEST(dynamic_poll_shrinks_on_long_halts)
 }
 END_TEST
 
+/* One vCPU alone, 100 x (5 us compute, 20 us sleep), no C-states; machine
+ * costs `costs` (2 GHz: exit_hlt 1 us, vm_entry 0.5 us, ctx_switch 3 us). */
+static void
+round_trips(const char *poll, const char *costs, struct metrics *m)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz, cstates: [],"
+	    " costs: {%s}}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: cfs, halt_poll: %s}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 1, workload: w}\n"
+	    "workloads:\n"
+	    "  w: {program: [{loop: 100, do: [{compute: 5us}, {sleep: 20us}]}]}\n", costs, poll);
+	tu_run(text, 1, NULL, m);
+}
+
+/*
+ * Issue 27: a halt that ends in a successful poll paid its HLT exit to get
+ * there and pays the VM entry back (vcpu_run -> vcpu_enter_guest), as a halt
+ * that slept pays its exit and, in ctx_switch, its entry.  The first switch-in
+ * is 3 us; each loop is 5 us of work, the 1 us exit, the 20 us sleep, then
+ * the 0.5 us entry before the next compute (the last loop's entry has nothing
+ * after it): 3 + 100 x 26 + 99 x 0.5 us.  The poll covers the 20 us wait alone.
+ */
+START_TEST(a_successful_poll_pays_its_entry_and_exit)
+{
+	struct metrics m;
+
+	round_trips("50us", "", &m);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 100);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 100);
+	ck_assert_double_eq(tu_metric(&m, "ctx_switches"), 1);
+	ck_assert_double_eq_tol(tu_metric(&m, "sim_seconds"), (3 + 100 * 26 + 99 * 0.5) * 1e-6,
+	    1e-12);
+	ck_assert_double_eq_tol(tu_metric(&m, "halt_poll_seconds"), 100 * 20e-6, 1e-12);
+	metrics_free(&m);
+	/* the entry is the machine's vm_entry */
+	round_trips("50us", "vm_entry: 3000cycles", &m);
+	ck_assert_double_eq_tol(tu_metric(&m, "sim_seconds"), (3 + 100 * 26 + 99 * 1.5) * 1e-6,
+	    1e-12);
+	metrics_free(&m);
+	/* a halt that sleeps: the exit, the wake's IPI (4 us), the switch-in with
+	 * its entry (3 us); no vm_entry on top */
+	round_trips("0ns", "", &m);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 100);
+	ck_assert_double_eq(tu_metric(&m, "ctx_switches"), 101);
+	ck_assert_double_eq_tol(tu_metric(&m, "sim_seconds"), (3 + 100 * 33) * 1e-6, 1e-12);
+	metrics_free(&m);
+}
+END_TEST
+
 /* A halting vCPU and another VM's vCPU on `pcpus` pCPUs (cfs), fixed 50 us poll. */
 static void
 sharing(int pcpus, const char *other, struct metrics *m)
@@ -472,6 +526,7 @@ kvm_suite(void)
 	tcase_add_test(tc, dynamic_poll_grows_to_the_halts);
 	tcase_add_test(tc, dynamic_poll_never_polls_for_long_halts);
 	tcase_add_test(tc, dynamic_poll_shrinks_on_long_halts);
+	tcase_add_test(tc, a_successful_poll_pays_its_entry_and_exit);
 	tcase_add_loop_test(tc, pvqspinlock_with_halt_polling_keeps_its_kicks, 0, 2);
 	tcase_add_test(tc, no_poll_while_another_task_waits);
 	tcase_add_test(tc, a_wake_on_the_pcpu_ends_the_poll);

@@ -64,6 +64,7 @@ struct guest {
 	evq_id poll_ev;
 	int cond_met;		/* ... which was met while the vCPU was not running */
 	int waited;		/* this halt really blocked */
+	uint64_t ctx_in0;	/* ... and v->ctx_in when it did */
 	sim_time_t halt_t0;	/* halt: when it began */
 	sim_time_t poll_t0;	/* polling on a pCPU since */
 	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
@@ -466,6 +467,23 @@ deliver(struct guest *g)
 	g->irq_hook(g->v);
 }
 
+/*
+ * LNX-6.12 x86.c vcpu_run: a halt that returns without the vCPU thread having
+ * slept and been switched back in (a successful halt poll, an event pending
+ * at the exit, a wake before the switch-out) re-enters through
+ * vcpu_enter_guest: the VM entry is paid here, before guest code goes on; a
+ * switch-in pays it inside ctx_switch (hv.c).  Bare metal has no entry.
+ */
+static void
+halt_entry(struct guest *g)
+{
+	struct hv *hv = g->v->vm->hv;
+
+	if (hv_native(hv) || (g->waited && g->v->ctx_in != g->ctx_in0))
+		return;
+	g->pre += hv->m->vm_entry_ns;
+}
+
 static void
 finish_halt(struct guest *g)
 {
@@ -475,6 +493,7 @@ finish_halt(struct guest *g)
 
 	kind_op_halt_end(hv->kind, hv, g->v, (double)(hv->sim->now - g->halt_t0), g->poll_ns,
 	    g->waited);
+	halt_entry(g);
 
 	g->act = GA_NONE;
 	g->woken = 0;
@@ -937,6 +956,7 @@ block_now(struct guest *g)
 	struct vcpu *v = g->v;
 
 	g->waited = 1;
+	g->ctx_in0 = v->ctx_in;
 	hv_probe(v->vm->hv, PR_HALT, v->id, v->pcpu->id, g->lock, 0);
 	hv_set_load(v, LOAD_IDLE);
 	hv_block(v);

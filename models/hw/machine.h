@@ -46,6 +46,7 @@ struct machine {
 	 * on bare metal an uncached device access. */
 	double pio_kernel_ns, pio_user_ns, mmio_decode_ns, mmio_fast_ns, dev_access_ns;
 	double exit_irq_ns;		/* a host IPI's exit on a vCPU in guest mode */
+	double vm_entry_ns;		/* a halt's return to the guest with no host switch */
 	double pause_ns;		/* one PAUSE-loop iteration */
 	/* The guest kernel's: a task switch, an IPI's sender exit, an interrupt's
 	 * delivery (injection + EOI), a timer tick's exits and handler. */
