@@ -249,7 +249,7 @@ END_TEST
 START_TEST(send_exits_function)
 {
 	struct ipi_config c = { IPI_PV, 0, 0, 0 };
-	struct hv_ipi_path p = { 1, 0, 0, 0, 1, 2, 3, "kvm-lapic" };
+	struct hv_ipi_path p = { 1, 0, 0, 0, 1, 2, 3, 0 };
 	int idx[300], i;
 
 	for (i = 0; i < 300; i++)

@@ -4,7 +4,8 @@
  * an idle tickless guest wakes at the rate of its kernel services' timers
  * and only for the non-deferrable ones; a sleeping task's hrtimer wakes its
  * halted vCPU at expiry; busy_wait ends at start + T of wall time however
- * the vCPU was preempted, where compute needs T of CPU time.
+ * the vCPU was preempted, where compute needs T of CPU time; on Xen the
+ * PV timer (pv_timer) re-arms by hypercall.
  */
 #include <math.h>
 
@@ -236,6 +237,55 @@ START_TEST(busy_wait_ends_on_wall_clock)
 }
 END_TEST
 
+/* One task computing 100 ms on Xen (a pCPU per vCPU), HZ 1000; tick exits
+ * of timer_tick 4000 cycles, a hypercall 6000 (2 GHz). */
+static void
+xen_tick_run(const char *pv, struct metrics *m)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text, "name: xt\nseed: 1\nreps: 1\nuntil: done\n"
+	    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, "
+	    "clock: 2GHz, costs: {timer_tick: 4000cycles, exit_hypercall: 6000cycles}}\n"
+	    "hypervisor: {kind: xen, scheduler: credit, pv_timer: %s}\n"
+	    "vms:\n  - {name: g, vcpus: 1, workload: w, guest: {hz: 1000, timers: false}}\n"
+	    "workloads:\n  w:\n    programs:\n      s: [{compute: 100ms}]\n"
+	    "    tasks: [{program: s}]\n", pv);
+	tu_run(text, 1, NULL, m);
+}
+
+/*
+ * Xen's PV timer (Linux 3.2 arch/x86/xen/time.c): each tick re-arms with
+ * VCPUOP_set_singleshot_timer, a hypercall in place of the LAPIC deadline
+ * write: one hypercall per tick, and a tick costs the interrupt's half of
+ * timer_tick (1 us) plus the hypercall (3 us) instead of timer_tick (2 us).
+ */
+START_TEST(xen_pv_timer_rearms_by_hypercall)
+{
+	struct metrics m;
+	double t_lapic, t_pv, n_lapic, n_pv, extra;
+
+	xen_tick_run("false", &m);
+	n_lapic = tu_metric(&m, "g.guest_ticks");
+	t_lapic = tu_metric(&m, "completion_seconds");
+	ck_assert_double_gt(n_lapic, 99);
+	ck_assert_double_eq(tu_metric(&m, "timer_exits"), n_lapic);
+	ck_assert_double_eq(tu_metric(&m, "hypercalls"), 0);
+	metrics_free(&m);
+	xen_tick_run("true", &m);
+	n_pv = tu_metric(&m, "g.guest_ticks");
+	t_pv = tu_metric(&m, "completion_seconds");
+	ck_assert_double_eq(tu_metric(&m, "timer_exits"), n_pv);
+	ck_assert_double_eq(tu_metric(&m, "hypercalls"), n_pv);
+	metrics_free(&m);
+	/* each tick 1 us longer: n ticks of 4 us against n of 2 us, +- a tick */
+	extra = t_pv - t_lapic;
+	ck_assert_msg(fabs(extra - (n_pv * 4e-6 - n_lapic * 2e-6)) <= 4e-6,
+	    "pv %.0f ticks, lapic %.0f, %.3g s longer", n_pv, n_lapic, extra);
+	ck_assert_double_gt(extra, 0.9 * n_lapic * 2e-6);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -247,6 +297,7 @@ suite(void)
 	tcase_add_test(tc, busy_guest_timers_ride_the_tick);
 	tcase_add_test(tc, sleep_timer_wakes_vcpu_at_expiry);
 	tcase_add_test(tc, busy_wait_ends_on_wall_clock);
+	tcase_add_test(tc, xen_pv_timer_rearms_by_hypercall);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -42,6 +42,7 @@ struct gkernel {
 	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
 	double irq_exit_ns;	/* an interrupt's exits, read at gk_start (the kind is set up) */
+	int pv_timer;		/* the timer re-arms by hypercall (Xen's), read at gk_start */
 	struct gk_stats st;
 };
 
@@ -511,16 +512,25 @@ static void do_tick(struct gcpu *);
 static void timer_irq(struct gcpu *);
 
 /* A LAPIC timer interrupt's exits (the interrupt, the next deadline's
- * write): costs.timer_tick; bare metal: none. */
+ * write): costs.timer_tick, two exit round trips; bare metal: none.  Xen's
+ * PV timer (Linux 3.2 arch/x86/xen/time.c xen_vcpuop_set_next_event) re-arms
+ * with the VCPUOP_set_singleshot_timer hypercall in place of the write: the
+ * interrupt's half of timer_tick and a hypercall exit. */
 static void
 timer_exits(struct gcpu *c)
 {
 	struct hv *hv = c->k->vm->hv;
+	const struct machine *m = kmach(c->k);
 
 	if (hv_native(hv))
 		return;
 	hv->st.exits_timer++;
-	guest_overhead(c->v, kmach(c->k)->timer_tick_ns);
+	if (c->k->pv_timer) {
+		hv->st.exits_hypercall++;
+		guest_overhead(c->v, m->timer_tick_ns / 2 + m->exit_hypercall_ns);
+	} else {
+		guest_overhead(c->v, m->timer_tick_ns);
+	}
 }
 
 /* The idle loop's poll or HLT ended: an interrupt, a wakeup or the poll's end. */
@@ -688,8 +698,12 @@ do_tick(struct gcpu *c)
  * A LAPIC timer interrupt for guest timers outside a tick: on KVM the host's
  * hrtimer (LNX-6.6 arch/x86/kvm/lapic.c apic_timer_fn -> apic_timer_expired
  * -> kvm_vcpu_kick) wakes a halted vCPU or interrupts a running one (a
- * preemption-timer exit, vmx.c handle_preemption_timer); the handler runs the
- * due timers and writes the next deadline: the tick's exits (costs.timer_tick).
+ * preemption-timer exit, vmx.c handle_preemption_timer); on Xen the vlapic's
+ * timer (XEN-4.19 vpt.c pt_timer_fn -> vcpu_kick; pt_update_irq injects it on
+ * entry, and pt_save_timer holds a descheduled vCPU's timer until
+ * pt_restore_timer) or, with pv_timer, VIRQ_TIMER (sched/core.c
+ * vcpu_singleshot_timer_fn -> send_timer_event).  The handler runs the due
+ * timers and re-arms: the tick's exits (timer_exits).
  */
 static void
 timer_irq(struct gcpu *c)
@@ -763,6 +777,7 @@ gk_start(struct gkernel *k, guest_fn first)
 
 	k->first = first;
 	k->irq_exit_ns = irq_exit_ns(k->vm->hv);
+	k->pv_timer = kind_op_ipi_path(k->vm->hv->kind, k->vm->hv).pv_timer;
 	for (i = 0; i < k->ntasks; i++) {
 		struct task *t = k->tasks[i];
 		int cpu = k->cfg.sched->select_cpu(k, t, 0, GS_FORK);

@@ -37,6 +37,9 @@ struct hv_ipi_path {
 	int exits, posted, ipiv, evtchn;
 	int pv_send_ipi;	/* the host offers KVM_HC_SEND_IPI (KVM_FEATURE_PV_SEND_IPI) */
 	int deliver_lines, deliver_atomics;
+	/* The guest's timer is Xen's (VCPUOP_set_singleshot_timer, VIRQ_TIMER),
+	 * not the LAPIC's: its re-arm is a hypercall (kernel.c timer_exits). */
+	int pv_timer;
 };
 
 struct hv_kind_ops {
@@ -197,7 +200,7 @@ kind_op_pv_kick(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *from,
 static inline struct hv_ipi_path
 kind_op_ipi_path(const struct hv_kind_ops *o, const struct hv *hv)
 {
-	struct hv_ipi_path p = { 0, 0, 0, 0, 0, 0, 0 };
+	struct hv_ipi_path p = { 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	if (o->ipi_path != NULL)
 		o->ipi_path(hv, &p);

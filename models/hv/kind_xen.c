@@ -18,6 +18,7 @@ struct xen_cfg {
 	int ple;
 	double window_ns;
 	int apicv, evtchn_ipi;	/* IPI delivery (xen_ipi_path) */
+	int pv_timer;		/* the guest's clockevent is Xen's (xen_ipi_path) */
 };
 
 /* hypervisor.* keys of xen (XEN-4.2 vmcs.c: ple_gap 128, ple_window 4096). */
@@ -34,6 +35,11 @@ static const struct vs_param xen_params[] = {
 	  "smp_hvm.c xen_hvm_smp_init, PVHVM with the vector callback): an EVTCHNOP_send "
 	  "hypercall per destination; false: vlapic ICR writes", "bool", "",
 	  VP_BOOL, VS_AT(struct xen_cfg, evtchn_ipi), 0, 1, 0, NULL },
+	{ "pv_timer", NULL, "the guest's timer is Xen's (Linux 3.2 arch/x86/xen/time.c "
+	  "xen_hvm_init_time_ops, PVHVM with the vector callback): it re-arms with the "
+	  "VCPUOP_set_singleshot_timer hypercall and fires as VIRQ_TIMER, an event channel; "
+	  "false: the emulated LAPIC timer (hvm/vlapic.c, vpt.c)", "bool", "",
+	  VP_BOOL, VS_AT(struct xen_cfg, pv_timer), 0, 1, 0, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
@@ -93,6 +99,13 @@ xen_ple_exit(struct hv *hv, struct vcpu *v)
  * the port's pending bit (shared_info), evtchn_pending_sel and
  * evtchn_upcall_pending (vcpu_info), then vcpu_kick's unblock: 3 lines, 4 RMWs.
  * vcpu_kick of a running vCPU on another pCPU: smp_send_event_check_cpu.
+ * The guest's timer: the emulated LAPIC's (XEN-4.19 vlapic.c
+ * vlapic_update_timer -> vpt.c create_periodic_time on the deadline write,
+ * pt_timer_fn -> vcpu_kick at expiry, vmx_intr_assist -> pt_update_irq
+ * injects on entry), or with pv_timer Xen's per-vCPU singleshot timer
+ * (common/domain.c VCPUOP_set_singleshot_timer, sched/core.c
+ * vcpu_singleshot_timer_fn -> send_timer_event: VIRQ_TIMER, whose event
+ * channel kicks the vCPU as an IPI's does).
  */
 static void
 xen_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
@@ -104,6 +117,7 @@ xen_ipi_path(const struct hv *hv, struct hv_ipi_path *p)
 	p->evtchn = c->evtchn_ipi;
 	p->deliver_lines = c->evtchn_ipi ? 3 : 2;
 	p->deliver_atomics = c->evtchn_ipi ? 4 : 2;
+	p->pv_timer = c->pv_timer;
 }
 
 const struct hv_kind_ops kind_xen_ops = {

@@ -83,10 +83,12 @@ const struct vs_param machine_params[] = {
 	{ "costs.mmio_fast", NULL, "an MMIO write to an ioeventfd address (fast MMIO "
 	  "bus, no decode; as kvm-unit-tests 00bfecaa's in-kernel out)", "time", "cycles",
 	  VP_TIME, M(mmio_fast_ns), 0, 1e12, 4451, NULL },
-	/* bare metal: a placeholder, unverified (an uncached read of a chipset
-	 * register, an LPC or PCIe round trip, about a microsecond) */
-	{ "costs.dev_access", NULL, "a device access on bare metal, no exit (uncached; "
-	  "placeholder)", "time", "ns", VP_TIME, M(dev_access_ns), 0, 1e12, 1000, NULL },
+	/* bare metal: a port access to a legacy device, as Linux's fast TSC
+	 * calibration expects it (arch/x86/kernel/tsc.c pit_expect_msb: "each IO
+	 * is going to take about 1us on real hardware"); no exit */
+	{ "costs.dev_access", NULL, "a device access on bare metal, no exit (Linux "
+	  "arch/x86/kernel/tsc.c pit_expect_msb: \"each IO is going to take about 1us on real "
+	  "hardware\")", "time", "ns", VP_TIME, M(dev_access_ns), 0, 1e12, 1000, NULL },
 	{ "costs.pause", NULL, "one PAUSE-loop iteration", "time", "cycles",
 	  VP_TIME, M(pause_ns), 0, 1e12, 10, NULL },
 	/* The guest kernel's (model-reference §7.2, placeholders): a task switch
