@@ -198,7 +198,15 @@ static void arm(struct guest *);
  * guest_ev takes it at once, without the queue (the fold: nothing else can
  * happen in between), else it is pushed in the place it would have had.
  */
-static void
+static __attribute__((noinline)) void
+ev_move(struct guest *g, sim_time_t t, int64_t data)
+{
+	sim_move(g->sim, &g->ev, t, guest_ev, g, data);
+}
+
+/* (The fold's few stores inline; the queue's move out of line, so the
+ * fold does not pay the registers the move's inlined heap code saves.) */
+static inline void
 ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
 	if (g->in_ev && g->ev == EVQ_NONE) {
@@ -208,7 +216,7 @@ ev_at(struct guest *g, sim_time_t t, int64_t data)
 		g->fold_key = sim_reserve(g->sim);
 		return;
 	}
-	sim_move(g->sim, &g->ev, t, guest_ev, g, data);
+	ev_move(g, t, data);
 }
 
 static void
@@ -583,6 +591,33 @@ arm(struct guest *g)
 static void guest_step(struct guest *, int64_t data);
 
 /*
+ * guest_step at a folded boundary of guest_work_then's two segments, for
+ * less: since the first segment was armed nothing else ran (the fold), so
+ * the vCPU is on its pCPU with no overhead to pay and no spin to note
+ * (checked), settle's remainder is overwritten by the second segment, and
+ * arm's work case is all that is left of arm.  The same steps
+ * as guest_step's (tests/e2e_fold.sh, bench/ident.sh).  0: mid found done
+ * must run (it took nothing back but its draw), guest_step does the rest.
+ */
+static int
+seg_chain(struct guest *g)
+{
+	struct sim *s = g->sim;
+
+	if (g->spin_on || g->pre != 0)
+		return 0;
+	g->seg = 0;
+	if (!g->seg_mid(g->v))
+		return 0;
+	g->t0 = s->now;
+	g->rem = g->seg_ns;
+	hv_set_load(g->v, LOAD_BUSY);
+	g->rate = hv_rate(g->v);
+	ev_at(g, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+	return 1;
+}
+
+/*
  * v's event, and the folded ones after it (ev_at): a step whose next event
  * comes strictly before every pending one and not past the end is taken in
  * the same call, the clock advanced to it (sim_advance), as the queue would
@@ -596,27 +631,72 @@ guest_ev(void *s, void *arg, int64_t data)
 
 	g->ev = EVQ_NONE;
 	g->in_ev = g->ff;
-	for (;;) {
-		guest_step(g, data);
-		if (!g->fold)
-			break;
+	guest_step(g, data);
+	while (g->fold) {
 		g->fold = 0;
-		if (g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped) {
-			sim_advance_known(sim, g->fold_t);
-			sim->folded++;
-			data = g->fold_data;
-			continue;
+		if (!(g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped)) {
+			g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+			break;
 		}
-		g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
-		break;
+		sim_advance_known(sim, g->fold_t);
+		sim->folded++;
+		if (g->fold_data == EV_ACT && g->seg && g->act == GA_WORK && seg_chain(g))
+			continue;
+		guest_step(g, g->fold_data);
 	}
 	g->in_ev = 0;
+}
+
+/* guest_step's spin cases (out of line: the work case is the common one). */
+static __attribute__((noinline)) void
+spin_step(struct guest *g)
+{
+	struct sim *sim = g->sim;
+	guest_fn f;
+
+	if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {
+		/* the condition a guest_spin_wait watched is seen */
+		g->obs_at = -1;
+		g->cond = g->cond_met = 0;
+		f = g->cond_seen;
+		g->act = GA_NONE;
+		spin_note(g);
+		g->cond_seen = NULL;
+		f(g->v);
+		return;
+	}
+	if (g->obs_at >= 0 && g->obs_at <= sim->now) {
+		g->obs_at = -1;
+		/* The lock either hands the vCPU a new activity or it spins on. */
+		if (!g->wops->observe(g->lock, g->v))
+			arm(g);
+		return;
+	}
+	if (g->rem > 0 && g->ple_left <= 0) {
+		ple_exit(g);
+		return;
+	}
+	hv_probe(g->v->vm->hv, PR_SPIN_END, g->v->id, g->v->pcpu->id, g->lock, 0);
+	f = g->cont;
+	g->act = GA_NONE;
+	g->cont = NULL;
+	spin_note(g);
+	f(g->v);
+}
+
+/* guest_step's end of a switch-in or exit overhead. */
+static __attribute__((noinline)) void
+pre_step(struct guest *g)
+{
+	g->pre = g->sw = 0;
+	if (g->in_ple)
+		ple_done(g);
+	arm(g);
 }
 
 static void
 guest_step(struct guest *g, int64_t data)
 {
-	struct sim *sim = g->sim;
 	guest_fn f;
 
 	/* With many vCPUs this one's lines are cold: start the loads the
@@ -632,10 +712,7 @@ guest_step(struct guest *g, int64_t data)
 		return;
 	}
 	if (data == EV_PRE) {
-		g->pre = g->sw = 0;
-		if (g->in_ple)
-			ple_done(g);
-		arm(g);
+		pre_step(g);
 		return;
 	}
 	switch (g->act) {
@@ -667,34 +744,7 @@ guest_step(struct guest *g, int64_t data)
 			g->cont = NULL;
 		break;
 	case GA_SPIN:
-		if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {
-			/* the condition a guest_spin_wait watched is seen */
-			g->obs_at = -1;
-			g->cond = g->cond_met = 0;
-			f = g->cond_seen;
-			g->act = GA_NONE;
-			spin_note(g);
-			g->cond_seen = NULL;
-			f(g->v);
-			break;
-		}
-		if (g->obs_at >= 0 && g->obs_at <= sim->now) {
-			g->obs_at = -1;
-			/* The lock either hands the vCPU a new activity or it spins on. */
-			if (!g->wops->observe(g->lock, g->v))
-				arm(g);
-			break;
-		}
-		if (g->rem > 0 && g->ple_left <= 0) {
-			ple_exit(g);
-			break;
-		}
-		hv_probe(g->v->vm->hv, PR_SPIN_END, g->v->id, g->v->pcpu->id, g->lock, 0);
-		f = g->cont;
-		g->act = GA_NONE;
-		g->cont = NULL;
-		spin_note(g);
-		f(g->v);
+		spin_step(g);
 		break;
 	default:
 		vs_fatal("guest: event in activity %d", g->act);
