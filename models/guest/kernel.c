@@ -839,15 +839,10 @@ gk_current(struct vcpu *v)
 	return cpu_of(v)->curr;
 }
 
-int
-gk_preempt_point(struct vcpu *v, guest_fn resume)
+/* gk_preempt_point's switch, out of line: the check is on every step. */
+static __attribute__((noinline)) int
+preempt_now(struct gcpu *c, struct task *t, guest_fn resume)
 {
-	struct gcpu *c = cpu_of(v);
-	struct task *t = c->curr;
-
-	t->compute = 0;
-	if (!c->need_resched || t->preempt_count > 0)
-		return 0;
 	if (c->nqueued == 0) {
 		c->need_resched = 0;
 		return 0;
@@ -862,6 +857,18 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	owner_off(c->k, t);
 	cpu_schedule_from(c, t);
 	return 1;
+}
+
+int
+gk_preempt_point(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	t->compute = 0;
+	if (!c->need_resched || t->preempt_count > 0)
+		return 0;
+	return preempt_now(c, t, resume);
 }
 
 int

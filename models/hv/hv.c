@@ -248,6 +248,8 @@ hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 		return;
 	p->load = load;
 	tpc = hv->m->threads_per_core;
+	if (tpc == 1)
+		return;		/* no sibling to slow down (its core's division spared) */
 	base = machine_core_of(hv->m, p->id) * tpc;
 	/* hv_rate is read at every work segment, so it is kept per pCPU and
 	 * recomputed here, where it changes: every sibling's first, as a

@@ -307,7 +307,7 @@ wl_continue_after(struct vcpu *v, double ns)
  * iterations the task state repeats: the preempt points found nothing to do
  * (need_resched can only be set by an event) and left compute at 0.
  */
-static void
+static __attribute__((noinline)) void
 loop_ff(struct vcpu *v, struct wl_thread *th, const struct wl_op *end)
 {
 	struct wl_vm *wv = th->wv;
@@ -436,6 +436,17 @@ instance_of(struct vcpu *v, const struct workload *w, const struct wl_op *o)
 	}
 }
 
+/* The watchdog's report (out of line: wl_continue's frame stays small). */
+static __attribute__((noinline, cold)) void
+stalled(struct vcpu *v, const struct wl_thread *th)
+{
+	char where[200];
+
+	thread_where(th, untimed_at(th->wv->wl, th->pc), where, sizeof where);
+	sim_fail(v->vm->hv->sim, SIM_FAIL_STALL, "%s took no simulated time %lu times in a row",
+	    where, WL_STALL_OPS);
+}
+
 void
 wl_continue(struct vcpu *v)
 {
@@ -453,11 +464,7 @@ wl_continue(struct vcpu *v)
 		return;
 	for (;;) {
 		if (++untimed > WL_STALL_OPS) {
-			char where[200];
-
-			thread_where(th, untimed_at(wv->wl, th->pc), where, sizeof where);
-			sim_fail(v->vm->hv->sim, SIM_FAIL_STALL, "%s took no simulated time "
-			    "%lu times in a row", where, WL_STALL_OPS);
+			stalled(v, th);
 			return;
 		}
 		o = &wv->wl->ops[th->pc];

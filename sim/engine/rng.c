@@ -57,17 +57,27 @@ rng_gsl(struct rng *g)
 	return &g->r;
 }
 
+/* taus2's three words copied inline, not through a memcpy call (a save
+ * comes with every lock call, lock.c lock_cont) */
+#define TAUS2_SIZE (3 * sizeof(unsigned long))
+
 void
 rng_save(const struct rng *g, struct rng_pos *p)
 {
 	VS_ASSERT(g->r.type->size <= sizeof p->s);
-	memcpy(p->s, g->state, g->r.type->size);
+	if (g->r.type->size == TAUS2_SIZE)
+		memcpy(p->s, g->state, TAUS2_SIZE);
+	else
+		memcpy(p->s, g->state, g->r.type->size);
 }
 
 void
 rng_restore(struct rng *g, const struct rng_pos *p)
 {
-	memcpy(g->state, p->s, g->r.type->size);
+	if (g->r.type->size == TAUS2_SIZE)
+		memcpy(g->state, p->s, TAUS2_SIZE);
+	else
+		memcpy(g->state, p->s, g->r.type->size);
 }
 
 double

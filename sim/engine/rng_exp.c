@@ -228,22 +228,38 @@ static const double zig_f[256] = {
 	0.0021459677437186517, 0.0015362997803013297, 0.0009672692823269484, 0.00045413435384129814,
 };
 
-double
-rng_exp_gsl(gsl_rng *g)
+/* A draw (layer i, position j) outside its layer's rectangle (1% of them),
+ * and the draws after it until one is accepted; out of line, so the common
+ * draw saves no registers for the calls here. */
+static __attribute__((noinline)) double
+exp_edge(gsl_rng *g, uint32_t i, uint32_t j)
 {
 	for (;;) {
-		uint32_t u = rng_word_gsl(g);
-		uint32_t i = u & 0xff, j = u >> 8;
+		uint32_t u;
 		double x;
 
-		if (j < zig_k[i])
-			return j * zig_w[i];	/* inside the layer's rectangle */
 		if (i == 0)	/* the tail beyond r, itself exponential */
 			return ZIG_R - log(gsl_rng_uniform_pos(g));
 		x = j * zig_w[i];	/* the wedge: accept under exp(-x) */
 		if (zig_f[i] + gsl_rng_uniform(g) * (zig_f[i - 1] - zig_f[i]) < exp(-x))
 			return x;
+		u = rng_word_gsl(g);
+		i = u & 0xff;
+		j = u >> 8;
+		if (j < zig_k[i])
+			return j * zig_w[i];
 	}
+}
+
+double
+rng_exp_gsl(gsl_rng *g)
+{
+	uint32_t u = rng_word_gsl(g);
+	uint32_t i = u & 0xff, j = u >> 8;
+
+	if (j < zig_k[i])
+		return j * zig_w[i];	/* inside the layer's rectangle */
+	return exp_edge(g, i, j);
 }
 
 const uint32_t *
