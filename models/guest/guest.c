@@ -489,7 +489,10 @@ halt_entry(struct guest *g)
 
 	if (hv_native(hv) || (g->waited && g->v->ctx_in != g->ctx_in0))
 		return;
+	/* paid first, and not owed if a switch-out cuts it short (guest_stop):
+	 * the next switch-in pays its own entry in ctx_switch */
 	g->pre += hv->m->vm_entry_ns;
+	g->sw += hv->m->vm_entry_ns;
 }
 
 static void
