@@ -15,8 +15,9 @@
 
 #define SRC VS_TOP_SRCDIR "/configs/"
 
-/* KVM with PLE and halt polling, guest tasks with IPIs and a mmap_sem, a
- * spinlock VM and a hog, overcommitted 3:1: most of the books. */
+/* KVM with PLE and halt polling, guest tasks with IPIs, a mmap_sem and the
+ * guest's cpuidle-haltpoll, a spinlock VM and a hog, overcommitted 3:1: most
+ * of the books. */
 static const char scen_fmt[] =
 	"name: w\nseed: 3\nreps: 1\nuntil: duration\nduration: %s\nwarmup: %s\n"
 	"machine: {include: " SRC "machines/x5570.yaml, sockets: 1}\n"
@@ -24,7 +25,7 @@ static const char scen_fmt[] =
 	"  halt_poll: {policy: dynamic}\n"
 	"vms:\n"
 	"  - {name: guest, vcpus: 4, workload: " SRC "presets/ebizzy.yaml,\n"
-	"     guest: {ipi: {mode: physical}}}\n"
+	"     guest: {ipi: {mode: physical}, halt_poll: 200us}}\n"
 	"  - {name: lk, vcpus: 4, lock: pv-qspinlock, workload: slab}\n"
 	"  - {name: hog, vcpus: 4, workload: " SRC "presets/cpuhog.yaml}\n"
 	"workloads:\n  slab:\n    program:\n      - loop: forever\n        do:\n"

@@ -69,7 +69,9 @@ struct guest {
 	sim_time_t poll_t0;	/* polling on a pCPU since */
 	sim_time_t poll_stop;	/* the poll's deadline (KVM: start + halt_poll_ns) */
 	double poll_ns;		/* pCPU time this halt spent polling */
-	sim_time_t busy_until;	/* busy: the wall-clock deadline (guest_busy_until) */
+	sim_time_t busy_until;	/* busy, guest poll: the wall-clock deadline */
+	double gpolled_ns;	/* guest polls (guest_poll): pCPU time, all of them */
+	int gpoll_irq;		/* the last guest poll ended by an interrupt */
 	int ff_fault;		/* a test's deliberately broken loop fast-forward (guest_attach) */
 };
 
@@ -153,8 +155,7 @@ settle(struct guest *g)
 		if (g->rem < 0)
 			g->rem = 0;
 	} else if (g->act == GA_POLL) {
-		if (g->rem != GUEST_FOREVER)
-			g->rem = g->rem > el ? g->rem - el : 0;
+		g->gpolled_ns += el;	/* the deadline is wall time: nothing left to count */
 	} else if (g->act == GA_SPIN) {
 		if (g->rem != GUEST_FOREVER)
 			g->rem = g->rem > el ? g->rem - el : 0;
@@ -465,9 +466,17 @@ ple_done(struct guest *g)
 }
 
 /* Take a pending interrupt now if the vCPU runs guest code that can. */
+static void poll_interrupted(struct guest *);
+
 static void
 deliver(struct guest *g)
 {
+	if (g->act == GA_POLL) {
+		/* pending while the host had the pCPU: the poll sees it on return */
+		if (g->irq_pending && g->v->pcpu != NULL)
+			poll_interrupted(g);
+		return;
+	}
 	if (!g->irq_pending || g->irq_hook == NULL || g->v->pcpu == NULL ||
 	    g->act == GA_HALT || g->act == GA_DONE || g->irq_wakes)
 		return;
@@ -574,11 +583,10 @@ arm(struct guest *g)
 		ev_at(g, g->busy_until > s->now ? g->busy_until : s->now, EV_ACT);
 		break;
 	case GA_POLL:
+		/* poll_state.c poll_idle: PAUSE (cpu_relax) until local_clock passes
+		 * the limit, a wall-clock deadline like a busy wait's */
 		hv_set_load(g->v, LOAD_SPIN);
-		if (g->rem != GUEST_FOREVER)
-			ev_at(g, s->now + sim_ns(g->rem), EV_ACT);
-		else
-			ev_cancel(g);
+		ev_at(g, g->busy_until > s->now ? g->busy_until : s->now, EV_ACT);
 		break;
 	case GA_HALT:
 		ev_cancel(g);
@@ -1122,7 +1130,8 @@ guest_idle_halt(struct vcpu *v, double pre_ns, guest_fn on_wake)
 	v->g->irq_wakes = HI_IDLE;
 }
 
-/* Linux drivers/cpuidle/poll_state.c poll_idle: spin until need_resched */
+/* Linux drivers/cpuidle/poll_state.c poll_idle: spin until need_resched or
+ * the limit, in guest mode: no exit */
 void
 guest_poll(struct vcpu *v, double ns, guest_fn done)
 {
@@ -1131,9 +1140,39 @@ guest_poll(struct vcpu *v, double ns, guest_fn done)
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
 	g->act = GA_POLL;
-	g->rem = ns;
+	g->rem = 0;
+	g->busy_until = vsim(v)->now + sim_ns(ns > 0 ? ns : 0);
+	g->gpoll_irq = 0;
 	g->cont = done;
 	arm(g);
+}
+
+/* An interrupt ends the poll (its handler may set need_resched); the
+ * continuation looks, and polls on if nothing is to run. */
+static void
+poll_interrupted(struct guest *g)
+{
+	guest_fn f = g->cont;
+
+	settle(g);
+	ev_cancel(g);
+	g->act = GA_NONE;
+	g->cont = NULL;
+	g->irq_pending = 0;
+	g->gpoll_irq = 1;
+	f(g->v);
+}
+
+int
+guest_poll_interrupted(const struct vcpu *v)
+{
+	return v->g->gpoll_irq;
+}
+
+double
+guest_polled_ns(const struct vcpu *v)
+{
+	return v->g->gpolled_ns;
 }
 
 /* KVM lapic.c kvm_apic_set_irq -> kvm_vcpu_kick: an interrupt for v */
@@ -1148,15 +1187,7 @@ guest_interrupt(struct vcpu *v)
 		return;
 	}
 	if (g->act == GA_POLL && v->pcpu != NULL) {
-		guest_fn f = g->cont;
-
-		/* poll_idle sees need_resched set on its next check */
-		settle(g);
-		ev_cancel(g);
-		g->act = GA_NONE;
-		g->cont = NULL;
-		g->irq_pending = 0;
-		f(v);
+		poll_interrupted(g);	/* poll_idle sees need_resched on its next check */
 		return;
 	}
 	if (g->act == GA_POLL)

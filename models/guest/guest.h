@@ -104,9 +104,13 @@ void guest_io(struct vcpu *, enum guest_io, guest_fn done);
 void guest_sleep(struct vcpu *, double ns, guest_fn done);
 /* The guest idle loop's HLT (safe_halt): a kick or an interrupt ends it. */
 void guest_idle_halt(struct vcpu *, double pre_ns, guest_fn on_wake);
-/* The guest idle loop's polling (cpuidle-haltpoll): busy for up to ns, or
- * until an interrupt; then done. */
+/* The guest idle loop's polling (cpuidle-haltpoll): busy in guest mode for
+ * up to ns of wall time, or until an interrupt; then done. */
 void guest_poll(struct vcpu *, double ns, guest_fn done);
+/* Did the last guest_poll end by an interrupt (else by its limit)? */
+int guest_poll_interrupted(const struct vcpu *);
+/* pCPU time v has spent in guest polls (preempted time not counted). */
+double guest_polled_ns(const struct vcpu *);
 /*
  * An interrupt for v.  It wakes an idle halt or poll; on a vCPU running guest
  * code it enters the hook at once, and it ends a guest_halt_irqs; otherwise

@@ -466,19 +466,29 @@ cpu_schedule(struct gcpu *c)
 
 static void idle_woken(struct vcpu *);
 
+/* kernel/sched/idle.c do_idle -> cpuidle_idle_call: with cpuidle-haltpoll
+ * loaded its governor picks the poll or HLT (haltpoll.c); else default_idle */
 static void
 idle_loop(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 
-	if (k->cfg.halt_poll_ns > 0 && !c->polling) {
-		/* drivers/cpuidle/cpuidle-haltpoll.c: poll before halting */
+	if (k->cfg.hp.max_ns > 0 && ghp_select(&k->cfg.hp, &c->hp) == GHP_POLL) {
+		/* poll_state.c poll_idle (the governor keeps the tick: stop_tick false) */
 		c->polling = 1;
-		guest_poll(c->v, k->cfg.halt_poll_ns, idle_woken);
+		c->poll_t0 = ksim(k)->now;
+		c->polled0 = guest_polled_ns(c->v);
+		guest_poll(c->v, c->hp.limit_ns, idle_woken);
 		return;
 	}
 	c->polling = 0;
+	/* tick_nohz_idle_stop_tick; not while a timer is due (the next event is now:
+	 * Linux kernel/time/tick-sched.c tick_nohz_next_event keeps the tick) */
+	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
+		sim_cancel(ksim(k), &c->tick_ev);
 	k->st.idle_halts++;
+	c->halting = 1;
+	c->halt_t0 = ksim(k)->now;
 	guest_idle_halt(c->v, 0, idle_woken);
 }
 
@@ -501,10 +511,6 @@ go_idle(struct gcpu *c)
 		guest_finish(c->v);
 		return;
 	}
-	/* tick_nohz_idle_stop_tick; not while a timer is due (the next event is now:
-	 * Linux kernel/time/tick-sched.c tick_nohz_next_event keeps the tick) */
-	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
-		sim_cancel(ksim(k), &c->tick_ev);
 	idle_loop(c);
 }
 
@@ -533,23 +539,58 @@ timer_exits(struct gcpu *c)
 	}
 }
 
+/*
+ * A guest poll ended (idle_woken): by its limit, or by an interrupt.  As
+ * poll_idle, an interrupt that left nothing to run does not end the poll: it
+ * goes on to the limit from where it began (1: still polling).  Else the pass
+ * is over: cpuidle_reflect, and poll_time_limit for the next select.
+ */
+static int
+poll_over(struct gcpu *c, int runnable)
+{
+	struct gkernel *k = c->k;
+	sim_time_t end = c->poll_t0 + sim_ns(c->hp.limit_ns), now = ksim(k)->now;
+	int out = !guest_poll_interrupted(c->v) || now >= end;
+
+	if (!runnable && !out && !c->finished) {
+		guest_poll(c->v, (double)(end - now), idle_woken);
+		return 1;
+	}
+	c->polling = 0;
+	k->st.gpoll_ns += guest_polled_ns(c->v) - c->polled0;
+	if (runnable)
+		k->st.gpolls_ok++;
+	else if (out)
+		k->st.gpolls_failed++;
+	c->hp.time_limit = out && !runnable;
+	ghp_reflect(&k->cfg.hp, &c->hp, GHP_POLL, 0);
+	return 0;
+}
+
 /* The idle loop's poll or HLT ended: an interrupt, a wakeup or the poll's end. */
 static void
 idle_woken(struct vcpu *v)
 {
 	struct gcpu *c = cpu_of(v);
-	int polled = c->polling;
+	struct gkernel *k = c->k;
+	int runnable;
 
-	c->k->smp->irq(c->k->ipi, c);	/* function calls that woke it */
+	k->smp->irq(k->ipi, c);	/* function calls that woke it */
 	if (c->tick_pending)
 		do_tick(c);
 	else if (c->timer_pending) {
-		c->k->st.timer_wakes++;
+		k->st.timer_wakes++;
 		timer_irq(c);
 	}
-	if (c->nqueued > 0 || c->need_resched) {
-		if (polled)
-			c->k->st.polls_ok++;
+	runnable = c->nqueued > 0 || c->need_resched;
+	if (c->polling && poll_over(c, runnable))
+		return;
+	if (c->halting) {
+		/* cpuidle_enter_state: last_residency_ns, the halt's wall time */
+		c->halting = 0;
+		ghp_reflect(&k->cfg.hp, &c->hp, GHP_HALT, (double)(ksim(k)->now - c->halt_t0));
+	}
+	if (runnable) {
 		cpu_schedule(c);
 		return;
 	}

@@ -15,6 +15,7 @@
 
 #include "guest/guest.h"
 #include "guest/gsched.h"
+#include "guest/haltpoll.h"
 #include "guest/task.h"
 
 struct vm;
@@ -36,7 +37,7 @@ struct gk_config {
 	int hz;			/* timer ticks per second; 0: no tick modelled */
 	int tickless;		/* NO_HZ idle: no tick while a vCPU idles */
 	int timers;		/* the periodic kernel services run (gtimer.c) */
-	double halt_poll_ns;	/* cpuidle-haltpoll window before HLT; 0: off */
+	struct ghp_cfg hp;	/* cpuidle-haltpoll's governor; max_ns 0: not loaded */
 	int steal_clock;	/* the scheduler's clock leaves out steal time */
 	int random_phase;	/* ticks and first instructions at random phases */
 	int can_spawn;		/* a program spawns tasks (so no vCPU is ever done early) */
@@ -51,7 +52,11 @@ struct gk_config {
 };
 
 struct gk_stats {
-	uint64_t ctx_switches, migrations, wakeups, ipis, ticks, idle_halts, polls_ok;
+	uint64_t ctx_switches, migrations, wakeups, ipis, ticks, idle_halts;
+	/* cpuidle-haltpoll's polls (haltpoll.h): ended with something to run,
+	 * ran out (a halt follows); their pCPU time */
+	uint64_t gpolls_ok, gpolls_failed;
+	double gpoll_ns;
 	uint64_t spawned;
 	/* Guest timers (gtimer.h): interrupts for them outside a tick, and
 	 * those that woke an idle vCPU */

@@ -17,6 +17,7 @@
 #include "evq.h"
 #include "guest/gtimer.h"
 #include "guest/guest.h"
+#include "guest/haltpoll.h"
 
 struct vcpu;
 struct gkernel;
@@ -83,6 +84,13 @@ struct gcpu {
 	sim_time_t idle_since;
 	double min_vruntime;	/* the policy's (CFS) */
 	int finished;		/* no task can ever run here again */
+	/* cpuidle-haltpoll (haltpoll.h): the governor's state; the idle pass
+	 * under way (a poll since poll_t0, its pCPU time from polled0 on; a
+	 * halt since halt_t0) */
+	struct ghp_cpu hp;
+	int halting;
+	sim_time_t poll_t0, halt_t0;
+	double polled0;
 };
 
 #endif

@@ -66,6 +66,12 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.vm_seconds", "s", "each VM's time to its last thread's end, mean over the entry's VMs" },
 	{ "VM.guest_idle_share", "%", "guest idle time over vCPU time (task form)" },
 	{ "VM.idle_halts_per_sec", "1/s", "idle-loop HLTs per second per VM (task form)" },
+	{ "VM.guest_polls_ok", "count", "guest-side polls (cpuidle-haltpoll, guest halt_poll "
+	  "given) that ended with a task to run: a wake with no HLT exit, per VM" },
+	{ "VM.guest_polls_failed", "count", "guest-side polls that ran out (an HLT followed), "
+	  "per VM" },
+	{ "VM.guest_poll_cpu_share", "% of a CPU", "pCPU time of the guest-side polls over the "
+	  "run, per VM (host halt polling is halt_poll_cpu_share)" },
 	{ "VM.guest_ctx_switches", "count", "guest task switches (task form)" },
 	{ "VM.task_migrations", "count", "guest task migrations between vCPUs (task form)" },
 	{ "VM.task_wakeups", "count", "guest task wake-ups (task form)" },

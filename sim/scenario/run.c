@@ -162,7 +162,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
 	double disk = 0, reads = 0;
 	double icalls = 0, isent = 0, irecv = 0, iexits = 0, shoot = 0, pvm = 0, pvf = 0, pvy = 0;
-	double iwait = 0, tirq = 0, twake = 0, truns = 0;
+	double iwait = 0, tirq = 0, twake = 0, truns = 0, gpok = 0, gpfail = 0, gpns = 0;
 	struct hist *h = hist_new(), *hw = hist_new();
 	int i, k, nm = wl_nmarks(d->wl);
 	char name[256], mk[200];
@@ -195,12 +195,21 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		tirq += (double)st->timer_irqs;
 		twake += (double)st->timer_wakes;
 		truns += (double)gk_timer_stats(gvm_of(b->vms[i])->k)->runs;
+		gpok += (double)st->gpolls_ok;
+		gpfail += (double)st->gpolls_failed;
+		gpns += st->gpoll_ns;
 	}
 #define KM(suffix, unit, v) do { \
 	snprintf(name, sizeof name, "%s.%s", d->name, suffix); \
 	metrics_add(out, name, unit, v); } while (0)
 	KM("guest_idle_share", "%", vcpu_ns > 0 ? 100 * idle / vcpu_ns : 0);
 	KM("idle_halts_per_sec", "1/s", secs > 0 ? halts / secs / b->n : 0);
+	if (d->guest.hp.max_ns > 0) {	/* cpuidle-haltpoll loaded */
+		KM("guest_polls_ok", "count", gpok / b->n);
+		KM("guest_polls_failed", "count", gpfail / b->n);
+		KM("guest_poll_cpu_share", "% of a CPU", secs > 0 ? 100 * gpns * 1e-9 / secs / b->n
+		    : 0);
+	}
 	KM("guest_ctx_switches", "count", ctx);
 	KM("task_migrations", "count", migr);
 	KM("task_wakeups", "count", wakes);

@@ -248,9 +248,24 @@ const struct vs_param scen_guest_params[] = {
 	  "(softlockup watchdog, clocksource watchdog, vmstat, khungtaskd; models/README.md "
 	  "\"Guest timers\"): an idle tickless vCPU wakes for them", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.timers), 0, 1, 0, NULL },
-	{ "halt_poll", NULL, "guest-side haltpoll cpuidle (Linux 5.x cpuidle-haltpoll): poll this "
-	  "long before HLT", "time", "ns", VP_TIME, VS_AT(struct guest_keys, k.halt_poll_ns), 0,
-	  1e12, 0, NULL },
+	{ "halt_poll", "0ns", "cpuidle-haltpoll (Linux 5.4+; its governor "
+	  "drivers/cpuidle/governors/haltpoll.c): guest_halt_poll_ns, the longest poll in guest "
+	  "mode before HLT (0: the driver is not loaded), or {max, grow, grow_start, shrink, "
+	  "allow_shrink}", "time", "ns", VS_LIST },
+	/* Linux drivers/cpuidle/governors/haltpoll.c's module parameters */
+	{ "halt_poll.max", NULL, "guest_halt_poll_ns", "time", "ns",
+	  VP_TIME, VS_AT(struct guest_keys, k.hp.max_ns), 0, 1e10, 200000, NULL },
+	{ "halt_poll.grow", NULL, "guest_halt_poll_grow (the limit x grow after a halt the "
+	  "poll missed)", "int", "", VP_INT, VS_AT(struct guest_keys, k.hp.grow), 0, 1000000, 2,
+	  NULL },
+	{ "halt_poll.grow_start", NULL, "guest_halt_poll_grow_start (the first non-zero limit)",
+	  "time", "ns", VP_TIME, VS_AT(struct guest_keys, k.hp.grow_start_ns), 0, 1e10, 50000,
+	  NULL },
+	{ "halt_poll.shrink", NULL, "guest_halt_poll_shrink (the limit / shrink after a halt "
+	  "longer than max; 0: to 0)", "int", "", VP_INT, VS_AT(struct guest_keys, k.hp.shrink),
+	  0, 1000000, 2, NULL },
+	{ "halt_poll.allow_shrink", NULL, "guest_halt_poll_allow_shrink", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.hp.allow_shrink), 0, 1, 1, NULL },
 	{ "steal_clock", NULL, "the guest sees steal time (kvm-clock steal): preempted time is "
 	  "not charged to the running task", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.steal_clock), 0, 1, 0, NULL },
@@ -275,6 +290,28 @@ const struct vs_param scen_guest_params[] = {
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
+/* halt_poll: a time (guest_halt_poll_ns, the other parameters their
+ * defaults; 0: off) or a mapping of the governor's parameters (loaded). */
+static int
+parse_haltpoll(const struct yc_node *n, struct ghp_cfg *hp, struct vs_err *err)
+{
+	const struct yc_node *h = n != NULL ? yc_find(n, "halt_poll") : NULL;
+	const struct yc_node *map = h != NULL && h->kind == YC_MAP ? h : NULL;
+	struct guest_keys g;
+
+	memset(&g, 0, sizeof g);
+	if (yc_params_read(map, scen_guest_params, "halt_poll", 0, &g, err) ||
+	    yc_params_check(map, scen_guest_params, "halt_poll", err))
+		return -1;
+	*hp = g.k.hp;
+	if (h == NULL)
+		hp->max_ns = 0;
+	else if (map == NULL && yc_get_qty(n, "halt_poll", UNIT_TIME, 0, 0, 0, 1e10, &hp->max_ns,
+	    err))
+		return -1;
+	return 0;
+}
+
 static int
 parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 {
@@ -292,7 +329,8 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	    "IPI settings {mode, pv_tlb_flush, pv_sched_yield, flush_cost}", err))
 		return -1;
 	if (yc_params_read(n, scen_guest_params, NULL, 0, &g, err) ||
-	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err))
+	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err) ||
+	    parse_haltpoll(n, &g.k.hp, err))
 		return -1;
 	if (g.k.timers && !tasks)
 		return yc_err(yc_find(n, "timers"), err, "'timers: true' needs the task form "
