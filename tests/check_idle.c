@@ -102,6 +102,38 @@ tasks(const char *kind, struct metrics *m)
 	tu_run(text, 1, NULL, m);
 }
 
+/*
+ * The governor sees a halted vCPU's armed timer (hv.c park, hv_idle.c): one
+ * task on one vCPU of a pinned (tickless) host with the default nehalem
+ * states, ten 5 ms sleeps, then eight of 100 us, each a hrtimer (block).
+ * The first three wakes find C1 (the history starts at zero), the next
+ * seven C6, and every 100 us sleep C3: its timer 100 us away caps the
+ * prediction, though the typical interval of the last eight periods is still
+ * ~5 ms at the first of them, which alone would pick C6 (200 us exit).
+ * 3 x 3 + 7 x 200 + 8 x 20 us; without the timer 180 us more.
+ */
+START_TEST(the_governor_sees_a_halted_vcpus_timer)
+{
+	static const char text[] =
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: pinned}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 1, workload: w, guest: {hz: 0, timers: false}}\n"
+	    "workloads:\n  w:\n    programs:\n      s:\n"
+	    "        - {loop: 10, do: [{compute: 10us}, {block: 5ms}]}\n"
+	    "        - {loop: 8, do: [{compute: 10us}, {block: 100us}]}\n"
+	    "    tasks:\n      - {program: s, count: 1}\n";
+	struct metrics m;
+
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "cstate_wakes"), 18);
+	ck_assert_double_eq_tol(tu_metric(&m, "cstate_exit_seconds"),
+	    (3 * 3 + 7 * 200 + 8 * 20) * 1e-6, 1e-12);
+	metrics_free(&m);
+}
+END_TEST
+
 START_TEST(bare_metal_has_no_exits)
 {
 	static const char *const exits[] = { "hlt_exits", "ipi_exits", "timer_exits", "io_exits",
@@ -136,6 +168,7 @@ idle_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, a_wake_pays_the_exit_latency, 0, 3);
 	tcase_add_test(tc, the_governor_picks_by_the_idle_history);
+	tcase_add_test(tc, the_governor_sees_a_halted_vcpus_timer);
 	tcase_add_test(tc, bare_metal_has_no_exits);
 	suite_add_tcase(s, tc);
 	return s;

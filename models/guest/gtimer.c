@@ -17,6 +17,7 @@
 #include "hv/hv.h"
 
 TAILQ_HEAD(gt_list, gtimer);
+LIST_HEAD(gt_armed, gtimer);
 
 /*
  * The periodic kernel services of a guest with nothing to do, each with the
@@ -67,6 +68,7 @@ struct gtimers {
 	gt_raise_fn raise;
 	void *ctx;
 	struct gt_list *due;	/* per vCPU */
+	struct gt_armed *armed;	/* per vCPU */
 	int *ndue;
 	struct gt_svc *svcs;
 	int nsvcs;
@@ -85,8 +87,11 @@ gt_new(struct sim *s, int ncpu, gt_raise_fn raise, void *ctx)
 	ts->ctx = ctx;
 	ts->due = xcalloc((size_t)ncpu, sizeof *ts->due);
 	ts->ndue = xcalloc((size_t)ncpu, sizeof *ts->ndue);
-	for (i = 0; i < ncpu; i++)
+	ts->armed = xcalloc((size_t)ncpu, sizeof *ts->armed);
+	for (i = 0; i < ncpu; i++) {
 		TAILQ_INIT(&ts->due[i]);
+		LIST_INIT(&ts->armed[i]);
+	}
 	return ts;
 }
 
@@ -102,6 +107,7 @@ gt_free(struct gtimers *ts)
 	free(ts->svcs);
 	free(ts->due);
 	free(ts->ndue);
+	free(ts->armed);
 	free(ts);
 }
 
@@ -138,6 +144,7 @@ expire_ev(void *s, void *arg, int64_t data)
 	(void)s;
 	(void)data;
 	t->ev = EVQ_NONE;
+	LIST_REMOVE(t, alink);
 	t->due = 1;
 	TAILQ_INSERT_TAIL(&ts->due[t->cpu], t, link);
 	ts->ndue[t->cpu]++;
@@ -148,8 +155,12 @@ void
 gt_arm(struct gtimer *t, int cpu, sim_time_t at)
 {
 	undue(t);
+	if (t->ev != EVQ_NONE)
+		LIST_REMOVE(t, alink);
 	t->cpu = cpu;
-	sim_move(t->ts->sim, &t->ev, at > t->ts->sim->now ? at : t->ts->sim->now, expire_ev, t, 0);
+	t->at = at > t->ts->sim->now ? at : t->ts->sim->now;
+	LIST_INSERT_HEAD(&t->ts->armed[cpu], t, alink);
+	sim_move(t->ts->sim, &t->ev, t->at, expire_ev, t, 0);
 }
 
 void
@@ -157,8 +168,24 @@ gt_cancel(struct gtimer *t)
 {
 	if (t->ts == NULL)
 		return;
+	if (t->ev != EVQ_NONE)
+		LIST_REMOVE(t, alink);
 	sim_cancel(t->ts->sim, &t->ev);
 	undue(t);
+}
+
+/* Linux kernel/time/tick-sched.c tick_nohz_next_event: the next hrtimer or
+ * timer-wheel expiry, the deferrable base left out on an idle CPU */
+sim_time_t
+gt_next(const struct gtimers *ts, int cpu)
+{
+	const struct gtimer *t;
+	sim_time_t at = SIM_NEVER;
+
+	LIST_FOREACH(t, &ts->armed[cpu], alink)
+		if (t->kind != GT_DEFERRABLE && t->at < at)
+			at = t->at;
+	return at;
 }
 
 int

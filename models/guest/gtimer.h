@@ -35,6 +35,8 @@ typedef void (*gt_fn)(struct gtimer *, struct vcpu *);
 
 struct gtimer {
 	TAILQ_ENTRY(gtimer) link;	/* in its vCPU's due list while due */
+	LIST_ENTRY(gtimer) alink;	/* in its vCPU's armed list while armed */
+	sim_time_t at;		/* its expiry while armed */
 	struct gtimers *ts;
 	evq_id ev;		/* its expiry while armed */
 	int cpu;		/* the vCPU it is armed on */
@@ -58,6 +60,9 @@ void gt_init(struct gtimer *, struct gtimers *, int kind, gt_fn, void *arg);
 /* Arm (or re-arm) t on cpu to come due at time at (ns). */
 void gt_arm(struct gtimer *, int cpu, sim_time_t at);
 void gt_cancel(struct gtimer *);
+/* The earliest expiry of the timers armed on cpu that may wake it (not the
+ * deferrable ones), SIM_NEVER if none. */
+sim_time_t gt_next(const struct gtimers *, int cpu);
 /* Timers due on cpu, not yet run. */
 int gt_ndue(const struct gtimers *, int cpu);
 /* Run cpu's due timers on v (its interrupt or softirq); how many ran. */

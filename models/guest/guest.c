@@ -59,6 +59,7 @@ struct guest {
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
 	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
 	guest_fn stop_hook;	/* the kernel hears the host took the pCPU (slock.c) */
+	guest_time_fn timer_hook;	/* the kernel's next timer here (kernel.c) */
 	guest_fn after_halt;	/* halt: what runs once woken */
 	guest_fn cond_seen;	/* ... and what runs once it is seen */
 	evq_id poll_ev;
@@ -1221,6 +1222,18 @@ guest_set_entry_hook(struct vcpu *v, guest_fn hook)
 }
 
 void
+guest_set_timer_hook(struct vcpu *v, guest_time_fn hook)
+{
+	v->g->timer_hook = hook;
+}
+
+static sim_time_t
+guest_next_timer(const struct vcpu *v)
+{
+	return v->g->timer_hook != NULL ? v->g->timer_hook(v) : SIM_NEVER;
+}
+
+void
 guest_set_stop_hook(struct vcpu *v, guest_fn hook)
 {
 	v->g->stop_hook = hook;
@@ -1414,4 +1427,5 @@ const struct hv_guest_ops guest_hv_ops = {
 	.is_polling = guest_is_polling,
 	.poll_stop = guest_poll_stop,
 	.kick = guest_kick,
+	.next_timer = guest_next_timer,
 };

@@ -29,6 +29,8 @@ struct vcpu;
 struct glock;
 
 typedef void (*guest_fn)(struct vcpu *);
+/* a vCPU's next timer deadline (SIM_NEVER: none) */
+typedef int64_t (*guest_time_fn)(const struct vcpu *);	/* a sim_time_t */
 
 #define GUEST_FOREVER INFINITY
 
@@ -125,6 +127,9 @@ void guest_interrupt(struct vcpu *);
 enum guest_irq_at { GI_RUNNING, GI_WAKES, GI_WAITS };
 enum guest_irq_at guest_irq_at(const struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
+/* The kernel's next timer on the vCPU, for the host's idle governor
+ * (hv_guest_ops.next_timer). */
+void guest_set_timer_hook(struct vcpu *, guest_time_fn hook);
 /* Called on every VM entry before guest code runs (KVM's entry requests). */
 void guest_set_entry_hook(struct vcpu *, guest_fn hook);
 /* Called when the host takes the vCPU's pCPU. */

@@ -128,6 +128,20 @@ cpu_of(struct vcpu *v)
 static void cpu_irq(struct vcpu *);
 static void timer_raise(void *ctx, int cpu, int kind);
 
+/* The vCPU's LAPIC deadline as its kernel last programmed it: the earliest
+ * armed timer that may wake it (gtimer.c gt_next) and its tick if armed. */
+static sim_time_t
+cpu_next_timer(const struct vcpu *v)
+{
+	const struct gcpu *c = guest_kcpu(v);
+	sim_time_t at;
+
+	if (c->finished)
+		return SIM_NEVER;
+	at = gt_next(c->k->timers, c->idx);
+	return c->tick_ev != EVQ_NONE && c->tick_at < at ? c->tick_at : at;
+}
+
 static void
 cpu_entry(struct vcpu *v)
 {
@@ -170,6 +184,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		guest_set_irq_hook(c->v, cpu_irq);
 		guest_set_entry_hook(c->v, cpu_entry);
 		guest_set_stop_hook(c->v, cpu_stopped);
+		guest_set_timer_hook(c->v, cpu_next_timer);
 	}
 	k->st.wake_lat = hist_new();
 	k->st.ipi_wait = hist_new();

@@ -11,6 +11,8 @@
 #include <string.h>
 
 
+static void unpark(struct vcpu *);
+
 static void
 set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
 {
@@ -37,6 +39,8 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 		hv->pcpus[i].id = i;
 		hv->pcpus[i].hv = hv;
 		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
+		hv->pcpus[i].timer_at = SIM_NEVER;
+		LIST_INIT(&hv->pcpus[i].parked);
 	}
 }
 
@@ -313,6 +317,8 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	next->pcpu = p;
 	next->processor = p->id;
 	next->ctx_in++;
+	if (next->parked_on != NULL)
+		unpark(next);
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
 	hv_set_pcpu_load(p, LOAD_BUSY);
@@ -388,6 +394,41 @@ hv_tick_soon(struct pcpu *p)
 	}
 }
 
+/* A vCPU switched in again takes its timer along (KVM vcpu_load ->
+ * kvm_migrate_timers, Xen context_switch -> migrate_timer): it leaves the
+ * pCPU it blocked on. */
+static void
+unpark(struct vcpu *v)
+{
+	struct pcpu *p = v->parked_on;
+	struct vcpu *o;
+
+	LIST_REMOVE(v, park_link);
+	v->parked_on = NULL;
+	p->timer_at = SIM_NEVER;
+	LIST_FOREACH(o, &p->parked, park_link)
+		if (o->park_at < p->timer_at)
+			p->timer_at = o->park_at;
+}
+
+/* LNX-6.12 x86.c vcpu_block: a halting vCPU's LAPIC timer becomes a host
+ * hrtimer on the pCPU it blocks on (kvm_lapic_switch_to_sw_timer; Xen keeps
+ * a vCPU's timer on v->processor): that pCPU's next timer event, which its
+ * idle governor sees (hv_idle.c; menu.c tick_nohz_get_sleep_length).  The
+ * deadline is the one armed at the halt: a blocked vCPU arms no timer. */
+static void
+park(struct hv *hv, struct vcpu *v, struct pcpu *p)
+{
+	if (v->parked_on != NULL)
+		unpark(v);
+	if (hv->gops->next_timer == NULL || (v->park_at = hv->gops->next_timer(v)) == SIM_NEVER)
+		return;
+	v->parked_on = p;
+	LIST_INSERT_HEAD(&p->parked, v, park_link);
+	if (v->park_at < p->timer_at)
+		p->timer_at = v->park_at;
+}
+
 void
 hv_block(struct vcpu *v)
 {
@@ -397,8 +438,10 @@ hv_block(struct vcpu *v)
 	v->blocked = 1;
 	hv->st.blocks++;
 	hv->sched->sleep(hv, v);
-	if (v->pcpu != NULL)
+	if (v->pcpu != NULL) {
+		park(hv, v, v->pcpu);
 		hv_resched(v->pcpu, 0);
+	}
 	else
 		set_rs(hv, v, RS_BLOCKED);
 }

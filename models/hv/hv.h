@@ -54,6 +54,10 @@ struct pcpu {
 	double cstate_exit_ns0;
 	int64_t hist[8];	/* menu.c intervals[]: the last idle periods (ns) */
 	int hist_i;
+	/* Blocked vCPUs whose timer is armed here (hv.c park), and the earliest
+	 * deadline among them: the idle governor's next timer event. */
+	LIST_HEAD(vcpu_parks, vcpu) parked;
+	sim_time_t timer_at;
 };
 
 /* A VM's cgroup v2 cpu controller (used by the fair schedulers' groups). */
@@ -102,6 +106,8 @@ struct hv_guest_ops {
 	int (*is_polling)(const struct vcpu *);		/* halted, polling on its pCPU */
 	void (*poll_stop)(struct vcpu *);		/* end the poll: block now */
 	void (*kick)(struct vcpu *);			/* a PV kick (KVM_HC_KICK_CPU) */
+	/* its next timer interrupt (its LAPIC deadline), SIM_NEVER if none; NULL: none */
+	sim_time_t (*next_timer)(const struct vcpu *);
 };
 
 struct hv {

@@ -7,7 +7,9 @@
  *
  * Governor: Linux drivers/cpuidle/governors/menu.c menu_select, simplified
  * and deterministic: the expected idle time is the shorter of the time to
- * the pCPU's next scheduler tick and get_typical_interval of its last 8
+ * the pCPU's next timer event (tick_nohz_get_sleep_length: its next
+ * scheduler tick, or sooner the timer of a halted vCPU armed on it, hv.c
+ * park) and get_typical_interval of its last 8
  * idle periods (each pass of the idle loop is one: a poll, a C-state until
  * a kept tick, or until the wake); the state
  * is the deepest whose target_residency and exit_latency fit in it (latency_req
@@ -125,8 +127,12 @@ replay(struct hv *hv, struct pcpu *p)
 
 	for (;;) {
 		sim_time_t next_tick = tick ? hv_tick_last(p, t) + hv->tick_ns : SIM_NEVER;
+		sim_time_t next_ev = next_tick;
 
-		s = pick(hv, p, tick ? (double)(next_tick - t) : INFINITY, &pred);
+		/* a halted vCPU's timer armed here comes first (hv.c park) */
+		if (p->timer_at > t && p->timer_at < next_ev)
+			next_ev = p->timer_at;
+		s = pick(hv, p, next_ev != SIM_NEVER ? (double)(next_ev - t) : INFINITY, &pred);
 		if (s < 0 && m->ncstates > 0)
 			end = t + sim_ns(m->cstates[0].residency_ns);
 		else if (s < 0 || (tick && pred < (double)hv->tick_ns))

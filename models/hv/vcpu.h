@@ -10,6 +10,7 @@
 #ifndef VS_VCPU_H
 #define VS_VCPU_H
 
+#include <sys/queue.h>
 #include <stdint.h>
 
 #include "evq.h"
@@ -42,6 +43,11 @@ struct vcpu {
 	 * rs_time - rs_base; the model reads rs_time, which is never reset. */
 	sim_time_t rs_base[RS_N];
 	uint64_t ctx_in;	/* times it was switched in */
+	/* Blocked with a timer armed on a pCPU (hv.c park): that pCPU, the
+	 * deadline, its place in the pCPU's list; NULL once switched in again. */
+	struct pcpu *parked_on;
+	sim_time_t park_at;
+	LIST_ENTRY(vcpu) park_link;
 };
 
 void vcpu_set_runstate(struct vcpu *, enum runstate, sim_time_t now);
