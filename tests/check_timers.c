@@ -5,7 +5,8 @@
  * and only for the non-deferrable ones; a sleeping task's hrtimer wakes its
  * halted vCPU at expiry; busy_wait ends at start + T of wall time however
  * the vCPU was preempted, where compute needs T of CPU time; on Xen the
- * PV timer (pv_timer) re-arms by hypercall.
+ * PV timer (pv_timer) re-arms by hypercall; the per-vCPU form's `sleep:`
+ * idles with interrupts on, so its timers and tick wake it.
  */
 #include <math.h>
 
@@ -237,6 +238,51 @@ START_TEST(busy_wait_ends_on_wall_clock)
 }
 END_TEST
 
+/* 8 vCPUs of the per-vCPU form, each thread sleeping past the end. */
+#define SLEEPING_THREADS(DUR, GUEST) \
+	"name: idle\nseed: 1\nreps: 1\nuntil: duration\nduration: " DUR "\n" TEST_MACHINE \
+	"hypervisor: {kind: kvm, scheduler: cfs}\n" \
+	"vms:\n  - {name: g, vcpus: 8, workload: w, guest: " GUEST "}\n" \
+	"workloads:\n  w:\n    program:\n      - sleep: 1000s\n"
+
+/*
+ * The per-vCPU form's sleep is its vCPU's idle (Linux safe_halt: interrupts
+ * on): with the services' timers on, they wake it at the idle task form's
+ * rate (idle_wakes_at_services_rate), each wake a handler and one more HLT;
+ * a tickless sleep stops the tick, and without NO_HZ the tick wakes it HZ
+ * times a second.  Before, the sleep halted with interrupts off: one HLT per
+ * vCPU and nothing else in 20 s.
+ */
+START_TEST(per_vcpu_sleep_wakes_for_timers_and_tick)
+{
+	struct metrics m;
+	double irqs, ticks;
+
+	/* the per-vCPU form reports no guest kernel counters: the host's exits */
+	tu_run(SLEEPING_THREADS("20s", "{timers: true}"), 1, NULL, &m);
+	irqs = tu_metric(&m, "timer_exits");
+	ck_assert_msg(irqs >= 32 + 39 && irqs <= 32 + 40, "%.0f timer interrupts in 20 s", irqs);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 8 + irqs);
+	metrics_free(&m);
+
+	tu_run(SLEEPING_THREADS("20s", "{timers: false}"), 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "timer_exits"), 0);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 8);
+	metrics_free(&m);
+
+	/* HZ 250, tickless: the sleep stops the tick; not tickless: 250 a second */
+	tu_run(SLEEPING_THREADS("2s", "{hz: 250}"), 1, NULL, &m);
+	ck_assert_double_le(tu_metric(&m, "timer_exits"), 8);
+	ck_assert_double_le(tu_metric(&m, "hlt_exits"), 16);
+	metrics_free(&m);
+	tu_run(SLEEPING_THREADS("2s", "{hz: 250, tickless: false}"), 1, NULL, &m);
+	ticks = tu_metric(&m, "timer_exits");
+	ck_assert_msg(fabs(ticks - 8 * 500) <= 8, "%.0f ticks in 2 s on 8 vCPUs", ticks);
+	ck_assert_double_eq(tu_metric(&m, "hlt_exits"), 8 + ticks);
+	metrics_free(&m);
+}
+END_TEST
+
 /* One task computing 100 ms on Xen (a pCPU per vCPU), HZ 1000; tick exits
  * of timer_tick 4000 cycles, a hypercall 6000 (2 GHz). */
 static void
@@ -298,6 +344,7 @@ suite(void)
 	tcase_add_test(tc, sleep_timer_wakes_vcpu_at_expiry);
 	tcase_add_test(tc, busy_wait_ends_on_wall_clock);
 	tcase_add_test(tc, xen_pv_timer_rearms_by_hypercall);
+	tcase_add_test(tc, per_vcpu_sleep_wakes_for_timers_and_tick);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -61,6 +61,8 @@ struct guest {
 	guest_fn stop_hook;	/* the kernel hears the host took the pCPU (slock.c) */
 	guest_time_fn timer_hook;	/* the kernel's next timer here (kernel.c) */
 	guest_fn after_halt;	/* halt: what runs once woken */
+	guest_fn sleep_done;	/* sleep: what runs once its timer ended it */
+	int sleep_due;		/* ... its timer has come */
 	guest_fn cond_seen;	/* ... and what runs once it is seen */
 	evq_id poll_ev;
 	int cond_met;		/* ... which was met while the vCPU was not running */
@@ -1333,18 +1335,45 @@ guest_io(struct vcpu *v, enum guest_io kind, guest_fn done)
 	guest_work(v, cost, done);
 }
 
+/* The sleep's timer: it wakes the halted vCPU, or ends its next halt. */
 static void
 sleep_over(void *s, void *arg, int64_t data)
 {
-	guest_kick(arg);
+	struct vcpu *v = arg;
+
+	v->g->sleep_due = 1;
+	guest_kick(v);
 }
 
-/* The I/O completes after ns; its interrupt wakes the halted vCPU. */
+/* A wake of the sleep: by its timer, it is over; by an interrupt (whose
+ * handler finish_halt ran), the idle loop halts again. */
+static void
+sleep_woken(struct vcpu *v)
+{
+	struct guest *g = v->g;
+	guest_fn done = g->sleep_done;
+
+	if (!g->sleep_due) {
+		guest_halt_irqs(v, 0, sleep_woken);
+		return;
+	}
+	g->sleep_done = NULL;
+	done(v);
+}
+
+/*
+ * Idle for ns as Linux's idle loop halts, with interrupts on (x86
+ * default_idle -> safe_halt, sti; hlt; a Xen PV vCPU's xen_safe_halt blocks
+ * with events enabled): an interrupt before the sleep's timer wakes the
+ * vCPU, its handler runs, and it halts again.
+ */
 void
 guest_sleep(struct vcpu *v, double ns, guest_fn done)
 {
+	v->g->sleep_done = done;
+	v->g->sleep_due = 0;
 	sim_after(vsim(v), sim_ns(hlt_exit_ns(v->vm->hv) + ns), sleep_over, v, 0);
-	guest_halt(v, 0, done);
+	guest_halt_irqs(v, 0, sleep_woken);
 }
 
 void

@@ -102,7 +102,8 @@ void guest_halt_irqs(struct vcpu *, double pre_ns, guest_fn on_wake);
  * the kernel or forwarded to user space, or on bare metal no exit); costs
  * from the machine. */
 void guest_io(struct vcpu *, enum guest_io, guest_fn done);
-/* Block for ns (waiting on I/O): HLT, then an interrupt wakes the vCPU. */
+/* Idle for ns: HLT with interrupts on; an interrupt before then runs its
+ * handler and the vCPU halts again; then done. */
 void guest_sleep(struct vcpu *, double ns, guest_fn done);
 /* The guest idle loop's HLT (safe_halt): a kick or an interrupt ends it. */
 void guest_idle_halt(struct vcpu *, double pre_ns, guest_fn on_wake);

@@ -785,7 +785,7 @@ timer_raise(void *ctx, int cpu, int kind)
 	int ticking = c->tick_ev != EVQ_NONE;
 
 	if (c->finished || (kind != GT_HRTIMER && ticking) ||
-	    (kind == GT_DEFERRABLE && c->idle))
+	    (kind == GT_DEFERRABLE && (c->idle || c->sleeping)))
 		return;
 	c->timer_pending = 1;
 	guest_interrupt(c->v);
@@ -1015,6 +1015,39 @@ gk_block_for(struct vcpu *v, double ns, guest_fn resume)
 	 * stays where it was armed: the CPU was busy) */
 	gt_arm(&t->timer, c->idx, ksim(c->k)->now + sim_ns(ns));
 	leave_cpu(c, T_BLOCKED);
+}
+
+/* tick_nohz_idle_exit: the sleep is over, the tick runs again. */
+static void
+sleep_end(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+	guest_fn done = c->sleep_done;
+
+	c->sleeping = 0;
+	c->sleep_done = NULL;
+	if (c->k->cfg.tickless)
+		tick_arm(c);
+	done(v);
+}
+
+/*
+ * The per-vCPU form's thread never leaves its vCPU, so its sleep is the
+ * vCPU's idle (Linux kernel/sched/idle.c do_idle): the tick stops as in
+ * go_idle (tick_nohz_idle_stop_tick, not while a timer is due), a deferrable
+ * timer does not wake it, and the HLT takes interrupts (guest_sleep).
+ */
+void
+gk_sleep(struct vcpu *v, double ns, guest_fn done)
+{
+	struct gcpu *c = cpu_of(v);
+	struct gkernel *k = c->k;
+
+	c->sleeping = 1;
+	c->sleep_done = done;
+	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
+		sim_cancel(ksim(k), &c->tick_ev);
+	guest_sleep(v, ns, sleep_end);
 }
 
 struct task *

@@ -152,6 +152,9 @@ void gk_preempt_disable(struct vcpu *);
 void gk_preempt_enable(struct vcpu *);
 /* Sleep for ns (I/O); an interrupt wakes the task. */
 void gk_block_for(struct vcpu *, double ns, guest_fn resume);
+/* The per-vCPU form's `sleep:`: the thread's vCPU idles for ns (its tick
+ * stopped if tickless), woken by interrupts in between; then done. */
+void gk_sleep(struct vcpu *, double ns, guest_fn done);
 /* Sleep until gk_wake_irq(the returned task); e.g. on a device's request. */
 struct task *gk_block(struct vcpu *, guest_fn resume);
 /* Wake a task from an interrupt (a device's completion). */

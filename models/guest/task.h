@@ -91,6 +91,8 @@ struct gcpu {
 	int halting;
 	sim_time_t poll_t0, halt_t0;
 	double polled0;
+	int sleeping;		/* the per-vCPU form's thread sleeps: the vCPU idles (gk_sleep) */
+	guest_fn sleep_done;	/* ... and what its thread does next */
 };
 
 #endif

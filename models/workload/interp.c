@@ -496,7 +496,7 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_SLEEP:
 			th->pc++;
-			guest_sleep(v, dist_sample(o->d, v->rng), wl_continue);
+			gk_sleep(v, dist_sample(o->d, v->rng), wl_continue);
 			return;
 		case OP_MEMORY:
 			th->pc++;

@@ -227,7 +227,8 @@ static const char *const ipi_modes[] = { "physical", "cluster", "pv", NULL };
  * Linux 5.4+ and off unless loaded), no steal-time clock
  * (CONFIG_PARAVIRT_TIME_ACCOUNTING default n), random phases, the periodic
  * kernel services' timers (every Linux guest runs them: gtimer.c).  The
- * per-vCPU form models no tick, no services and aligned phases unless told,
+ * per-vCPU form models no tick, no services and aligned phases unless told
+ * (its `sleep:` idles with interrupts on, so a tick or timers wake it),
  * so that its numbers stay those of the loop form it always was (and its
  * programs, shaped to traces such as X1's, already hold the wakes a guest
  * had).  IPIs: x2APIC physical mode
@@ -317,7 +318,7 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 {
 	struct guest_keys g;
 	const struct yc_node *ipi = NULL;
-	int tasks = wl_has_tasks(d->wl);
+	int tasks = wl_has_tasks(d->wl);	/* the per-vCPU form: no tick, no timers unless told */
 
 	memset(&g, 0, sizeof g);
 	g.k.hz = tasks ? 250 : 0;
@@ -332,10 +333,6 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 	    yc_params_read(ipi, scen_guest_params, "ipi", 0, &g, err) ||
 	    parse_haltpoll(n, &g.k.hp, err))
 		return -1;
-	if (g.k.timers && !tasks)
-		return yc_err(yc_find(n, "timers"), err, "'timers: true' needs the task form "
-		    "(programs: and tasks:): in the per-vCPU form a thread never leaves its vCPU "
-		    "and a sleep halts with interrupts off, so no idle loop would wake for them");
 	if ((g.k.sched = registry_gsched(g.sched)) == NULL) {
 		char *names = registry_gsched_names();
 
