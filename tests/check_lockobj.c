@@ -225,6 +225,82 @@ START_TEST(bad_instances_are_refused_at_load)
 }
 END_TEST
 
+/* Sleeping locks and wait queues: two senders, two receivers, each pair on
+ * its own pipe (a mutex of two instances and a queue of two, by task:
+ * tasks 0 and 2 share instance 0, 1 and 3 instance 1). */
+static const char pipes_fmt[] =
+    "name: o\nseed: 1\nuntil: duration\nduration: 20ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: pinned}\n"
+    "vms: [{name: g, vcpus: 4, workload: w}]\n"
+    "workloads:\n  w:\n    locks: {p: {kind: mutex, instances: %d}}\n"
+    "    queues: {q: 2}\n"
+    "    programs:\n"
+    "      s: [{loop: 200, do: [{lock: %s}, {compute: 2us}, {unlock: p},\n"
+    "          {wake: {on: q, by: %s}}]}]\n"
+    "      r: [{loop: 200, do: [{wait: {on: q, by: task}}, {lock: %s}, {compute: 2us},\n"
+    "          {unlock: p}, {count: got}]}]\n"
+    "    tasks: [{program: s, cpus: [0]}, {program: s, cpus: [1]},\n"
+    "            {program: r, cpus: [2]}, {program: r, cpus: [3]}]\n";
+
+START_TEST(sleeping_locks_and_queues_have_instances)
+{
+	char text[2048];
+	struct metrics m;
+
+	/* each receiver takes its sender's tokens: all 400 messages read */
+	snprintf(text, sizeof text, pipes_fmt, 2, "{name: p, by: task}", "task",
+	    "{name: p, by: task}");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.got"), 400);
+	ck_assert_double_eq(tu_metric(&m, "g.p.acquisitions"), 800);
+	metrics_free(&m);
+	/* every wake to queue 0: its receiver reads 200, the other none */
+	snprintf(text, sizeof text, pipes_fmt, 2, "{name: p, by: task}", "0",
+	    "{name: p, by: task}");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.got"), 200);
+	metrics_free(&m);
+	/* one mutex: its four users wait for each other; one per vCPU: never */
+	snprintf(text, sizeof text, pipes_fmt, 1, "p", "task", "p");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.p.spins"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.p.wait_mean_ns"), 0);
+	metrics_free(&m);
+	snprintf(text, sizeof text, pipes_fmt, 4, "{name: p, by: vcpu}", "task",
+	    "{name: p, by: vcpu}");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.p.spins"), 0);
+	ck_assert_double_eq(tu_metric(&m, "g.p.wait_mean_ns"), 0);
+	ck_assert_double_eq(tu_metric(&m, "g.p.acquisitions"), 800);
+	metrics_free(&m);
+}
+END_TEST
+
+/* ... and their bad inputs, at load with the place. */
+START_TEST(bad_sleeping_and_queue_instances_are_refused)
+{
+	static const struct { int n; const char *lk, *wk, *msg; } bad[] = {
+		{ 2, "{name: p, by: 2}", "task", "sleeping lock 'p' has no instance 2 (it has 2" },
+		{ 2, "p", "task", "sleeping lock 'p' has 2 instances: name the one to take" },
+		{ 2, "{name: p, by: task}", "5", "wait queue 'q' has no instance 5 (it has 2: 0 "
+		  "to 1: workloads.w.queues.q)" },
+		{ 2, "{name: p, by: task}", "vcpus", "'by' takes vcpu, task, mm, random or an" },
+	};
+	char text[2048];
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct scenario sc;
+		struct vs_err err = { "" };
+
+		snprintf(text, sizeof text, pipes_fmt, bad[i].n, bad[i].lk, bad[i].wk, bad[i].lk);
+		ck_assert_int_ne(tu_load(&sc, text, &err), 0);
+		ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL && strstr(err.msg, ":1") != NULL,
+		    "%s: %s", bad[i].lk, err.msg);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -237,6 +313,8 @@ suite(void)
 	tcase_add_test(tc, by_random_spreads_and_repeats);
 	tcase_add_test(tc, one_instance_is_the_plain_lock);
 	tcase_add_test(tc, bad_instances_are_refused_at_load);
+	tcase_add_test(tc, sleeping_locks_and_queues_have_instances);
+	tcase_add_test(tc, bad_sleeping_and_queue_instances_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -47,28 +47,76 @@ make_tasks(struct gvm *g, const struct gvm_config *c)
 	}
 }
 
+/* Where each of n classes' instances start in one array, from their counts
+ * (NULL: one each); base[n] is the total. */
+static int *
+bases(int n, const int *inst)
+{
+	int *b = xcalloc((size_t)n + 1, sizeof *b), i;
+
+	for (i = 0; i < n; i++)
+		b[i + 1] = b[i] + (inst != NULL && inst[i] > 1 ? inst[i] : 1);
+	return b;
+}
+
+/* Instance j of a class of k: NAME[j], or NAME for a class of one. */
+static char *
+instance_name(const char *name, int k, int j)
+{
+	return k > 1 ? xasprintf("%s[%d]", name, j) : xstrdup(name);
+}
+
 /* Each class's instances in a row; a class of one is named as declared. */
 static void
 make_locks(struct gvm *g, const struct gvm_config *c)
 {
-	int i, j, n = 0;
+	int *inst = xcalloc((size_t)c->nlocks + 1, sizeof *inst), i, j, k;
 
-	g->lock_base = xcalloc((size_t)c->nlocks + 1, sizeof *g->lock_base);
-	for (i = 0; i < c->nlocks; i++) {
-		g->lock_base[i] = n;
-		n += c->locks[i].instances > 1 ? c->locks[i].instances : 1;
-	}
-	g->lock_base[c->nlocks] = g->nlocks = n;
-	g->locks = xcalloc((size_t)n + 1, sizeof *g->locks);
 	for (i = 0; i < c->nlocks; i++)
-		for (j = 0; j < g->lock_base[i + 1] - g->lock_base[i]; j++) {
-			char *nm = c->locks[i].instances > 1 ?
-			    xasprintf("%s[%d]", c->locks[i].name, j) : xstrdup(c->locks[i].name);
+		inst[i] = c->locks[i].instances;
+	g->lock_base = bases(c->nlocks, inst);
+	free(inst);
+	g->nlocks = g->lock_base[c->nlocks];
+	g->locks = xcalloc((size_t)g->nlocks + 1, sizeof *g->locks);
+	for (i = 0; i < c->nlocks; i++)
+		for (k = g->lock_base[i + 1] - g->lock_base[i], j = 0; j < k; j++) {
+			char *nm = instance_name(c->locks[i].name, k, j);
 
 			g->locks[g->lock_base[i] + j] = lock_new(c->lock_ops, c->lock_cfg, nm,
 			    g->vm, &c->locks[i].lines, c->client);
 			free(nm);
 		}
+}
+
+/* The sleeping locks' instances, then one mmap_sem per address space. */
+static void
+make_slocks(struct gvm *g, const struct gvm_config *c)
+{
+	int *inst = xcalloc((size_t)c->nslocks + 1, sizeof *inst), i, j, k;
+
+	for (i = 0; i < c->nslocks; i++)
+		inst[i] = c->slocks[i].instances;
+	g->sl_base = bases(c->nslocks, inst);
+	free(inst);
+	g->nslocks = g->sl_base[c->nslocks];
+	g->nsl = g->nslocks + c->kernel.nmm;
+	g->sl = xcalloc((size_t)g->nsl + 1, sizeof *g->sl);
+	for (i = 0; i < c->nslocks; i++)
+		for (k = g->sl_base[i + 1] - g->sl_base[i], j = 0; j < k; j++) {
+			char *nm = instance_name(c->slocks[i].name, k, j);
+
+			g->sl[g->sl_base[i] + j] = slock_new(c->slocks[i].ops != NULL ?
+			    c->slocks[i].ops : &slock_mutex_ops, g->k, nm, c->kernel.spin_preempted);
+			free(nm);
+		}
+	for (i = 0; i < c->kernel.nmm; i++) {
+		/* Linux mm_struct.mmap_sem: an rw_semaphore per address space */
+		char *nm = xasprintf("mmap_sem.%s", c->mm_names[i]);
+
+		g->sl[g->nslocks + i] = slock_new(&slock_rwsem_ops, g->k, nm,
+		    c->kernel.spin_preempted);
+		free(nm);
+	}
 }
 
 struct gvm *
@@ -79,28 +127,16 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 
 	g->vm = vm;
 	make_locks(g, c);
-	g->queues = xcalloc((size_t)c->nqueues + 1, sizeof *g->queues);
-	for (i = 0; i < c->nqueues; i++)
+	g->queue_base = bases(c->nqueues, c->queue_inst);
+	g->queues = xcalloc((size_t)g->queue_base[c->nqueues] + 1, sizeof *g->queues);
+	for (i = 0; i < g->queue_base[c->nqueues]; i++)
 		gk_waitq_init(&g->queues[i]);
 	vm->guest = g;
 	g->k = gk_new(vm, &c->kernel);
 	gk_set_smp(g->k, &ipi_smp_ops, ipi_new(g->k, &c->kernel.ipi, c->kernel.nmm,
 	    gk_stats_rw(g->k)));
 	g->disk = vdisk_new(vm->hv->sim);
-	g->nslocks = c->nslocks;
-	g->nsl = c->nslocks + c->kernel.nmm;
-	g->sl = xcalloc((size_t)g->nsl + 1, sizeof *g->sl);
-	for (i = 0; i < c->nslocks; i++)
-		g->sl[i] = slock_new(c->slocks[i].ops != NULL ? c->slocks[i].ops : &slock_mutex_ops,
-		    g->k, c->slocks[i].name, c->kernel.spin_preempted);
-	for (i = 0; i < c->kernel.nmm; i++) {
-		/* Linux mm_struct.mmap_sem: an rw_semaphore per address space */
-		char *nm = xasprintf("mmap_sem.%s", c->mm_names[i]);
-
-		g->sl[c->nslocks + i] = slock_new(&slock_rwsem_ops, g->k, nm,
-		    c->kernel.spin_preempted);
-		free(nm);
-	}
+	make_slocks(g, c);
 	make_tasks(g, c);
 	return g;
 }
@@ -131,6 +167,7 @@ gvm_free(struct gvm *g)
 	for (i = 0; i < g->nsl; i++)
 		slock_free(g->sl[i]);
 	free(g->sl);
+	free(g->sl_base);
 	vdisk_free(g->disk);
 	g->vm->kernel = NULL;
 	for (i = 0; i < g->naff; i++)
@@ -141,6 +178,7 @@ gvm_free(struct gvm *g)
 	free(g->locks);
 	free(g->lock_base);
 	free(g->queues);
+	free(g->queue_base);
 	free(g->tasks);
 	g->vm->guest = NULL;
 	free(g);

@@ -31,10 +31,11 @@ struct gvm_lockdef {
 	int instances;
 };
 
-/* A sleeping lock; ops NULL: a mutex. */
+/* A sleeping lock class; ops NULL: a mutex; instances as a spinlock's. */
 struct gvm_slockdef {
 	const char *name;
 	const struct slock_ops *ops;
+	int instances;
 };
 
 /* count tasks of one nice level, address space mm and affinity cpus (vCPU
@@ -56,6 +57,7 @@ struct gvm_config {
 	const struct gvm_slockdef *slocks;
 	int nslocks;
 	int nqueues;			/* wait queues (and barriers) */
+	const int *queue_inst;		/* per queue: its instances, in a row */
 	const struct gvm_taskdef *tasks;	/* made in this order */
 	int ntaskdefs;
 };
@@ -68,9 +70,12 @@ struct gvm {
 					 * in a row from lock_base[class] */
 	int nlocks;			/* all instances */
 	int *lock_base;			/* per class; [nclasses] = nlocks */
-	struct slock **sl;		/* the sleeping locks, then each mm's mmap_sem */
-	int nsl, nslocks;
-	struct gk_waitq *queues;
+	struct slock **sl;		/* the sleeping locks (each class's instances in a
+					 * row from sl_base[class]), then each mm's mmap_sem */
+	int nsl, nslocks;		/* all; the sleeping locks' instances */
+	int *sl_base;
+	struct gk_waitq *queues;	/* each queue's instances from queue_base[queue] */
+	int *queue_base;
 	struct task **tasks;		/* the initial tasks, taskdef by taskdef */
 	int ntasks;
 	unsigned char **aff;		/* per taskdef: its vCPU mask, or NULL */
@@ -90,6 +95,20 @@ static inline struct glock *
 gvm_lock(const struct gvm *g, int k, int i)
 {
 	return g->locks[g->lock_base[k] + i];
+}
+
+/* Instance i of sleeping lock class k. */
+static inline struct slock *
+gvm_slock(const struct gvm *g, int k, int i)
+{
+	return g->sl[g->sl_base[k] + i];
+}
+
+/* Instance i of wait queue q. */
+static inline struct gk_waitq *
+gvm_queue(const struct gvm *g, int q, int i)
+{
+	return &g->queues[g->queue_base[q] + i];
 }
 
 /* The mmap_sem of address space mm. */

@@ -43,21 +43,31 @@ struct wl_prim {
 	const char *syntax, *what;	/* for `vlocksim list` */
 };
 
+/* A lock's settings as the table's defaults give them (one instance, ...). */
+static struct wl_lockdef
+lock_defaults(void)
+{
+	struct wl_lockdef l;
+	struct vs_err e = { "" };
+
+	memset(&l, 0, sizeof l);
+	if (yc_params_read(NULL, wl_lock_params, NULL, 0, &l, &e))
+		vs_fatal("%s", e.msg);
+	return l;
+}
+
 static int
 lock_index(struct workload *w, const char *name)
 {
-	struct vs_err e = { "" };
 	size_t i;
 
 	for (i = 0; i < w->nlocks; i++)
 		if (strcmp(w->locks[i].name, name) == 0)
 			return (int)i;
 	VS_GROW(w->locks, w->caplocks, w->nlocks);
-	memset(&w->locks[w->nlocks], 0, sizeof w->locks[w->nlocks]);
-	w->locks[w->nlocks].name = xstrdup(name);
 	/* the table's defaults (one instance) until `locks:` says otherwise */
-	if (yc_params_read(NULL, wl_lock_params, NULL, 0, &w->locks[w->nlocks], &e))
-		vs_fatal("%s", e.msg);
+	w->locks[w->nlocks] = lock_defaults();
+	w->locks[w->nlocks].name = xstrdup(name);
 	return (int)w->nlocks++;
 }
 
@@ -72,6 +82,7 @@ slock_index(struct workload *w, const char *name, const struct yc_node *at)
 	VS_GROW(w->slocks, w->capslocks, w->nslocks);
 	memset(&w->slocks[w->nslocks], 0, sizeof *w->slocks);
 	w->slocks[w->nslocks].name = xstrdup(name);
+	w->slocks[w->nslocks].instances = lock_defaults().instances;
 	w->slocks[w->nslocks].where = xasprintf("%s:%d:%d", at->file ? at->file : "?",
 	    at->line, at->col);
 	return (int)w->nslocks++;
@@ -336,10 +347,11 @@ prim_work(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 static const char *const by_names[] = { "vcpu", "task", "mm", "random", NULL };
 
 /* `by: vcpu|task|mm|random|INDEX` into o (its range is checked once the
- * workload's `locks:` are read: lock_instances_ok) */
+ * workload's `locks:` and `queues:` are read: instances_ok) */
 static int
-acquire_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
+op_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
 {
+	int64_t i;
 	int k;
 
 	o->src = by;
@@ -353,7 +365,10 @@ acquire_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
 	if (by->kind != YC_SCALAR || by->text[0] < '0' || by->text[0] > '9')
 		return yc_err(by, err, "'by' takes vcpu, task, mm, random or an instance's index "
 		    "(0, 1, ...)");
-	return yc_node_int(by, 0, WL_MAX_INSTANCES - 1, &o->n, err);
+	if (yc_node_int(by, 0, WL_MAX_INSTANCES - 1, &i, err))
+		return -1;
+	o->jump = (int)i;
+	return 0;
 }
 
 /* `acquire: NAME` - a spinlock of the VM; not recursive.  A lock with
@@ -391,7 +406,7 @@ prim_acquire(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	o = emit(w, OP_ACQUIRE);
 	o->arg = li;
 	o->src = n;
-	return by != NULL ? acquire_by(o, by, err) : 0;
+	return by != NULL ? op_by(o, by, err) : 0;
 }
 
 static int
@@ -468,44 +483,60 @@ prim_timed_sleep(struct wl_cc *c, const struct yc_node *n, const struct yc_node 
 	return op_dist(c->w, emit(c->w, (enum wl_opcode)c->prim->arg), v, UNIT_TIME, c->hz, err);
 }
 
-/* `wait: NAME` - take a token of wait queue NAME, or sleep until woken */
+/* `wait: NAME` - take a token of wait queue NAME, or sleep until woken;
+ * `wait: {on: NAME, by: ...}` of a queue with instances (`queues:`) */
 static int
 prim_wait(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
 {
 	struct workload *w = c->w;
+	const struct yc_node *by = NULL;
+	struct wl_op *o;
 	const char *s = NULL;
 
-	if (name_arg(v, "wait", &s, err) || no_sleep_holding(w, n, "wait", err))
+	if (v->kind == YC_MAP) {
+		if (yc_get_str(v, "on", NULL, &s, err))
+			return -1;
+		by = yc_find(v, "by");
+		if (yc_check_unused(v, "on, by", err))
+			return -1;
+	} else if (name_arg(v, "wait", &s, err))
 		return -1;
-	emit(w, OP_WAIT)->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
-	return 0;
+	if (no_sleep_holding(w, n, "wait", err))
+		return -1;
+	o = emit(w, OP_WAIT);
+	o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
+	o->src = n;
+	return by != NULL ? op_by(o, by, err) : 0;
 }
 
-/* `wake: NAME` or `wake: {on: NAME, count: N | all: true}` */
+/* `wake: NAME` or `wake: {on: NAME, count: N | all: true, by: ...}` */
 static int
 prim_wake(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
 {
 	struct workload *w = c->w;
 	struct wl_op *o = emit(w, OP_WAKE);
+	const struct yc_node *by = NULL;
 	const char *s = NULL;
 	int all = 0;
 
-	(void)n;
 	o->n = 1;
+	o->src = n;
 	if (v->kind == YC_MAP) {
 		if (yc_get_str(v, "on", NULL, &s, err) ||
 		    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &o->n, err) ||
-		    yc_get_bool(v, "all", 0, &all, err) ||
-		    yc_check_unused(v, "on, count, all", err))
+		    yc_get_bool(v, "all", 0, &all, err))
+			return -1;
+		by = yc_find(v, "by");
+		if (yc_check_unused(v, "on, count, all, by", err))
 			return -1;
 	} else if (name_arg(v, "wake", &s, err))
 		return -1;
 	if (all)
 		o->n = -1;
 	o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
-	return 0;
+	return by != NULL ? op_by(o, by, err) : 0;
 }
 
 /* A loop's ops around its body: LOOP (its iterations) now, ENDLOOP at end. */
@@ -737,19 +768,25 @@ prim_fault(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 }
 
 /* `lock: NAME` / `unlock: NAME` (arg 1), or {name: NAME, read: true} for an
- * rwsem's readers: a sleeping lock (mutex unless `locks:` says) */
+ * rwsem's readers: a sleeping lock (mutex unless `locks:` says); a lock of a
+ * class with instances names its instance, {name: NAME, by: ...}, and the
+ * unlock gives back the one the task took */
 static int
 prim_slock(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
 {
 	struct workload *w = c->w;
+	const struct yc_node *by = NULL;
 	const char *s = NULL;
 	struct wl_op *o;
 	int un = c->prim->arg, rd = 0, si;
 
 	if (v->kind == YC_MAP) {
-		if (yc_get_str(v, "name", NULL, &s, err) || yc_get_bool(v, "read", 0, &rd, err) ||
-		    yc_check_unused(v, "name, read", err))
+		if (yc_get_str(v, "name", NULL, &s, err) || yc_get_bool(v, "read", 0, &rd, err))
+			return -1;
+		if (!un)
+			by = yc_find(v, "by");
+		if (yc_check_unused(v, un ? "name, read" : "name, read, by", err))
 			return -1;
 	} else if (name_arg(v, un ? "unlock" : "lock", &s, err))
 		return -1;
@@ -761,7 +798,8 @@ prim_slock(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	o = emit(w, un ? OP_SUNLOCK : OP_SLOCK);
 	o->arg = si;
 	o->n = rd;
-	return 0;
+	o->src = n;
+	return by != NULL ? op_by(o, by, err) : 0;
 }
 
 /* The body of a loop starting at op at: takes time, leaves the locks as it
@@ -848,11 +886,12 @@ static const struct wl_prim prims[] = {
 	  "(task form) the task sleeps; its vCPU runs others or idles" },
 	{ "disk", prim_timed_sleep, OP_DISK, NULL, "DIST",
 	  "(task form) a read the VM's disk serves in DIST after those queued" },
-	{ "wait", prim_wait, 0, NULL, "Q",
-	  "(task form) take a token of wait queue Q, or sleep until woken" },
+	{ "wait", prim_wait, 0, NULL, "Q | {on: Q, by: ...}",
+	  "(task form) take a token of wait queue Q, or sleep until woken (by: which of "
+	  "Q's queues: instances)" },
 	{ "wake", prim_wake, 0, NULL, "Q",
 	  "(task form) wake one waiter of Q ({on: Q, count: N} or {on: Q, all: "
-	  "true})" },
+	  "true}; by: which of Q's queues)" },
 	{ "spawn", prim_spawn, 0, NULL, "{program: P, count: N, parallel: M}",
 	  "(task form) start N child tasks, at most M alive" },
 	{ "join", prim_join, 0, NULL, "children",
@@ -872,9 +911,9 @@ static const struct wl_prim prims[] = {
 	  "(task form) the same, then flush the task's mm" },
 	{ "fault", prim_fault, 0, NULL, "DIST",
 	  "(task form) a page fault's work under mmap_sem held for reading" },
-	{ "lock", prim_slock, 0, NULL, "L | {name: L, read: true}",
-	  "(task form) take a sleeping lock (rwsem readers: read); tasks: [{..., "
-	  "mm: MM}] names the address space (default: program)" },
+	{ "lock", prim_slock, 0, NULL, "L | {name: L, read: true, by: ...}",
+	  "(task form) take a sleeping lock (rwsem readers: read; by: which instance); "
+	  "tasks: [{..., mm: MM}] names the address space (default: program)" },
 	{ "unlock", prim_slock, 1, NULL, "L",
 	  "(task form) release it" },
 	{ NULL, NULL, 0, NULL, NULL, NULL }
@@ -1081,6 +1120,8 @@ const struct vs_param wl_params[] = {
 	  VP_STR, VS_AT(struct task_keys, mm), 0, 0, 0, NULL },
 	{ "locks", "{}", "its locks by name: settings (vlocksim list: workload locks), or "
 	  "{kind: mutex|rwsem} for a sleeping lock", "map", "", VS_LIST },
+	{ "queues", "{}", "wait queues of instances, {Q: N}: N queues named Q, each wait and "
+	  "wake naming one (by:, as a lock's instances)", "map", "", VS_LIST },
 	{ "description", "\"\"", "free text", "string", "", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
@@ -1114,7 +1155,8 @@ const struct vs_param wl_lock_params[] = {
 	{ "instances", NULL, "a lock per object (a per-CPU lock, a lock per page-table page, "
 	  "a hash table's bucket locks): this many, each acquire naming one (by:)", "int", "",
 	  VP_INT, VS_AT(struct wl_lockdef, instances), 1, WL_MAX_INSTANCES, 1, NULL },
-	{ "kind", "(a spinlock)", "a sleeping lock instead: mutex or rwsem (then no other key)",
+	{ "kind", "(a spinlock)", "a sleeping lock instead: mutex or rwsem (then no other key "
+	  "but instances)",
 	  "enum mutex|rwsem", "", VS_LIST },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
@@ -1186,32 +1228,81 @@ lock_from_yaml(const struct yc_node *ld, double hz, struct wl_lockdef *l, struct
 	    yc_params_check(ld, wl_lock_params, NULL, err) ? -1 : 0;
 }
 
-/* Each acquire of a lock with instances names one that exists (at load,
- * with the acquire's or its `by:`'s place); then the nodes are let go. */
+/* One op of a class with n instances (what: "lock", "sleeping lock", "wait
+ * queue"; usage: how to name one; decl: where n is declared): it names one
+ * that exists, or the class has one. */
 static int
-lock_instances_ok(struct workload *w, struct vs_err *err)
+instance_ok(const struct workload *w, const struct wl_op *o, const char *what,
+    const char *name, int n, const char *usage, const char *decl, struct vs_err *err)
+{
+	if (o->by == WL_BY_NONE && n > 1)
+		return yc_err(o->src, err, "%s '%s' has %d instances: name the one to take "
+		    "(%s: %s, by: vcpu|task|mm|random|INDEX})", what, name, n, usage, name);
+	if (o->by == WL_BY_INDEX && o->jump >= n)
+		return yc_err(o->src, err, "%s '%s' has no instance %d (it has %d: 0 to %d: "
+		    "workloads.%s.%s.%s%s)", what, name, o->jump, n, n - 1, w->name, decl, name,
+		    strcmp(decl, "locks") == 0 ? ".instances" : "");
+	return 0;
+}
+
+/*
+ * Each acquire, lock, wait and wake of a class with instances names one that
+ * exists (at load, with the op's or its `by:`'s place), and a barrier's queue
+ * has one (queues: its entry qs); then the nodes are let go.
+ */
+static int
+instances_ok(struct workload *w, const struct yc_node *qs, struct vs_err *err)
 {
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < w->nops; i++) {
+	for (i = 0; i < w->nops && rc == 0; i++) {
 		struct wl_op *o = &w->ops[i];
-		const struct wl_lockdef *l;
 
-		if (o->op != OP_ACQUIRE)
-			continue;
-		l = &w->locks[o->arg];
-		if (rc == 0 && o->by == WL_BY_NONE && l->instances > 1)
-			rc = yc_err(o->src, err, "lock '%s' has %d instances: name the one to take "
-			    "(acquire: {name: %s, by: vcpu|task|mm|random|INDEX})", l->name,
-			    l->instances, l->name);
-		if (rc == 0 && o->by == WL_BY_INDEX && o->n >= l->instances)
-			rc = yc_err(o->src, err, "lock '%s' has no instance %lld (it has %d: "
-			    "0 to %d: workloads.%s.locks.%s.instances)", l->name, (long long)o->n,
-			    l->instances, l->instances - 1, w->name, l->name);
-		o->src = NULL;
+		if (o->op == OP_ACQUIRE)
+			rc = instance_ok(w, o, "lock", w->locks[o->arg].name,
+			    w->locks[o->arg].instances, "acquire: {name", "locks", err);
+		else if (o->op == OP_SLOCK && o->arg >= 0)
+			rc = instance_ok(w, o, "sleeping lock", w->slocks[o->arg].name,
+			    w->slocks[o->arg].instances, "lock: {name", "locks", err);
+		else if (o->op == OP_WAIT || o->op == OP_WAKE)
+			rc = instance_ok(w, o, "wait queue", w->queues[o->arg],
+			    w->queue_inst[o->arg], o->op == OP_WAIT ? "wait: {on" : "wake: {on",
+			    "queues", err);
+		else if (o->op == OP_BARRIER && w->queue_inst[o->arg] > 1)
+			rc = yc_err(yc_find(qs, w->queues[o->arg]), err, "'%s' is a barrier: it has "
+			    "one queue, not instances", w->queues[o->arg]);
 	}
+	for (i = 0; i < w->nops; i++)
+		w->ops[i].src = NULL;
 	return rc;
+}
+
+/* `queues: {Q: N}`: wait queue Q is N queues (w->queue_inst, 1 unless said). */
+static int
+queues_from_yaml(struct workload *w, const struct yc_node *qs, struct vs_err *err)
+{
+	size_t i;
+
+	if (qs != NULL && yc_expect(qs, YC_MAP, "a mapping of wait queue names to instances",
+	    err))
+		return -1;
+	for (i = 0; qs != NULL && i < qs->n; i++) {
+		qs->used[i] = 1;
+		name_index(&w->queues, &w->nqueues, &w->capqueues, qs->keys[i]);
+	}
+	w->queue_inst = xcalloc(w->nqueues + 1, sizeof *w->queue_inst);
+	for (i = 0; i < w->nqueues; i++)
+		w->queue_inst[i] = 1;
+	for (i = 0; qs != NULL && i < qs->n; i++) {
+		int64_t k;
+
+		if (yc_node_int(qs->vals[i], 1, WL_MAX_INSTANCES, &k, err))
+			return -1;
+		w->queue_inst[name_index(&w->queues, &w->nqueues, &w->capqueues,
+		    qs->keys[i])] = (int)k;
+	}
+	return 0;
 }
 
 struct workload *
@@ -1285,13 +1376,19 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 			locks->used[i] = 1;
 			if (ld->kind == YC_MAP && yc_find(ld, "kind") != NULL) {
 				/* a sleeping lock: `{kind: mutex}` or `{kind: rwsem}` */
+				/* instances: the same row as a spinlock's, and no other */
+				const struct vs_param inst[2] = { *vs_param_find(wl_lock_params,
+				    "instances"), { NULL, NULL, NULL, NULL, NULL, VS_LIST } };
+				struct wl_lockdef d = lock_defaults();
 				const char *kind;
 				int si;
 
 				if (yc_get_str(ld, "kind", NULL, &kind, err) ||
-				    yc_check_unused(ld, "kind", err))
+				    yc_params_read(ld, inst, NULL, hz, &d, err) ||
+				    yc_check_unused(ld, "kind, instances", err))
 					goto fail;
 				si = slock_index(w, locks->keys[i], yc_find(ld, "kind"));
+				w->slocks[si].instances = d.instances;
 				free(w->slocks[si].kind);
 				free(w->slocks[si].where);
 				w->slocks[si].kind = xstrdup(kind);
@@ -1306,7 +1403,8 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 				goto fail;
 		}
 	}
-	if (yc_params_check(n, wl_params, NULL, err) || lock_instances_ok(w, err) ||
+	if (queues_from_yaml(w, yc_find(n, "queues"), err) ||
+	    yc_params_check(n, wl_params, NULL, err) || instances_ok(w, yc_find(n, "queues"), err) ||
 	    wl_bound(w, err))
 		goto fail;
 	free(w->hold);

@@ -51,15 +51,17 @@ struct wl_thread {
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	struct rng_pos *pos;	/* ... and v's stream before that draw */
-	int *inst;		/* per lock class: the instance its acquire took */
+	int *inst;		/* per lock class, then per sleeping lock class: the
+				 * instance its acquire or lock took */
 };
 
 static struct wl_thread *
 thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 {
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
+	size_t ninst = npath + wv->wl->nslocks;
 	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
-	    npath * sizeof *th->path_since + sizeof *th->pos + npath * sizeof *th->inst);
+	    npath * sizeof *th->path_since + sizeof *th->pos + ninst * sizeof *th->inst);
 
 	th->wv = wv;
 	th->g = g;
@@ -135,11 +137,13 @@ build_guest(struct vm *vm, const struct workload *w, int threads,
 		ld[i] = (struct gvm_lockdef){ w->locks[i].name, w->locks[i].lines,
 		    w->locks[i].instances };
 	for (i = 0; i < w->nslocks; i++)
-		sd[i] = (struct gvm_slockdef){ w->slocks[i].name, w->slocks[i].ops };
+		sd[i] = (struct gvm_slockdef){ w->slocks[i].name, w->slocks[i].ops,
+		    w->slocks[i].instances };
 	for (i = 0; i < (size_t)wl_nmms(w); i++)
 		mm[i] = wl_mm_name(w, (int)i);
 	c.locks = ld;
 	c.slocks = sd;
+	c.queue_inst = w->queue_inst;
 	c.mm_names = mm;
 	c.tasks = td;
 	c.kernel.nmm = wl_nmms(w);
@@ -409,18 +413,16 @@ busy_resume(struct vcpu *v)
 		gk_busy_until(v, th->busy_until, busy_resume);
 }
 
-/* The instance of lock class o->arg that acquire o takes (wl_priv.h enum
- * wl_by): a per-CPU lock is the running vCPU's (Linux this_rq()), an
- * object's lock is hashed by the object's index as hash_32()/hash_ptr() index
- * a lock array (modulo here: the indices are small and dense), and `random`
- * draws one from the vCPU's stream (an address the program does not name:
- * a futex, a page-table page). */
+/* The instance of a class of n that op o takes (wl_priv.h enum wl_by): a
+ * per-CPU lock is the running vCPU's (Linux this_rq()), an object's lock is
+ * hashed by the object's index as hash_32()/hash_ptr() index a lock array
+ * (modulo here: the indices are small and dense), and `random` draws one
+ * from the vCPU's stream (an address the program does not name: a futex, a
+ * page-table page). */
 static int
-instance_of(struct vcpu *v, const struct workload *w, const struct wl_op *o)
+instance_of(struct vcpu *v, int n, const struct wl_op *o)
 {
-	int n = w->locks[o->arg].instances;
-
-	if (n == 1)	/* no draw: a class of one is the plain lock */
+	if (n == 1 || o->by == WL_BY_NONE)	/* no draw: a class of one is the plain lock */
 		return 0;
 	switch (o->by) {
 	case WL_BY_VCPU:
@@ -432,7 +434,7 @@ instance_of(struct vcpu *v, const struct workload *w, const struct wl_op *o)
 	case WL_BY_RANDOM:
 		return (int)rng_below(v->rng, (uint64_t)n);
 	default:
-		return (int)o->n;
+		return o->jump;
 	}
 }
 
@@ -445,6 +447,22 @@ stalled(struct vcpu *v, const struct wl_thread *th)
 	thread_where(th, untimed_at(th->wv->wl, th->pc), where, sizeof where);
 	sim_fail(v->vm->hv->sim, SIM_FAIL_STALL, "%s took no simulated time %lu times in a row",
 	    where, WL_STALL_OPS);
+}
+
+/* The sleeping lock op o takes or gives back: an instance of its class (the
+ * one the task took, for an unlock), or the task's mm's mmap_sem. */
+static struct slock *
+slock_of(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+{
+	const struct workload *w = th->wv->wl;
+	int *i;
+
+	if (o->arg < 0)
+		return gvm_mmap_sem(th->g, gk_current(v)->mm);
+	i = &th->inst[w->nlocks + 1 + (size_t)o->arg];
+	if (o->op == OP_SLOCK)
+		*i = instance_of(v, w->slocks[o->arg].instances, o);
+	return gvm_slock(th->g, o->arg, *i);
 }
 
 void
@@ -477,7 +495,7 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			th->path_since[o->arg] = v->vm->hv->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-			th->inst[o->arg] = o->by == WL_BY_NONE ? 0 : instance_of(v, wv->wl, o);
+			th->inst[o->arg] = instance_of(v, wv->wl->locks[o->arg].instances, o);
 			lock_acquire(gvm_lock(g, o->arg, th->inst[o->arg]), v);
 			return;
 		case OP_RELEASE:
@@ -512,12 +530,14 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_WAIT:
 			th->pc++;
-			if (gk_wait(v, &g->queues[o->arg], wl_continue))
+			if (gk_wait(v, gvm_queue(g, o->arg, instance_of(v, wv->wl->queue_inst[o->arg],
+			    o)), wl_continue))
 				return;
 			break;
 		case OP_WAKE:
 			th->pc++;
-			gk_post(v, &g->queues[o->arg], o->n < 0 ? 0 : o->n, o->n < 0);
+			gk_post(v, gvm_queue(g, o->arg, instance_of(v, wv->wl->queue_inst[o->arg], o)),
+			    o->n < 0 ? 0 : o->n, o->n < 0);
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;
@@ -539,11 +559,11 @@ wl_continue(struct vcpu *v)
 		case OP_BARRIER:
 			th->pc++;
 			if (++wv->arrived[o->arg] < o->n) {
-				gk_wait(v, &g->queues[o->arg], wl_continue);
+				gk_wait(v, gvm_queue(g, o->arg, 0), wl_continue);
 				return;
 			}
 			wv->arrived[o->arg] = 0;
-			gk_post(v, &g->queues[o->arg], 0, 1);
+			gk_post(v, gvm_queue(g, o->arg, 0), 0, 1);
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;
@@ -560,14 +580,12 @@ wl_continue(struct vcpu *v)
 			break;
 		case OP_SLOCK:
 			th->pc++;
-			if (slock_lock(v, o->arg >= 0 ? g->sl[o->arg] : gvm_mmap_sem(g, gk_current(v)->mm),
-			    (int)o->n, wl_continue))
+			if (slock_lock(v, slock_of(v, th, o), (int)o->n, wl_continue))
 				return;
 			break;
 		case OP_SUNLOCK:
 			th->pc++;
-			slock_unlock(v, o->arg >= 0 ? g->sl[o->arg] : gvm_mmap_sem(g, gk_current(v)->mm),
-			    (int)o->n);
+			slock_unlock(v, slock_of(v, th, o), (int)o->n);
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;

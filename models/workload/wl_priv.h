@@ -23,25 +23,28 @@ enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLO
     OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
     OP_SUNLOCK, OP_BUSY_WAIT };
 
-/* Which instance of a lock class an acquire takes (`by:`; wl_lockdef
- * instances): the one it names (n; 0 when it names none), or the current
- * vCPU's, task's or address space's (its index modulo the instances, as
- * Linux hashes into a lock array), or a draw from the vCPU's stream. */
+/* Which instance of a lock class (wl_lockdef, wl_slockdef instances) or of
+ * a wait queue (`queues:`) an acquire, lock, wait or wake takes (`by:`): the
+ * one it names (jump; 0 when it names none), or the current vCPU's, task's
+ * or address space's (its index modulo the instances, as Linux hashes into a
+ * lock array), or a draw from the vCPU's stream. */
 enum wl_by { WL_BY_NONE, WL_BY_INDEX, WL_BY_VCPU, WL_BY_TASK, WL_BY_MM, WL_BY_RANDOM };
 
 struct wl_op {
 	enum wl_opcode op;
 	struct dist *d;		/* compute, sleep, busy_wait: ns; memory: bytes */
 	int arg;		/* lock or counter index; loop depth */
-	int by;			/* acquire: enum wl_by */
+	int by;			/* acquire, lock, wait, wake: enum wl_by */
 	int64_t n;		/* loop: iterations, -1 forever; wake: how many (-1 all);
 				 * waitchild: most children left alive; barrier: parties;
-				 * ipi: the target vCPU; acquire: the instance (WL_BY_INDEX) */
+				 * ipi: the target vCPU */
 	int jump;		/* loop: index after its ENDLOOP; endloop: body start;
-				 * spawn: the program's first op; ipi: wait */
+				 * spawn: the program's first op; ipi: wait; acquire,
+				 * lock, wait, wake: the instance (WL_BY_INDEX) */
 	int ff;			/* loop: its body is fixed steps only (loop_ff) */
 	char *ref;		/* spawn: the program's name, until resolved */
-	const struct yc_node *src;	/* spawn, acquire: where, while compiling */
+	const struct yc_node *src;	/* spawn, acquire, lock, wait, wake: where, while
+					 * compiling */
 };
 
 /* A named program: where its ops start. */
@@ -66,6 +69,7 @@ struct wl_slockdef {
 	char *kind;		/* `locks: {NAME: {kind: ...}}`; NULL: mutex */
 	char *where;		/* its first use or declaration, for errors */
 	int read_used;
+	int instances;		/* a lock per object (`locks: {L: {kind, instances}}`) */
 	const struct slock_ops *ops;	/* resolved by the scenario (wl_set_slock_ops) */
 };
 
@@ -116,6 +120,7 @@ struct workload {
 	size_t ntasks;
 	char **queues;		/* wait queues and barriers, by name */
 	size_t nqueues, capqueues;
+	int *queue_inst;	/* per queue: its instances (`queues:`; 1 unless said) */
 	char **marks;		/* timed regions, by name */
 	size_t nmarks, capmarks;
 	char **mms;		/* address spaces, by name */

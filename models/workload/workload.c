@@ -65,6 +65,7 @@ wl_free(struct workload *w)
 	free(w->progs);
 	free(w->tasks);
 	free(w->queues);
+	free(w->queue_inst);
 	free(w->marks);
 	for (i = 0; i < w->nlocks; i++)
 		free(w->locks[i].name);

@@ -270,27 +270,33 @@ static void
 collect_slocks(const struct vmdef *d, const struct built *b, struct hv *hv,
     struct metrics *out)
 {
-	int ns = wl_nslocks(d->wl), nm = wl_uses_mmap_sem(d->wl) ? wl_nmms(d->wl) : 0, k, i;
+	int ns = wl_nslocks(d->wl), nm = wl_uses_mmap_sem(d->wl) ? wl_nmms(d->wl) : 0, k, i, j;
 	char name[256];
 
 	for (k = 0; k < ns + nm && b->n > 0; k++) {
 		struct hist *h = hist_new();
 		double acq = 0, cont = 0, spins = 0, spin_ok = 0, sleeps = 0, spin = 0, sleep = 0;
 		double vcpu_ns = 0;
-		const char *ln = gvm_of(b->vms[0])->sl[k]->name;
+		const struct gvm *g0 = gvm_of(b->vms[0]);
+		/* a class of instances as one (its first, and how many); an mm's mmap_sem */
+		int first = k < ns ? g0->sl_base[k] : g0->nslocks + k - ns;
+		int n = k < ns ? g0->sl_base[k + 1] - first : 1;
+		const char *ln = k < ns ? wl_slock_name(d->wl, k) : g0->sl[first]->name;
 
 		for (i = 0; i < b->n; i++) {
-			const struct slock *l = gvm_of(b->vms[i])->sl[k];
+			for (j = 0; j < n; j++) {
+				const struct slock *l = gvm_of(b->vms[i])->sl[first + j];
 
-			acq += (double)l->st.acquisitions;
-			cont += (double)l->st.contended;
-			spins += (double)l->st.spins;
-			spin_ok += (double)l->st.spin_acquired;
-			sleeps += (double)l->st.sleeps;
-			spin += l->st.spin_ns;
-			sleep += l->st.sleep_ns;
+				acq += (double)l->st.acquisitions;
+				cont += (double)l->st.contended;
+				spins += (double)l->st.spins;
+				spin_ok += (double)l->st.spin_acquired;
+				sleeps += (double)l->st.sleeps;
+				spin += l->st.spin_ns;
+				sleep += l->st.sleep_ns;
+				hist_merge(h, l->st.wait);
+			}
 			vcpu_ns += (double)b->vms[i]->nvcpus * (double)hv_measured_ns(hv);
-			hist_merge(h, l->st.wait);
 		}
 #define SM(suffix, unit, v) do { \
 	snprintf(name, sizeof name, "%s.%s.%s", d->name, ln, suffix); \
