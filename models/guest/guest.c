@@ -860,7 +860,14 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 	g->seg = 0;
 	g->rem = ns > 0 ? ns : 0;
 	g->cont = done;
-	arm(g);
+	if (g->spin_on || g->pre > 0) {
+		arm(g);
+		return;
+	}
+	/* arm's work case, inline (on its pCPU: asserted above) */
+	hv_set_load(v, LOAD_BUSY);
+	g->rate = hv_rate(v);
+	ev_at(g, vsim(v)->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
 }
 
 /*
