@@ -476,7 +476,7 @@ tr_probe(void *ctx, const struct probe_ev *e)
 		instant(t, v, e->t, "PLE", NULL);
 		break;
 	case PR_IO_EXIT:
-		VS_ASSERT(e->aux >= 0 && e->aux <= IO_HYPERCALL);
+		VS_ASSERT(e->aux >= 0 && e->aux < IO_NKINDS);
 		instant(t, v, e->t, e->aux == IO_HYPERCALL ? "hypercall" : "IO", io_kind[e->aux]);
 		break;
 	case PR_KICK:
