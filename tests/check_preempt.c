@@ -341,6 +341,36 @@ START_TEST(halted_waiters_cost_a_kick_each)
 END_TEST
 
 /*
+ * A parked waiter of the spin-then-park mutex (glibc lll_unlock:
+ * atomic_exchange_rel(word, 0), then, the word having been 2,
+ * lll_futex_wake; LNX-6.6 futex_wake -> wake_up_q -> try_to_wake_up sends
+ * the reschedule IPI inside that syscall): b spins spin_count (100 x 10 ns)
+ * and parks long before a's release.  a's xchg first fetches the word's
+ * line from b, which wrote 2 into it last (one transfer), and only then is
+ * b woken: its wake-up (wake_ipi) and switch-in, where its xchg takes the
+ * lock (the line's way back is that xchg's cost, after the take).  Waking b
+ * when the release began made both one transfer earlier.
+ */
+START_TEST(spinpark_wakes_the_sleeper_after_its_store)
+{
+	struct sc s = { "{kind: spinpark, adaptive: false}",
+	    "a: [{compute: 20ms}, {acquire: l}, {compute: 5ms}, {release: l}], "
+	    "b: [{compute: 21ms}, {acquire: l}, {compute: 1ms}, {release: l}]", NULL, 2, 0 };
+	struct tl t;
+	struct metrics m;
+
+	sc_run(&s, &t, &m);
+	ck_assert_int_eq(t.ntake, 2);
+	ck_assert_int_eq(t.order[1], 1);
+	ck_assert(t.halt[1] > 0 && t.halt[1] < t.rel[0]);
+	ck_assert_int_eq(t.nkicks, 1);
+	ck_assert_int_eq(t.kick[1] - t.rel[0], LINE);
+	ck_assert_int_eq(t.take[1] - t.rel[0], LINE + WIPI + CTX);
+	metrics_free(&m);
+}
+END_TEST
+
+/*
  * A preempted next owner.  b asks for the lock 200 us before the host
  * preempts it (the preempting vCPU wakes at W), c and a newcomer d after it;
  * a releases in the middle of b's absence.  Nothing but b can take the lock
@@ -796,6 +826,7 @@ preempt_suite(void)
 	tcase_add_test(tc, placement_is_found);
 	tcase_add_loop_test(tc, preempted_holder_delays_every_waiter_by_its_absence, 0, 4);
 	tcase_add_loop_test(tc, halted_waiters_cost_a_kick_each, 0, 3);
+	tcase_add_test(tc, spinpark_wakes_the_sleeper_after_its_store);
 	tcase_add_loop_test(tc, preempted_next_owner_keeps_the_lock_free_until_it_runs, 0, 6);
 	tcase_add_loop_test(tc, halted_head_and_a_newcomer_before_and_after_stealing, 0, 2);
 	tcase_add_test(tc, preempted_ipi_target_delays_the_sender_and_its_lock_waiters);

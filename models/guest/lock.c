@@ -443,8 +443,21 @@ lock_kick(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
 	VS_ASSERT(n->kick_to == NULL);
 	n->kick_to = to;
 	n->kick_at = before_ns;
+	n->kick_ipi = 0;
 	l->st.kicks++;
 	l->hv->st.exits_hypercall++;
+}
+
+void
+lock_wake(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
+{
+	struct lock_node *n = &l->node[v->idx];
+
+	VS_ASSERT(n->kick_to == NULL);
+	n->kick_to = to;
+	n->kick_at = before_ns;
+	n->kick_ipi = 1;
+	l->st.kicks++;
 }
 
 /* The releaser's stores are done: its hypercall kicks (LNX-3.18 spinlock.h
@@ -462,7 +475,10 @@ release_kick(void *s, void *arg, int64_t idx)
 
 	n->kick_to = NULL;
 	hv_probe(l->hv, PR_KICK, v->id, v->pcpu != NULL ? v->pcpu->id : -1, l, to->id);
-	hv_pv_kick(v, to);
+	if (n->kick_ipi)
+		guest_kick(to);		/* the guest's wake IPI (lock_wake) */
+	else
+		hv_pv_kick(v, to);
 }
 
 void

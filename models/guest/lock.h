@@ -176,6 +176,7 @@ struct lock_node {
 	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
 	struct vcpu *kick_to;	/* releasing: the vCPU its unlock kicks (lock_kick) */
 	double kick_at;		/* ... this far into the algorithm's release */
+	unsigned char kick_ipi;	/* ... by the guest's own wake IPI (lock_wake) */
 };
 
 struct glock {
@@ -277,6 +278,14 @@ double lock_atomic_ns(const struct glock *);
  * adds the hypercall to the cost it returns.
  */
 void lock_kick(struct glock *, struct vcpu *from, struct vcpu *to, double before_ns);
+/*
+ * The same for a sleeping lock's wake of a parked waiter by the guest
+ * kernel itself (futex_wake's reschedule IPI, not a hypercall): `to` is
+ * woken once the unlocker's own stores are done, before_ns into the
+ * algorithm's release; counts the kick only (the caller adds the IPI's exit
+ * to the cost it returns).
+ */
+void lock_wake(struct glock *, struct vcpu *from, struct vcpu *to, double before_ns);
 
 
 #endif

@@ -16,7 +16,12 @@
  *    the word to 2 until it was 0, sleeping in futex_wait(word, 2) between
  *    tries (futex_wait returns at once if the word is no longer 2);
  *  - unlock (lll_unlock): xchg the word to 0; if it was 2, futex_wake one
- *    sleeper (the kernel's futex queue is FIFO among equal priorities).
+ *    sleeper (the kernel's futex queue is FIFO among equal priorities),
+ *    after the xchg: lll_unlock's atomic_exchange_rel, then lll_futex_wake;
+ *    LNX-6.6 kernel/futex/waitwake.c futex_wake -> wake_up_q ->
+ *    try_to_wake_up sends the reschedule IPI from inside that syscall, so
+ *    the sleeper is woken once the store has its line and the xchg is done
+ *    (lock_wake), not when the release begins.
  * A woken sleeper only retries: a spinner that sees the 0 first takes the
  * lock with 1, and the sleeper finds it taken and sleeps again (unfair).
  * That is also the shape of the PV hybrid locks: spinning newcomers beat
@@ -241,9 +246,8 @@ sp_release(struct glock *l, struct vcpu *v)
 
 		s->fqh = (s->fqh + 1) % s->n;
 		s->fqn--;
-		l->st.kicks++;
-		hv_probe(l->hv, PR_KICK, v->id, v->pcpu->id, l, w->id);
-		guest_kick(w);
+		/* futex_wake after the xchg (glibc lll_unlock) */
+		lock_wake(l, v, w, cost);
 		/* bare metal: the reschedule IPI's ICR write does not exit */
 		if (!s->cfg->wake_default || !hv_native(l->hv))
 			cost += s->cfg->wake_ns;
