@@ -318,7 +318,17 @@ calibration_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 {
 	/* the fit's range; a probe on a loaded machine can measure past it */
 	const double lo = 1, hi = 2000;
-	double start = lc->line_ns > 0 ? fmin(fmax(lc->line_ns, lo), hi) : 100;
+	char txt[32];
+	double start;
+	int plausible;
+
+	/* calibrate wants the start strictly inside, as written (%.4g): a probe
+	 * at or past an edge (a loaded machine) is no plausible start */
+	snprintf(txt, sizeof txt, "%.4g", lc->line_ns);
+	start = strtod(txt, NULL);
+	plausible = start > lo && start < hi;
+	if (!plausible)
+		start = 100;
 
 	(void)h;
 	(void)b;
@@ -328,7 +338,7 @@ calibration_yaml(FILE *o, const struct lab_case *lc, const struct lab_host *h,
 	    "# cores, which a contended hand-over pays twice (the releaser's store,\n"
 	    "# the waiter's miss; models/README.md \"Cache-line cost model\").  It\n"
 	    "# starts from the probe's ping-pong (%s).\n", lc->cal_threads, lc->cal_lock,
-	    lc->line_ns > 0 ? "machine.yaml" : "none plausible: 100 ns");
+	    plausible ? "machine.yaml" : "none plausible: 100 ns");
 	fprintf(o, "name: %s\ncases: [\"case.yaml\"]\nparams:\n"
 	    "  - {path: machine.costs.line_socket, unit: ns, min: %g, max: %g, start: %.4g}\n"
 	    "reps: %d\nmax_iter: 40\ntol: 0.001\noutput: \"calibrated.yaml\"\n", lc->name,
