@@ -223,6 +223,17 @@ ev_at(struct guest *g, sim_time_t t, int64_t data)
 	ev_move(g, t, data);
 }
 
+/* arm's work case: the vCPU runs code at its pCPU's rate until rem is done
+ * (inline: guest_work and seg_chain take it without the rest of arm) */
+static inline void
+arm_work(struct guest *g)
+{
+	hv_set_load(g->v, LOAD_BUSY);
+	g->rate = hv_rate(g->v);
+	/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
+	ev_at(g, g->sim->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+}
+
 static void
 ev_cancel(struct guest *g)
 {
@@ -557,10 +568,7 @@ arm(struct guest *g)
 	}
 	switch (g->act) {
 	case GA_WORK:
-		hv_set_load(g->v, LOAD_BUSY);
-		g->rate = hv_rate(g->v);
-		/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
-		ev_at(g, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+		arm_work(g);
 		break;
 	case GA_MEM:
 		hv_set_load(g->v, LOAD_BUSY);
@@ -625,9 +633,7 @@ seg_chain(struct guest *g)
 		return 0;
 	g->t0 = s->now;
 	g->rem = g->seg_ns;
-	hv_set_load(g->v, LOAD_BUSY);
-	g->rate = hv_rate(g->v);
-	ev_at(g, s->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+	arm_work(g);
 	return 1;
 }
 
@@ -864,10 +870,7 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 		arm(g);
 		return;
 	}
-	/* arm's work case, inline (on its pCPU: asserted above) */
-	hv_set_load(v, LOAD_BUSY);
-	g->rate = hv_rate(v);
-	ev_at(g, vsim(v)->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+	arm_work(g);	/* arm's work case, inline (on its pCPU: asserted above) */
 }
 
 /*
