@@ -435,29 +435,31 @@ lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
 }
 
-void
-lock_kick(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
+/* The wake of `to` leaves once the releaser's stores are done (release_kick):
+ * by the hypervisor's kick (a hypercall) or the guest's own IPI. */
+static void
+kick_after_stores(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns, int ipi)
 {
 	struct lock_node *n = &l->node[v->idx];
 
 	VS_ASSERT(n->kick_to == NULL);
 	n->kick_to = to;
 	n->kick_at = before_ns;
-	n->kick_ipi = 0;
+	n->kick_ipi = (unsigned char)ipi;
 	l->st.kicks++;
+}
+
+void
+lock_kick(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
+{
+	kick_after_stores(l, v, to, before_ns, 0);
 	l->hv->st.exits_hypercall++;
 }
 
 void
 lock_wake(struct glock *l, struct vcpu *v, struct vcpu *to, double before_ns)
 {
-	struct lock_node *n = &l->node[v->idx];
-
-	VS_ASSERT(n->kick_to == NULL);
-	n->kick_to = to;
-	n->kick_at = before_ns;
-	n->kick_ipi = 1;
-	l->st.kicks++;
+	kick_after_stores(l, v, to, before_ns, 1);
 }
 
 /* The releaser's stores are done: its hypercall kicks (LNX-3.18 spinlock.h
