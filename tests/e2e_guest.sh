@@ -115,6 +115,42 @@ within5() {	# METRIC: simulated within 5% of measured
 check "1x acquisitions within 5% of the recorded" within5 acquisitions
 check "1x hold mean within 5% of the recorded" within5 hold_mean_ns
 
+# lock_stat counts a class as lockdep does: a class of instances is one line
+# (its acquisitions summed), named VM/NAME once two VMs have locks.
+cat >"$tmp/inst.yaml" <<EOK
+name: inst
+seed: 7
+reps: 1
+until: duration
+duration: 50ms
+machine:
+  include: $M
+hypervisor: {kind: kvm, scheduler: cfs}
+vms:
+  - {name: a, vcpus: 4, lock: ticket, workload: w}
+  - {name: b, vcpus: 2, lock: ticket, workload: w}
+workloads:
+  w:
+    locks: {k: {instances: 3, cs_lines: 1}}
+    programs:
+      t:
+        - loop: forever
+          do:
+            - compute: {dist: exponential, mean: 20us}
+            - acquire: {name: k, by: random}
+            - compute: {dist: exponential, mean: 2us}
+            - release: k
+    tasks:
+      - {program: t, count: 4}
+metrics: [a.k.acquisitions, b.k.acquisitions]
+EOK
+run run "$tmp/inst.yaml" --lock-stat "$tmp/inst.ls" --no-wall-clock --format csv
+acq_ls() { awk -v c="$1/k:" '$1 == c { print $9 }' "$tmp/inst.ls"; }
+acq_m() { awk -F, -v k="$1.k.acquisitions" '$1 == k { print $3 }' "$tmp/out"; }
+check "lock_stat: one line per class and VM, acquisitions summed over instances" sh -c "[ $rc -eq 0 ] &&
+    [ \$(grep -c '/k: ' '$tmp/inst.ls') -eq 2 ] && ! grep -q 'k\[' '$tmp/inst.ls' &&
+    [ '$(acq_ls a)' = '$(acq_m a)' ] && [ '$(acq_ls b)' = '$(acq_m b)' ] && [ -n '$(acq_m a)' ]"
+
 # perf kvm stat report as a measured table; perf script lines with kvm: prefixes.
 run trace import "$D/perf-kvm-stat.txt" --measured "$tmp/pk.csv" --setup PK --seconds 10s
 check "perf kvm stat imports" [ "$rc" -eq 0 ]

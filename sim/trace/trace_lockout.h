@@ -5,8 +5,11 @@
  * `trace import` / `trace scenario` as a guest's recording would be (the
  * round trip of issue 19).  A struct probe consumer: PR_LOCK_WAIT ->
  * PR_LOCK_TAKEN is a wait (a contention when longer than 0), PR_LOCK_TAKEN
- * -> PR_LOCK_RELEASE a hold.  One class per lock, named as the workload
- * names it; format version 0.4 (Documentation/locking/lockstat.rst).
+ * -> PR_LOCK_RELEASE a hold.  One class per workload lock class and VM, as
+ * lockdep counts a class: the instances pipe[0..79] of a class of instances
+ * are one class "pipe" (the names trace scenario turns back into classes);
+ * once two VMs have locks a class is named VM/NAME.  Format version 0.4
+ * (Documentation/locking/lockstat.rst).
  */
 #ifndef VS_TRACE_LOCKOUT_H
 #define VS_TRACE_LOCKOUT_H
