@@ -675,7 +675,18 @@ wl_next_mid(struct vcpu *v)
 	struct wl_thread *th = guest_wl(v);
 	struct wl_vm *wv = th->wv;
 	const struct wl_op *o;
+	struct task *t;
 
+	/* After an acquire, the section's compute next (no path to close, no
+	 * counter, preempt_count > 0, not marked computing): of all below, only
+	 * the pc moves (no preemption is due or taken, the marks stay 0) */
+	if (th->closing < 0 && th->pc == th->ahead && (t = gk_current(v))->preempt_count > 0 &&
+	    !t->compute) {
+		wv->run->last = th;
+		th->pc++;
+		th->ahead = -1;
+		return 1;
+	}
 	if (gk_preempt_due(v, th->closing >= 0)) {
 		rng_restore(v->rng, th->pos);
 		th->ahead = -1;
