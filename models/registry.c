@@ -46,6 +46,7 @@ const struct hv_kind_ops *const registry_kinds[] = {
 
 const struct guest_sched_ops *const registry_gscheds[] = {
 	&gsched_cfs_ops,
+	&gsched_eevdf_ops,
 	&gsched_fifo_ops,
 	NULL
 };

@@ -186,6 +186,46 @@ START_TEST(fifo_runs_a_task_until_it_blocks)
 }
 END_TEST
 
+/*
+ * The guest's EEVDF (gsched_eevdf.c) at its tick, HZ 1000, one vCPU (sysctl
+ * factor 1), two tasks of 100 ms: update_deadline reschedules at the first
+ * tick after curr's vruntime passes its deadline.  A 0.70 ms slice is used
+ * up within every 1 ms tick: a switch at each of the ~200 ticks (and the
+ * first switch-in).  A 2.5 ms slice: the first (new-task) deadlines are
+ * 1.25 ms away, then each run lasts the 3 ticks that cover 2.5 ms of
+ * vruntime: ~200 / 3 switches.  (3.2's CFS: ideal 3 ms, switched at the
+ * tick after more than 3 ms ran: every 4th tick, ~50.)  A cfs guest refuses
+ * eevdf's keys.
+ */
+START_TEST(eevdf_tick_preempts_after_a_used_slice)
+{
+	static const char *const sl[] = { "", ", base_slice: 2.5ms" };
+	const double lo[] = { 199, 66 }, hi[] = { 202, 69 };
+	struct scenario sc;
+	struct vs_err err = { "" };
+	struct metrics m;
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof text, "name: e\nseed: 1\nuntil: done\n" HOST
+		    "vms: [{name: g, vcpus: 1, workload: w, guest: {scheduler: eevdf, hz: 1000%s}}]\n"
+		    "workloads:\n  w: {programs: {p: [{compute: 100ms}]}, "
+		    "tasks: [{program: p, count: 2}]}\n", sl[i]);
+		run_full(text, 1, &m);
+		ck_assert_double_ge(tu_metric(&m, "g.guest_ctx_switches"), lo[i]);
+		ck_assert_double_le(tu_metric(&m, "g.guest_ctx_switches"), hi[i]);
+		metrics_free(&m);
+	}
+	ck_assert_int_ne(tu_load(&sc, "name: x\n" HOST "vms: [{name: g, vcpus: 1, workload: w,"
+	    " guest: {scheduler: cfs, base_slice: 1ms}}]\n"
+	    "workloads:\n  w: {programs: {p: [{compute: 1ms}]}, tasks: [{program: p}]}\n",
+	    &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "unknown key 'base_slice'"));
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(wait_wake_and_barrier)
 {
 	struct metrics m;
@@ -243,6 +283,7 @@ main(void)
 	tcase_add_test(tc, tasks_share_a_vcpu_by_weight);
 	tcase_add_test(tc, random_phases_make_replications_differ);
 	tcase_add_test(tc, fifo_runs_a_task_until_it_blocks);
+	tcase_add_test(tc, eevdf_tick_preempts_after_a_used_slice);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);

@@ -42,6 +42,15 @@ struct guest_sched_ops {
 	int (*select_cpu)(struct gkernel *, struct task *t, int waker, int flags);
 	/* c is about to idle: a queued task of another vCPU to pull, or NULL. */
 	struct task *(*steal)(struct gkernel *, struct gcpu *c);
+	/* t, c's curr until now, blocked (dead: exited); c->curr is already
+	 * NULL.  NULL: nothing to do (Linux dequeue_entity, DEQUEUE_SLEEP). */
+	void (*sleep)(struct gcpu *c, struct task *t, int dead);
+};
+
+/* A policy's own keys (its params rows) are read into this, as its own
+ * struct of ints and doubles (at most its size); gk_sched_cfg returns it. */
+struct gs_cfg {
+	double w[8];
 };
 
 /* Kernel services for policies. */
@@ -52,8 +61,14 @@ int gk_task_allowed(const struct task *, int cpu);
 struct gk_tunables {
 	double latency_ns, min_gran_ns, wakeup_gran_ns;
 	int nr_latency;
+	int factor;		/* get_update_sysctl_factor: 1 + ilog2(min(ncpus, 8)) */
+	double tick_ns;		/* TICK_NSEC (0: no tick modelled) */
 };
 const struct gk_tunables *gk_tunables(const struct gkernel *);
+const void *gk_sched_cfg(const struct gkernel *);
+/* Charge c's curr for the time it ran since it was last charged (Linux
+ * update_curr, as enqueue_entity and check_preempt_wakeup call it). */
+void gk_update_curr(struct gcpu *c);
 
 /* Placement and pulling that Linux's fair class and the FIFO test policy share. */
 int gk_select_cpu(struct gkernel *, struct task *, int waker, int flags);
@@ -61,5 +76,6 @@ struct task *gk_steal_busiest(struct gkernel *, struct gcpu *);
 
 extern const struct guest_sched_ops gsched_cfs_ops;
 extern const struct guest_sched_ops gsched_fifo_ops;
+extern const struct guest_sched_ops gsched_eevdf_ops;
 
 #endif

@@ -61,6 +61,7 @@ kmach(const struct gkernel *k)
 int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
 struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
+const void *gk_sched_cfg(const struct gkernel *k) { return &k->cfg.sched_cfg; }
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
 const struct gt_stats *gk_timer_stats(const struct gkernel *k) { return gt_stats(k->timers); }
 struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
@@ -165,7 +166,9 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tun.min_gran_ns = 0.75e6 * f;
 	k->tun.wakeup_gran_ns = 1e6 * f;
 	k->tun.nr_latency = 8;
+	k->tun.factor = f;
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
+	k->tun.tick_ns = k->tick_ns;
 	k->tick_lane = k->tick_ns > 0 ? sim_lane(ksim(k), sim_ns(k->tick_ns)) : -1;
 	k->timers = gt_new(ksim(k), vm->nvcpus, timer_raise, k);
 	k->cpus = xcalloc_line((size_t)k->ncpu, sizeof *k->cpus);	/* task.h: hot line first */
@@ -177,6 +180,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->v = vm->vcpus[i];
 		c->idx = i;
 		TAILQ_INIT(&c->rq);
+		TAILQ_INIT(&c->delayed);
 		c->tick_ev = EVQ_NONE;
 		c->tick_at = -1;
 		c->idle_since = -1;
@@ -284,6 +288,12 @@ account(struct gcpu *c)
 		return;
 	t->sum_exec += ns;
 	c->k->cfg.sched->update_curr(c, t, ns);
+}
+
+void
+gk_update_curr(struct gcpu *c)
+{
+	account(c);
 }
 
 static int
@@ -807,18 +817,22 @@ static void
 wake(struct gkernel *k, struct task *t, int waker, int flags)
 {
 	struct gcpu *c;
-	int cpu = k->cfg.sched->select_cpu(k, t, waker, flags);
+	int cpu = k->cfg.sched->select_cpu(k, t, waker, flags), was;
 
 	VS_ASSERT(t->state == T_BLOCKED && gk_task_allowed(t, cpu));
 	c = &k->cpus[cpu];
 	k->st.wakeups++;
 	t->woken_at = ksim(k)->now;
+	was = c->need_resched;
 	enqueue(c, t, flags);
 	if (c->idle && waker == cpu) {
 		c->need_resched = 1;	/* from this idle vCPU's own interrupt: no IPI */
 	} else if (c->idle) {
 		send_ipi(k, waker, c);
-	} else if (c->curr != NULL && k->cfg.sched->wakeup_preempt(c, c->curr, t)) {
+	} else if (c->curr != NULL && (k->cfg.sched->wakeup_preempt(c, c->curr, t) ||
+	    (!was && c->need_resched))) {
+		/* the policy's wakeup_preempt, or its update_curr in the enqueue
+		 * (EEVDF: a used slice; LNX-6.12 update_curr -> resched_curr) */
 		c->need_resched = 1;	/* resched_task */
 		if (waker != cpu)
 			send_ipi(k, waker, c);
@@ -990,6 +1004,8 @@ leave_cpu(struct gcpu *c, enum task_state st)
 	t->state = st;
 	c->curr = NULL;
 	c->load -= t->weight;
+	if (c->k->cfg.sched->sleep != NULL)
+		c->k->cfg.sched->sleep(c, t, st == T_DEAD);
 	owner_off(c->k, t);
 	cpu_schedule_from(c, t);
 }

@@ -34,6 +34,7 @@ struct ipi_config {
 
 struct gk_config {
 	const struct guest_sched_ops *sched;
+	struct gs_cfg sched_cfg;	/* the policy's own keys (gsched.h) */
 	int hz;			/* timer ticks per second; 0: no tick modelled */
 	int tickless;		/* NO_HZ idle: no tick while a vCPU idles */
 	int timers;		/* the periodic kernel services run (gtimer.c) */

@@ -40,6 +40,11 @@ struct task {
 	unsigned long weight;	/* Linux prio_to_weight[nice + 20] */
 	/* The policy's accounting (CFS: vruntime; all: execution time). */
 	double vruntime, sum_exec, prev_sum_exec;
+	/* EEVDF's (gsched_eevdf.c): virtual deadline, saved lag, the vruntime
+	 * its slice is protected up to; delayed: asleep but still queued
+	 * (DELAY_DEQUEUE); rel_deadline: deadline kept relative for a move. */
+	double deadline, vlag, vprot;
+	int delayed, rel_deadline;
 	double exec_clock;	/* the guest clock when it last began to run */
 	/* Where it goes on when next run: rem ns of work (or bytes, if mem), then cont. */
 	double rem;
@@ -82,7 +87,14 @@ struct gcpu {
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
 	sim_time_t tick_at;	/* the last tick armed (-1: none): from there the next is one period on */
 	sim_time_t idle_since;
-	double min_vruntime;	/* the policy's (CFS) */
+	double min_vruntime;	/* the policy's (CFS; EEVDF: zero_vruntime) */
+	/* EEVDF's (gsched_eevdf.c): sum of (vruntime - zero_vruntime) x weight and
+	 * of weights over the queued tasks (curr not), the sleepers still queued
+	 * (DELAY_DEQUEUE, not in rq or nqueued), the task just put back */
+	double avg_vruntime, avg_load;
+	struct taskq delayed;
+	int ndelayed;
+	struct task *put_prev;
 	int finished;		/* no task can ever run here again */
 	/* cpuidle-haltpoll (haltpoll.h): the governor's state; the idle pass
 	 * under way (a poll since poll_t0, its pCPU time from polled0 on; a

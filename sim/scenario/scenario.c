@@ -318,7 +318,8 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 {
 	struct guest_keys g;
 	const struct yc_node *ipi = NULL;
-	int tasks = wl_has_tasks(d->wl);	/* the per-vCPU form: no tick, no timers unless told */
+	int tasks = wl_has_tasks(d->wl);
+	struct vs_ptab tables[] = { { scen_guest_params, NULL }, { NULL, NULL }, { NULL, NULL } };	/* the per-vCPU form: no tick, no timers unless told */
 
 	memset(&g, 0, sizeof g);
 	g.k.hz = tasks ? 250 : 0;
@@ -341,10 +342,14 @@ parse_guest(struct vmdef *d, const struct yc_node *n, struct vs_err *err)
 		free(names);
 		return -1;
 	}
+	/* the scheduler's own keys beside the common ones (gsched.h params) */
+	if (yc_params_read(n, g.k.sched->params, NULL, 0, &g.k.sched_cfg, err))
+		return -1;
+	tables[1].t = g.k.sched->params;
 	g.k.nmm = wl_nmms(d->wl);
 	d->guest = g.k;
 	return yc_params_check(ipi, scen_guest_params, "ipi", err) ||
-	    yc_params_check(n, scen_guest_params, NULL, err) ? -1 : 0;
+	    yc_params_check_all(n, tables, err) ? -1 : 0;
 }
 
 /* The workload's sleeping locks get their kind's ops (mutex unless declared). */
