@@ -2,7 +2,8 @@
 /*
  * check_evq.c - event queue: order, ties, cancel, stale ids, a long
  * randomized run against a sorted reference array, and evq_move against
- * cancel + push.
+ * cancel + push; the small (sorted) and large (heap) forms against the
+ * reference.
  */
 #include "evq.h"
 #include "util.h"
@@ -386,6 +387,77 @@ START_TEST(test_early_first)
 }
 END_TEST
 
+/*
+ * The queue keeps few events in a sorted array and many in the heap, and
+ * changes between the two as the count crosses its bounds: a count that
+ * wanders between 0 and 40 (both bounds crossed many times), with pushes,
+ * early pushes, cancels, moves and pops, against the reference, in time,
+ * seq and payload; a stale id is refused in either form.
+ */
+START_TEST(test_small_and_large_as_reference)
+{
+	enum { MAXN = 64 };
+	struct evq *q = evq_new();
+	struct ref r[MAXN];
+	uint64_t s = 0x452821e638d01377ULL, seq = 0;
+	size_t n = 0, lim = 0, i, k;
+	evq_id stale = EVQ_NONE;
+	struct evq_ev ev;
+	sim_time_t now = 0;
+
+	for (k = 0; k < 200000; k++) {
+		uint64_t x = xs64(&s);
+		unsigned op = x % 8;
+		sim_time_t t = now + (sim_time_t)((x >> 8) % 32);	/* ties are frequent */
+
+		if (k % 400 == 0)
+			lim = (x >> 32) % 41;
+		if (n < lim && (op < 4 || n == 0)) {
+			r[n].time = t;
+			r[n].seq = seq++;
+			r[n].data = (int64_t)k;
+			r[n].id = evq_push(q, t, NULL, NULL, r[n].data);
+			n++;
+		} else if (n == 0) {
+			continue;
+		} else if (op == 4 || (n > lim && op < 4)) {
+			i = (x >> 16) % n;
+			ck_assert_int_eq(evq_cancel(q, r[i].id), 1);
+			stale = r[i].id;
+			r[i] = r[--n];
+		} else if (op == 5) {
+			i = (x >> 16) % n;
+			r[i].time = t;
+			r[i].seq = seq++;
+			r[i].data = -(int64_t)k;
+			ck_assert_uint_eq(evq_move(q, r[i].id, t, NULL, NULL, r[i].data), r[i].id);
+		} else {
+			qsort(r, n, sizeof *r, ref_cmp);
+			ck_assert_int_eq(evq_peek_time(q), r[0].time);
+			ck_assert_int_eq(evq_pop(q, &ev), 1);
+			ck_assert_int_eq(ev.time, r[0].time);
+			ck_assert_uint_eq(ev.seq, r[0].seq);
+			ck_assert_int_eq(ev.data, r[0].data);
+			stale = r[0].id;
+			now = ev.time;
+			r[0] = r[--n];
+		}
+		ck_assert_uint_eq(evq_size(q), n);
+		if (stale != EVQ_NONE) {
+			ck_assert_int_eq(evq_pending(q, stale), 0);
+			ck_assert_int_eq(evq_cancel(q, stale), 0);
+		}
+	}
+	qsort(r, n, sizeof *r, ref_cmp);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_uint_eq(ev.seq, r[i].seq);
+	}
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -401,6 +473,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_move_as_cancel_push);
 	tcase_add_test(tc, test_lanes_as_heap);
 	tcase_add_test(tc, test_early_first);
+	tcase_add_test(tc, test_small_and_large_as_reference);
 	suite_add_tcase(s, tc);
 	return s;
 }

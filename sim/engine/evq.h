@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * evq.h - the event queue: an indexed 4-ary min-heap.
+ * evq.h - the event queue: an indexed 4-ary min-heap (a sorted array while
+ * few events are pending).
  *
  * Order is (time, seq): seq is a per-queue insertion counter, so two events
  * at the same nanosecond fire in the order they were pushed and every run is
