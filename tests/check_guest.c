@@ -226,6 +226,41 @@ START_TEST(eevdf_tick_preempts_after_a_used_slice)
 }
 END_TEST
 
+/* A wake from vCPU 0 of a sleeper on vCPU 1, where a long task runs (from
+ * 0.5 ms, when the sleeper already waits): under EEVDF the woken sleeper (its
+ * lag kept, an earlier deadline) preempts the long task once that is no
+ * longer eligible, each time a reschedule IPI to a running vCPU, so
+ * preempt_ipis is all of resched_ipis (vCPU 1 never idles meanwhile), for
+ * most of the 20 wakes; with wakeup_preemption off there is none. */
+START_TEST(a_wakeup_preempting_a_running_vcpu_is_a_preempt_ipi)
+{
+	static const char *const keys[] = { "", ", wakeup_preemption: false" };
+	struct metrics m;
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof text, "name: p\nseed: 1\nuntil: done\n" HOST
+		    "vms: [{name: g, vcpus: 2, workload: w, guest: {scheduler: eevdf, hz: 250%s}}]\n"
+		    "workloads:\n  w:\n    queues: {q: 1}\n"
+		    "    programs:\n"
+		    "      waker: [{loop: 20, do: [{compute: 1ms}, {wake: q}]}]\n"
+		    "      hog: [{block: 500us}, {compute: 40ms}]\n"
+		    "      sleeper: [{loop: 20, do: [{wait: q}, {compute: 10us}]}]\n"
+		    "    tasks: [{program: waker, cpus: [0]}, {program: hog, cpus: [1]},"
+		    " {program: sleeper, cpus: [1]}]\n", keys[i]);
+		run_full(text, 1, &m);
+		ck_assert_double_eq(tu_metric(&m, "g.preempt_ipis"), tu_metric(&m, "g.resched_ipis"));
+		if (i == 0) {
+			ck_assert_double_eq(tu_metric(&m, "g.task_wakeups"), 20);
+			ck_assert_double_ge(tu_metric(&m, "g.preempt_ipis"), 15);
+		} else
+			ck_assert_double_eq(tu_metric(&m, "g.preempt_ipis"), 0);
+		metrics_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(wait_wake_and_barrier)
 {
 	struct metrics m;
@@ -284,6 +319,7 @@ main(void)
 	tcase_add_test(tc, random_phases_make_replications_differ);
 	tcase_add_test(tc, fifo_runs_a_task_until_it_blocks);
 	tcase_add_test(tc, eevdf_tick_preempts_after_a_used_slice);
+	tcase_add_test(tc, a_wakeup_preempting_a_running_vcpu_is_a_preempt_ipi);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);

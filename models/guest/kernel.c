@@ -834,8 +834,10 @@ wake(struct gkernel *k, struct task *t, int waker, int flags)
 		/* the policy's wakeup_preempt, or its update_curr in the enqueue
 		 * (EEVDF: a used slice; LNX-6.12 update_curr -> resched_curr) */
 		c->need_resched = 1;	/* resched_task */
-		if (waker != cpu)
+		if (waker != cpu) {
+			k->st.preempt_ipis += waker >= 0;	/* from an interrupt: no sender */
 			send_ipi(k, waker, c);
+		}
 	} else if (waker < 0)
 		guest_interrupt(c->v);	/* the device interrupt itself */
 }

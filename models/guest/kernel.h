@@ -54,6 +54,7 @@ struct gk_config {
 
 struct gk_stats {
 	uint64_t ctx_switches, migrations, wakeups, ipis, ticks, idle_halts;
+	uint64_t preempt_ipis;	/* of ipis, a wakeup's to a running vCPU (resched_curr) */
 	/* cpuidle-haltpoll's polls (haltpoll.h): ended with something to run,
 	 * ran out (a halt follows); their pCPU time */
 	uint64_t gpolls_ok, gpolls_failed;

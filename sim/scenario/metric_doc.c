@@ -76,6 +76,9 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.task_migrations", "count", "guest task migrations between vCPUs (task form)" },
 	{ "VM.task_wakeups", "count", "guest task wake-ups (task form)" },
 	{ "VM.resched_ipis", "count", "reschedule IPIs the guest sent (task form)" },
+	{ "VM.preempt_ipis", "count", "reschedule IPIs from another vCPU's wakeup that preempts the "
+	  "task running on the target (resched_curr), where resched_ipis also counts idle "
+	  "vCPUs' wakes" },
 	{ "VM.guest_ticks", "count", "guest scheduler ticks handled (task form)" },
 	{ "VM.timer_irqs", "count", "guest timer interrupts outside a tick (task form; "
 	  "gtimer.h)" },

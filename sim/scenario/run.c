@@ -160,6 +160,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 {
 	double secs = (double)hv_measured_ns(hv) * 1e-9, vcpu_ns = 0;
 	double idle = 0, halts = 0, ctx = 0, migr = 0, wakes = 0, ipis = 0, ticks = 0, spawned = 0;
+	double pipis = 0;
 	double disk = 0, reads = 0;
 	double icalls = 0, isent = 0, irecv = 0, iexits = 0, shoot = 0, pvm = 0, pvf = 0, pvy = 0;
 	double iwait = 0, tirq = 0, twake = 0, truns = 0, gpok = 0, gpfail = 0, gpns = 0;
@@ -177,6 +178,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 		migr += (double)st->migrations;
 		wakes += (double)st->wakeups;
 		ipis += (double)st->ipis;
+		pipis += (double)st->preempt_ipis;
 		ticks += (double)st->ticks;
 		spawned += (double)st->spawned;
 		disk += vdisk_busy_ns(gvm_of(b->vms[i])->disk);
@@ -214,6 +216,7 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("task_migrations", "count", migr);
 	KM("task_wakeups", "count", wakes);
 	KM("resched_ipis", "count", ipis);
+	KM("preempt_ipis", "count", pipis);
 	KM("guest_ticks", "count", ticks);
 	KM("timer_irqs", "count", tirq);
 	KM("timer_wakes", "count", twake);
