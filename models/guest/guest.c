@@ -208,12 +208,60 @@ ev_move(struct guest *g, sim_time_t t, int64_t data)
 	sim_move(g->sim, &g->ev, t, guest_ev, g, data);
 }
 
+/*
+ * The fold's second place: inside a vCPU's event, the next event of another
+ * vCPU with none pending (a spinning waiter the release pokes) waits there
+ * too, its place in the order taken now; guest_ev takes whichever of the two
+ * comes first in the queue's order while it comes strictly before every
+ * pending event, and pushes what is left in the place it would have had.
+ * One event runs at a time in a process (workers are processes), so these
+ * two are the process's; both are empty outside guest_ev.
+ */
+static struct guest *fold_run;		/* the vCPU whose guest_ev runs (fast_forward on) */
+static struct guest *fold_other;	/* the other vCPU whose next event waits, or NULL */
+
+static void
+fold_push(struct guest *g)
+{
+	g->fold = 0;
+	g->ev = sim_at_key(g->sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+}
+
+/* May g, not the running vCPU, wait in the second place for an event at t?
+ * If another waits there, the earlier stays and the later goes to the queue. */
+static __attribute__((noinline)) int
+fold_take(struct guest *g, sim_time_t t)
+{
+	struct guest *o = fold_other;
+
+	if (fold_run == NULL || !g->ff)
+		return 0;
+	if (o != NULL && o->fold) {
+		/* o's place was taken before: at an equal time it comes first */
+		if (t <= o->fold_t)
+			return 0;
+		fold_push(o);
+	}
+	fold_other = g;
+	return 1;
+}
+
+/* The earliest pending event's time, the second place's included. */
+static inline sim_time_t
+next_time(const struct sim *s)
+{
+	sim_time_t t = sim_next_time(s);
+
+	return fold_other != NULL && fold_other->fold && fold_other->fold_t < t ?
+	    fold_other->fold_t : t;
+}
+
 /* (The fold's few stores inline; the queue's move out of line, so the
  * fold does not pay the registers the move's inlined heap code saves.) */
 static inline void
 ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
-	if (g->in_ev && g->ev == EVQ_NONE) {
+	if (g->ev == EVQ_NONE && (g->in_ev || g == fold_other || fold_take(g, t))) {
 		g->fold = 1;
 		g->fold_t = t;
 		g->fold_data = data;
@@ -307,7 +355,7 @@ ple_fast_forward(struct guest *g)
 	 * would fire after it in the slow path) and not after the end; the
 	 * cheap test first: with other vCPUs spinning it usually fails */
 	e = sim_ns(g->pre);
-	bound = sim_next_time(s) - 1;
+	bound = next_time(s) - 1;
 	if (s->end < bound)
 		bound = s->end;
 	if (bound - s->now <= e || (win = ple_window(g)) == GUEST_FOREVER ||
@@ -394,7 +442,7 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	    g->act != GA_NONE || g->pre != 0 || g->ev != EVQ_NONE || g->fold || g->poll_ev != EVQ_NONE ||
 	    g->streaming || g->irq_pending || v->pcpu->load != LOAD_BUSY || s->stopped)
 		return 0;
-	bound = sim_next_time(s) - 1;
+	bound = next_time(s) - 1;
 	if (s->end < bound)
 		bound = s->end;
 	if (bound <= s->now)
@@ -639,32 +687,63 @@ seg_chain(struct guest *g)
 
 /*
  * v's event, and the folded ones after it (ev_at): a step whose next event
- * comes strictly before every pending one and not past the end is taken in
- * the same call, the clock advanced to it (sim_advance), as the queue would
- * have popped it next; it is not counted in the run's events.
+ * comes strictly before every pending one (the second place's too) and not
+ * past the end is taken in the same call, the clock advanced to it
+ * (sim_advance), as the queue would have popped it next; it is not counted
+ * in the run's events.  A step of the second place's, or one that comes
+ * first only in the order of an equal time, would have been popped: it is
+ * taken here too, counted as sim_run counts an event (the limits and the
+ * watchdog look at the same counts), unless sim_run has something to do at
+ * it: a look at the limits, or the watchdog's count of events at one time.
  */
 static void
 guest_ev(void *s, void *arg, int64_t data)
 {
-	struct guest *g = arg;
+	struct guest *g = arg, *o;
 	struct sim *sim = s;
+	int own;
 
 	g->ev = EVQ_NONE;
 	g->in_ev = g->ff;
+	if (g->ff)
+		fold_run = g;
 	guest_step(g, data);
-	while (g->fold) {
+	for (;;) {
+		if ((o = fold_other) != NULL && !o->fold)
+			o = fold_other = NULL;
+		if (!g->fold && o == NULL)
+			break;
+		own = g->fold && (o == NULL || g->fold_t < o->fold_t);
+		if (!own && (!g->fold || o->fold_t < g->fold_t || o->fold_key < g->fold_key)) {
+			/* the other's step comes first: it runs, g's next waits */
+			fold_other = g->fold ? g : NULL;
+			g->in_ev = 0;
+			g = fold_run = o;
+			g->in_ev = 1;
+		}
 		g->fold = 0;
-		if (!(g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end && !sim->stopped)) {
+		/* (sim_run pops nothing past the cap either) */
+		if (!(g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end &&
+		    g->fold_t <= SIM_TIME_CAP && !sim->stopped) ||
+		    (!own && (g->fold_t == sim->now || sim->events + 1 >= sim->next_check))) {
 			g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+			if (fold_other != NULL && fold_other->fold)
+				fold_push(fold_other);
 			break;
 		}
 		sim_advance_known(sim, g->fold_t);
-		sim->folded++;
-		if (g->fold_data == EV_ACT && g->seg && g->act == GA_WORK && seg_chain(g))
-			continue;
+		if (!own) {
+			sim->same = 0;	/* a later time: sim_run's watchdog count starts again */
+			sim->events++;
+		} else {
+			sim->folded++;
+			if (g->fold_data == EV_ACT && g->seg && g->act == GA_WORK && seg_chain(g))
+				continue;
+		}
 		guest_step(g, g->fold_data);
 	}
 	g->in_ev = 0;
+	fold_run = fold_other = NULL;
 }
 
 /* guest_step's spin cases (out of line: the work case is the common one). */
