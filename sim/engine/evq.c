@@ -118,6 +118,7 @@ struct lane {
 struct evq {
 	struct lane lanes[EVQ_LANES];
 	int nlanes;
+	int lmin;		/* the lane whose head is least, -1: all empty */
 	size_t nlive;		/* live lane entries, all lanes */
 	struct hent *base;	/* aligned allocation */
 	struct hent *h;		/* the least entry: base + EVQ_PAD, or later when sorted */
@@ -287,6 +288,7 @@ evq_new(void)
 
 	q->free_head = q->free_tail = EVQ_NIL;
 	q->sorted = 1;
+	q->lmin = -1;
 	heap_grow(q);
 	return q;
 }
@@ -549,6 +551,34 @@ lane_grow(struct evq *q, int l)
 	ln->n = k;
 }
 
+/* Lane l's head, which is live (lane_trim). */
+static inline struct hent *
+lane_head(const struct evq *q, int l)
+{
+	const struct lane *ln = &q->lanes[l];
+
+	return &ln->r[ln->head];
+}
+
+/*
+ * lmin again, after the head of lane lmin went (a pop or a cancel).  A
+ * lane's head only ever moves later, so only lmin's own head going can
+ * change which lane is least; a new head of an empty lane is compared as
+ * it comes (lane_insert).  evq_min then compares one lane head with the
+ * heap's top instead of every lane's.
+ */
+static void
+lane_min(struct evq *q)
+{
+	int l;
+
+	q->lmin = -1;
+	for (l = 0; l < q->nlanes; l++)
+		if (q->lanes[l].n > 0 && (q->lmin < 0 ||
+		    hless(lane_head(q, l), lane_head(q, q->lmin))))
+			q->lmin = l;
+}
+
 /* Append slot s at time t to lane l, or to the heap if that would break the
  * lane's order (an earlier time, or an early key after an ordinary one at
  * the same time). */
@@ -574,6 +604,8 @@ lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t, uint64_t class)
 	ln->lastkey = key;
 	q->slots[s].pos = lane_pos(l, i);
 	q->nlive++;
+	if (ln->n == 1 && (q->lmin < 0 || hless(&ln->r[i], lane_head(q, q->lmin))))
+		q->lmin = l;
 }
 
 evq_id
@@ -611,9 +643,16 @@ lane_trim(struct lane *ln)
 static void
 lane_remove(struct evq *q, uint32_t pos)
 {
+	int l = (int)((pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT);
+	struct lane *ln = &q->lanes[l];
+
 	lane_ent(q, pos)->key = EVQ_DEAD;
 	q->nlive--;
-	lane_trim(&q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT]);
+	if ((pos & EVQ_RING_MASK) == ln->head) {
+		lane_trim(ln);
+		if (l == q->lmin)
+			lane_min(q);
+	}
 }
 
 /* Take heap index i out, refilling the hole with the last entry. */
@@ -713,14 +752,9 @@ static inline const struct hent *
 evq_min(const struct evq *q)
 {
 	const struct hent *best = q->n ? &q->h[0] : NULL;
-	int l;
 
-	for (l = 0; l < q->nlanes; l++) {
-		const struct lane *ln = &q->lanes[l];
-
-		if (ln->n > 0 && (best == NULL || hless(&ln->r[ln->head], best)))
-			best = &ln->r[ln->head];
-	}
+	if (q->lmin >= 0 && (best == NULL || hless(lane_head(q, q->lmin), best)))
+		best = lane_head(q, q->lmin);
 	return best;
 }
 
