@@ -25,6 +25,7 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->name = xstrdup(name);
 	l->vm = vm;
 	l->hv = vm->hv;
+	l->sim = vm->hv->sim;
 	l->last_pcpu = -1;
 	l->data_pcpu = -1;
 	l->cs_lines = lines->cs;
@@ -32,7 +33,7 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->word_lines = lines->word;
 	l->req_lines = lines->req;
 	l->req_stream = lines->req_stream;
-	l->node = xcalloc((size_t)vm->nvcpus, sizeof *l->node);
+	l->node = xcalloc_line((size_t)vm->nvcpus, sizeof *l->node);
 	for (i = 0; i < vm->nvcpus; i++) {
 		l->node[i].wait_since = -1;
 		l->node[i].req_pcpu = -1;
@@ -48,6 +49,8 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->slow_word = lines->slow_word;
 	l->slow_ns = lines->slow_ns;
 	l->check_fifo = ops->fifo && l->hv->check >= 3;
+	if (l->check_fifo)
+		l->arrival = xcalloc((size_t)vm->nvcpus, sizeof *l->arrival);
 	l->st.wait = hist_new();
 	l->priv = ops->create(l, cfg);
 	return l;
@@ -71,6 +74,7 @@ lock_free(struct glock *l)
 	lock_op_destroy(l->ops, l->priv);
 	hist_free(l->st.wait);
 	free(l->node);
+	free(l->arrival);
 	free(l->spin_sock);
 	free(l->spin_core);
 	free(l->spinners);
@@ -285,7 +289,7 @@ lock_free_clock(const struct glock *l, sim_time_t now)
 void
 lock_acquire(struct glock *l, struct vcpu *v)
 {
-	sim_time_t now = l->hv->sim->now;
+	sim_time_t now = l->sim->now;
 
 	VS_ASSERT(l->holder != v);
 	guest_set_acquiring(v, l);
@@ -294,7 +298,7 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	l->node[v->idx].free_at = lock_free_clock(l, now);
 	l->waiting++;
 	if (l->check_fifo)
-		l->node[v->idx].arrival = l->arrivals++;
+		l->arrival[v->idx] = l->arrivals++;
 	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
 	l->ops->acquire(l, v);
 }
@@ -322,7 +326,7 @@ pool_slow(struct glock *l, const struct vcpu *v)
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
-	sim_time_t now = l->hv->sim->now;
+	sim_time_t now = l->sim->now;
 	double wait, lines;
 
 	/* Self-check: mutual exclusion is an invariant, never an input error. */
@@ -331,9 +335,9 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		    l->holder->id);
 	VS_ASSERT(runner->pcpu != NULL);
 	/* --check=full: a FIFO lock is owned in the order it was asked for */
-	if (l->check_fifo && l->node[v->idx].arrival != l->entries++)
+	if (l->check_fifo && l->arrival[v->idx] != l->entries++)
 		vs_fatal("check: FIFO lock %s: vCPU %d took turn %llu, turn %llu was next",
-		    l->name, v->id, (unsigned long long)l->node[v->idx].arrival,
+		    l->name, v->id, (unsigned long long)l->arrival[v->idx],
 		    (unsigned long long)(l->entries - 1));
 	wait = (double)(now - l->node[v->idx].wait_since);
 	l->node[v->idx].wait_since = -1;
@@ -428,9 +432,9 @@ lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
 	if (l->holder != v)
 		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
-	l->st.hold_ns += (double)(l->hv->sim->now - l->hold_since);
-	l->lhp_closed += runnable_ns(v, l->hv->sim->now) - l->holder_rt0;
-	l->free_since = l->hv->sim->now;
+	l->st.hold_ns += (double)(l->sim->now - l->hold_since);
+	l->lhp_closed += runnable_ns(v, l->sim->now) - l->holder_rt0;
+	l->free_since = l->sim->now;
 	l->holder = NULL;
 	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
 }
@@ -499,7 +503,7 @@ lock_release(struct glock *l, struct vcpu *v)
 	cost += l->ops->release(l, v);
 	l->handover_ns = 0;
 	if (n->kick_to != NULL)
-		sim_after(l->hv->sim, sim_ns(own + n->kick_at), release_kick, l, v->idx);
+		sim_after(l->sim, sim_ns(own + n->kick_at), release_kick, l, v->idx);
 	lock_cont(l, v, cost);
 }
 

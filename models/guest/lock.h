@@ -166,17 +166,18 @@ struct lock_client {
  * waiter's state is one line.
  */
 struct lock_node {
-	sim_time_t wait_since;	/* inside acquire since; -1 when not waiting */
-	uint64_t arrival;	/* --check=full, fifo locks: its acquire's turn */
+	/* one line a vCPU (lock_new aligns the array): with a thousand vCPUs a
+	 * node is out of cache when its vCPU next takes the lock */
+	_Alignas(64) sim_time_t wait_since;	/* inside acquire since; -1 when not waiting */
 	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
 	int spin_pcpu;		/* counted among the spinners on this pCPU; -1 not */
 	int spin_idx;		/* ... at this index of spinners[] */
 	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
+	unsigned char kick_ipi;	/* releasing: its kick is the guest's own wake IPI (lock_wake) */
 	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
 	struct vcpu *kick_to;	/* releasing: the vCPU its unlock kicks (lock_kick) */
 	double kick_at;		/* ... this far into the algorithm's release */
-	unsigned char kick_ipi;	/* ... by the guest's own wake IPI (lock_wake) */
 };
 
 struct glock {
@@ -186,6 +187,7 @@ struct glock {
 	char *name;
 	struct vm *vm;
 	struct hv *hv;
+	struct sim *sim;	/* hv->sim, one load nearer: the hot paths read the clock */
 	struct vcpu *holder;
 	/* Wait clocks (lock_lhp_clock, lock_free_clock): holder-preempted time
 	 * and free time, cumulative; a waiter's share is their growth over its
@@ -212,6 +214,7 @@ struct glock {
 	struct vcpu **spinners;
 	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
+	uint64_t *arrival;	/* ... per vCPU, its acquire's turn (check_fifo only) */
 	int waiting;		/* vCPUs inside acquire() now */
 	int halt_irqs;		/* the slow path halts with interrupts on (the algorithm sets it;
 				 * the report then gives spurious_wakeups) */

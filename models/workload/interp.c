@@ -44,6 +44,11 @@ struct wl_vm {
 struct wl_thread {
 	struct wl_vm *wv;
 	struct gvm *g;		/* wv->g, one load nearer */
+	/* wv->run, wv->wl->ops and the clock, kept here: a step reads them, and
+	 * with hundreds of VMs their wl_vm is one more line out of cache */
+	struct grun *run;
+	const struct wl_op *ops;
+	const struct sim *sim;
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
 	int ahead;		/* the compute drawn ahead (wl_next_work); -1 none */
@@ -65,6 +70,9 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 
 	th->wv = wv;
 	th->g = g;
+	th->run = wv->run;
+	th->ops = wv->wl->ops;
+	th->sim = g->vm->hv->sim;
 	th->pc = pc;
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
@@ -285,7 +293,7 @@ wl_close_path(struct vcpu *v)
 
 	if (th->closing >= 0) {
 		gvm_lock(th->g, th->closing, th->inst[th->closing])->st.path_ns +=
-		    (double)(v->vm->hv->sim->now - th->path_since[th->closing]);
+		    (double)(th->sim->now - th->path_since[th->closing]);
 		th->closing = -1;
 		gk_preempt_enable(v);
 	}
@@ -475,7 +483,7 @@ wl_continue(struct vcpu *v)
 	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
 	unsigned long untimed = 0;
 
-	wv->run->last = th;
+	th->run->last = th;
 	wl_close_path(v);
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
 	if (gk_preempt_point(v, wl_continue))
@@ -485,7 +493,7 @@ wl_continue(struct vcpu *v)
 			stalled(v, th);
 			return;
 		}
-		o = &wv->wl->ops[th->pc];
+		o = &th->ops[th->pc];
 		switch (o->op) {
 		case OP_COMPUTE:
 			th->pc++;
@@ -493,7 +501,7 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_ACQUIRE:
 			th->pc++;
-			th->path_since[o->arg] = v->vm->hv->sim->now;
+			th->path_since[o->arg] = th->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
 			th->inst[o->arg] = instance_of(v, wv->wl->locks[o->arg].instances, o);
 			lock_acquire(gvm_lock(g, o->arg, th->inst[o->arg]), v);
@@ -641,7 +649,7 @@ static double
 wl_next_work(struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
-	const struct wl_op *ops = th->wv->wl->ops, *o;
+	const struct wl_op *ops = th->ops, *o;
 	int pc = th->pc, k, loops = 0;
 
 	for (k = 0; k < 8; k++) {
@@ -682,7 +690,7 @@ wl_next_mid(struct vcpu *v)
 	 * the pc moves (no preemption is due or taken, the marks stay 0) */
 	if (th->closing < 0 && th->pc == th->ahead && (t = gk_current(v))->preempt_count > 0 &&
 	    !t->compute) {
-		wv->run->last = th;
+		th->run->last = th;
 		th->pc++;
 		th->ahead = -1;
 		return 1;
@@ -692,16 +700,16 @@ wl_next_mid(struct vcpu *v)
 		th->ahead = -1;
 		return 0;
 	}
-	wv->run->last = th;
+	th->run->last = th;
 	wl_close_path(v);
 	if (gk_preempt_point(v, wl_continue))
 		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
 	while (th->pc != th->ahead) {
-		o = &wv->wl->ops[th->pc];
+		o = &th->ops[th->pc];
 		if (o->op == OP_COUNT) {
 			wv->counts[o->arg]++;
 			th->pc++;
-		} else if (wv->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+		} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
 			th->pc = o->jump;
 		else
 			th->pc++;

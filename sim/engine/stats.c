@@ -59,7 +59,8 @@ tw_mean(const struct tw *w, int64_t now)
  * the full 30 KB table, but a histogram nobody fills costs nothing and one
  * of lock waits a few KB (thousands of them exist with thousands of VMs).
  */
-#define HIST_SUB	64
+#define HIST_SUB_BITS	6
+#define HIST_SUB	(1 << HIST_SUB_BITS)
 #define HIST_EMIN	(-10)
 #define HIST_EMAX	50
 
@@ -126,30 +127,11 @@ hist_cover(struct hist *h, int lo, int hi)
 	h->hi = hi;
 }
 
-/* frexp for the finite v > 0 a histogram takes, read from the IEEE-754
- * bits (the same m and e; no libm call per sample).  Subnormals go to
- * frexp: they are far below HIST_EMIN anyway. */
-static inline double
-hist_frexp(double v, int *e)
-{
-	uint64_t b;
-	int be;
-
-	memcpy(&b, &v, sizeof b);
-	be = (int)(b >> 52 & 0x7ff);
-	if (be == 0)
-		return frexp(v, e);
-	*e = be - 1022;
-	b = (b & ~(0x7ffull << 52)) | (1022ull << 52);	/* exponent of [0.5, 1) */
-	memcpy(&v, &b, sizeof v);
-	return v;
-}
-
 void
 hist_add(struct hist *h, double v)
 {
+	uint64_t b;
 	int e;
-	double m;
 
 	/* Negative, NaN or infinite samples are a model bug, not bad input. */
 	VS_ASSERT(v >= 0 && isfinite(v));
@@ -163,8 +145,12 @@ hist_add(struct hist *h, double v)
 		h->zeros++;
 		return;
 	}
-	m = hist_frexp(v, &e);		/* v = m * 2^e, m in [0.5, 1) */
-	e--;				/* v in [2^e, 2^(e+1)) */
+	/* v in [2^e, 2^(e+1)) and its bucket there, from the IEEE-754 bits
+	 * (no libm call per sample): the exponent field less its bias, and the
+	 * fraction's top bits, which are floor((v / 2^e - 1) * HIST_SUB) exactly.
+	 * A subnormal (exponent field 0) is far below HIST_EMIN. */
+	memcpy(&b, &v, sizeof b);
+	e = (int)(b >> 52 & 0x7ff) - 1023;
 	if (e < HIST_EMIN) {
 		h->under++;
 		h->umin = fmin(h->umin, v);
@@ -177,7 +163,7 @@ hist_add(struct hist *h, double v)
 
 		if (h->b == NULL || o < h->lo || o >= h->hi)
 			hist_cover(h, o, o + 1);
-		h->b[(o - h->lo) * HIST_SUB + (int)((2 * m - 1) * HIST_SUB)]++;
+		h->b[(o - h->lo) * HIST_SUB + (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1))]++;
 	}
 }
 
