@@ -261,6 +261,31 @@ START_TEST(a_wakeup_preempting_a_running_vcpu_is_a_preempt_ipi)
 }
 END_TEST
 
+/* Two wakes from vCPU 0 of sleepers on vCPU 1, 11 ms of vruntime behind
+ * its running task, while that task holds a spinlock (preempt_count > 0:
+ * the first reschedule stays pending): under 3.2's CFS the first sends a
+ * reschedule IPI and the second none, as check_preempt_wakeup returns while
+ * test_tsk_need_resched (and resched_task would too).  Main sent two. */
+START_TEST(a_pending_reschedule_gets_no_second_ipi)
+{
+	struct metrics m;
+
+	run_full("name: p\nseed: 1\nuntil: done\n" HOST
+	    "vms: [{name: g, vcpus: 2, workload: w, guest: {scheduler: cfs, hz: 250}}]\n"
+	    "workloads:\n  w:\n    queues: {q: 1}\n    locks: {s: {}}\n"
+	    "    programs:\n"
+	    "      waker: [{block: 12ms}, {wake: q}, {compute: 20us}, {wake: q}]\n"
+	    "      hog: [{block: 500us}, {compute: 11ms}, {acquire: s}, {compute: 3ms}, {release: s}]\n"
+	    "      sleeper: [{wait: q}, {compute: 10us}]\n"
+	    "    tasks: [{program: waker, cpus: [0]}, {program: hog, cpus: [1]},"
+	    " {program: sleeper, count: 2, cpus: [1]}]\n", 1, &m);
+	ck_assert_double_eq(tu_metric(&m, "completed"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.preempt_ipis"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.resched_ipis"), 1);
+	metrics_free(&m);
+}
+END_TEST
+
 START_TEST(wait_wake_and_barrier)
 {
 	struct metrics m;
@@ -320,6 +345,7 @@ main(void)
 	tcase_add_test(tc, fifo_runs_a_task_until_it_blocks);
 	tcase_add_test(tc, eevdf_tick_preempts_after_a_used_slice);
 	tcase_add_test(tc, a_wakeup_preempting_a_running_vcpu_is_a_preempt_ipi);
+	tcase_add_test(tc, a_pending_reschedule_gets_no_second_ipi);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);

@@ -829,10 +829,13 @@ wake(struct gkernel *k, struct task *t, int waker, int flags)
 		c->need_resched = 1;	/* from this idle vCPU's own interrupt: no IPI */
 	} else if (c->idle) {
 		send_ipi(k, waker, c);
-	} else if (c->curr != NULL && (k->cfg.sched->wakeup_preempt(c, c->curr, t) ||
-	    (!was && c->need_resched))) {
+	} else if (c->curr != NULL && !was && (k->cfg.sched->wakeup_preempt(c, c->curr, t) ||
+	    c->need_resched)) {
 		/* the policy's wakeup_preempt, or its update_curr in the enqueue
-		 * (EEVDF: a used slice; LNX-6.12 update_curr -> resched_curr) */
+		 * (EEVDF: a used slice; LNX-6.12 update_curr -> resched_curr);
+		 * none once one is pending (LNX-3.2 kernel/sched_fair.c
+		 * check_preempt_wakeup and sched.c resched_task return while
+		 * test_tsk_need_resched) */
 		c->need_resched = 1;	/* resched_task */
 		if (waker != cpu) {
 			k->st.preempt_ipis += waker >= 0;	/* from an interrupt: no sender */
