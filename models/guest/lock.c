@@ -41,7 +41,8 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 		l->node[i].pool_put = (unsigned char)(i & 1);	/* half of them put first */
 	}
 	l->spin_sock = xcalloc((size_t)l->hv->m->sockets, sizeof *l->spin_sock);
-	l->spin_core = xcalloc((size_t)l->hv->m->npcpus, sizeof *l->spin_core);
+	if (l->hv->m->threads_per_core > 1)
+		l->spin_core = xcalloc((size_t)l->hv->m->npcpus, sizeof *l->spin_core);
 	l->spinners = xcalloc((size_t)vm->nvcpus, sizeof *l->spinners);
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
@@ -157,7 +158,8 @@ spin_update(struct glock *l, struct vcpu *v)
 		n->spin_idx = l->nspin;
 		l->spinners[l->nspin++] = v;
 		l->spin_sock[machine_socket_of(m, p)]++;
-		l->spin_core[machine_core_of(m, p)]++;
+		if (m->threads_per_core > 1)
+			l->spin_core[machine_core_of(m, p)]++;
 	} else {
 		struct vcpu *last = l->spinners[--l->nspin];
 
@@ -166,7 +168,8 @@ spin_update(struct glock *l, struct vcpu *v)
 		l->node[last->idx].spin_idx = n->spin_idx;
 		n->spin_pcpu = -1;
 		l->spin_sock[machine_socket_of(m, p)]--;
-		l->spin_core[machine_core_of(m, p)]--;
+		if (m->threads_per_core > 1)
+			l->spin_core[machine_core_of(m, p)]--;
 	}
 }
 
@@ -210,7 +213,11 @@ lock_own_ns(const struct glock *l, const struct vcpu *v)
 	}
 	p = v->pcpu->id;
 	self = l->node[v->idx].spin_pcpu >= 0;
-	core = l->spin_core[machine_core_of(m, p)];
+	/* One thread a core: a core's only spinner can be v itself (a vCPU is
+	 * counted on the pCPU it runs on, and uncounted when it stops), so
+	 * spin_core is neither kept nor read (with N/8 VMs it was a cold line
+	 * of an npcpus-long array per lock and release) */
+	core = m->threads_per_core > 1 ? l->spin_core[machine_core_of(m, p)] : self;
 	if (l->nspin > l->spin_sock[machine_socket_of(m, p)] && m->line_ns[HW_REMOTE] > ns)
 		ns = m->line_ns[HW_REMOTE];
 	if (l->spin_sock[machine_socket_of(m, p)] > core && m->line_ns[HW_SOCKET] > ns)

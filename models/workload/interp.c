@@ -48,6 +48,7 @@ struct wl_thread {
 	 * with hundreds of VMs their wl_vm is one more line out of cache */
 	struct grun *run;
 	const struct wl_op *ops;
+	const struct workload *wl;
 	const struct sim *sim;
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
@@ -55,6 +56,8 @@ struct wl_thread {
 	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
+	struct glock **lock;	/* per lock class: the instance inst[] names, once
+				 * looked up (gvm_lock reads three arrays of the VM) */
 	struct rng_pos *pos;	/* ... and v's stream before that draw */
 	int *inst;		/* per lock class, then per sleeping lock class: the
 				 * instance its acquire or lock took */
@@ -66,17 +69,20 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
 	size_t ninst = npath + wv->wl->nslocks;
 	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
-	    npath * sizeof *th->path_since + sizeof *th->pos + ninst * sizeof *th->inst);
+	    npath * sizeof *th->path_since + npath * sizeof *th->lock + sizeof *th->pos +
+	    ninst * sizeof *th->inst);
 
 	th->wv = wv;
 	th->g = g;
 	th->run = wv->run;
 	th->ops = wv->wl->ops;
+	th->wl = wv->wl;
 	th->sim = g->vm->hv->sim;
 	th->pc = pc;
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
-	th->pos = (struct rng_pos *)(th->path_since + npath);
+	th->lock = (struct glock **)(th->path_since + npath);
+	th->pos = (struct rng_pos *)(th->lock + npath);
 	th->inst = (int *)(th->pos + 1);
 	th->closing = -1;
 	th->ahead = -1;
@@ -292,7 +298,7 @@ wl_close_path(struct vcpu *v)
 	struct wl_thread *th = guest_wl(v);
 
 	if (th->closing >= 0) {
-		gvm_lock(th->g, th->closing, th->inst[th->closing])->st.path_ns +=
+		th->lock[th->closing]->st.path_ns +=
 		    (double)(th->sim->now - th->path_since[th->closing]);
 		th->closing = -1;
 		gk_preempt_enable(v);
@@ -482,6 +488,7 @@ wl_continue(struct vcpu *v)
 	const struct wl_op *o;
 	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
 	unsigned long untimed = 0;
+	int i;
 
 	th->run->last = th;
 	wl_close_path(v);
@@ -503,13 +510,17 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			th->path_since[o->arg] = th->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-			th->inst[o->arg] = instance_of(v, wv->wl->locks[o->arg].instances, o);
-			lock_acquire(gvm_lock(g, o->arg, th->inst[o->arg]), v);
+			i = instance_of(v, th->wl->locks[o->arg].instances, o);
+			if (th->lock[o->arg] == NULL || th->inst[o->arg] != i) {
+				th->inst[o->arg] = i;
+				th->lock[o->arg] = gvm_lock(g, o->arg, i);
+			}
+			lock_acquire(th->lock[o->arg], v);
 			return;
 		case OP_RELEASE:
 			th->pc++;
 			th->closing = o->arg;
-			lock_release(gvm_lock(g, o->arg, th->inst[o->arg]), v);
+			lock_release(th->lock[o->arg], v);
 			return;
 		case OP_IO:
 			th->pc++;
