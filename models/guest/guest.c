@@ -50,6 +50,7 @@ struct guest {
 	int in_ple;		/* pre is a PLE exit being handled */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
+	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
 	/* colder */
 	double sw;		/* of pre, this switch-in's own cost still to pay (paid first) */
 	int streaming;		/* mem: counted among its socket's streamers */
@@ -540,7 +541,7 @@ deliver(struct guest *g)
 		return;
 	}
 	if (!g->irq_pending || g->irq_hook == NULL || g->v->pcpu == NULL ||
-	    g->act == GA_HALT || g->act == GA_DONE || g->irq_wakes)
+	    g->act == GA_HALT || g->act == GA_DONE || g->irq_wakes || g->irqs_off)
 		return;
 	g->irq_pending = 0;
 	g->irq_hook(g->v);
@@ -1274,6 +1275,8 @@ guest_interrupt(struct vcpu *v)
 	struct guest *g = v->g;
 
 	g->irq_pending = 1;
+	if (g->irqs_off)
+		return;		/* taken at guest_irqs_on */
 	if (g->act == GA_HALT && g->irq_wakes && g->irq_hook != NULL) {
 		guest_kick(v);		/* the same wake path as a kick: poll, or wake the thread */
 		return;
@@ -1285,6 +1288,27 @@ guest_interrupt(struct vcpu *v)
 	if (g->act == GA_POLL)
 		return;		/* taken when the poll resumes on a pCPU */
 	deliver(g);
+}
+
+/* local_irq_disable / raw_spin_lock_irqsave: interrupts wait until
+ * guest_irqs_on (local_irq_restore), which takes one pending at once. */
+void
+guest_irqs_off(struct vcpu *v)
+{
+	v->g->irqs_off = 1;
+}
+
+void
+guest_irqs_on(struct vcpu *v)
+{
+	v->g->irqs_off = 0;
+	deliver(v->g);
+}
+
+int
+guest_irqs_are_off(const struct vcpu *v)
+{
+	return v->g->irqs_off;
 }
 
 /* guest_interrupt's cases, before it runs */

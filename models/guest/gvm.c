@@ -132,7 +132,13 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 	for (i = 0; i < g->queue_base[c->nqueues]; i++)
 		gk_waitq_init(&g->queues[i]);
 	vm->guest = g;
-	g->k = gk_new(vm, &c->kernel);
+	{
+		struct gk_config kc = c->kernel;
+
+		kc.lock_ops = c->lock_ops;	/* rq->lock, p->pi_lock: the VM's spinlocks */
+		kc.lock_cfg = c->lock_cfg;
+		g->k = gk_new(vm, &kc);
+	}
 	gk_set_smp(g->k, &ipi_smp_ops, ipi_new(g->k, &c->kernel.ipi, c->kernel.nmm,
 	    gk_stats_rw(g->k)));
 	g->disk = vdisk_new(vm->hv->sim);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "guest/lock.h"
 #include "hv/hv.h"
 #include "rng.h"
 #include "stats.h"
@@ -143,6 +144,26 @@ cpu_next_timer(const struct vcpu *v)
 	return c->tick_ev != EVQ_NONE && c->tick_at < at ? c->tick_at : at;
 }
 
+/* The scheduler's locks (below, "The scheduler's locks"). */
+static void ks_cont(struct vcpu *);
+static const struct lock_client ks_client = { .cont = ks_cont };
+/* The lines a section touches (a-priori): rq->lock's, struct rq's counts
+ * and the tree's leftmost (2); p->pi_lock's, the task's state line (1). */
+static const struct lock_lines ks_rq_lines = { .cs = 2 };
+static const struct lock_lines ks_pi_lines = { .cs = 1 };
+
+/* Lock i of class cls ("rq", "pi"): one lockdep class each (run --lock-stat). */
+static struct glock *
+ks_lock_new(struct gkernel *k, const char *cls, int i, const struct lock_lines *lines)
+{
+	char *nm = xasprintf("%s[%d]", cls, i);
+	struct glock *l = lock_new(k->cfg.lock_ops, k->cfg.lock_cfg, nm, k->vm, lines,
+	    &ks_client);
+
+	free(nm);
+	return l;
+}
+
 static void
 cpu_entry(struct vcpu *v)
 {
@@ -181,6 +202,9 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->idx = i;
 		TAILQ_INIT(&c->rq);
 		TAILQ_INIT(&c->delayed);
+		TAILQ_INIT(&c->wake_q);
+		if (cfg->sched_locks)
+			c->rq_lock = ks_lock_new(k, "rq", i, &ks_rq_lines);
 		c->tick_ev = EVQ_NONE;
 		c->tick_at = -1;
 		c->idle_since = -1;
@@ -204,7 +228,10 @@ gk_free(struct gkernel *k)
 		return;
 	for (i = 0; i < k->ncpu; i++)
 		sim_cancel(ksim(k), &k->cpus[i].tick_ev);
+	for (i = 0; i < k->ncpu; i++)
+		lock_free(k->cpus[i].rq_lock);
 	for (i = 0; i < k->ntasks; i++) {
+		lock_free(k->tasks[i]->pi_lock);
 		gt_cancel(&k->tasks[i]->timer);
 		if (k->tasks[i]->th != NULL && k->cfg.task_free != NULL)
 			k->cfg.task_free(k->tasks[i]->th);
@@ -249,6 +276,8 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int
 	t->woken_at = -1;
 	gt_init(&t->timer, k->timers, GT_HRTIMER, task_timer_fn, t);
 	t->mm = parent != NULL ? parent->mm : -1;
+	if (k->cfg.sched_locks)
+		t->pi_lock = ks_lock_new(k, "pi", t->id, &ks_pi_lines);
 	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
 	k->tasks[k->ntasks++] = t;
 	k->live++;
@@ -465,12 +494,18 @@ pull(struct gcpu *c)
 }
 
 /* __schedule(): curr has left (blocked, exited or was put back); run the next. */
+static void ks_schedule(struct gcpu *, struct task *prev);
+
 static void
 cpu_schedule_from(struct gcpu *c, struct task *prev)
 {
 	struct gkernel *k = c->k;
 	struct task *next;
 
+	if (k->cfg.sched_locks) {
+		ks_schedule(c, prev);
+		return;
+	}
 	c->need_resched = 0;
 	next = c->nqueued > 0 ? k->cfg.sched->pick_next(c) : NULL;
 	if (next != NULL)
@@ -621,6 +656,14 @@ idle_woken(struct vcpu *v)
 	}
 	if (c->finished)
 		return;
+	if (k->cfg.sched_locks) {
+		/* a pull takes the run queues' locks: only if there is one */
+		if (k->cfg.sched->steal(k, c) != NULL)
+			cpu_schedule(c);
+		else
+			go_idle(c);
+		return;
+	}
 	{
 		struct task *t = pull(c);
 
@@ -812,12 +855,12 @@ tick_ev(void *s, void *arg, int64_t data)
 	guest_interrupt(c->v);	/* the LAPIC timer; taken when the vCPU runs guest code */
 }
 
-/* try_to_wake_up(): choose a vCPU, queue t there, make that vCPU look. */
+/* try_to_wake_up() on the vCPU chosen: queue t there, make that vCPU look. */
 static void
-wake(struct gkernel *k, struct task *t, int waker, int flags)
+wake_on(struct gkernel *k, struct task *t, int cpu, int waker, int flags)
 {
 	struct gcpu *c;
-	int cpu = k->cfg.sched->select_cpu(k, t, waker, flags), was;
+	int was;
 
 	VS_ASSERT(t->state == T_BLOCKED && gk_task_allowed(t, cpu));
 	c = &k->cpus[cpu];
@@ -843,6 +886,29 @@ wake(struct gkernel *k, struct task *t, int waker, int flags)
 		}
 	} else if (waker < 0)
 		guest_interrupt(c->v);	/* the device interrupt itself */
+}
+
+/* try_to_wake_up(): choose a vCPU (select_task_rq), then wake_on. */
+static void
+wake(struct gkernel *k, struct task *t, int waker, int flags)
+{
+	wake_on(k, t, k->cfg.sched->select_cpu(k, t, waker, flags), waker, flags);
+}
+
+/* A wake from the task current on c (futex_wake, a mutex's handoff, fork,
+ * exit's parent): with the scheduler's locks, into c's wake_q (Linux 4.2+
+ * wake_q_add), done under the locks at c's next preemption point or
+ * schedule (wake_up_q after the caller's own lock is dropped). */
+static void
+wake_task(struct gcpu *c, struct task *t, int flags)
+{
+	if (!c->k->cfg.sched_locks) {
+		wake(c->k, t, c->idx, flags);
+		return;
+	}
+	t->wake_flags = flags;
+	TAILQ_INSERT_TAIL(&c->wake_q, t, wait_link);	/* off every wait queue now */
+	c->nwake++;
 }
 
 void
@@ -898,6 +964,7 @@ void
 gk_stats_reset(struct gkernel *k)
 {
 	struct hist *wl = k->st.wake_lat, *iw = k->st.ipi_wait;
+	int i;
 
 	gk_finish(k);
 	memset(&k->st, 0, sizeof k->st);
@@ -906,6 +973,12 @@ gk_stats_reset(struct gkernel *k)
 	gt_stats_reset(k->timers);
 	k->st.wake_lat = wl;
 	k->st.ipi_wait = iw;
+	for (i = 0; i < k->ncpu; i++)
+		if (k->cpus[i].rq_lock != NULL)
+			lock_stats_reset(k->cpus[i].rq_lock);
+	for (i = 0; i < k->ntasks; i++)
+		if (k->tasks[i]->pi_lock != NULL)
+			lock_stats_reset(k->tasks[i]->pi_lock);
 }
 
 struct task *
@@ -913,6 +986,8 @@ gk_current(struct vcpu *v)
 {
 	return cpu_of(v)->curr;
 }
+
+static int ks_wakes(struct gcpu *, guest_fn resume);
 
 /* gk_preempt_point's switch, out of line: the check is on every step. */
 static __attribute__((noinline)) int
@@ -941,6 +1016,8 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	struct task *t = c->curr;
 
 	t->compute = 0;
+	if (__builtin_expect(c->nwake > 0, 0))
+		return ks_wakes(c, resume);
 	if (!c->need_resched || t->preempt_count > 0)
 		return 0;
 	return preempt_now(c, t, resume);
@@ -951,7 +1028,8 @@ gk_preempt_due(struct vcpu *v, int enable)
 {
 	struct gcpu *c = cpu_of(v);
 
-	return c->need_resched && c->curr->preempt_count - enable <= 0 && c->nqueued > 0;
+	return c->nwake > 0 ||
+	    (c->need_resched && c->curr->preempt_count - enable <= 0 && c->nqueued > 0);
 }
 
 void
@@ -1085,7 +1163,10 @@ gk_block(struct vcpu *v, guest_fn resume)
 void
 gk_wake(struct vcpu *waker, struct task *t)
 {
-	wake(t->k, t, waker != NULL ? waker->idx : -1, GS_WAKE);
+	if (waker != NULL)
+		wake_task(cpu_of(waker), t, GS_WAKE);
+	else
+		wake(t->k, t, -1, GS_WAKE);
 }
 
 void
@@ -1117,7 +1198,7 @@ gk_exit(struct vcpu *v)
 		if (p->state == T_BLOCKED && p->waiting_children >= 0 &&
 		    p->children <= p->waiting_children) {
 			p->waiting_children = -1;
-			wake(k, p, c->idx, GS_WAKE);
+			wake_task(c, p, GS_WAKE);
 		}
 	}
 	leave_cpu(c, T_DEAD);
@@ -1133,7 +1214,7 @@ gk_spawn(struct vcpu *v, void *th)
 	t->weight = c->curr->weight;
 	k->st.spawned++;
 	/* Linux 3.2 wake_up_new_task: select_task_rq(SD_BALANCE_FORK), then check_preempt */
-	wake(k, t, c->idx, GS_FORK);
+	wake_task(c, t, GS_FORK);
 	return t;
 }
 
@@ -1187,7 +1268,7 @@ gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast)
 		TAILQ_REMOVE(&q->q, t, wait_link);
 		q->nwait--;
 		n--;
-		wake(c->k, t, c->idx, GS_WAKE);
+		wake_task(c, t, GS_WAKE);
 	}
 	if (!broadcast && n > 0)
 		q->tokens += n;
@@ -1249,4 +1330,272 @@ gk_steal_busiest(struct gkernel *k, struct gcpu *c)
 		if (gk_task_allowed(t, c->idx))
 			return t;
 	return NULL;
+}
+
+/*
+ * The scheduler's locks (vms[].guest.sched_locks; models/README.md "The
+ * guest kernel"): each run queue's rq->lock and each task's p->pi_lock,
+ * spinlocks of the VM's own algorithm (so a preempted holder makes the
+ * others spin or halt as any kernel spinlock does), taken with interrupts
+ * off (raw_spin_lock_irqsave) where the kernel takes them.  A path that
+ * takes them is a chain of lock calls and held work on its vCPU; ks_step
+ * says where ks_cont, the locks' continuation, goes on.  Left out: the
+ * tick's scheduler_tick and periodic balance, and wakes from interrupts (a
+ * timer's, a device's), take no lock here.
+ */
+enum ks_step {
+	KS_NONE,
+	KS_BEGIN,	/* an interrupt's cost paid first: then the locks */
+	KS_PI,		/* p->pi_lock taken: select_task_rq's work */
+	KS_SELECT,	/* ... done: the target's rq->lock, or its wake list */
+	KS_RQ,		/* the target's rq->lock taken: ttwu_do_activate's work */
+	KS_ACTIVATE,	/* ... done: activate, unlock */
+	KS_RQ_OUT,	/* unlocked: unlock p->pi_lock */
+	KS_PI_OUT,	/* that wake is done: the next, or what follows */
+	KS_SCHED,	/* __schedule's rq->lock taken */
+	KS_RELOCK,	/* dropped for double_lock_balance: the lower one first */
+	KS_LOWER,	/* the lower (the busiest) taken: now this one */
+	KS_BOTH,	/* both taken: the move's work */
+	KS_MOVED,	/* ... done: move, unlock the busiest */
+	KS_PICK,	/* ... unlocked: __schedule's work */
+	KS_PICKED,	/* this rq->lock alone, __schedule's work done: unlock */
+	KS_SWITCH,	/* unlocked: pick and switch, or idle */
+};
+
+static const struct machine *
+ks_mach(const struct gcpu *c)
+{
+	return kmach(c->k);
+}
+
+/*
+ * The next step of c's lock path: a wake of its wake_q (Linux 6.6
+ * kernel/sched/core.c wake_up_q -> try_to_wake_up: raw_spin_lock_irqsave
+ * (&p->pi_lock) first), then a schedule's rq->lock (__schedule: local_irq_
+ * disable, rq_lock), else the caller goes on with interrupts on again.
+ */
+static void
+ks_go(struct gcpu *c)
+{
+	struct vcpu *v = c->v;
+	guest_fn done;
+
+	if (!TAILQ_EMPTY(&c->wake_q)) {
+		struct task *t = TAILQ_FIRST(&c->wake_q);
+
+		TAILQ_REMOVE(&c->wake_q, t, wait_link);
+		c->nwake--;
+		c->ks_wakee = t;
+		c->ks_step = KS_PI;
+		lock_acquire(t->pi_lock, v);
+		return;
+	}
+	if (c->ks_sched) {
+		c->ks_step = KS_SCHED;
+		lock_acquire(c->rq_lock, v);
+		return;
+	}
+	c->ks_step = KS_NONE;
+	done = c->ks_done;
+	c->ks_done = NULL;
+	guest_irqs_on(v);	/* raw_spin_unlock_irqrestore: a pending interrupt now */
+	done(v);
+}
+
+/* A lock path begins with interrupts off; an interrupt's cost still to pay
+ * (guest_overhead: its handler ran just before) is paid before the first
+ * lock is asked for, not inside its hold. */
+static void
+ks_begin(struct gcpu *c)
+{
+	guest_irqs_off(c->v);
+	if (guest_overhead(c->v, 0) > 0) {
+		c->ks_step = KS_BEGIN;
+		guest_work(c->v, 0, ks_cont);
+		return;
+	}
+	ks_go(c);
+}
+
+/* The preemption point after a wake (or fork): the wakes under the locks,
+ * then resume, which is that preemption point again. */
+static int
+ks_wakes(struct gcpu *c, guest_fn resume)
+{
+	c->curr->compute = 0;
+	c->ks_done = resume;
+	c->ks_sched = 0;
+	ks_begin(c);
+	return 1;
+}
+
+/* __schedule() under c's rq->lock (the wakes c's task asked for first, as
+ * do_exit's wake of its parent precedes do_task_dead's __schedule). */
+static void
+ks_schedule(struct gcpu *c, struct task *prev)
+{
+	c->ks_prev = prev;
+	c->ks_sched = 1;
+	ks_begin(c);
+}
+
+/*
+ * LNX-6.6 kernel/sched/core.c ttwu_queue_cond (TTWU_QUEUE): a wakee for
+ * another CPU of the cache domain (a VM's vCPUs share one) with nothing
+ * running goes on that CPU's wake list with an IPI, and the target
+ * activates it under its own rq->lock (sched_ttwu_pending, here its
+ * schedule's): the waker takes no rq->lock.  LNX-6.6 wake_up_new_task
+ * takes the new task's rq->lock itself.
+ */
+static int
+ks_queue_remote(const struct gcpu *c, const struct gcpu *d, int flags)
+{
+	/* wake_up_new_task locks the new task's rq itself: no wake list */
+	return !(flags & GS_FORK) && d != c && cpu_is_idle(d);
+}
+
+/* __schedule's work and pick under c's rq->lock alone. */
+static void
+ks_pick(struct gcpu *c)
+{
+	c->ks_step = KS_PICKED;
+	guest_work(c->v, ks_mach(c)->sched_pick_ns, ks_cont);
+}
+
+/* The locks' continuation: c's lock call (acquire or release) is done. */
+static void
+ks_cont(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v), *d = c->ks_target, *b = c->ks_busiest;
+	struct gkernel *k = c->k;
+	struct task *t = c->ks_wakee;
+
+	switch (c->ks_step) {
+	case KS_BEGIN:
+		ks_go(c);
+		return;
+	case KS_PI:
+		c->ks_step = KS_SELECT;
+		guest_work(v, ks_mach(c)->sched_pi_ns, ks_cont);
+		return;
+	case KS_SELECT:
+		d = c->ks_target = &k->cpus[k->cfg.sched->select_cpu(k, t, c->idx, t->wake_flags)];
+		if (ks_queue_remote(c, d, t->wake_flags)) {
+			wake_on(k, t, d->idx, c->idx, t->wake_flags);
+			c->ks_step = KS_PI_OUT;
+			lock_release(t->pi_lock, v);
+			return;
+		}
+		c->ks_step = KS_RQ;
+		lock_acquire(d->rq_lock, v);	/* ttwu_queue: rq_lock(rq) */
+		return;
+	case KS_RQ:
+		c->ks_step = KS_ACTIVATE;
+		guest_work(v, ks_mach(c)->sched_ttwu_ns, ks_cont);
+		return;
+	case KS_ACTIVATE:
+		wake_on(k, t, d->idx, c->idx, t->wake_flags);	/* ttwu_do_activate */
+		c->ks_step = KS_RQ_OUT;
+		lock_release(d->rq_lock, v);
+		return;
+	case KS_RQ_OUT:
+		c->ks_step = KS_PI_OUT;
+		lock_release(t->pi_lock, v);
+		return;
+	case KS_PI_OUT:
+		ks_go(c);
+		return;
+	case KS_SCHED:
+		c->need_resched = 0;
+		/* Linux 3.2 kernel/sched.c schedule -> idle_balance -> load_balance:
+		 * a task to pull (find_busiest_queue reads without locks), then
+		 * double_rq_lock in address order (the lower rq first) */
+		if (c->nqueued == 0 && (t = k->cfg.sched->steal(k, c)) != NULL) {
+			b = c->ks_busiest = &k->cpus[t->cpu];
+			if (b->idx < c->idx) {
+				c->ks_step = KS_RELOCK;
+				lock_release(c->rq_lock, v);
+			} else {
+				c->ks_step = KS_BOTH;
+				lock_acquire(b->rq_lock, v);
+			}
+			return;
+		}
+		ks_pick(c);
+		return;
+	case KS_RELOCK:
+		c->ks_step = KS_LOWER;
+		lock_acquire(b->rq_lock, v);
+		return;
+	case KS_LOWER:
+		c->ks_step = KS_BOTH;
+		lock_acquire(c->rq_lock, v);
+		return;
+	case KS_BOTH:
+		c->ks_step = KS_MOVED;
+		guest_work(v, ks_mach(c)->sched_move_ns, ks_cont);
+		return;
+	case KS_MOVED:
+		/* move_tasks: what is still there to pull (the tick's balance and
+		 * interrupts' wakes take no lock here) */
+		t = k->cfg.sched->steal(k, c);
+		if (t != NULL && t->cpu == b->idx) {
+			dequeue(b, t, GS_MIGRATE);
+			enqueue(c, t, GS_MIGRATE);
+		}
+		/* double_unlock_balance: the busiest's lock, this one kept for the
+		 * pick (3.2 drops both and retakes this one) */
+		c->ks_step = KS_PICK;
+		lock_release(b->rq_lock, v);
+		return;
+	case KS_PICK:
+		ks_pick(c);
+		return;
+	case KS_PICKED:
+		c->ks_step = KS_SWITCH;
+		lock_release(c->rq_lock, v);	/* finish_task_switch: rq unlock, irqs on */
+		return;
+	case KS_SWITCH:
+		/* the pick with the switch, in one step as without the locks (a
+		 * task picked and not yet current would be in no place) */
+		t = c->nqueued > 0 ? k->cfg.sched->pick_next(c) : NULL;
+		if (t != NULL)
+			c->nqueued--;
+		c->ks_step = KS_NONE;
+		c->ks_sched = 0;
+		if (t != NULL)
+			switch_to(c, t, c->ks_prev);	/* curr stays in the load */
+		else
+			go_idle(c);
+		c->ks_prev = NULL;
+		guest_irqs_on(v);
+		return;
+	default:
+		vs_fatal("guest vCPU %d: scheduler lock step %d", c->idx, c->ks_step);
+	}
+}
+
+static void
+ks_class_add(struct gk_lockclass *s, const struct glock *l)
+{
+	if (l == NULL)
+		return;
+	s->acquisitions += (double)l->st.acquisitions;
+	s->contended += (double)l->st.contended;
+	s->wait_ns += l->st.wait_ns;
+	s->hold_ns += l->st.hold_ns;
+	s->wait_lhp_ns += l->st.wait_lhp_ns;
+}
+
+void
+gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_lockclass *pi)
+{
+	int i;
+
+	memset(rq, 0, sizeof *rq);
+	memset(pi, 0, sizeof *pi);
+	for (i = 0; i < k->ncpu; i++)
+		ks_class_add(rq, k->cpus[i].rq_lock);
+	for (i = 0; i < k->ntasks; i++)
+		ks_class_add(pi, k->tasks[i]->pi_lock);
 }

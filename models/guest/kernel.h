@@ -21,6 +21,7 @@
 struct vm;
 struct hist;
 struct ipi;
+struct lock_ops;
 
 /* How IPIs are sent, as the guest kernel is configured (ipi.c reads it). */
 enum ipi_mode { IPI_PHYS, IPI_CLUSTER, IPI_PV };
@@ -46,6 +47,11 @@ struct gk_config {
 	struct ipi_config ipi;	/* how IPIs are sent (ipi.c) */
 	int nmm;		/* address spaces of the workload's tasks */
 	int spin_preempted;	/* spin-on-owner loops read vcpu_is_preempted (4.10) */
+	/* The scheduler's own locks (rq->lock, p->pi_lock), spinlocks of the
+	 * VM's algorithm (gvm.c sets lock_ops, lock_cfg) */
+	int sched_locks;
+	const struct lock_ops *lock_ops;
+	const void *lock_cfg;
 	/* The workload's hook: a task has exited (free its program state). */
 	void (*task_exit)(struct task *);
 	/* ... and free the program state of a task still alive at the end. */
@@ -83,7 +89,15 @@ struct gk_stats {
 
 struct gkernel;
 
+/* A class of the scheduler's locks (sched_locks), summed over its instances. */
+struct gk_lockclass {
+	double acquisitions, contended, wait_ns, hold_ns, wait_lhp_ns;
+};
+
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
+/* rq->lock's and p->pi_lock's classes (zero without sched_locks). */
+void gk_sched_lock_stats(const struct gkernel *, struct gk_lockclass *rq,
+    struct gk_lockclass *pi);
 struct ipi *gk_ipi(struct gkernel *);
 /*
  * A sleeping lock's optimistic spinners watch its owner (slock.c fills this

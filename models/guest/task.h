@@ -22,6 +22,7 @@
 struct vcpu;
 struct gkernel;
 struct slock;
+struct glock;
 
 enum task_state { T_RUNNABLE, T_RUNNING, T_BLOCKED, T_DEAD };
 
@@ -64,6 +65,10 @@ struct task {
 	int waiting_children;	/* blocked until children <= this; -1 not */
 	void *th;		/* the workload's program state (opaque here) */
 	void *sched_priv;
+	/* The scheduler's locks (kernel.c): its p->pi_lock; the flags of its
+	 * wake while it waits in a waker's wake_q (on wait_link) */
+	struct glock *pi_lock;
+	int wake_flags;
 };
 
 TAILQ_HEAD(taskq, task);
@@ -77,6 +82,7 @@ struct gcpu {
 	int idx;
 	int need_resched;
 	int nqueued;
+	int nwake;		/* tasks in wake_q (sched_locks): the preemption point looks */
 	struct taskq rq;	/* runnable tasks waiting here (not curr) */
 	unsigned long load;	/* sum of weights, queued and curr */
 	int idle;		/* in the idle loop (polling or halted) */
@@ -105,6 +111,17 @@ struct gcpu {
 	double polled0;
 	int sleeping;		/* the per-vCPU form's thread sleeps: the vCPU idles (gk_sleep) */
 	guest_fn sleep_done;	/* ... and what its thread does next */
+	/* The scheduler's locks (sched_locks; kernel.c "The scheduler's locks"):
+	 * this run queue's rq->lock; the wakes its task asked for, done at its
+	 * next preemption point (wake_q_add / wake_up_q); the lock path under
+	 * way: its step, the wakee and its target, a schedule's prev, a pull's
+	 * busiest, and the caller's continuation. */
+	struct glock *rq_lock;
+	struct taskq wake_q;
+	int ks_step, ks_sched;
+	struct task *ks_wakee, *ks_prev;
+	struct gcpu *ks_target, *ks_busiest;
+	guest_fn ks_done;
 };
 
 #endif

@@ -104,6 +104,26 @@ const struct vs_param machine_params[] = {
 	  "time", "cycles", VP_TIME, M(irq_ns), 0, 1e12, 2000, NULL },
 	{ "costs.timer_tick", NULL, "a guest timer tick's exits (hrtimer kick, deadline "
 	  "MSR write)", "time", "cycles", VP_TIME, M(timer_tick_ns), 0, 1e12, 4000, NULL },
+	/* The guest scheduler's work under its own locks (vms[].guest.sched_locks,
+	 * kernel.c "The scheduler's locks"): a-priori estimates from the length
+	 * of each code path (a few hundred instructions each at an IPC below 1,
+	 * unverified); bench/profile/README.md's derived H (3.2 us for
+	 * hackbench's rq->__lock) bounds them from above, a check, not an input */
+	{ "costs.sched_pi", NULL, "try_to_wake_up's work under p->pi_lock before the rq "
+	  "lock: the state checks and select_task_rq (wake_affine, select_idle_sibling's scan; "
+	  "a-priori from the code path)", "time", "cycles", VP_TIME, M(sched_pi_ns), 0, 1e12,
+	  1000, NULL },
+	{ "costs.sched_ttwu", NULL, "try_to_wake_up's work under the target's rq->lock: "
+	  "ttwu_do_activate (enqueue_task_fair) and check_preempt_curr (a-priori from the code "
+	  "path)", "time", "cycles", VP_TIME, M(sched_ttwu_ns), 0, 1e12, 1500, NULL },
+	{ "costs.sched_pick", NULL, "__schedule's work under its rq->lock: deactivate_task "
+	  "or put_prev_task, pick_next_task_fair, switch_mm and switch_to up to "
+	  "finish_task_switch's unlock (a-priori from the code path; the switch's cache refill "
+	  "after it stays costs.guest_ctx_switch)", "time", "cycles", VP_TIME, M(sched_pick_ns),
+	  0, 1e12, 2000, NULL },
+	{ "costs.sched_move", NULL, "a load balance's move of one task under both rq locks "
+	  "(detach_task, attach_task; a-priori from the code path)", "time", "cycles", VP_TIME,
+	  M(sched_move_ns), 0, 1e12, 1000, NULL },
 	{ "costs.smt_busy_slowdown", NULL, "time factor while an SMT sibling runs code",
 	  "number", "", VP_NUM, M(smt_busy_slowdown), 1, 10, 1.3, NULL },
 	{ "costs.smt_spin_slowdown", NULL, "time factor while an SMT sibling spins with PAUSE",

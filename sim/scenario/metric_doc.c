@@ -73,6 +73,25 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.guest_poll_cpu_share", "% of a CPU", "pCPU time of the guest-side polls over the "
 	  "run, per VM (host halt polling is halt_poll_cpu_share)" },
 	{ "VM.guest_ctx_switches", "count", "guest task switches (task form)" },
+	{ "VM.sched_rq.acquisitions", "count", "the guest scheduler's rq->lock acquisitions, all "
+	  "vCPUs' run queues, per VM (guest.sched_locks given; sched_pi: p->pi_lock's, all tasks)" },
+	{ "VM.sched_rq.contentions_per_busy_cpu_s", "1/s", "rq->lock acquisitions that waited, "
+	  "per second of busy vCPU time (vCPU time less guest idle), as bench/profile's "
+	  "summaries count them (sched_pi: p->pi_lock's)" },
+	{ "VM.sched_rq.contended_share", "%", "rq->lock acquisitions that waited (sched_pi: "
+	  "p->pi_lock's)" },
+	{ "VM.sched_rq.wait_mean_ns", "ns", "mean wait per rq->lock acquisition (sched_pi: "
+	  "p->pi_lock's)" },
+	{ "VM.sched_rq.hold_mean_ns", "ns", "mean rq->lock hold, the holder's preemption "
+	  "included (sched_pi: p->pi_lock's, which holds the rq->lock's wait)" },
+	{ "VM.sched_rq.wait_holder_preempted_ns", "ns", "of the mean wait, the part with the "
+	  "holder's vCPU preempted by the host (sched_pi: p->pi_lock's)" },
+	{ "VM.sched_pi.acquisitions", "count", "as VM.sched_rq.acquisitions, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.contentions_per_busy_cpu_s", "1/s", "as VM.sched_rq.contentions_per_busy_cpu_s, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.contended_share", "%", "as VM.sched_rq.contended_share, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.wait_mean_ns", "ns", "as VM.sched_rq.wait_mean_ns, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.hold_mean_ns", "ns", "as VM.sched_rq.hold_mean_ns, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.wait_holder_preempted_ns", "ns", "as VM.sched_rq.wait_holder_preempted_ns, of p->pi_lock (all tasks)" },
 	{ "VM.task_migrations", "count", "guest task migrations between vCPUs (task form)" },
 	{ "VM.task_wakeups", "count", "guest task wake-ups (task form)" },
 	{ "VM.resched_ipis", "count", "reschedule IPIs the guest sent (task form)" },

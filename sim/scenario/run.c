@@ -153,6 +153,46 @@ collect_ipi_host(const struct vmdef *d, const struct built *b, struct metrics *o
 #undef IM
 }
 
+/* The scheduler's locks (guest.sched_locks): rq->lock and p->pi_lock as two
+ * classes, per VM; contentions per busy CPU-second as bench/profile's
+ * summaries give them (busy: the vCPUs' time less the guest's idle). */
+static void
+collect_sched_locks(const struct vmdef *d, const struct built *b, double busy_ns,
+    struct metrics *out)
+{
+	struct gk_lockclass c[2], one[2];
+	const char *cls[2] = { "sched_rq", "sched_pi" };
+	char name[256];
+	int i, j;
+
+	memset(c, 0, sizeof c);
+	for (i = 0; i < b->n; i++) {
+		gk_sched_lock_stats(gvm_of(b->vms[i])->k, &one[0], &one[1]);
+		for (j = 0; j < 2; j++) {
+			c[j].acquisitions += one[j].acquisitions;
+			c[j].contended += one[j].contended;
+			c[j].wait_ns += one[j].wait_ns;
+			c[j].hold_ns += one[j].hold_ns;
+			c[j].wait_lhp_ns += one[j].wait_lhp_ns;
+		}
+	}
+	for (j = 0; j < 2; j++) {
+		double a = c[j].acquisitions;
+
+#define CM(suffix, unit, v) do { \
+	snprintf(name, sizeof name, "%s.%s.%s", d->name, cls[j], suffix); \
+	metrics_add(out, name, unit, v); } while (0)
+		CM("acquisitions", "count", a / b->n);
+		CM("contentions_per_busy_cpu_s", "1/s", busy_ns > 0 ? c[j].contended / (busy_ns * 1e-9)
+		    : 0);
+		CM("contended_share", "%", a > 0 ? 100 * c[j].contended / a : 0);
+		CM("wait_mean_ns", "ns", a > 0 ? c[j].wait_ns / a : 0);
+		CM("hold_mean_ns", "ns", a > 0 ? c[j].hold_ns / a : 0);
+		CM("wait_holder_preempted_ns", "ns", a > 0 ? c[j].wait_lhp_ns / a : 0);
+#undef CM
+	}
+}
+
 /* The guest kernel's view of a task-form VM entry, summed over its VMs. */
 static void
 collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
@@ -240,6 +280,8 @@ collect_kernel(const struct vmdef *d, const struct built *b, struct hv *hv,
 	KM("pv_tlb_flushes_on_entry", "count", pvf / b->n);
 	KM("pv_sched_yields", "count", pvy / b->n);
 	collect_ipi_host(d, b, out);
+	if (d->guest.sched_locks)
+		collect_sched_locks(d, b, vcpu_ns - idle, out);
 	hist_free(h);
 	hist_free(hw);
 	/* Timed regions (`mark:`): the mean and sd of the intervals in the run, as

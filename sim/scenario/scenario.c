@@ -276,6 +276,12 @@ const struct vs_param scen_guest_params[] = {
 	{ "vcpu_is_preempted", NULL, "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
 	  "owner's vCPU is preempted (steal time)", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.spin_preempted), 0, 1, 0, NULL },
+	/* Linux kernel/sched/core.c: rq->__lock and p->pi_lock (kernel.c "The
+	 * scheduler's locks"); off: the scheduler runs without locks, as before */
+	{ "sched_locks", NULL, "the scheduler's own locks: each run queue's rq->lock and each "
+	  "task's p->pi_lock, spinlocks of the VM's algorithm taken with interrupts off on the "
+	  "wake path, in schedule() and in the idle pull (double_rq_lock)", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.sched_locks), 0, 1, 0, NULL },
 	{ "ipi.mode", NULL, "x2APIC physical: an ICR-write exit per destination; cluster: "
 	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
 	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "",
@@ -573,6 +579,16 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 		return -1;
 	if (parse_guest(d, yc_find(n, "guest"), err) || refuse_pv_native(sc, d, n, err))
 		return -1;
+	if (d->guest.sched_locks && d->lock->takes_sections) {
+		/* the scheduler's locks are the kernel's own spinlocks; a combining
+		 * lock runs its callers' sections itself, and kernel.c has none */
+		const struct yc_node *g = yc_find(n, "guest");
+		const struct yc_node *at = g != NULL ? yc_find(g, "sched_locks") : NULL;
+
+		return yc_err(at != NULL ? at : n, err, "guest sched_locks: lock '%s' runs its "
+		    "callers' sections itself; the scheduler's locks need a kernel spinlock "
+		    "(ticket, pv-ticket, qspinlock, pv-qspinlock, ...)", d->lock->name);
+	}
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
 		return -1;

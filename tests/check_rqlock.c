@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* check_rqlock.c - the guest scheduler's own locks (guest.sched_locks,
+ * kernel.c "The scheduler's locks"): rq->lock and p->pi_lock where the
+ * kernel takes them, as the probe sees them. */
+#include "testutil.h"
+
+#include <stdio.h>
+
+#include "guest/lock.h"
+#include "hv/vcpu.h"
+
+#define MAXV 8
+
+/* The lock events of the guest's vCPUs (global ids 0..MAXV-1). */
+struct seen {
+	/* per vCPU: the rq locks (bit per run queue) and pi locks it holds */
+	unsigned rq_held[MAXV];
+	int pi_held[MAXV];
+	const void *waiting[MAXV];	/* the lock it is inside acquire() of */
+	sim_time_t wait_since[MAXV];
+	/* the wake path: rq locks taken with a pi lock held, and without */
+	int rq_in_pi, rq_alone_waker;
+	/* double_rq_lock: two rq locks held; taken out of order */
+	int doubles, bad_order, relock;
+	/* host preemption of a holder while another waits for its lock */
+	int rs_runnable_holding[MAXV];
+	int waits_over_preempted, halts_in_wait, spins_in_wait;
+	/* interrupts: function calls run while holding, IPIs sent to a holder */
+	int irq_while_held, ipi_to_holder, ipi_recv;
+};
+
+static int
+is_rq(const struct glock *l, int *idx)
+{
+	return sscanf(l->name, "rq[%d]", idx) == 1;
+}
+
+static int
+is_pi(const struct glock *l)
+{
+	return strncmp(l->name, "pi[", 3) == 0;
+}
+
+static int
+holds(const struct seen *s, int v)
+{
+	return s->rq_held[v] != 0 || s->pi_held[v] > 0;
+}
+
+static void
+watch(void *ctx, const struct probe_ev *e)
+{
+	struct seen *s = ctx;
+	const struct glock *l = e->lock;
+	int v = e->vcpu, r, j;
+
+	if (v < 0 || v >= MAXV)
+		return;
+	switch (e->kind) {
+	case PR_LOCK_WAIT:
+		if (l != NULL && (is_pi(l) || is_rq(l, &r))) {
+			s->waiting[v] = l;
+			s->wait_since[v] = e->t;
+			/* a holder of that lock preempted by the host now */
+			for (j = 0; j < MAXV; j++)
+				if (j != v && s->rs_runnable_holding[j] && is_rq(l, &r) &&
+				    (s->rq_held[j] >> r & 1))
+					s->waits_over_preempted++;
+		}
+		break;
+	case PR_LOCK_TAKEN:
+		s->waiting[v] = NULL;
+		if (is_pi(l)) {
+			s->pi_held[v]++;
+		} else if (is_rq(l, &r)) {
+			if (s->pi_held[v] > 0)
+				s->rq_in_pi++;
+			if (s->rq_held[v] != 0) {
+				s->doubles++;
+				/* the one held must be the lower (address order) */
+				if ((s->rq_held[v] >> r) != 0)
+					s->bad_order++;
+				/* its own second: it was dropped for the lower busiest
+				 * (the guest is the first VM: vCPU id = index) */
+				s->relock += r == v;
+			}
+			s->rq_held[v] |= 1u << r;
+		}
+		break;
+	case PR_LOCK_RELEASE:
+		if (is_pi(l))
+			s->pi_held[v]--;
+		else if (is_rq(l, &r))
+			s->rq_held[v] &= ~(1u << r);
+		break;
+	case PR_RUNSTATE:
+		/* aux: enum runstate; RS_RUNNABLE is preempted, waiting for a pCPU */
+		s->rs_runnable_holding[v] = e->aux == RS_RUNNABLE && s->rq_held[v] != 0;
+		break;
+	case PR_HALT:
+		if (s->waiting[v] != NULL)
+			s->halts_in_wait++;
+		break;
+	case PR_SPIN_START:
+		if (s->waiting[v] != NULL)
+			s->spins_in_wait++;
+		break;
+	case PR_IPI_SEND:
+		if (e->aux >= 0 && e->aux < MAXV && holds(s, e->aux))
+			s->ipi_to_holder++;
+		break;
+	case PR_IPI_RECV:
+		s->ipi_recv++;
+		if (holds(s, v))
+			s->irq_while_held++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A waker on vCPU 0 wakes a sleeper pinned to vCPU 1, where %s also runs. */
+static const char waker_sleeper[] =
+    "name: w\nseed: 1\nduration: 20ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, lock: ticket, workload: w, guest: {hz: 0, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    queues: {q: 1}\n    programs:\n"
+    "      waker: [{loop: forever, do: [{compute: 50us}, {wake: {on: q}}]}]\n"
+    "      sleeper: [{loop: forever, do: [{wait: {on: q}}, {compute: 5us}]}]\n"
+    "      busy: [{loop: forever, do: [{compute: 1ms}]}]\n"
+    "    tasks: [{program: waker, cpus: [0]}, {program: sleeper, cpus: [1]}%s]\n";
+
+START_TEST(wake_takes_the_pi_lock_then_the_target_rq_lock)
+{
+	char text[4096];
+	struct probe p;
+	struct seen s;
+	struct metrics m;
+
+	/* vCPU 1 busy: try_to_wake_up takes p->pi_lock, then rq[1] inside it */
+	memset(&s, 0, sizeof s);
+	p = (struct probe){ watch, &s };
+	snprintf(text, sizeof text, waker_sleeper, ", {program: busy, cpus: [1]}");
+	tu_run(text, 1, &p, &m);
+	ck_assert_int_gt(s.rq_in_pi, 300);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_pi.acquisitions"), 300);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_rq.acquisitions"),
+	    tu_metric(&m, "g.sched_pi.acquisitions"));
+	metrics_free(&m);
+	/* vCPU 1 idle: the wake goes on its wake list (TTWU_QUEUE), no rq lock
+	 * under the pi lock; vCPU 1's schedule takes its own */
+	memset(&s, 0, sizeof s);
+	snprintf(text, sizeof text, waker_sleeper, "");
+	tu_run(text, 1, &p, &m);
+	ck_assert_int_eq(s.rq_in_pi, 0);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_pi.acquisitions"), 300);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Two pCPUs, the guest's two vCPUs beside a hog VM's two: the host preempts
+ * the guest's vCPUs, holders of rq locks among them (long holds: the costs
+ * raised so that it happens often). */
+static const char preempted_holder[] =
+    "name: p\nseed: 1\nduration: 200ms\n"
+    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+    "  costs: {sched_pick: 40us, sched_ttwu: 40us}}\n"
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms:\n  - {name: g, vcpus: 2, lock: %s, workload: w, guest: {hz: 0, sched_locks: %s}}\n"
+    "  - {name: hog, vcpus: 2, workload: hog}\n"
+    "workloads:\n"
+    "  hog: {program: [{loop: forever, do: [{compute: 3ms}]}]}\n"
+    "  w:\n    queues: {q: 1}\n    programs:\n"
+    "      waker: [{loop: forever, do: [{compute: 20us}, {wake: {on: q}}]}]\n"
+    "      sleeper: [{loop: forever, do: [{wait: {on: q}}, {compute: 5us}]}]\n"
+    "      busy: [{loop: forever, do: [{compute: 30us}, {block: 10us}]}]\n"
+    "    tasks: [{program: waker, cpus: [0]}, {program: sleeper, cpus: [1]},\n"
+    "      {program: busy, cpus: [1]}]\n";
+
+START_TEST(a_preempted_rq_lock_holder_delays_the_wakeups_to_its_rq)
+{
+	char text[4096];
+	struct probe p;
+	struct seen s;
+	struct metrics m;
+	double wakes_on, wakes_off;
+
+	/* ticket: the waker spins while the holder's vCPU is preempted */
+	memset(&s, 0, sizeof s);
+	p = (struct probe){ watch, &s };
+	snprintf(text, sizeof text, preempted_holder, "ticket", "true");
+	tu_run(text, 1, &p, &m);
+	ck_assert_int_gt(s.waits_over_preempted, 0);
+	ck_assert_int_gt(s.spins_in_wait, 0);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_rq.wait_holder_preempted_ns"), 0);
+	wakes_on = tu_metric(&m, "g.task_wakeups");
+	metrics_free(&m);
+	/* the same without the locks: nobody waits, and more wakeups get done */
+	snprintf(text, sizeof text, preempted_holder, "ticket", "false");
+	tu_run(text, 1, NULL, &m);
+	wakes_off = tu_metric(&m, "g.task_wakeups");
+	ck_assert_int_lt(metrics_find(&m, "g.sched_rq.acquisitions"), 0);
+	ck_assert_double_lt(wakes_on, wakes_off);
+	metrics_free(&m);
+	/* pv-ticket: a waiter behind a preempted holder halts (SPIN_THRESHOLD) */
+	memset(&s, 0, sizeof s);
+	snprintf(text, sizeof text, preempted_holder, "pv-ticket", "true");
+	tu_run(text, 1, &p, &m);
+	ck_assert_int_gt(s.waits_over_preempted, 0);
+	ck_assert_int_gt(s.halts_in_wait, 0);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Four vCPUs, tasks that compute and sleep: vCPUs going idle pull from
+ * busier ones (double_rq_lock) from either side. */
+static const char pulls[] =
+    "name: d\nseed: 3\nduration: 50ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 4, workload: w, guest: {hz: 250, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    programs:\n"
+    "      t: [{loop: forever, do: [{compute: {dist: exponential, mean: 200us}}, "
+    "{block: {dist: exponential, mean: 100us}}]}]\n"
+    "    tasks: [{program: t, count: 10}]\n";
+
+START_TEST(double_rq_lock_takes_the_lower_rq_first)
+{
+	struct probe p;
+	struct seen s;
+	struct metrics m;
+
+	memset(&s, 0, sizeof s);
+	p = (struct probe){ watch, &s };
+	tu_run_check(pulls, 1, &p, 2, &m);
+	ck_assert_int_gt(s.doubles, 10);
+	ck_assert_int_eq(s.bad_order, 0);
+	/* both cases: the busiest above (this one held, it next) and below
+	 * (this one dropped, the busiest first, this one again) */
+	ck_assert_int_gt(s.relock, 0);
+	ck_assert_int_lt(s.relock, s.doubles);
+	metrics_free(&m);
+}
+END_TEST
+
+/* vCPU 0 sends function-call IPIs to vCPU 1, whose tasks wake each other
+ * and switch (rq and pi locks held often, the holds long). */
+static const char ipis[] =
+    "name: i\nseed: 1\nduration: 30ms\n"
+    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+    "  costs: {sched_pick: 20us, sched_ttwu: 20us, sched_pi: 10us}}\n"
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, workload: w, guest: {hz: 0, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    queues: {a: 1, b: 1}\n    programs:\n"
+    "      s: [{loop: forever, do: [{compute: 7us}, {ipi: {to: 1, wait: true, cost: 1us}}]}]\n"
+    "      x: [{loop: forever, do: [{compute: 5us}, {wake: {on: a}}, {wait: {on: b}}]}]\n"
+    "      y: [{loop: forever, do: [{wait: {on: a}}, {compute: 5us}, {wake: {on: b}}]}]\n"
+    "    tasks: [{program: s, cpus: [0]}, {program: x, cpus: [1]}, {program: y, cpus: [1]}]\n";
+
+START_TEST(interrupts_stay_off_while_a_scheduler_lock_is_held)
+{
+	struct probe p;
+	struct seen s;
+	struct metrics m;
+
+	memset(&s, 0, sizeof s);
+	p = (struct probe){ watch, &s };
+	tu_run(ipis, 1, &p, &m);
+	ck_assert_int_gt(s.ipi_to_holder, 10);	/* IPIs came while it held one */
+	ck_assert_int_gt(s.ipi_recv, 100);
+	ck_assert_int_eq(s.irq_while_held, 0);	/* ... and waited for the unlock */
+	metrics_free(&m);
+}
+END_TEST
+
+static Suite *
+suite(void)
+{
+	Suite *s = suite_create("rqlock");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, wake_takes_the_pi_lock_then_the_target_rq_lock);
+	tcase_add_test(tc, a_preempted_rq_lock_holder_delays_the_wakeups_to_its_rq);
+	tcase_add_test(tc, double_rq_lock_takes_the_lower_rq_first);
+	tcase_add_test(tc, interrupts_stay_off_while_a_scheduler_lock_is_held);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tu_main(suite());
+}
