@@ -2,8 +2,8 @@
 /*
  * check_evq.c - event queue: order, ties, cancel, stale ids, a long
  * randomized run against a sorted reference array, and evq_move against
- * cancel + push; the small (sorted) and large (heap) forms against the
- * reference.
+ * cancel + push; the small (sorted) and large (heap) forms, and the near
+ * and far parts, against the reference.
  */
 #include "evq.h"
 #include "util.h"
@@ -458,6 +458,104 @@ START_TEST(test_small_and_large_as_reference)
 }
 END_TEST
 
+/*
+ * Events at or past now + EVQ_HORIZON wait in the far heap, apart from the
+ * near ones: pushes, early pushes, moves and cancels on both sides of the
+ * horizon and across it (near to far and back), pops and pops until a
+ * time, against the reference in time, seq and payload, with up to 300
+ * pending so the near part is a sorted array and a heap in turn.
+ */
+START_TEST(test_near_and_far_as_reference)
+{
+	enum { MAXN = 300 };
+	struct evq *q = evq_new();
+	struct ref r[MAXN];
+	int early[MAXN];
+	uint64_t s = 0x13198a2e03707344ULL, seq = 0;
+	size_t n = 0, lim = 0, i, k;
+	evq_id stale = EVQ_NONE;
+	struct evq_ev ev;
+	sim_time_t now = 0;
+
+	for (k = 0; k < 400000; k++) {
+		uint64_t x = xs64(&s);
+		unsigned op = x % 8, w = (unsigned)(x >> 40) % 4;
+		/* near, at the horizon (either side), or far: ties frequent */
+		sim_time_t t = now + (w == 0 ? (sim_time_t)((x >> 8) % 64) :
+		    w == 1 ? EVQ_HORIZON - 32 + (sim_time_t)((x >> 8) % 64) :
+		    EVQ_HORIZON * (sim_time_t)(1 + (x >> 8) % 3) + (sim_time_t)((x >> 12) % 4) * 1000);
+
+		if (k % 1000 == 0)
+			lim = (x >> 32) % MAXN;
+		if (n < lim && (op < 4 || n == 0)) {
+			early[n] = (x >> 50) % 8 == 0;
+			r[n].time = t;
+			r[n].seq = seq++;
+			r[n].data = (int64_t)k;
+			r[n].id = early[n] ? evq_push_early(q, t, NULL, NULL, r[n].data) :
+			    evq_push(q, t, NULL, NULL, r[n].data);
+			n++;
+		} else if (n == 0) {
+			continue;
+		} else if (op == 4 || (n > lim && op < 4)) {
+			i = (x >> 16) % n;
+			ck_assert_int_eq(evq_cancel(q, r[i].id), 1);
+			stale = r[i].id;
+			r[i] = r[--n];
+			early[i] = early[n];
+		} else if (op == 5) {
+			i = (x >> 16) % n;
+			r[i].time = t;
+			r[i].seq = seq++;
+			r[i].data = -(int64_t)k;
+			ck_assert_uint_eq(evq_move(q, r[i].id, t, NULL, NULL, r[i].data), r[i].id);
+		} else {
+			sim_time_t end = op == 6 ? now + (sim_time_t)((x >> 20) % (2 * EVQ_HORIZON)) :
+			    INT64_MAX;
+			size_t b = 0;
+
+			/* the reference's least: earliest time, early first, then seq */
+			for (i = 1; i < n; i++)
+				if (r[i].time < r[b].time || (r[i].time == r[b].time &&
+				    (early[i] > early[b] || (early[i] == early[b] && r[i].seq < r[b].seq))))
+					b = i;
+			ck_assert_int_eq(evq_peek_time(q), r[b].time);
+			if (r[b].time > end) {
+				ck_assert_int_eq(evq_pop_until(q, end, &ev), 0);
+				continue;
+			}
+			ck_assert_int_eq(evq_pop_until(q, end, &ev), 1);
+			ck_assert_int_eq(ev.time, r[b].time);
+			ck_assert_uint_eq(ev.seq, r[b].seq);
+			ck_assert_int_eq(ev.data, r[b].data);
+			stale = r[b].id;
+			now = ev.time;
+			r[b] = r[--n];
+			early[b] = early[n];
+		}
+		ck_assert_uint_eq(evq_size(q), n);
+		if (stale != EVQ_NONE) {
+			ck_assert_int_eq(evq_pending(q, stale), 0);
+			ck_assert_int_eq(evq_cancel(q, stale), 0);
+		}
+	}
+	while (n > 0) {
+		size_t b = 0;
+
+		for (i = 1; i < n; i++)
+			if (r[i].time < r[b].time || (r[i].time == r[b].time &&
+			    (early[i] > early[b] || (early[i] == early[b] && r[i].seq < r[b].seq))))
+				b = i;
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+		ck_assert_uint_eq(ev.seq, r[b].seq);
+		r[b] = r[--n];
+		early[b] = early[n];
+	}
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -474,6 +572,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_lanes_as_heap);
 	tcase_add_test(tc, test_early_first);
 	tcase_add_test(tc, test_small_and_large_as_reference);
+	tcase_add_test(tc, test_near_and_far_as_reference);
 	suite_add_tcase(s, tc);
 	return s;
 }
