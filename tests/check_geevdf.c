@@ -401,6 +401,70 @@ START_TEST(a_move_keeps_the_lag_and_the_relative_deadline)
 }
 END_TEST
 
+/*
+ * LNX-6.18 can_migrate_task lets a busy CPU's balance (migrate_load) move a
+ * sched_delayed task; dequeue_entity (no DEQUEUE_DELAYED) saves its lag
+ * uncut and its deadline relative, and enqueue_entity on the new queue
+ * places it and leaves it delayed there.  A (v 500 us, deadline 1.2 ms)
+ * sleeps ineligible beside B (v 100 us) on C: V = 300 us, lag -200 us.  On
+ * E, whose curr D runs at 5 ms, it is placed at 5 ms + 200 us x 2048 / 1024
+ * = 5.4 ms (V' = 5.2 ms: its lag -200 us again), deadline 700 us on, still
+ * delayed and not eligible.  Woken there, it is requeued in place (lag < 0)
+ * as ttwu_runnable does, not placed again.  Main took it out of the wrong
+ * list and counted it runnable.
+ */
+START_TEST(a_delayed_sleeper_moves_still_delayed)
+{
+	struct gcpu E;
+
+	setup();
+	q_at(B, 100e3, 800e3);
+	A->vruntime = 500e3;
+	A->deadline = 1200e3;
+	C.curr = A;
+	C.load += A->weight;
+	block();
+	ck_assert_int_eq(A->delayed, 1);
+	gsched_eevdf_ops.dequeue(&C, A, GS_MIGRATE);
+	ck_assert_int_eq(C.ndelayed, 0);
+	ck_assert_ptr_null(TAILQ_FIRST(&C.delayed));
+	ck_assert_ptr_eq(TAILQ_FIRST(&C.rq), B);
+	NEAR(C.avg_load, 1024);
+	NEAR(A->vlag, -200e3);
+	NEAR(A->deadline, 700e3);	/* relative */
+	ck_assert_int_eq(A->delayed, 1);
+	memset(&E, 0, sizeof E);
+	E.k = &K;
+	E.idx = 1;
+	TAILQ_INIT(&E.rq);
+	TAILQ_INIT(&E.delayed);
+	E.min_vruntime = 5e6;
+	E.curr = D;		/* the balance's destination runs a task */
+	D->vruntime = 5e6;
+	D->deadline = 5.7e6;
+	gsched_eevdf_ops.enqueue(&E, A, GS_MIGRATE);
+	ck_assert_int_eq(A->delayed, 1);
+	ck_assert_int_eq(E.ndelayed, 1);
+	ck_assert_int_eq(E.nqueued, 0);
+	ck_assert_ptr_eq(TAILQ_FIRST(&E.delayed), A);
+	ck_assert_ptr_null(TAILQ_FIRST(&E.rq));
+	NEAR(A->vruntime, 5.4e6);
+	NEAR(A->deadline, 6.1e6);
+	/* not eligible there: a wakeup test does not pick it */
+	ck_assert_int_eq(gsched_eevdf_ops.wakeup_preempt(&E, D, A), 0);
+	/* woken where it now is: requeued as it stands (lag < 0 there) */
+	A->cpu = 1;
+	ck_assert_int_eq(gsched_eevdf_ops.select_cpu(&K, A, -1, GS_WAKE), 1);
+	E.nqueued++;
+	gsched_eevdf_ops.enqueue(&E, A, GS_WAKE);
+	ck_assert_int_eq(A->delayed, 0);
+	ck_assert_int_eq(E.ndelayed, 0);
+	ck_assert_ptr_eq(TAILQ_FIRST(&E.rq), A);
+	NEAR(A->vruntime, 5.4e6);
+	NEAR(A->deadline, 6.1e6);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -417,6 +481,7 @@ main(void)
 	tcase_add_test(tc, delayed_dequeue_keeps_an_ineligible_sleeper_queued);
 	tcase_add_test(tc, wakeup_preempts_only_an_earlier_eligible_deadline);
 	tcase_add_test(tc, a_move_keeps_the_lag_and_the_relative_deadline);
+	tcase_add_test(tc, a_delayed_sleeper_moves_still_delayed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -25,7 +25,9 @@ struct guest_sched_ops {
 	/* Its own keys of vms[].guest (param.h), or NULL; the guest kernel's
 	 * common keys are scen_guest_params (sim/scenario/scenario.h). */
 	const struct vs_param *params;
-	/* Put t in c's queue (flags: GS_WAKE, GS_FORK, GS_MIGRATE); t is not curr. */
+	/* Put t in c's queue (flags: GS_WAKE, GS_FORK, GS_MIGRATE); t is not curr.
+	 * A sleeper the policy kept queued (t->delayed) may be moved by the
+	 * balance (GS_MIGRATE, outside the counts) or woken (GS_WAKE). */
 	void (*enqueue)(struct gcpu *c, struct task *t, int flags);
 	/* Take t out of c's queue (it migrates away). */
 	void (*dequeue)(struct gcpu *c, struct task *t, int flags);

@@ -335,7 +335,7 @@ eevdf_enqueue(struct gcpu *c, struct task *t, int flags)
 		c->put_prev = t;
 		return;
 	}
-	if (t->delayed) {	/* ttwu_runnable: enqueue_task(ENQUEUE_DELAYED) */
+	if (t->delayed && (flags & GS_WAKE)) {	/* ttwu_runnable: ENQUEUE_DELAYED */
 		requeue_delayed(c, t);
 		return;
 	}
@@ -343,12 +343,18 @@ eevdf_enqueue(struct gcpu *c, struct task *t, int flags)
 	if (flags & GS_FORK)
 		t->vlag = 0;	/* core.c __sched_fork */
 	place_entity(c, c->curr, t, others(c) || c->curr != NULL, (flags & GS_FORK) != 0);
-	insert_sorted(&c->rq, t);
+	if (t->delayed) {	/* moved asleep: still delayed here (enqueue_entity) */
+		insert_sorted(&c->delayed, t);
+		c->ndelayed++;
+	} else
+		insert_sorted(&c->rq, t);
 	avg_add(c, t);
 }
 
 /* fair.c dequeue_entity for a move (not a sleep): the lag is saved and the
- * deadline kept relative (PLACE_REL_DEADLINE).  The source's curr is not
+ * deadline kept relative (PLACE_REL_DEADLINE); a delayed sleeper leaves
+ * still delayed, its lag not cut to 0 (no DEQUEUE_DELAYED: LNX-6.18
+ * finish_delayed_dequeue_entity does not run).  The source's curr is not
  * charged first (update_curr there could reschedule a vCPU nobody tells). */
 static void
 eevdf_dequeue(struct gcpu *c, struct task *t, int flags)
@@ -359,7 +365,11 @@ eevdf_dequeue(struct gcpu *c, struct task *t, int flags)
 		t->deadline -= t->vruntime;
 		t->rel_deadline = 1;
 	}
-	TAILQ_REMOVE(&c->rq, t, rq_link);
+	if (t->delayed) {
+		TAILQ_REMOVE(&c->delayed, t, rq_link);
+		c->ndelayed--;
+	} else
+		TAILQ_REMOVE(&c->rq, t, rq_link);
 	avg_sub(c, t);
 	if (c->put_prev == t)
 		c->put_prev = NULL;
@@ -411,12 +421,13 @@ eevdf_tick_preempt(struct gcpu *c, struct task *curr)
 	return 0;
 }
 
-/* fair.c check_preempt_wakeup_fair: preempt iff pick_eevdf picks the wakee;
- * no more once a reschedule is pending (test_tsk_need_resched) */
+/* fair.c check_preempt_wakeup_fair: preempt iff pick_eevdf picks the wakee
+ * (a delayed one moved here too: the pick that follows dequeues it); no more
+ * once a reschedule is pending (test_tsk_need_resched) */
 static int
 eevdf_wakeup_preempt(struct gcpu *c, struct task *curr, struct task *t)
 {
-	if (c->need_resched || !cfg(c)->wakeup_preemption || t->delayed)
+	if (c->need_resched || !cfg(c)->wakeup_preemption)
 		return 0;
 	gk_update_curr(c);
 	if (c->need_resched)	/* update_curr's own reschedule */

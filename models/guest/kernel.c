@@ -741,7 +741,28 @@ next_cpu(const struct gkernel *k, int idx)
 	return idx + 1 < k->ncpu ? idx + 1 : 0;
 }
 
-/* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and load_balance */
+/* The task of q that may run on cpu, the queue's tail first (Linux 3.2
+ * sched_fair.c move_tasks walks rq->cfs_tasks from its tail). */
+static struct task *
+balance_pick(struct taskq *q, int cpu)
+{
+	struct task *t;
+
+	for (t = TAILQ_LAST(q, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
+		if (gk_task_allowed(t, cpu))
+			return t;
+	return NULL;
+}
+
+/* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and
+ * load_balance.  A vCPU running a task with none waiting pulls from one with
+ * two or more waiting; there, a sleeper an EEVDF queue keeps (DELAY_DEQUEUE)
+ * counts, as rq->nr_running counts it, and may move, queued ones first: a
+ * busy CPU's balance between overloaded groups is migrate_load, which
+ * LNX-6.18 fair.c can_migrate_task lets move a sched_delayed task (not so an
+ * idle CPU's migrate_task: gk_steal_busiest takes queued ones only); the
+ * delayed one ran last, so detach_tasks' walk from the tail of cfs_tasks
+ * reaches it last. */
 static void
 balance_tick(struct gcpu *c)
 {
@@ -769,16 +790,22 @@ balance_tick(struct gcpu *c)
 		struct gcpu *b = &k->cpus[j];
 		struct task *t;
 
-		if (b->nqueued < 2)
+		if (b->nqueued + (c->curr != NULL ? b->ndelayed : 0) < 2)
 			continue;
-		for (t = TAILQ_LAST(&b->rq, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
-			if (gk_task_allowed(t, c->idx)) {
-				dequeue(b, t, GS_MIGRATE);
-				enqueue(c, t, GS_MIGRATE);
-				c->need_resched = c->curr == NULL ||
-				    c->k->cfg.sched->wakeup_preempt(c, c->curr, t);
-				return;
-			}
+		if ((t = balance_pick(&b->rq, c->idx)) != NULL) {
+			dequeue(b, t, GS_MIGRATE);
+			enqueue(c, t, GS_MIGRATE);
+		} else if (c->curr != NULL && (t = balance_pick(&b->delayed, c->idx)) != NULL) {
+			/* asleep: in no count or load here, only the policy's queue */
+			k->cfg.sched->dequeue(b, t, GS_MIGRATE);
+			t->cpu = c->idx;
+			k->cfg.sched->enqueue(c, t, GS_MIGRATE);
+		} else
+			continue;
+		/* attach_task -> wakeup_preempt, which never clears a pending one */
+		if (c->curr == NULL || k->cfg.sched->wakeup_preempt(c, c->curr, t))
+			c->need_resched = 1;
+		return;
 	}
 }
 
