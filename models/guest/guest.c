@@ -133,20 +133,10 @@ guest_set_wl(struct vcpu *v, void *wl)
 	v->g->wl = wl;
 }
 
-/* Charge the time since t0: switch-in overhead first, then the activity. */
-static void
-settle(struct guest *g)
+/* settle's charge of el > 0 ns, on a pCPU. */
+static __attribute__((noinline)) void
+settle_el(struct guest *g, double el)
 {
-	sim_time_t now = g->sim->now, t0 = g->t0;
-	double el;
-
-	g->t0 = now;
-	/* the elapsed time first, as integers (el <= 0 exactly when now <= t0):
-	 * a second settle in the same event (guest_work after guest_ev) then
-	 * needs neither a conversion nor a load of the vCPU */
-	if (now <= t0 || g->v->pcpu == NULL)
-		return;
-	el = (double)(now - t0);
 	if (g->pre > 0) {
 		double d = el < g->pre ? el : g->pre;
 
@@ -166,6 +156,21 @@ settle(struct guest *g)
 		if (g->ple_left != GUEST_FOREVER)
 			g->ple_left = g->ple_left > el ? g->ple_left - el : 0;
 	}
+}
+
+/* Charge the time since t0: switch-in overhead first, then the activity.
+ * The elapsed time first, as integers (el <= 0 exactly when now <= t0): a
+ * second settle in the same event (guest_work after guest_ev) then needs
+ * neither a conversion nor a load of the vCPU, nor a call. */
+static inline void
+settle(struct guest *g)
+{
+	sim_time_t now = g->sim->now, t0 = g->t0;
+
+	g->t0 = now;
+	if (now <= t0 || g->v->pcpu == NULL)
+		return;
+	settle_el(g, (double)(now - t0));
 }
 
 /* Tell the lock whether v spins on it on a pCPU now (its spinners by place). */
@@ -946,7 +951,9 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 	g->seg = 0;
 	g->rem = ns > 0 ? ns : 0;
 	g->cont = done;
-	if (g->spin_on || g->pre > 0) {
+	if (g->spin_on)
+		spin_note(g);	/* arm's first step: a spin's end (the lock is told) */
+	if (g->pre > 0) {
 		arm(g);
 		return;
 	}

@@ -83,14 +83,21 @@ lock_free(struct glock *l)
 	free(l);
 }
 
-double
-lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
+/* lock_line_ns, inline for this file's hot paths (seen, own, enter) */
+static inline double
+line_ns(const struct glock *l, int from, const struct vcpu *to)
 {
 	const struct machine *m = l->hv->m;
 
 	if (from < 0 || to->pcpu == NULL)
 		return m->line_ns[HW_SAME];
 	return m->line_ns[machine_dist(m, from, to->pcpu->id)];
+}
+
+double
+lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
+{
+	return line_ns(l, from, to);
 }
 
 /*
@@ -134,7 +141,7 @@ lock_reclaim_ns(struct glock *l, struct vcpu *v)
 double
 lock_seen_ns(const struct glock *l, const struct vcpu *v)
 {
-	return lock_line_ns(l, l->last_pcpu, v);
+	return line_ns(l, l->last_pcpu, v);
 }
 
 /*
@@ -143,15 +150,13 @@ lock_seen_ns(const struct glock *l, const struct vcpu *v)
  * says so through lock_watch_ops), where it spins; so a release asks
  * "is any on another socket, another core of mine, my sibling" in O(1).
  */
-static void
-spin_update(struct glock *l, struct vcpu *v)
+static __attribute__((noinline)) void
+spin_change(struct glock *l, struct vcpu *v, int want)
 {
 	struct lock_node *n = &l->node[v->idx];
 	const struct machine *m = l->hv->m;
-	int want = n->spinning && n->wait_since >= 0, p;
+	int p;
 
-	if (want == (n->spin_pcpu >= 0))
-		return;
 	if (want) {
 		p = v->pcpu->id;
 		n->spin_pcpu = p;
@@ -171,6 +176,17 @@ spin_update(struct glock *l, struct vcpu *v)
 		if (m->threads_per_core > 1)
 			l->spin_core[machine_core_of(m, p)]--;
 	}
+}
+
+/* (the check inline: a call that changes nothing costs no call) */
+static inline void
+spin_update(struct glock *l, struct vcpu *v)
+{
+	const struct lock_node *n = &l->node[v->idx];
+	int want = n->spinning && n->wait_since >= 0;
+
+	if (want != (n->spin_pcpu >= 0))
+		spin_change(l, v, want);
 }
 
 static void
@@ -370,7 +386,7 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		l->st.contended++;
 	l->st.wait_ns += wait;
 	hist_add(l->st.wait, wait);
-	lines = l->cs_lines * lock_line_ns(l, l->data_pcpu, runner);
+	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
 	if (pool_slow(l, v)) {
 		/* mm/slab.c 4.3 cache_alloc_refill's slab walk / free_block: struct
 		 * page and freelist lines one after another, and the node's list

@@ -292,24 +292,27 @@ task_exited(struct task *t)
 }
 
 /* Past a release: the call's critical path (acquire to here) ends. */
-static void
-wl_close_path(struct vcpu *v)
+static __attribute__((noinline)) void
+close_path(struct vcpu *v, struct wl_thread *th)
 {
-	struct wl_thread *th = guest_wl(v);
+	th->lock[th->closing]->st.path_ns += (double)(th->sim->now - th->path_since[th->closing]);
+	th->closing = -1;
+	gk_preempt_enable(v);
+}
 
-	if (th->closing >= 0) {
-		th->lock[th->closing]->st.path_ns +=
-		    (double)(th->sim->now - th->path_since[th->closing]);
-		th->closing = -1;
-		gk_preempt_enable(v);
-	}
+/* (the check inline: most steps have no path to close) */
+static inline void
+wl_close_path(struct vcpu *v, struct wl_thread *th)
+{
+	if (th->closing >= 0)
+		close_path(v, th);
 }
 
 /* The lock call returned; ns of the caller's own work follow, off its path. */
 static void
 wl_continue_after(struct vcpu *v, double ns)
 {
-	wl_close_path(v);
+	wl_close_path(v, guest_wl(v));
 	if (ns > 0)
 		guest_work(v, ns, wl_continue);
 	else
@@ -491,7 +494,7 @@ wl_continue(struct vcpu *v)
 	int i;
 
 	th->run->last = th;
-	wl_close_path(v);
+	wl_close_path(v, th);
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
 	if (gk_preempt_point(v, wl_continue))
 		return;
@@ -712,7 +715,7 @@ wl_next_mid(struct vcpu *v)
 		return 0;
 	}
 	th->run->last = th;
-	wl_close_path(v);
+	wl_close_path(v, th);
 	if (gk_preempt_point(v, wl_continue))
 		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
 	while (th->pc != th->ahead) {
