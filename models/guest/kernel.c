@@ -705,6 +705,16 @@ irq_exit_ns(const struct hv *hv)
 	return p.exits && !p.posted ? hv->m->irq_ns : 0;
 }
 
+/* Under preempt=none, t runs kernel code no reschedule may cut: a sleeping
+ * lock's section (Linux 6.18 kernel/entry/common.c: irqentry_exit_cond_resched
+ * is off without full preemption; the switch waits for the return to user
+ * space, which the model's next primitive after the unlock stands for). */
+static inline int
+kernel_code(const struct gkernel *k, const struct task *t)
+{
+	return t->slocks_held > 0 && k->cfg.preempt_none;
+}
+
 /* An interrupt entered on c (a tick, a reschedule IPI, a device's completion). */
 static void
 cpu_irq(struct vcpu *v)
@@ -727,7 +737,8 @@ cpu_irq(struct vcpu *v)
 		guest_overhead(v, c->k->irq_exit_ns);
 	c->k->smp->irq(c->k->ipi, c);	/* CALL_FUNCTION_VECTOR: run the queued functions */
 	/* Linux: preempt on return from interrupt if need_resched and preemptible */
-	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0)
+	if (c->need_resched && c->curr->compute && c->curr->preempt_count == 0 &&
+	    !kernel_code(c->k, c->curr))
 		preempt(c);
 	else if (c->need_resched && c->curr->slock_spinning)
 		guest_spin_met(v, 0);	/* a sleeping lock's spin loop checks need_resched() */
@@ -1045,7 +1056,7 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	t->compute = 0;
 	if (__builtin_expect(c->nwake > 0, 0))
 		return ks_wakes(c, resume);
-	if (!c->need_resched || t->preempt_count > 0)
+	if (!c->need_resched || t->preempt_count > 0 || kernel_code(c->k, t))
 		return 0;
 	return preempt_now(c, t, resume);
 }
@@ -1055,8 +1066,8 @@ gk_preempt_due(struct vcpu *v, int enable)
 {
 	struct gcpu *c = cpu_of(v);
 
-	return c->nwake > 0 ||
-	    (c->need_resched && c->curr->preempt_count - enable <= 0 && c->nqueued > 0);
+	return c->nwake > 0 || (c->need_resched && c->curr->preempt_count - enable <= 0 &&
+	    c->nqueued > 0 && !kernel_code(c->k, c->curr));
 }
 
 void

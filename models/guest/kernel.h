@@ -47,6 +47,7 @@ struct gk_config {
 	struct ipi_config ipi;	/* how IPIs are sent (ipi.c) */
 	int nmm;		/* address spaces of the workload's tasks */
 	int spin_preempted;	/* spin-on-owner loops read vcpu_is_preempted (4.10) */
+	int preempt_none;	/* preempt=none: a sleeping lock's holder is not preempted */
 	/* The scheduler's own locks (rq->lock, p->pi_lock), spinlocks of the
 	 * VM's algorithm (gvm.c sets lock_ops, lock_cfg) */
 	int sched_locks;

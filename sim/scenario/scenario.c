@@ -219,6 +219,7 @@ struct guest_keys {
 
 static const char *const phases[] = { "aligned", "random", NULL };
 static const char *const ipi_modes[] = { "physical", "cluster", "pv", NULL };
+static const char *const preempt_modes[] = { "full", "none", NULL };
 
 /*
  * The keys of vms[].guest that every guest scheduler reads (parse_guest).
@@ -276,6 +277,14 @@ const struct vs_param scen_guest_params[] = {
 	{ "vcpu_is_preempted", NULL, "Linux 4.10: mutex/rwsem spin-on-owner stops when the "
 	  "owner's vCPU is preempted (steal time)", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.spin_preempted), 0, 1, 0, NULL },
+	/* Linux 6.18 kernel/sched/core.c preempt_dynamic_mode (preempt=, or
+	 * CONFIG_PREEMPT_NONE / CONFIG_PREEMPT as its default) */
+	{ "preempt", NULL, "the preemption model: full (CONFIG_PREEMPT), a reschedule takes "
+	  "the task at an interrupt's return or its next primitive unless it is inside a "
+	  "spinlock section; none (CONFIG_PREEMPT_NONE), not inside a sleeping lock's section "
+	  "either (kernel code: irqentry_exit_cond_resched is off, so the switch waits for the "
+	  "return to user space, the primitive after the unlock)", "enum full|none", "",
+	  VP_ENUM, VS_AT(struct guest_keys, k.preempt_none), 0, 0, 0, preempt_modes },
 	/* Linux kernel/sched/core.c: rq->__lock and p->pi_lock (kernel.c "The
 	 * scheduler's locks"); off: the scheduler runs without locks, as before */
 	{ "sched_locks", NULL, "the scheduler's own locks: each run queue's rq->lock and each "
