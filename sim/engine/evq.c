@@ -385,11 +385,24 @@ sorted_to_front(struct evq *q)
 	q->h = h0;
 }
 
+/* A push walks in from the nearer end: from the head when e sorts before
+ * the middle and there is room before the head (pops leave it), so an event
+ * due soon, as most near ones are, passes few entries. */
 static void
 sorted_insert(struct evq *q, struct hent e)
 {
-	size_t i;
+	struct hent *h = q->h;
+	size_t i, n = q->n;
 
+	if (h > q->base + EVQ_PAD && n > 0 && hless(&e, &h[n >> 1])) {
+		q->h = --h;
+		q->n++;
+		for (i = 0; hless(&h[i + 1], &e); i++)
+			h[i] = h[i + 1];
+		h[i] = e;
+		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
+		return;
+	}
 	if ((size_t)(q->h - q->base - EVQ_PAD) + q->n == q->cap) {
 		sorted_to_front(q);
 		if (q->n == q->cap)
