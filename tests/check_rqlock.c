@@ -96,6 +96,11 @@ watch(void *ctx, const struct probe_ev *e)
 	case PR_RUNSTATE:
 		/* aux: enum runstate; RS_RUNNABLE is preempted, waiting for a pCPU */
 		s->rs_runnable_holding[v] = e->aux == RS_RUNNABLE && s->rq_held[v] != 0;
+		/* ... while another waits for an rq lock it holds */
+		for (j = 0; s->rs_runnable_holding[v] && j < MAXV; j++)
+			if (j != v && s->waiting[j] != NULL && is_rq(s->waiting[j], &r) &&
+			    (s->rq_held[v] >> r & 1))
+				s->waits_over_preempted++;
 		break;
 	case PR_HALT:
 		if (s->waiting[v] != NULL)
@@ -272,6 +277,43 @@ START_TEST(interrupts_stay_off_while_a_scheduler_lock_is_held)
 }
 END_TEST
 
+/* One task computing alone on vCPU 0 of 2, HZ 1000: nothing but ticks. */
+static const char ticks[] =
+    "name: k\nseed: 1\nduration: 100ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, workload: w, guest: {hz: 1000, timers: false, "
+    "sched_locks: true}}]\n"
+    "workloads:\n  w:\n    programs:\n"
+    "      t: [{loop: forever, do: [{compute: 1ms}]}]\n"
+    "    tasks: [{program: t, cpus: [0]}]\n";
+
+/* Counts vCPU 0's acquisitions of rq[0]. */
+static void
+count_rq0(void *ctx, const struct probe_ev *e)
+{
+	int r;
+
+	if (e->kind == PR_LOCK_TAKEN && e->vcpu == 0 && is_rq(e->lock, &r) && r == 0)
+		(*(int *)ctx)++;
+}
+
+START_TEST(the_tick_takes_its_rq_lock)
+{
+	struct probe p;
+	struct metrics m;
+	int n = 0;
+
+	p = (struct probe){ count_rq0, &n };
+	tu_run(ticks, 1, &p, &m);
+	/* scheduler_tick's rq_lock at each of the 100 ticks (and the first
+	 * schedule's) */
+	ck_assert_int_ge(n, 99);
+	ck_assert_int_le(n, 102);
+	ck_assert_double_eq(tu_metric(&m, "g.sched_rq.acquisitions"), n);
+	metrics_free(&m);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -283,6 +325,7 @@ suite(void)
 	tcase_add_test(tc, a_preempted_rq_lock_holder_delays_the_wakeups_to_its_rq);
 	tcase_add_test(tc, double_rq_lock_takes_the_lower_rq_first);
 	tcase_add_test(tc, interrupts_stay_off_while_a_scheduler_lock_is_held);
+	tcase_add_test(tc, the_tick_takes_its_rq_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }

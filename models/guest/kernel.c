@@ -146,6 +146,7 @@ cpu_next_timer(const struct vcpu *v)
 
 /* The scheduler's locks (below, "The scheduler's locks"). */
 static void ks_cont(struct vcpu *);
+static void ks_tick(struct gcpu *);
 static const struct lock_client ks_client = { .cont = ks_cont };
 /* The lines a section touches (a-priori): rq->lock's, struct rq's counts
  * and the tree's leftmost (2); p->pi_lock's, the task's state line (1). */
@@ -440,6 +441,10 @@ switch_to(struct gcpu *c, struct task *t, struct task *prev)
 	struct gkernel *k = c->k;
 	struct vcpu *v = c->v;
 	double cost = prev != NULL && prev != t ? kmach(k)->guest_ctx_switch_ns : 0;
+	/* with the scheduler's locks, costs.sched_pick of the switch was paid
+	 * under the rq->lock (ks_pick): the rest here */
+	if (k->cfg.sched_locks)
+		cost = cost > kmach(k)->sched_pick_ns ? cost - kmach(k)->sched_pick_ns : 0;
 	double rem = t->rem;
 	guest_fn cont = t->cont;
 
@@ -729,6 +734,11 @@ cpu_irq(struct vcpu *v)
 			timer_irq(c);
 		return;
 	}
+	if (c->tick_pending && c->k->cfg.sched_locks && c->curr->compute &&
+	    c->curr->preempt_count == 0) {
+		ks_tick(c);	/* the rest of this interrupt after the locks */
+		return;
+	}
 	if (c->tick_pending)
 		do_tick(c);
 	else if (c->timer_pending)
@@ -765,59 +775,90 @@ balance_pick(struct taskq *q, int cpu)
 	return NULL;
 }
 
-/* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and
- * load_balance.  A vCPU running a task with none waiting pulls from one with
- * two or more waiting; there, a sleeper an EEVDF queue keeps (DELAY_DEQUEUE)
+/* Busy with waiting tasks: kick an idle vCPU that may take one. */
+static void
+balance_kick(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	int i, j;
+
+	for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
+		struct gcpu *d = &k->cpus[j];
+		struct task *t;
+
+		if (!d->idle || d->finished || d->polling)
+			continue;
+		TAILQ_FOREACH(t, &c->rq, rq_link)
+			if (gk_task_allowed(t, d->idx)) {
+				send_ipi(k, c->idx, d);
+				return;
+			}
+	}
+}
+
+/*
+ * Nothing waiting here: the task to pull from a vCPU with two or more
+ * waiting, or NULL.  There, a sleeper an EEVDF queue keeps (DELAY_DEQUEUE)
  * counts, as rq->nr_running counts it, and may move, queued ones first: a
  * busy CPU's balance between overloaded groups is migrate_load, which
  * LNX-6.18 fair.c can_migrate_task lets move a sched_delayed task (not so an
  * idle CPU's migrate_task: gk_steal_busiest takes queued ones only); the
  * delayed one ran last, so detach_tasks' walk from the tail of cfs_tasks
- * reaches it last. */
-static void
-balance_tick(struct gcpu *c)
+ * reaches it last.
+ */
+static struct task *
+balance_find(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 	int i, j;
 
-	if (c->nqueued > 0) {
-		/* busy with waiting tasks: kick an idle vCPU that may take one */
-		for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
-			struct gcpu *d = &k->cpus[j];
-			struct task *t;
-
-			if (!d->idle || d->finished || d->polling)
-				continue;
-			TAILQ_FOREACH(t, &c->rq, rq_link)
-				if (gk_task_allowed(t, d->idx)) {
-					send_ipi(k, c->idx, d);
-					return;
-				}
-		}
-		return;
-	}
-	/* nothing waiting here: pull from a vCPU with two or more waiting */
 	for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
 		struct gcpu *b = &k->cpus[j];
 		struct task *t;
 
 		if (b->nqueued + (c->curr != NULL ? b->ndelayed : 0) < 2)
 			continue;
-		if ((t = balance_pick(&b->rq, c->idx)) != NULL) {
-			dequeue(b, t, GS_MIGRATE);
-			enqueue(c, t, GS_MIGRATE);
-		} else if (c->curr != NULL && (t = balance_pick(&b->delayed, c->idx)) != NULL) {
-			/* asleep: in no count or load here, only the policy's queue */
-			k->cfg.sched->dequeue(b, t, GS_MIGRATE);
-			t->cpu = c->idx;
-			k->cfg.sched->enqueue(c, t, GS_MIGRATE);
-		} else
-			continue;
-		/* attach_task -> wakeup_preempt, which never clears a pending one */
-		if (c->curr == NULL || k->cfg.sched->wakeup_preempt(c, c->curr, t))
-			c->need_resched = 1;
-		return;
+		if ((t = balance_pick(&b->rq, c->idx)) != NULL ||
+		    (c->curr != NULL && (t = balance_pick(&b->delayed, c->idx)) != NULL))
+			return t;
 	}
+	return NULL;
+}
+
+/* ... and the move: t (if any) to c, which looks at it as at a wakeup. */
+static void
+balance_pull(struct gcpu *c, struct task *t)
+{
+	struct gkernel *k = c->k;
+	struct gcpu *b;
+
+	if (t == NULL)
+		return;
+	b = &k->cpus[t->cpu];
+	if (!t->delayed) {
+		dequeue(b, t, GS_MIGRATE);
+		enqueue(c, t, GS_MIGRATE);
+	} else {
+		/* asleep: in no count or load here, only the policy's queue */
+		k->cfg.sched->dequeue(b, t, GS_MIGRATE);
+		t->cpu = c->idx;
+		k->cfg.sched->enqueue(c, t, GS_MIGRATE);
+	}
+	/* attach_task -> wakeup_preempt, which never clears a pending one */
+	if (c->curr == NULL || k->cfg.sched->wakeup_preempt(c, c->curr, t))
+		c->need_resched = 1;
+}
+
+/* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and
+ * load_balance: a vCPU running a task with none waiting pulls from one with
+ * two or more waiting (balance_find). */
+static void
+balance_tick(struct gcpu *c)
+{
+	if (c->nqueued > 0)
+		balance_kick(c);
+	else
+		balance_pull(c, balance_find(c));
 }
 
 /* Linux kernel/time/tick-sched.c tick_sched_timer -> scheduler_tick */
@@ -1377,9 +1418,9 @@ gk_steal_busiest(struct gkernel *k, struct gcpu *c)
  * others spin or halt as any kernel spinlock does), taken with interrupts
  * off (raw_spin_lock_irqsave) where the kernel takes them.  A path that
  * takes them is a chain of lock calls and held work on its vCPU; ks_step
- * says where ks_cont, the locks' continuation, goes on.  Left out: the
- * tick's scheduler_tick and periodic balance, and wakes from interrupts (a
- * timer's, a device's), take no lock here.
+ * says where ks_cont, the locks' continuation, goes on.  Left out: a tick
+ * that finds its task spinning, in a spinlock section or idle, and wakes
+ * from interrupts (a timer's, a device's), take no lock here.
  */
 enum ks_step {
 	KS_NONE,
@@ -1398,6 +1439,14 @@ enum ks_step {
 	KS_PICK,	/* ... unlocked: __schedule's work */
 	KS_PICKED,	/* this rq->lock alone, __schedule's work done: unlock */
 	KS_SWITCH,	/* unlocked: pick and switch, or idle */
+	KS_TICK,	/* scheduler_tick's rq->lock taken: its work */
+	KS_TICKED,	/* ... done: account, tick_preempt, unlock */
+	KS_TICK_OUT,	/* unlocked: the periodic balance (double_rq_lock), or the end */
+	KS_TB_LOW,	/* its lower rq->lock taken: the higher */
+	KS_TB_BOTH,	/* both taken: the move's work */
+	KS_TB_MOVED,	/* ... done: move, unlock this one */
+	KS_TB_OUT,	/* unlocked: unlock the busiest */
+	KS_TICK_END,	/* all unlocked: the interrupt's rest, then the task again */
 };
 
 static const struct machine *
@@ -1426,6 +1475,12 @@ ks_go(struct gcpu *c)
 		c->ks_wakee = t;
 		c->ks_step = KS_PI;
 		lock_acquire(t->pi_lock, v);
+		return;
+	}
+	if (c->ks_tick) {
+		c->ks_tick = 0;
+		c->ks_step = KS_TICK;
+		lock_acquire(c->rq_lock, v);	/* scheduler_tick: rq_lock(rq) */
 		return;
 	}
 	if (c->ks_sched) {
@@ -1478,6 +1533,64 @@ ks_schedule(struct gcpu *c, struct task *prev)
 }
 
 /*
+ * A tick on c while its task computes (Linux kernel/time/tick-sched.c
+ * tick_sched_timer -> scheduler_tick): the task's work is put aside, as a
+ * preemption would, the tick's exits are paid, then scheduler_tick under
+ * c's rq->lock and the periodic balance (3.2 run_rebalance_domains ->
+ * load_balance: double_rq_lock) before the interrupt's rest.  A tick that
+ * finds the task spinning, in a spinlock section or idle takes no lock.
+ */
+static void
+ks_tick(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	struct task *t = c->curr;
+
+	c->tick_pending = 0;
+	k->st.ticks++;
+	timer_exits(c);
+	t->compute = 0;
+	t->mem = guest_save(c->v, &t->rem, &t->cont);
+	c->ks_tick = 1;
+	c->ks_sched = 0;
+	ks_begin(c);
+}
+
+/* The tick's interrupt after its locks: timers, function calls, then the
+ * task goes on, or is preempted (put back and scheduled, as preempt). */
+static void
+ks_tick_end(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+	struct vcpu *v = c->v;
+	struct task *t = c->curr;
+	double rem = t->rem;
+	guest_fn cont = t->cont;
+
+	c->timer_pending = 0;
+	gt_run(k->timers, c->idx, v);
+	k->smp->irq(k->ipi, c);
+	if (c->need_resched && c->nqueued > 0 && !kernel_code(k, t)) {
+		account(c);
+		c->curr = NULL;
+		c->load -= t->weight;
+		enqueue(c, t, 0);
+		owner_off(k, t);
+		cpu_schedule_from(c, t);	/* its lock path turns interrupts on */
+		return;
+	}
+	t->compute = 1;
+	t->rem = 0;
+	t->cont = NULL;
+	if (t->mem) {
+		t->mem = 0;
+		guest_memory(v, rem, cont);
+	} else
+		guest_work(v, rem, cont);
+	guest_irqs_on(v);
+}
+
+/*
  * LNX-6.6 kernel/sched/core.c ttwu_queue_cond (TTWU_QUEUE): a wakee for
  * another CPU of the cache domain (a VM's vCPUs share one) with nothing
  * running goes on that CPU's wake list with an IPI, and the target
@@ -1500,18 +1613,16 @@ ks_pick(struct gcpu *c)
 	guest_work(c->v, ks_mach(c)->sched_pick_ns, ks_cont);
 }
 
-/* The locks' continuation: c's lock call (acquire or release) is done. */
+/* The wake path's steps (try_to_wake_up). */
 static void
-ks_cont(struct vcpu *v)
+ks_wake_step(struct gcpu *c)
 {
-	struct gcpu *c = cpu_of(v), *d = c->ks_target, *b = c->ks_busiest;
+	struct vcpu *v = c->v;
+	struct gcpu *d = c->ks_target;
 	struct gkernel *k = c->k;
 	struct task *t = c->ks_wakee;
 
 	switch (c->ks_step) {
-	case KS_BEGIN:
-		ks_go(c);
-		return;
 	case KS_PI:
 		c->ks_step = KS_SELECT;
 		guest_work(v, ks_mach(c)->sched_pi_ns, ks_cont);
@@ -1532,6 +1643,14 @@ ks_cont(struct vcpu *v)
 		guest_work(v, ks_mach(c)->sched_ttwu_ns, ks_cont);
 		return;
 	case KS_ACTIVATE:
+		if (t->delayed && t->cpu != d->idx) {
+			/* a sleeper EEVDF keeps queued was moved meanwhile (a
+			 * tick's balance): LNX-6.6 __task_rq_lock retries on the
+			 * task's new rq */
+			c->ks_step = KS_SELECT;
+			lock_release(d->rq_lock, v);
+			return;
+		}
 		wake_on(k, t, d->idx, c->idx, t->wake_flags);	/* ttwu_do_activate */
 		c->ks_step = KS_RQ_OUT;
 		lock_release(d->rq_lock, v);
@@ -1543,6 +1662,21 @@ ks_cont(struct vcpu *v)
 	case KS_PI_OUT:
 		ks_go(c);
 		return;
+	default:
+		vs_fatal("guest vCPU %d: wake lock step %d", c->idx, c->ks_step);
+	}
+}
+
+/* __schedule's steps, with the idle pull's double_rq_lock. */
+static void
+ks_sched_step(struct gcpu *c)
+{
+	struct vcpu *v = c->v;
+	struct gcpu *b = c->ks_busiest;
+	struct gkernel *k = c->k;
+	struct task *t;
+
+	switch (c->ks_step) {
 	case KS_SCHED:
 		c->need_resched = 0;
 		/* Linux 3.2 kernel/sched.c schedule -> idle_balance -> load_balance:
@@ -1609,8 +1743,90 @@ ks_cont(struct vcpu *v)
 		guest_irqs_on(v);
 		return;
 	default:
-		vs_fatal("guest vCPU %d: scheduler lock step %d", c->idx, c->ks_step);
+		vs_fatal("guest vCPU %d: schedule lock step %d", c->idx, c->ks_step);
 	}
+}
+
+/* The tick's steps: scheduler_tick, then the periodic balance's pull. */
+static void
+ks_tick_step(struct gcpu *c)
+{
+	struct vcpu *v = c->v;
+	struct gcpu *b = c->ks_busiest;
+	struct gkernel *k = c->k;
+	struct task *t;
+
+	switch (c->ks_step) {
+	case KS_TICK:
+		c->ks_step = KS_TICKED;
+		guest_work(v, ks_mach(c)->sched_tick_ns, ks_cont);
+		return;
+	case KS_TICKED:
+		account(c);	/* task_tick_fair: update_curr, check_preempt_tick */
+		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))
+			c->need_resched = 1;
+		c->ks_step = KS_TICK_OUT;
+		lock_release(c->rq_lock, v);
+		return;
+	case KS_TICK_OUT:
+		if (c->nqueued > 0) {
+			balance_kick(c);	/* nohz_balancer_kick: an IPI, no lock */
+			c->ks_step = KS_NONE;
+			ks_tick_end(c);
+			return;
+		}
+		if ((t = balance_find(c)) == NULL) {
+			c->ks_step = KS_NONE;
+			ks_tick_end(c);
+			return;
+		}
+		b = c->ks_busiest = &k->cpus[t->cpu];
+		c->ks_step = KS_TB_LOW;
+		lock_acquire(b->idx < c->idx ? b->rq_lock : c->rq_lock, v);
+		return;
+	case KS_TB_LOW:
+		c->ks_step = KS_TB_BOTH;
+		lock_acquire(b->idx < c->idx ? c->rq_lock : b->rq_lock, v);
+		return;
+	case KS_TB_BOTH:
+		c->ks_step = KS_TB_MOVED;
+		guest_work(v, ks_mach(c)->sched_move_ns, ks_cont);
+		return;
+	case KS_TB_MOVED:
+		t = balance_find(c);	/* what is still there to pull */
+		if (c->nqueued == 0 && t != NULL && t->cpu == b->idx)
+			balance_pull(c, t);
+		c->ks_step = KS_TB_OUT;
+		lock_release(c->rq_lock, v);	/* double_rq_unlock */
+		return;
+	case KS_TB_OUT:
+		c->ks_step = KS_TICK_END;
+		lock_release(b->rq_lock, v);
+		return;
+	case KS_TICK_END:
+		c->ks_step = KS_NONE;
+		ks_tick_end(c);
+		return;
+	default:
+		vs_fatal("guest vCPU %d: tick lock step %d", c->idx, c->ks_step);
+	}
+}
+
+/* The locks' continuation: c's lock call (acquire or release), or its work
+ * under one, is done; the path's next step. */
+static void
+ks_cont(struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+
+	if (c->ks_step == KS_BEGIN)
+		ks_go(c);
+	else if (c->ks_step <= KS_PI_OUT)
+		ks_wake_step(c);
+	else if (c->ks_step <= KS_SWITCH)
+		ks_sched_step(c);
+	else
+		ks_tick_step(c);
 }
 
 static void

@@ -118,7 +118,7 @@ struct gcpu {
 	 * busiest, and the caller's continuation. */
 	struct glock *rq_lock;
 	struct taskq wake_q;
-	int ks_step, ks_sched;
+	int ks_step, ks_sched, ks_tick;
 	struct task *ks_wakee, *ks_prev;
 	struct gcpu *ks_target, *ks_busiest;
 	guest_fn ks_done;

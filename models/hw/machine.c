@@ -118,9 +118,14 @@ const struct vs_param machine_params[] = {
 	  "path)", "time", "cycles", VP_TIME, M(sched_ttwu_ns), 0, 1e12, 1500, NULL },
 	{ "costs.sched_pick", NULL, "__schedule's work under its rq->lock: deactivate_task "
 	  "or put_prev_task, pick_next_task_fair, switch_mm and switch_to up to "
-	  "finish_task_switch's unlock (a-priori from the code path; the switch's cache refill "
-	  "after it stays costs.guest_ctx_switch)", "time", "cycles", VP_TIME, M(sched_pick_ns),
+	  "finish_task_switch's unlock (a-priori from the code path): the part of "
+	  "costs.guest_ctx_switch under the lock, so a switch costs that less this after it",
+	  "time", "cycles", VP_TIME, M(sched_pick_ns),
 	  0, 1e12, 2000, NULL },
+	{ "costs.sched_tick", NULL, "scheduler_tick's work under its rq->lock: "
+	  "update_rq_clock, task_tick_fair (update_curr, check_preempt_tick), the load's "
+	  "update (a-priori from the code path)", "time", "cycles", VP_TIME, M(sched_tick_ns),
+	  0, 1e12, 1000, NULL },
 	{ "costs.sched_move", NULL, "a load balance's move of one task under both rq locks "
 	  "(detach_task, attach_task; a-priori from the code path)", "time", "cycles", VP_TIME,
 	  M(sched_move_ns), 0, 1e12, 1000, NULL },

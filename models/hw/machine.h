@@ -52,7 +52,7 @@ struct machine {
 	 * delivery (injection + EOI), a timer tick's exits and handler. */
 	double guest_ctx_switch_ns, exit_ipi_ns, irq_ns, timer_tick_ns;
 	/* the guest scheduler's work under its locks (sched_locks, kernel.c) */
-	double sched_pi_ns, sched_ttwu_ns, sched_pick_ns, sched_move_ns;
+	double sched_pi_ns, sched_ttwu_ns, sched_pick_ns, sched_move_ns, sched_tick_ns;
 	/* Memory bandwidth, bytes per ns (= GB/s): what one core can draw alone,
 	 * and what a socket's memory controller shares among its streamers. */
 	double mem_bw_core, mem_bw_socket;

@@ -289,7 +289,8 @@ const struct vs_param scen_guest_params[] = {
 	 * scheduler's locks"); off: the scheduler runs without locks, as before */
 	{ "sched_locks", NULL, "the scheduler's own locks: each run queue's rq->lock and each "
 	  "task's p->pi_lock, spinlocks of the VM's algorithm taken with interrupts off on the "
-	  "wake path, in schedule() and in the idle pull (double_rq_lock)", "bool", "",
+	  "wake path, in schedule(), scheduler_tick and the idle and periodic pulls "
+	  "(double_rq_lock)", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.sched_locks), 0, 1, 0, NULL },
 	{ "ipi.mode", NULL, "x2APIC physical: an ICR-write exit per destination; cluster: "
 	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
