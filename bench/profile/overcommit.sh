@@ -64,6 +64,7 @@ for lock in ticket pv-ticket; do
 				    T * m["bench.guest_idle_share"] / 100 / b
 			}' "$out/run-$lock-$oc.csv" >> "$out/overcommit.dat"
 	done
+	printf '\n\n' >> "$out/overcommit.dat"	# one gnuplot data block (index) per lock
 done
 cat "$out/overcommit.dat"
 if command -v gnuplot >/dev/null 2>&1; then
