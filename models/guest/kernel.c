@@ -762,6 +762,15 @@ next_cpu(const struct gkernel *k, int idx)
 	return idx + 1 < k->ncpu ? idx + 1 : 0;
 }
 
+/* t is the prev of a schedule under way on its vCPU (sched_locks: the pick
+ * comes after the lock): LNX-6.6 task_on_cpu, which can_migrate_task
+ * refuses until finish_task_switch.  Never so without the locks. */
+static int
+task_on_cpu(const struct task *t)
+{
+	return t->k->cpus[t->cpu].ks_prev == t;
+}
+
 /* The task of q that may run on cpu, the queue's tail first (Linux 3.2
  * sched_fair.c move_tasks walks rq->cfs_tasks from its tail). */
 static struct task *
@@ -770,7 +779,7 @@ balance_pick(struct taskq *q, int cpu)
 	struct task *t;
 
 	for (t = TAILQ_LAST(q, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
-		if (gk_task_allowed(t, cpu))
+		if (gk_task_allowed(t, cpu) && !task_on_cpu(t))
 			return t;
 	return NULL;
 }
@@ -1398,17 +1407,14 @@ gk_steal_busiest(struct gkernel *k, struct gcpu *c)
 	for (i = 1, b = next_cpu(k, c->idx); i < k->ncpu; i++, b = next_cpu(k, b)) {
 		if (k->cpus[b].nqueued > 0 && (best < 0 || k->cpus[b].nqueued > k->cpus[best].nqueued))
 			TAILQ_FOREACH(t, &k->cpus[b].rq, rq_link)
-				if (gk_task_allowed(t, c->idx)) {
+				if (gk_task_allowed(t, c->idx) && !task_on_cpu(t)) {
 					best = b;
 					break;
 				}
 	}
 	if (best < 0)
 		return NULL;
-	for (t = TAILQ_LAST(&k->cpus[best].rq, taskq); t != NULL; t = TAILQ_PREV(t, taskq, rq_link))
-		if (gk_task_allowed(t, c->idx))
-			return t;
-	return NULL;
+	return balance_pick(&k->cpus[best].rq, c->idx);
 }
 
 /*
