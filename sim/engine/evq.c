@@ -238,6 +238,17 @@ sift_down(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e,
 	hput(slots, h, i, e, flag);
 }
 
+/* Heap h (n entries) takes e at index i, where an entry left or changed:
+ * up if e sorts before i's parent, else down. */
+static void
+hplace(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e, uint32_t flag)
+{
+	if (i > 0 && hless(&e, &h[(i - 1) >> 2]))
+		sift_up(slots, h, i, e, flag);
+	else
+		sift_down(slots, h, n, i, e, flag);
+}
+
 /* Double a heap's array (*base, its n entries from *h); *h becomes base + EVQ_PAD. */
 static void
 hgrow(struct hent **base, struct hent **h, size_t *cap, size_t n)
@@ -502,12 +513,8 @@ far_remove(struct evq *q, size_t i)
 {
 	struct hent last = q->fh[--q->fn];
 
-	if (i == q->fn)
-		return;
-	if (i > 0 && hless(&last, &q->fh[(i - 1) >> 2]))
-		sift_up(q->slots, q->fh, i, last, EVQ_FAR_BIT);
-	else
-		sift_down(q->slots, q->fh, q->fn, i, last, EVQ_FAR_BIT);
+	if (i < q->fn)
+		hplace(q->slots, q->fh, q->fn, i, last, EVQ_FAR_BIT);
 }
 
 static inline int
@@ -750,12 +757,8 @@ heap_remove(struct evq *q, size_t i)
 {
 	struct hent last = q->h[--q->n];
 
-	if (i == q->n)
-		return;
-	if (i > 0 && hless(&last, &q->h[(i - 1) >> 2]))
-		sift_up(q->slots, q->h, i, last, 0);
-	else
-		sift_down(q->slots, q->h, q->n, i, last, 0);
+	if (i < q->n)
+		hplace(q->slots, q->h, q->n, i, last, 0);
 }
 
 /* Take index i out of the sorted array or the heap. */
@@ -809,10 +812,8 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 		if (!is_far(q, t)) {
 			far_remove(q, i);
 			near_insert(q, e);
-		} else if (i > 0 && hless(&e, &q->fh[(i - 1) >> 2]))
-			sift_up(q->slots, q->fh, i, e, EVQ_FAR_BIT);
-		else
-			sift_down(q->slots, q->fh, q->fn, i, e, EVQ_FAR_BIT);
+		} else
+			hplace(q->slots, q->fh, q->fn, i, e, EVQ_FAR_BIT);
 		return id;
 	}
 	i = q->sorted ? sorted_find(q, s) : sl->pos;
@@ -822,11 +823,8 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 		far_insert(q, e);
 	} else if (q->sorted)
 		sorted_replace(q, i, e);
-	/* The new key is never smaller in seq, so only an earlier time moves up. */
-	else if (i > 0 && hless(&e, &q->h[(i - 1) >> 2]))
-		sift_up(q->slots, q->h, i, e, 0);
-	else
-		sift_down(q->slots, q->h, q->n, i, e, 0);
+	else	/* the new key is never smaller in seq: only an earlier time moves up */
+		hplace(q->slots, q->h, q->n, i, e, 0);
 	return id;
 }
 
