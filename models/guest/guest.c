@@ -1312,12 +1312,6 @@ guest_irqs_on(struct vcpu *v)
 	deliver(v->g);
 }
 
-int
-guest_irqs_are_off(const struct vcpu *v)
-{
-	return v->g->irqs_off;
-}
-
 /* guest_interrupt's cases, before it runs */
 enum guest_irq_at
 guest_irq_at(const struct vcpu *v)

@@ -127,7 +127,6 @@ void guest_interrupt(struct vcpu *);
  * guest_irqs_on, or when its activity next can take it. */
 void guest_irqs_off(struct vcpu *);
 void guest_irqs_on(struct vcpu *);
-int guest_irqs_are_off(const struct vcpu *);
 /* Where an interrupt sent now would find v (the host's delivery, ipi.c):
  * running guest code (or polling in it), halted so that it wakes, or neither
  * (preempted, halted with interrupts off): it waits as guest_interrupt says. */

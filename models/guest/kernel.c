@@ -43,6 +43,7 @@ struct gkernel {
 	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
 	double irq_exit_ns;	/* an interrupt's exits, read at gk_start (the kind is set up) */
+	double switch_ns;	/* a context switch's cost outside the rq->lock */
 	int pv_timer;		/* the timer re-arms by hypercall (Xen's), read at gk_start */
 	struct gk_stats st;
 };
@@ -190,6 +191,12 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tun.nr_latency = 8;
 	k->tun.factor = f;
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
+	k->switch_ns = kmach(k)->guest_ctx_switch_ns;
+	/* with the scheduler's locks, costs.sched_pick of a switch is paid under
+	 * the rq->lock (ks_pick): the rest in switch_to */
+	if (k->cfg.sched_locks)
+		k->switch_ns = k->switch_ns > kmach(k)->sched_pick_ns ?
+		    k->switch_ns - kmach(k)->sched_pick_ns : 0;
 	k->tun.tick_ns = k->tick_ns;
 	k->tick_lane = k->tick_ns > 0 ? sim_lane(ksim(k), sim_ns(k->tick_ns)) : -1;
 	k->timers = gt_new(ksim(k), vm->nvcpus, timer_raise, k);
@@ -440,11 +447,7 @@ switch_to(struct gcpu *c, struct task *t, struct task *prev)
 {
 	struct gkernel *k = c->k;
 	struct vcpu *v = c->v;
-	double cost = prev != NULL && prev != t ? kmach(k)->guest_ctx_switch_ns : 0;
-	/* with the scheduler's locks, costs.sched_pick of the switch was paid
-	 * under the rq->lock (ks_pick): the rest here */
-	if (k->cfg.sched_locks)
-		cost = cost > kmach(k)->sched_pick_ns ? cost - kmach(k)->sched_pick_ns : 0;
+	double cost = prev != NULL && prev != t ? k->switch_ns : 0;
 	double rem = t->rem;
 	guest_fn cont = t->cont;
 
@@ -1852,8 +1855,6 @@ gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_
 {
 	int i;
 
-	memset(rq, 0, sizeof *rq);
-	memset(pi, 0, sizeof *pi);
 	for (i = 0; i < k->ncpu; i++)
 		ks_class_add(rq, k->cpus[i].rq_lock);
 	for (i = 0; i < k->ntasks; i++)

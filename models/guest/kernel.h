@@ -96,7 +96,8 @@ struct gk_lockclass {
 };
 
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
-/* rq->lock's and p->pi_lock's classes (zero without sched_locks). */
+/* Adds rq->lock's and p->pi_lock's classes to *rq and *pi (nothing without
+ * sched_locks), so the VMs of one entry sum into one pair. */
 void gk_sched_lock_stats(const struct gkernel *, struct gk_lockclass *rq,
     struct gk_lockclass *pi);
 struct ipi *gk_ipi(struct gkernel *);

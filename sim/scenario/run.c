@@ -160,22 +160,14 @@ static void
 collect_sched_locks(const struct vmdef *d, const struct built *b, double busy_ns,
     struct metrics *out)
 {
-	struct gk_lockclass c[2], one[2];
+	struct gk_lockclass c[2];
 	const char *cls[2] = { "sched_rq", "sched_pi" };
 	char name[256];
 	int i, j;
 
 	memset(c, 0, sizeof c);
-	for (i = 0; i < b->n; i++) {
-		gk_sched_lock_stats(gvm_of(b->vms[i])->k, &one[0], &one[1]);
-		for (j = 0; j < 2; j++) {
-			c[j].acquisitions += one[j].acquisitions;
-			c[j].contended += one[j].contended;
-			c[j].wait_ns += one[j].wait_ns;
-			c[j].hold_ns += one[j].hold_ns;
-			c[j].wait_lhp_ns += one[j].wait_lhp_ns;
-		}
-	}
+	for (i = 0; i < b->n; i++)
+		gk_sched_lock_stats(gvm_of(b->vms[i])->k, &c[0], &c[1]);
 	for (j = 0; j < 2; j++) {
 		double a = c[j].acquisitions;
 
