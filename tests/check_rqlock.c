@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_rqlock.c - the guest scheduler's own locks (guest.sched_locks,
- * kernel.c "The scheduler's locks"): rq->lock and p->pi_lock where the
+ * kernel_rqlock.c): rq->lock and p->pi_lock where the
  * kernel takes them, as the probe sees them. */
 #include "testutil.h"
 

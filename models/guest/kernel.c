@@ -5,7 +5,8 @@
  *
  * Everything here runs "on" a vCPU, so it advances only while that vCPU has
  * a pCPU: a wakeup aimed at a preempted vCPU waits in its pending interrupt
- * until the host runs it again (guest.c).  Policy is behind guest_sched_ops.
+ * until the host runs it again (guest.c).  Policy is behind guest_sched_ops;
+ * the paths that take the scheduler's own locks are kernel_rqlock.c's.
  */
 #include "guest/kernel.h"
 
@@ -14,51 +15,11 @@
 #include <string.h>
 
 #include "engine.h"
+#include "guest/kernel_priv.h"
 #include "guest/lock.h"
 #include "hv/hv.h"
 #include "rng.h"
 #include "stats.h"
-
-struct gkernel {
-	struct vm *vm;
-	struct gk_config cfg;
-	struct gk_tunables tun;
-	int ncpu;
-	struct gcpu *cpus;
-	int *allowed_live;	/* per vCPU: live tasks that may run there */
-	int live;
-	int ntasks;
-	size_t captasks;
-	struct task **tasks;	/* every task made, freed at the end */
-	guest_fn first;		/* a new task's first step */
-	struct ipi *ipi;	/* IPIs, function calls, TLB shootdowns (ipi.c) */
-	const struct gk_smp_ops *smp;	/* ... reached through it */
-	struct watch {		/* the sleeping locks (slock.c), in order */
-		const struct gk_owner_watch *ops;
-		void *lock;
-	} *watches;
-	int nwatches;
-	size_t capwatches;
-	double tick_ns;
-	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
-	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
-	double irq_exit_ns;	/* an interrupt's exits, read at gk_start (the kind is set up) */
-	double switch_ns;	/* a context switch's cost outside the rq->lock */
-	int pv_timer;		/* the timer re-arms by hypercall (Xen's), read at gk_start */
-	struct gk_stats st;
-};
-
-static struct sim *
-ksim(const struct gkernel *k)
-{
-	return k->vm->hv->sim;
-}
-
-static const struct machine *
-kmach(const struct gkernel *k)
-{
-	return k->vm->hv->m;
-}
 
 int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
 struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
@@ -92,16 +53,6 @@ gk_watch_register(struct gkernel *k, const struct gk_owner_watch *ops, void *loc
 	k->watches[k->nwatches++].lock = lock;
 }
 
-/* A sleeping-lock owner leaves its vCPU: its spinners look again. */
-static void
-owner_off(struct gkernel *k, const struct task *t)
-{
-	int i;
-
-	for (i = 0; t->slocks_held > 0 && i < k->nwatches; i++)
-		k->watches[i].ops->owner_off(k->watches[i].lock, t);
-}
-
 /* The host took v's pCPU (guest.c's stop hook). */
 static void
 cpu_stopped(struct vcpu *v)
@@ -120,14 +71,6 @@ gk_task_allowed(const struct task *t, int cpu)
 	return t->aff == NULL || t->aff[cpu];
 }
 
-/* &v->vm->kernel->cpus[v->idx], kept beside the guest's activity (one load
- * from a line the event has just read, instead of three cold ones) */
-static struct gcpu *
-cpu_of(struct vcpu *v)
-{
-	return guest_kcpu(v);
-}
-
 static void cpu_irq(struct vcpu *);
 static void timer_raise(void *ctx, int cpu, int kind);
 
@@ -143,27 +86,6 @@ cpu_next_timer(const struct vcpu *v)
 		return SIM_NEVER;
 	at = gt_next(c->k->timers, c->idx);
 	return c->tick_ev != EVQ_NONE && c->tick_at < at ? c->tick_at : at;
-}
-
-/* The scheduler's locks (below, "The scheduler's locks"). */
-static void ks_cont(struct vcpu *);
-static void ks_tick(struct gcpu *);
-static const struct lock_client ks_client = { .cont = ks_cont };
-/* The lines a section touches (a-priori): rq->lock's, struct rq's counts
- * and the tree's leftmost (2); p->pi_lock's, the task's state line (1). */
-static const struct lock_lines ks_rq_lines = { .cs = 2 };
-static const struct lock_lines ks_pi_lines = { .cs = 1 };
-
-/* Lock i of class cls ("rq", "pi"): one lockdep class each (run --lock-stat). */
-static struct glock *
-ks_lock_new(struct gkernel *k, const char *cls, int i, const struct lock_lines *lines)
-{
-	char *nm = xasprintf("%s[%d]", cls, i);
-	struct glock *l = lock_new(k->cfg.lock_ops, k->cfg.lock_cfg, nm, k->vm, lines,
-	    &ks_client);
-
-	free(nm);
-	return l;
 }
 
 static void
@@ -193,7 +115,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	k->tick_ns = cfg->hz > 0 ? 1e9 / cfg->hz : 0;
 	k->switch_ns = kmach(k)->guest_ctx_switch_ns;
 	/* with the scheduler's locks, costs.sched_pick of a switch is paid under
-	 * the rq->lock (ks_pick): the rest in switch_to */
+	 * the rq->lock (ks_pick): the rest in kc_switch_to */
 	if (k->cfg.sched_locks)
 		k->switch_ns = k->switch_ns > kmach(k)->sched_pick_ns ?
 		    k->switch_ns - kmach(k)->sched_pick_ns : 0;
@@ -299,62 +221,10 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int
 	return t;
 }
 
-/* The scheduler's clock: the guest's time, less steal time if it is told. */
-static double
-cpu_clock(const struct gcpu *c)
-{
-	const struct vcpu *v = c->v;
-	sim_time_t now = ksim(c->k)->now;
-
-	if (!c->k->cfg.steal_clock)
-		return (double)now;
-	return (double)(v->rs_time[RS_RUNNING] + (v->rs == RS_RUNNING ? now - v->rs_since : 0));
-}
-
-static void
-account(struct gcpu *c)
-{
-	struct task *t = c->curr;
-	double now = cpu_clock(c), ns;
-
-	if (t == NULL)
-		return;
-	ns = now - t->exec_clock;
-	t->exec_clock = now;
-	if (ns <= 0)
-		return;
-	t->sum_exec += ns;
-	c->k->cfg.sched->update_curr(c, t, ns);
-}
-
 void
 gk_update_curr(struct gcpu *c)
 {
 	account(c);
-}
-
-static int
-cpu_is_idle(const struct gcpu *c)
-{
-	return c->curr == NULL && c->nqueued == 0;
-}
-
-static void
-enqueue(struct gcpu *c, struct task *t, int flags)
-{
-	t->state = T_RUNNABLE;
-	t->cpu = c->idx;
-	c->nqueued++;
-	c->load += t->weight;
-	c->k->cfg.sched->enqueue(c, t, flags);
-}
-
-static void
-dequeue(struct gcpu *c, struct task *t, int flags)
-{
-	c->k->cfg.sched->dequeue(c, t, flags);
-	c->nqueued--;
-	c->load -= t->weight;
 }
 
 /* Next tick boundary after now on c. */
@@ -386,7 +256,6 @@ send_ipi(struct gkernel *k, int from, struct gcpu *to)
 	k->smp->resched(k->ipi, from, to);
 }
 
-static void go_idle(struct gcpu *);
 static void cpu_schedule(struct gcpu *);
 
 static void
@@ -442,8 +311,8 @@ check_invariants(const struct gkernel *k)
 }
 
 /* context_switch(): the next task resumes where it stopped. */
-static void
-switch_to(struct gcpu *c, struct task *t, struct task *prev)
+void
+kc_switch_to(struct gcpu *c, struct task *t, struct task *prev)
 {
 	struct gkernel *k = c->k;
 	struct vcpu *v = c->v;
@@ -502,10 +371,8 @@ pull(struct gcpu *c)
 }
 
 /* __schedule(): curr has left (blocked, exited or was put back); run the next. */
-static void ks_schedule(struct gcpu *, struct task *prev);
-
-static void
-cpu_schedule_from(struct gcpu *c, struct task *prev)
+void
+kc_schedule_from(struct gcpu *c, struct task *prev)
 {
 	struct gkernel *k = c->k;
 	struct task *next;
@@ -521,15 +388,15 @@ cpu_schedule_from(struct gcpu *c, struct task *prev)
 	else if ((next = pull(c)) != NULL)
 		c->nqueued--;
 	if (next != NULL)
-		switch_to(c, next, prev);	/* curr stays in the load */
+		kc_switch_to(c, next, prev);	/* curr stays in the load */
 	else
-		go_idle(c);
+		kc_go_idle(c);
 }
 
 static void
 cpu_schedule(struct gcpu *c)
 {
-	cpu_schedule_from(c, NULL);
+	kc_schedule_from(c, NULL);
 }
 
 static void idle_woken(struct vcpu *);
@@ -561,8 +428,8 @@ idle_loop(struct gcpu *c)
 }
 
 /* Linux kernel/sched/idle.c do_idle: nothing to run */
-static void
-go_idle(struct gcpu *c)
+void
+kc_go_idle(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 
@@ -590,8 +457,8 @@ static void timer_irq(struct gcpu *);
  * PV timer (Linux 3.2 arch/x86/xen/time.c xen_vcpuop_set_next_event) re-arms
  * with the VCPUOP_set_singleshot_timer hypercall in place of the write: the
  * interrupt's half of timer_tick and a hypercall exit. */
-static void
-timer_exits(struct gcpu *c)
+void
+kc_timer_exits(struct gcpu *c)
 {
 	struct hv *hv = c->k->vm->hv;
 	const struct machine *m = kmach(c->k);
@@ -669,7 +536,7 @@ idle_woken(struct vcpu *v)
 		if (k->cfg.sched->steal(k, c) != NULL)
 			cpu_schedule(c);
 		else
-			go_idle(c);
+			kc_go_idle(c);
 		return;
 	}
 	{
@@ -677,11 +544,11 @@ idle_woken(struct vcpu *v)
 
 		if (t != NULL) {
 			c->nqueued--;
-			switch_to(c, t, NULL);
+			kc_switch_to(c, t, NULL);
 			return;
 		}
 	}
-	go_idle(c);
+	kc_go_idle(c);
 }
 
 /* Put curr back in its queue and run whatever the policy picks. */
@@ -699,7 +566,7 @@ preempt(struct gcpu *c)
 	c->load -= t->weight;
 	enqueue(c, t, 0);
 	owner_off(c->k, t);
-	cpu_schedule_from(c, t);
+	kc_schedule_from(c, t);
 }
 
 /* An interrupt's injection and EOI exit (machine irq): none with APICv's
@@ -711,16 +578,6 @@ irq_exit_ns(const struct hv *hv)
 	struct hv_ipi_path p = kind_op_ipi_path(hv->kind, hv);
 
 	return p.exits && !p.posted ? hv->m->irq_ns : 0;
-}
-
-/* Under preempt=none, t runs kernel code no reschedule may cut: a sleeping
- * lock's section (Linux 6.18 kernel/entry/common.c: irqentry_exit_cond_resched
- * is off without full preemption; the switch waits for the return to user
- * space, which the model's next primitive after the unlock stands for). */
-static inline int
-kernel_code(const struct gkernel *k, const struct task *t)
-{
-	return t->slocks_held > 0 && k->cfg.preempt_none;
 }
 
 /* An interrupt entered on c (a tick, a reschedule IPI, a device's completion). */
@@ -788,8 +645,8 @@ balance_pick(struct taskq *q, int cpu)
 }
 
 /* Busy with waiting tasks: kick an idle vCPU that may take one. */
-static void
-balance_kick(struct gcpu *c)
+void
+kc_balance_kick(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 	int i, j;
@@ -818,8 +675,8 @@ balance_kick(struct gcpu *c)
  * delayed one ran last, so detach_tasks' walk from the tail of cfs_tasks
  * reaches it last.
  */
-static struct task *
-balance_find(struct gcpu *c)
+struct task *
+kc_balance_find(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 	int i, j;
@@ -838,8 +695,8 @@ balance_find(struct gcpu *c)
 }
 
 /* ... and the move: t (if any) to c, which looks at it as at a wakeup. */
-static void
-balance_pull(struct gcpu *c, struct task *t)
+void
+kc_balance_pull(struct gcpu *c, struct task *t)
 {
 	struct gkernel *k = c->k;
 	struct gcpu *b;
@@ -863,14 +720,14 @@ balance_pull(struct gcpu *c, struct task *t)
 
 /* Linux 3.2 sched_fair.c trigger_load_balance / nohz_balancer_kick and
  * load_balance: a vCPU running a task with none waiting pulls from one with
- * two or more waiting (balance_find). */
+ * two or more waiting (kc_balance_find). */
 static void
 balance_tick(struct gcpu *c)
 {
 	if (c->nqueued > 0)
-		balance_kick(c);
+		kc_balance_kick(c);
 	else
-		balance_pull(c, balance_find(c));
+		kc_balance_pull(c, kc_balance_find(c));
 }
 
 /* Linux kernel/time/tick-sched.c tick_sched_timer -> scheduler_tick */
@@ -881,7 +738,7 @@ do_tick(struct gcpu *c)
 
 	c->tick_pending = 0;
 	k->st.ticks++;
-	timer_exits(c);
+	kc_timer_exits(c);
 	if (c->curr != NULL) {
 		account(c);
 		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))
@@ -903,7 +760,7 @@ do_tick(struct gcpu *c)
  * entry, and pt_save_timer holds a descheduled vCPU's timer until
  * pt_restore_timer) or, with pv_timer, VIRQ_TIMER (sched/core.c
  * vcpu_singleshot_timer_fn -> send_timer_event).  The handler runs the due
- * timers and re-arms: the tick's exits (timer_exits).
+ * timers and re-arms: the tick's exits (kc_timer_exits).
  */
 static void
 timer_irq(struct gcpu *c)
@@ -912,7 +769,7 @@ timer_irq(struct gcpu *c)
 
 	c->timer_pending = 0;
 	k->st.timer_irqs++;
-	timer_exits(c);
+	kc_timer_exits(c);
 	gt_run(k->timers, c->idx, c->v);
 }
 
@@ -947,8 +804,8 @@ tick_ev(void *s, void *arg, int64_t data)
 }
 
 /* try_to_wake_up() on the vCPU chosen: queue t there, make that vCPU look. */
-static void
-wake_on(struct gkernel *k, struct task *t, int cpu, int waker, int flags)
+void
+kc_wake_on(struct gkernel *k, struct task *t, int cpu, int waker, int flags)
 {
 	struct gcpu *c;
 	int was;
@@ -979,11 +836,11 @@ wake_on(struct gkernel *k, struct task *t, int cpu, int waker, int flags)
 		guest_interrupt(c->v);	/* the device interrupt itself */
 }
 
-/* try_to_wake_up(): choose a vCPU (select_task_rq), then wake_on. */
+/* try_to_wake_up(): choose a vCPU (select_task_rq), then kc_wake_on. */
 static void
 wake(struct gkernel *k, struct task *t, int waker, int flags)
 {
-	wake_on(k, t, k->cfg.sched->select_cpu(k, t, waker, flags), waker, flags);
+	kc_wake_on(k, t, k->cfg.sched->select_cpu(k, t, waker, flags), waker, flags);
 }
 
 /* A wake from the task current on c (futex_wake, a mutex's handoff, fork,
@@ -1078,8 +935,6 @@ gk_current(struct vcpu *v)
 	return cpu_of(v)->curr;
 }
 
-static int ks_wakes(struct gcpu *, guest_fn resume);
-
 /* gk_preempt_point's switch, out of line: the check is on every step. */
 static __attribute__((noinline)) int
 preempt_now(struct gcpu *c, struct task *t, guest_fn resume)
@@ -1096,7 +951,7 @@ preempt_now(struct gcpu *c, struct task *t, guest_fn resume)
 	c->load -= t->weight;
 	enqueue(c, t, 0);
 	owner_off(c->k, t);
-	cpu_schedule_from(c, t);
+	kc_schedule_from(c, t);
 	return 1;
 }
 
@@ -1181,7 +1036,7 @@ leave_cpu(struct gcpu *c, enum task_state st)
 	if (c->k->cfg.sched->sleep != NULL)
 		c->k->cfg.sched->sleep(c, t, st == T_DEAD);
 	owner_off(c->k, t);
-	cpu_schedule_from(c, t);
+	kc_schedule_from(c, t);
 }
 
 /* Linux kernel/time/hrtimer.c hrtimer_wakeup: the sleeper's hrtimer fired
@@ -1224,7 +1079,7 @@ sleep_end(struct vcpu *v)
 /*
  * The per-vCPU form's thread never leaves its vCPU, so its sleep is the
  * vCPU's idle (Linux kernel/sched/idle.c do_idle): the tick stops as in
- * go_idle (tick_nohz_idle_stop_tick, not while a timer is due), a deferrable
+ * kc_go_idle (tick_nohz_idle_stop_tick, not while a timer is due), a deferrable
  * timer does not wake it, and the HLT takes interrupts (guest_sleep).
  */
 void
@@ -1418,445 +1273,4 @@ gk_steal_busiest(struct gkernel *k, struct gcpu *c)
 	if (best < 0)
 		return NULL;
 	return balance_pick(&k->cpus[best].rq, c->idx);
-}
-
-/*
- * The scheduler's locks (vms[].guest.sched_locks; models/README.md "The
- * guest kernel"): each run queue's rq->lock and each task's p->pi_lock,
- * spinlocks of the VM's own algorithm (so a preempted holder makes the
- * others spin or halt as any kernel spinlock does), taken with interrupts
- * off (raw_spin_lock_irqsave) where the kernel takes them.  A path that
- * takes them is a chain of lock calls and held work on its vCPU; ks_step
- * says where ks_cont, the locks' continuation, goes on.  Left out: a tick
- * that finds its task spinning, in a spinlock section or idle, and wakes
- * from interrupts (a timer's, a device's), take no lock here.
- */
-enum ks_step {
-	KS_NONE,
-	KS_BEGIN,	/* an interrupt's cost paid first: then the locks */
-	KS_PI,		/* p->pi_lock taken: select_task_rq's work */
-	KS_SELECT,	/* ... done: the target's rq->lock, or its wake list */
-	KS_RQ,		/* the target's rq->lock taken: ttwu_do_activate's work */
-	KS_ACTIVATE,	/* ... done: activate, unlock */
-	KS_RQ_OUT,	/* unlocked: unlock p->pi_lock */
-	KS_PI_OUT,	/* that wake is done: the next, or what follows */
-	KS_SCHED,	/* __schedule's rq->lock taken */
-	KS_RELOCK,	/* dropped for double_lock_balance: the lower one first */
-	KS_LOWER,	/* the lower (the busiest) taken: now this one */
-	KS_BOTH,	/* both taken: the move's work */
-	KS_MOVED,	/* ... done: move, unlock the busiest */
-	KS_PICK,	/* ... unlocked: __schedule's work */
-	KS_PICKED,	/* this rq->lock alone, __schedule's work done: unlock */
-	KS_SWITCH,	/* unlocked: pick and switch, or idle */
-	KS_TICK,	/* scheduler_tick's rq->lock taken: its work */
-	KS_TICKED,	/* ... done: account, tick_preempt, unlock */
-	KS_TICK_OUT,	/* unlocked: the periodic balance (double_rq_lock), or the end */
-	KS_TB_LOW,	/* its lower rq->lock taken: the higher */
-	KS_TB_BOTH,	/* both taken: the move's work */
-	KS_TB_MOVED,	/* ... done: move, unlock this one */
-	KS_TB_OUT,	/* unlocked: unlock the busiest */
-	KS_TICK_END,	/* all unlocked: the interrupt's rest, then the task again */
-};
-
-static const struct machine *
-ks_mach(const struct gcpu *c)
-{
-	return kmach(c->k);
-}
-
-/*
- * The next step of c's lock path: a wake of its wake_q (Linux 6.6
- * kernel/sched/core.c wake_up_q -> try_to_wake_up: raw_spin_lock_irqsave
- * (&p->pi_lock) first), then a schedule's rq->lock (__schedule: local_irq_
- * disable, rq_lock), else the caller goes on with interrupts on again.
- */
-static void
-ks_go(struct gcpu *c)
-{
-	struct vcpu *v = c->v;
-	guest_fn done;
-
-	if (!TAILQ_EMPTY(&c->wake_q)) {
-		struct task *t = TAILQ_FIRST(&c->wake_q);
-
-		TAILQ_REMOVE(&c->wake_q, t, wait_link);
-		c->nwake--;
-		c->ks_wakee = t;
-		c->ks_step = KS_PI;
-		lock_acquire(t->pi_lock, v);
-		return;
-	}
-	if (c->ks_tick) {
-		c->ks_tick = 0;
-		c->ks_step = KS_TICK;
-		lock_acquire(c->rq_lock, v);	/* scheduler_tick: rq_lock(rq) */
-		return;
-	}
-	if (c->ks_sched) {
-		c->ks_step = KS_SCHED;
-		lock_acquire(c->rq_lock, v);
-		return;
-	}
-	c->ks_step = KS_NONE;
-	done = c->ks_done;
-	c->ks_done = NULL;
-	guest_irqs_on(v);	/* raw_spin_unlock_irqrestore: a pending interrupt now */
-	done(v);
-}
-
-/* A lock path begins with interrupts off; an interrupt's cost still to pay
- * (guest_overhead: its handler ran just before) is paid before the first
- * lock is asked for, not inside its hold. */
-static void
-ks_begin(struct gcpu *c)
-{
-	guest_irqs_off(c->v);
-	if (guest_overhead(c->v, 0) > 0) {
-		c->ks_step = KS_BEGIN;
-		guest_work(c->v, 0, ks_cont);
-		return;
-	}
-	ks_go(c);
-}
-
-/* The preemption point after a wake (or fork): the wakes under the locks,
- * then resume, which is that preemption point again. */
-static int
-ks_wakes(struct gcpu *c, guest_fn resume)
-{
-	c->curr->compute = 0;
-	c->ks_done = resume;
-	c->ks_sched = 0;
-	ks_begin(c);
-	return 1;
-}
-
-/* __schedule() under c's rq->lock (the wakes c's task asked for first, as
- * do_exit's wake of its parent precedes do_task_dead's __schedule). */
-static void
-ks_schedule(struct gcpu *c, struct task *prev)
-{
-	c->ks_prev = prev;
-	c->ks_sched = 1;
-	ks_begin(c);
-}
-
-/*
- * A tick on c while its task computes (Linux kernel/time/tick-sched.c
- * tick_sched_timer -> scheduler_tick): the task's work is put aside, as a
- * preemption would, the tick's exits are paid, then scheduler_tick under
- * c's rq->lock and the periodic balance (3.2 run_rebalance_domains ->
- * load_balance: double_rq_lock) before the interrupt's rest.  A tick that
- * finds the task spinning, in a spinlock section or idle takes no lock.
- */
-static void
-ks_tick(struct gcpu *c)
-{
-	struct gkernel *k = c->k;
-	struct task *t = c->curr;
-
-	c->tick_pending = 0;
-	k->st.ticks++;
-	timer_exits(c);
-	t->compute = 0;
-	t->mem = guest_save(c->v, &t->rem, &t->cont);
-	c->ks_tick = 1;
-	c->ks_sched = 0;
-	ks_begin(c);
-}
-
-/* The tick's interrupt after its locks: timers, function calls, then the
- * task goes on, or is preempted (put back and scheduled, as preempt). */
-static void
-ks_tick_end(struct gcpu *c)
-{
-	struct gkernel *k = c->k;
-	struct vcpu *v = c->v;
-	struct task *t = c->curr;
-	double rem = t->rem;
-	guest_fn cont = t->cont;
-
-	c->timer_pending = 0;
-	gt_run(k->timers, c->idx, v);
-	k->smp->irq(k->ipi, c);
-	if (c->need_resched && c->nqueued > 0 && !kernel_code(k, t)) {
-		account(c);
-		c->curr = NULL;
-		c->load -= t->weight;
-		enqueue(c, t, 0);
-		owner_off(k, t);
-		cpu_schedule_from(c, t);	/* its lock path turns interrupts on */
-		return;
-	}
-	t->compute = 1;
-	t->rem = 0;
-	t->cont = NULL;
-	if (t->mem) {
-		t->mem = 0;
-		guest_memory(v, rem, cont);
-	} else
-		guest_work(v, rem, cont);
-	guest_irqs_on(v);
-}
-
-/*
- * LNX-6.6 kernel/sched/core.c ttwu_queue_cond (TTWU_QUEUE): a wakee for
- * another CPU of the cache domain (a VM's vCPUs share one) with nothing
- * running goes on that CPU's wake list with an IPI, and the target
- * activates it under its own rq->lock (sched_ttwu_pending, here its
- * schedule's): the waker takes no rq->lock.  LNX-6.6 wake_up_new_task
- * takes the new task's rq->lock itself.
- */
-static int
-ks_queue_remote(const struct gcpu *c, const struct gcpu *d, int flags)
-{
-	/* wake_up_new_task locks the new task's rq itself: no wake list */
-	return !(flags & GS_FORK) && d != c && cpu_is_idle(d);
-}
-
-/* __schedule's work and pick under c's rq->lock alone. */
-static void
-ks_pick(struct gcpu *c)
-{
-	c->ks_step = KS_PICKED;
-	guest_work(c->v, ks_mach(c)->sched_pick_ns, ks_cont);
-}
-
-/* The wake path's steps (try_to_wake_up). */
-static void
-ks_wake_step(struct gcpu *c)
-{
-	struct vcpu *v = c->v;
-	struct gcpu *d = c->ks_target;
-	struct gkernel *k = c->k;
-	struct task *t = c->ks_wakee;
-
-	switch (c->ks_step) {
-	case KS_PI:
-		c->ks_step = KS_SELECT;
-		guest_work(v, ks_mach(c)->sched_pi_ns, ks_cont);
-		return;
-	case KS_SELECT:
-		d = c->ks_target = &k->cpus[k->cfg.sched->select_cpu(k, t, c->idx, t->wake_flags)];
-		if (ks_queue_remote(c, d, t->wake_flags)) {
-			wake_on(k, t, d->idx, c->idx, t->wake_flags);
-			c->ks_step = KS_PI_OUT;
-			lock_release(t->pi_lock, v);
-			return;
-		}
-		c->ks_step = KS_RQ;
-		lock_acquire(d->rq_lock, v);	/* ttwu_queue: rq_lock(rq) */
-		return;
-	case KS_RQ:
-		c->ks_step = KS_ACTIVATE;
-		guest_work(v, ks_mach(c)->sched_ttwu_ns, ks_cont);
-		return;
-	case KS_ACTIVATE:
-		if (t->delayed && t->cpu != d->idx) {
-			/* a sleeper EEVDF keeps queued was moved meanwhile (a
-			 * tick's balance): LNX-6.6 __task_rq_lock retries on the
-			 * task's new rq */
-			c->ks_step = KS_SELECT;
-			lock_release(d->rq_lock, v);
-			return;
-		}
-		wake_on(k, t, d->idx, c->idx, t->wake_flags);	/* ttwu_do_activate */
-		c->ks_step = KS_RQ_OUT;
-		lock_release(d->rq_lock, v);
-		return;
-	case KS_RQ_OUT:
-		c->ks_step = KS_PI_OUT;
-		lock_release(t->pi_lock, v);
-		return;
-	case KS_PI_OUT:
-		ks_go(c);
-		return;
-	default:
-		vs_fatal("guest vCPU %d: wake lock step %d", c->idx, c->ks_step);
-	}
-}
-
-/* __schedule's steps, with the idle pull's double_rq_lock. */
-static void
-ks_sched_step(struct gcpu *c)
-{
-	struct vcpu *v = c->v;
-	struct gcpu *b = c->ks_busiest;
-	struct gkernel *k = c->k;
-	struct task *t;
-
-	switch (c->ks_step) {
-	case KS_SCHED:
-		c->need_resched = 0;
-		/* Linux 3.2 kernel/sched.c schedule -> idle_balance -> load_balance:
-		 * a task to pull (find_busiest_queue reads without locks), then
-		 * double_rq_lock in address order (the lower rq first) */
-		if (c->nqueued == 0 && (t = k->cfg.sched->steal(k, c)) != NULL) {
-			b = c->ks_busiest = &k->cpus[t->cpu];
-			if (b->idx < c->idx) {
-				c->ks_step = KS_RELOCK;
-				lock_release(c->rq_lock, v);
-			} else {
-				c->ks_step = KS_BOTH;
-				lock_acquire(b->rq_lock, v);
-			}
-			return;
-		}
-		ks_pick(c);
-		return;
-	case KS_RELOCK:
-		c->ks_step = KS_LOWER;
-		lock_acquire(b->rq_lock, v);
-		return;
-	case KS_LOWER:
-		c->ks_step = KS_BOTH;
-		lock_acquire(c->rq_lock, v);
-		return;
-	case KS_BOTH:
-		c->ks_step = KS_MOVED;
-		guest_work(v, ks_mach(c)->sched_move_ns, ks_cont);
-		return;
-	case KS_MOVED:
-		/* move_tasks: what is still there to pull (the tick's balance and
-		 * interrupts' wakes take no lock here) */
-		t = k->cfg.sched->steal(k, c);
-		if (t != NULL && t->cpu == b->idx) {
-			dequeue(b, t, GS_MIGRATE);
-			enqueue(c, t, GS_MIGRATE);
-		}
-		/* double_unlock_balance: the busiest's lock, this one kept for the
-		 * pick (3.2 drops both and retakes this one) */
-		c->ks_step = KS_PICK;
-		lock_release(b->rq_lock, v);
-		return;
-	case KS_PICK:
-		ks_pick(c);
-		return;
-	case KS_PICKED:
-		c->ks_step = KS_SWITCH;
-		lock_release(c->rq_lock, v);	/* finish_task_switch: rq unlock, irqs on */
-		return;
-	case KS_SWITCH:
-		/* the pick with the switch, in one step as without the locks (a
-		 * task picked and not yet current would be in no place) */
-		t = c->nqueued > 0 ? k->cfg.sched->pick_next(c) : NULL;
-		if (t != NULL)
-			c->nqueued--;
-		c->ks_step = KS_NONE;
-		c->ks_sched = 0;
-		if (t != NULL)
-			switch_to(c, t, c->ks_prev);	/* curr stays in the load */
-		else
-			go_idle(c);
-		c->ks_prev = NULL;
-		guest_irqs_on(v);
-		return;
-	default:
-		vs_fatal("guest vCPU %d: schedule lock step %d", c->idx, c->ks_step);
-	}
-}
-
-/* The tick's steps: scheduler_tick, then the periodic balance's pull. */
-static void
-ks_tick_step(struct gcpu *c)
-{
-	struct vcpu *v = c->v;
-	struct gcpu *b = c->ks_busiest;
-	struct gkernel *k = c->k;
-	struct task *t;
-
-	switch (c->ks_step) {
-	case KS_TICK:
-		c->ks_step = KS_TICKED;
-		guest_work(v, ks_mach(c)->sched_tick_ns, ks_cont);
-		return;
-	case KS_TICKED:
-		account(c);	/* task_tick_fair: update_curr, check_preempt_tick */
-		if (c->nqueued > 0 && k->cfg.sched->tick_preempt(c, c->curr))
-			c->need_resched = 1;
-		c->ks_step = KS_TICK_OUT;
-		lock_release(c->rq_lock, v);
-		return;
-	case KS_TICK_OUT:
-		if (c->nqueued > 0) {
-			balance_kick(c);	/* nohz_balancer_kick: an IPI, no lock */
-			c->ks_step = KS_NONE;
-			ks_tick_end(c);
-			return;
-		}
-		if ((t = balance_find(c)) == NULL) {
-			c->ks_step = KS_NONE;
-			ks_tick_end(c);
-			return;
-		}
-		b = c->ks_busiest = &k->cpus[t->cpu];
-		c->ks_step = KS_TB_LOW;
-		lock_acquire(b->idx < c->idx ? b->rq_lock : c->rq_lock, v);
-		return;
-	case KS_TB_LOW:
-		c->ks_step = KS_TB_BOTH;
-		lock_acquire(b->idx < c->idx ? c->rq_lock : b->rq_lock, v);
-		return;
-	case KS_TB_BOTH:
-		c->ks_step = KS_TB_MOVED;
-		guest_work(v, ks_mach(c)->sched_move_ns, ks_cont);
-		return;
-	case KS_TB_MOVED:
-		t = balance_find(c);	/* what is still there to pull */
-		if (c->nqueued == 0 && t != NULL && t->cpu == b->idx)
-			balance_pull(c, t);
-		c->ks_step = KS_TB_OUT;
-		lock_release(c->rq_lock, v);	/* double_rq_unlock */
-		return;
-	case KS_TB_OUT:
-		c->ks_step = KS_TICK_END;
-		lock_release(b->rq_lock, v);
-		return;
-	case KS_TICK_END:
-		c->ks_step = KS_NONE;
-		ks_tick_end(c);
-		return;
-	default:
-		vs_fatal("guest vCPU %d: tick lock step %d", c->idx, c->ks_step);
-	}
-}
-
-/* The locks' continuation: c's lock call (acquire or release), or its work
- * under one, is done; the path's next step. */
-static void
-ks_cont(struct vcpu *v)
-{
-	struct gcpu *c = cpu_of(v);
-
-	if (c->ks_step == KS_BEGIN)
-		ks_go(c);
-	else if (c->ks_step <= KS_PI_OUT)
-		ks_wake_step(c);
-	else if (c->ks_step <= KS_SWITCH)
-		ks_sched_step(c);
-	else
-		ks_tick_step(c);
-}
-
-static void
-ks_class_add(struct gk_lockclass *s, const struct glock *l)
-{
-	if (l == NULL)
-		return;
-	s->acquisitions += (double)l->st.acquisitions;
-	s->contended += (double)l->st.contended;
-	s->wait_ns += l->st.wait_ns;
-	s->hold_ns += l->st.hold_ns;
-	s->wait_lhp_ns += l->st.wait_lhp_ns;
-}
-
-void
-gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_lockclass *pi)
-{
-	int i;
-
-	for (i = 0; i < k->ncpu; i++)
-		ks_class_add(rq, k->cpus[i].rq_lock);
-	for (i = 0; i < k->ntasks; i++)
-		ks_class_add(pi, k->tasks[i]->pi_lock);
 }

@@ -65,7 +65,7 @@ struct task {
 	int waiting_children;	/* blocked until children <= this; -1 not */
 	void *th;		/* the workload's program state (opaque here) */
 	void *sched_priv;
-	/* The scheduler's locks (kernel.c): its p->pi_lock; the flags of its
+	/* The scheduler's locks (kernel_rqlock.c): its p->pi_lock; the flags of its
 	 * wake while it waits in a waker's wake_q (on wait_link) */
 	struct glock *pi_lock;
 	int wake_flags;
@@ -111,7 +111,7 @@ struct gcpu {
 	double polled0;
 	int sleeping;		/* the per-vCPU form's thread sleeps: the vCPU idles (gk_sleep) */
 	guest_fn sleep_done;	/* ... and what its thread does next */
-	/* The scheduler's locks (sched_locks; kernel.c "The scheduler's locks"):
+	/* The scheduler's locks (sched_locks; kernel_rqlock.c):
 	 * this run queue's rq->lock; the wakes its task asked for, done at its
 	 * next preemption point (wake_q_add / wake_up_q); the lock path under
 	 * way: its step, the wakee and its target, a schedule's prev, a pull's

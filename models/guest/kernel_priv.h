@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kernel_priv.h - the guest kernel's state and the few helpers its core
+ * (kernel.c) and its scheduler-lock paths (kernel_rqlock.c) share.  Private
+ * to those two files: everyone else goes through kernel.h.  kc_ names are
+ * kernel.c's, ks_ names kernel_rqlock.c's.
+ */
+#ifndef VS_KERNEL_PRIV_H
+#define VS_KERNEL_PRIV_H
+
+#include "engine.h"
+#include "guest/kernel.h"
+#include "hv/hv.h"
+
+struct glock;
+struct lock_lines;
+
+struct gkernel {
+	struct vm *vm;
+	struct gk_config cfg;
+	struct gk_tunables tun;
+	int ncpu;
+	struct gcpu *cpus;
+	int *allowed_live;	/* per vCPU: live tasks that may run there */
+	int live;
+	int ntasks;
+	size_t captasks;
+	struct task **tasks;	/* every task made, freed at the end */
+	guest_fn first;		/* a new task's first step */
+	struct ipi *ipi;	/* IPIs, function calls, TLB shootdowns (ipi.c) */
+	const struct gk_smp_ops *smp;	/* ... reached through it */
+	struct watch {		/* the sleeping locks (slock.c), in order */
+		const struct gk_owner_watch *ops;
+		void *lock;
+	} *watches;
+	int nwatches;
+	size_t capwatches;
+	double tick_ns;
+	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
+	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
+	double irq_exit_ns;	/* an interrupt's exits, read at gk_start (the kind is set up) */
+	double switch_ns;	/* a context switch's cost outside the rq->lock */
+	int pv_timer;		/* the timer re-arms by hypercall (Xen's), read at gk_start */
+	struct gk_stats st;
+};
+
+static inline struct sim *
+ksim(const struct gkernel *k)
+{
+	return k->vm->hv->sim;
+}
+
+static inline const struct machine *
+kmach(const struct gkernel *k)
+{
+	return k->vm->hv->m;
+}
+
+/* &v->vm->kernel->cpus[v->idx], kept beside the guest's activity (one load
+ * from a line the event has just read, instead of three cold ones) */
+static inline struct gcpu *
+cpu_of(struct vcpu *v)
+{
+	return guest_kcpu(v);
+}
+/* A sleeping-lock owner leaves its vCPU: its spinners look again. */
+static inline void
+owner_off(struct gkernel *k, const struct task *t)
+{
+	int i;
+
+	for (i = 0; t->slocks_held > 0 && i < k->nwatches; i++)
+		k->watches[i].ops->owner_off(k->watches[i].lock, t);
+}
+/* The scheduler's clock: the guest's time, less steal time if it is told. */
+static inline double
+cpu_clock(const struct gcpu *c)
+{
+	const struct vcpu *v = c->v;
+	sim_time_t now = ksim(c->k)->now;
+
+	if (!c->k->cfg.steal_clock)
+		return (double)now;
+	return (double)(v->rs_time[RS_RUNNING] + (v->rs == RS_RUNNING ? now - v->rs_since : 0));
+}
+
+static inline void
+account(struct gcpu *c)
+{
+	struct task *t = c->curr;
+	double now = cpu_clock(c), ns;
+
+	if (t == NULL)
+		return;
+	ns = now - t->exec_clock;
+	t->exec_clock = now;
+	if (ns <= 0)
+		return;
+	t->sum_exec += ns;
+	c->k->cfg.sched->update_curr(c, t, ns);
+}
+
+static inline int
+cpu_is_idle(const struct gcpu *c)
+{
+	return c->curr == NULL && c->nqueued == 0;
+}
+static inline void
+enqueue(struct gcpu *c, struct task *t, int flags)
+{
+	t->state = T_RUNNABLE;
+	t->cpu = c->idx;
+	c->nqueued++;
+	c->load += t->weight;
+	c->k->cfg.sched->enqueue(c, t, flags);
+}
+
+static inline void
+dequeue(struct gcpu *c, struct task *t, int flags)
+{
+	c->k->cfg.sched->dequeue(c, t, flags);
+	c->nqueued--;
+	c->load -= t->weight;
+}
+/* Under preempt=none, t runs kernel code no reschedule may cut: a sleeping
+ * lock's section (Linux 6.18 kernel/entry/common.c: irqentry_exit_cond_resched
+ * is off without full preemption; the switch waits for the return to user
+ * space, which the model's next primitive after the unlock stands for). */
+static inline int
+kernel_code(const struct gkernel *k, const struct task *t)
+{
+	return t->slocks_held > 0 && k->cfg.preempt_none;
+}
+
+/* kernel.c */
+void kc_timer_exits(struct gcpu *);
+void kc_switch_to(struct gcpu *, struct task *t, struct task *prev);
+void kc_schedule_from(struct gcpu *, struct task *prev);
+void kc_go_idle(struct gcpu *);
+void kc_wake_on(struct gkernel *, struct task *, int cpu, int waker, int flags);
+void kc_balance_kick(struct gcpu *);
+struct task *kc_balance_find(struct gcpu *);
+void kc_balance_pull(struct gcpu *, struct task *);
+
+/* kernel_rqlock.c: the scheduler's locks */
+extern const struct lock_lines ks_rq_lines, ks_pi_lines;
+struct glock *ks_lock_new(struct gkernel *, const char *cls, int i, const struct lock_lines *);
+int ks_wakes(struct gcpu *, guest_fn resume);
+void ks_schedule(struct gcpu *, struct task *prev);
+void ks_tick(struct gcpu *);
+
+#endif
