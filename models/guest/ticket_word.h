@@ -20,12 +20,23 @@ struct ticket_word {
 	uint64_t *my;		/* per vCPU of the VM: its ticket while waiting */
 	struct vcpu **owner;	/* ring: who holds ticket t (t % n) */
 	int n;
+	/* head % n and tail % n, kept as they advance: a ring index without a
+	 * 64-bit divide (tens of cycles, four an acquisition) */
+	int hi, ti;
 };
+
+/* ring index i + 1, wrapped */
+static inline int
+tkt_next(const struct ticket_word *t, int i)
+{
+	return i + 1 == t->n ? 0 : i + 1;
+}
 
 static inline void
 tkt_init(struct ticket_word *t, int nvcpus)
 {
 	t->head = t->tail = 0;
+	t->hi = t->ti = 0;
 	t->n = nvcpus;
 	t->my = xcalloc((size_t)nvcpus, sizeof *t->my);
 	t->owner = xcalloc((size_t)nvcpus, sizeof *t->owner);
@@ -46,7 +57,8 @@ tkt_take(struct ticket_word *t, struct vcpu *v)
 
 	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
 	t->my[v->idx] = my;
-	t->owner[my % (uint64_t)t->n] = v;
+	t->owner[t->ti] = v;
+	t->ti = tkt_next(t, t->ti);
 	return t->head == my;
 }
 
@@ -61,7 +73,8 @@ static inline struct vcpu *
 tkt_advance(struct ticket_word *t)
 {
 	t->head++;
-	return t->tail == t->head ? NULL : t->owner[t->head % (uint64_t)t->n];
+	t->hi = tkt_next(t, t->hi);
+	return t->tail == t->head ? NULL : t->owner[t->hi];
 }
 
 /*
@@ -74,11 +87,12 @@ static inline void
 tkt_prefetch(const struct ticket_word *t)
 {
 	uint64_t w = t->tail - t->head;
+	int i1 = tkt_next(t, t->hi);
 
 	if (w > 2)
-		__builtin_prefetch(t->owner[(t->head + 2) % (uint64_t)t->n]);
+		__builtin_prefetch(t->owner[tkt_next(t, i1)]);
 	if (w > 1)
-		guest_prefetch(t->owner[(t->head + 1) % (uint64_t)t->n]);
+		guest_prefetch(t->owner[i1]);
 }
 
 #endif
