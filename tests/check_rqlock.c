@@ -167,11 +167,13 @@ END_TEST
 
 /* Two pCPUs, the guest's two vCPUs beside a hog VM's two: the host preempts
  * the guest's vCPUs, holders of rq locks among them (long holds: the costs
- * raised so that it happens often). */
+ * raised so that it happens often; the pick's short, so that a wake seldom
+ * finds its wakee still being switched out: that waits on p->on_cpu, not on
+ * the rq lock). */
 static const char preempted_holder[] =
     "name: p\nseed: 1\nduration: 200ms\n"
     "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
-    "  costs: {sched_pick: 40us, sched_ttwu: 40us}}\n"
+    "  costs: {sched_pick: 2us, sched_ttwu: 40us}}\n"
     "hypervisor: {kind: kvm, scheduler: cfs}\n"
     "vms:\n  - {name: g, vcpus: 2, lock: %s, workload: w, guest: {hz: 0, sched_locks: %s}}\n"
     "  - {name: hog, vcpus: 2, workload: hog}\n"
@@ -316,6 +318,113 @@ START_TEST(the_tick_takes_its_rq_lock)
 }
 END_TEST
 
+/* A waker on vCPU 0 wakes a sleeper of vCPU 1 just as vCPU 1 switches it
+ * out (its schedule's pick made long); %s */
+static const char oncpu[] =
+    "name: o\nseed: 1\nduration: 20ms\n"
+    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+    "  costs: {sched_pick: 40us}}\n"
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, lock: ticket, workload: w, guest: {hz: 0, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    queues: {q: 1}\n    programs:\n"
+    "      waker: [{loop: forever, do: [{compute: 7us}, {wake: {on: q}}]}]\n"
+    "      sleeper: [{loop: forever, do: [{wait: {on: q}}, {compute: 5us}]}]\n"
+    "      busy: [{loop: forever, do: [{compute: 20us}, {block: 30us}]}]\n"
+    "    tasks: [{program: waker, cpus: [0]}, {program: sleeper, cpus: [1]}%s]\n";
+
+START_TEST(a_wake_waits_under_pi_lock_for_the_wakee_to_be_switched_out)
+{
+	char text[4096];
+	struct metrics m;
+
+	/* another task to run on vCPU 1: try_to_wake_up spins on p->on_cpu
+	 * holding p->pi_lock (LNX-6.6 smp_cond_load_acquire) */
+	snprintf(text, sizeof text, oncpu, ", {program: busy, cpus: [1]}");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_pi.oncpu_waits"), 20);
+	/* the spin is inside the pi hold: well above select's work (1000 cycles) */
+	ck_assert_double_gt(tu_metric(&m, "g.sched_pi.hold_mean_ns"), 1000);
+	metrics_free(&m);
+	/* nothing else there: the wakee goes on vCPU 1's wake list instead
+	 * (ttwu_queue_wakelist(p, task_cpu(p))), no spin */
+	snprintf(text, sizeof text, oncpu, "");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.sched_pi.oncpu_waits"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.task_wakeups"), 100);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Counts acquisitions of pi[0] (the first task's p->pi_lock). */
+static void
+count_pi0(void *ctx, const struct probe_ev *e)
+{
+	if (e->kind == PR_LOCK_TAKEN && strcmp(((const struct glock *)e->lock)->name, "pi[0]") == 0)
+		(*(int *)ctx)++;
+}
+
+/* A parent forks two children and waits for both, ten times. */
+static const char forks[] =
+    "name: f\nseed: 1\nduration: 20ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, workload: w, guest: {hz: 250, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    programs:\n"
+    "      parent: [{loop: 10, do: [{spawn: {program: child, count: 2}}, {join: children}]}]\n"
+    "      child: [{compute: 100us}]\n"
+    "    tasks: [{program: parent}]\n";
+
+START_TEST(a_childs_exit_tries_to_wake_its_parent_twice)
+{
+	struct probe p;
+	struct metrics m;
+	int n = 0;
+
+	/* do_notify_parent: SIGCHLD's signal_wake_up and __wake_up_parent, each
+	 * a try_to_wake_up under the parent's p->pi_lock: the first child's
+	 * exit two (neither wakes it), the second's two (one wakes it) */
+	p = (struct probe){ count_pi0, &n };
+	tu_run(forks, 1, &p, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.tasks_spawned"), 20);
+	ck_assert_int_eq(n, 10 * 4);
+	metrics_free(&m);
+}
+END_TEST
+
+/* Task 0 computes and execs; one task pinned to each vCPU beside it. */
+static const char execs[] =
+    "name: e\nseed: 1\nduration: 100ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, workload: w, guest: {hz: 250, sched_locks: %s}}]\n"
+    "workloads:\n  w:\n    programs:\n"
+    "      a: [{loop: forever, do: [{compute: 50us}, {exec: {}}]}]\n"
+    "      hog: [{loop: forever, do: [{compute: 1ms}]}]\n"
+    "    tasks: [{program: a}, {program: hog, cpus: [0]}, {program: hog, cpus: [1]}]\n";
+
+START_TEST(exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu)
+{
+	char text[4096];
+	struct probe p;
+	struct metrics m;
+	int n = 0;
+
+	/* sched_exec: select_task_rq(WF_EXEC) under current's p->pi_lock; the
+	 * vCPU the task shares is the busier, so each exec moves it (there it
+	 * waits for a tick's preemption: about one exec per 4 ms tick) */
+	snprintf(text, sizeof text, execs, "true");
+	p = (struct probe){ count_pi0, &n };
+	tu_run(text, 1, &p, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.task_migrations"), 15);
+	/* an exec's lock and the stopper's wake of the task after it */
+	ck_assert_int_gt(n, 2 * 15);
+	metrics_free(&m);
+	/* without the locks it moves all the same */
+	snprintf(text, sizeof text, execs, "false");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.task_migrations"), 15);
+	metrics_free(&m);
+}
+END_TEST
+
 /* text with every occurrence of from replaced by to (a fresh buffer) */
 static char *
 replace_all(const char *text, const char *from, const char *to)
@@ -394,6 +503,9 @@ suite(void)
 	tcase_add_test(tc, interrupts_stay_off_while_a_scheduler_lock_is_held);
 	tcase_add_test(tc, the_tick_takes_its_rq_lock);
 	tcase_add_test(tc, a_scheduling_vcpus_prev_is_not_pulled);
+	tcase_add_test(tc, a_wake_waits_under_pi_lock_for_the_wakee_to_be_switched_out);
+	tcase_add_test(tc, a_childs_exit_tries_to_wake_its_parent_twice);
+	tcase_add_test(tc, exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1140,12 +1140,20 @@ gk_exit(struct vcpu *v)
 		k->cfg.task_exit(t);
 	t->th = NULL;
 	if (p != NULL) {
+		int waiting = p->state == T_BLOCKED && p->waiting_children >= 0, woke = 0;
+
 		p->children--;
-		if (p->state == T_BLOCKED && p->waiting_children >= 0 &&
-		    p->children <= p->waiting_children) {
+		if (waiting && p->children <= p->waiting_children) {
 			p->waiting_children = -1;
 			wake_task(c, p, GS_WAKE);
+			woke = 1;
 		}
+		/* LNX-6.6 kernel/signal.c do_notify_parent: SIGCHLD's
+		 * signal_wake_up, then __wake_up_parent if it waits in wait4:
+		 * each a try_to_wake_up of the parent under its p->pi_lock; those
+		 * that do not wake it find it awake or not waiting */
+		for (i = woke; k->cfg.sched_locks && i < 1 + waiting; i++)
+			ks_touch(c, p);
 	}
 	leave_cpu(c, T_DEAD);
 }
@@ -1162,6 +1170,58 @@ gk_spawn(struct vcpu *v, void *th)
 	/* Linux 3.2 wake_up_new_task: select_task_rq(SD_BALANCE_FORK), then check_preempt */
 	wake_task(c, t, GS_FORK);
 	return t;
+}
+
+/*
+ * sched_exec's move of c's task to dest (LNX-6.6 kernel/sched/core.c
+ * sched_exec -> stop_one_cpu(migration_cpu_stop)): the task sleeps until
+ * the stopper has run; it finds the task off the run queue and sets
+ * p->wake_cpu = dest, and its complete() wakes it, select_task_rq starting
+ * from dest (here prev_cpu).  The stopper's switches and its own pi/rq
+ * section are left out.
+ */
+void
+kc_exec_migrate(struct gcpu *c, int dest, guest_fn resume)
+{
+	struct gkernel *k = c->k;
+	struct task *t = c->curr;
+
+	t->cont = resume;
+	account(c);
+	t->compute = 0;
+	t->state = T_BLOCKED;
+	c->curr = NULL;
+	c->load -= t->weight;
+	if (k->cfg.sched->sleep != NULL)
+		k->cfg.sched->sleep(c, t, 0);
+	owner_off(k, t);
+	t->prev_cpu = dest;	/* p->wake_cpu: so the switch there counts no move ... */
+	k->st.migrations++;	/* ... counted here */
+	if (k->cfg.sched_locks)
+		wake_task(c, t, GS_WAKE);	/* with c's wakes, before its schedule */
+	else
+		wake(k, t, c->idx, GS_WAKE);
+	kc_schedule_from(c, t);
+}
+
+/* fs/exec.c bprm_execve -> sched_exec (LNX-6.6 kernel/sched/core.c):
+ * select_task_rq(WF_EXEC), SD_BALANCE_EXEC's idlest CPU as a fork's; with
+ * the scheduler's locks under current's p->pi_lock (ks_exec). */
+int
+gk_exec(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct gkernel *k = c->k;
+	int dest;
+
+	VS_ASSERT(c->curr->preempt_count == 0);
+	if (k->cfg.sched_locks)
+		return ks_exec(c, resume);
+	dest = k->cfg.sched->select_cpu(k, c->curr, c->idx, GS_FORK);
+	if (dest == c->idx)
+		return 0;
+	kc_exec_migrate(c, dest, resume);
+	return 1;
 }
 
 int

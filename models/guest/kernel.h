@@ -67,6 +67,9 @@ struct gk_stats {
 	uint64_t gpolls_ok, gpolls_failed;
 	double gpoll_ns;
 	uint64_t spawned;
+	/* sched_locks: wakes that spun under p->pi_lock until the wakee's vCPU
+	 * had switched it out (try_to_wake_up's p->on_cpu wait) */
+	uint64_t ttwu_oncpu;
 	/* Guest timers (gtimer.h): interrupts for them outside a tick, and
 	 * those that woke an idle vCPU */
 	uint64_t timer_irqs, timer_wakes;
@@ -93,6 +96,7 @@ struct gkernel;
 /* A class of the scheduler's locks (sched_locks), summed over its instances. */
 struct gk_lockclass {
 	double acquisitions, contended, wait_ns, hold_ns, wait_lhp_ns;
+	double oncpu_waits;	/* pi: gk_stats.ttwu_oncpu */
 };
 
 struct gkernel *gk_new(struct vm *, const struct gk_config *);
@@ -183,6 +187,9 @@ void gk_exit(struct vcpu *);
 struct task *gk_spawn(struct vcpu *, void *th);
 /* Block until the current task has at most max live children; 1 if blocked. */
 int gk_wait_children(struct vcpu *, int max, guest_fn resume);
+/* execve's sched_exec: the current task may move to another vCPU (1: it
+ * goes on later with resume, there). */
+int gk_exec(struct vcpu *, guest_fn resume);
 
 /* Wait queues with a token count (a semaphore, as futex-based ones are). */
 struct gk_waitq {

@@ -141,11 +141,14 @@ void kc_wake_on(struct gkernel *, struct task *, int cpu, int waker, int flags);
 void kc_balance_kick(struct gcpu *);
 struct task *kc_balance_find(struct gcpu *);
 void kc_balance_pull(struct gcpu *, struct task *);
+void kc_exec_migrate(struct gcpu *, int dest, guest_fn resume);
 
 /* kernel_rqlock.c: the scheduler's locks */
 extern const struct lock_lines ks_rq_lines, ks_pi_lines;
 struct glock *ks_lock_new(struct gkernel *, const char *cls, int i, const struct lock_lines *);
 int ks_wakes(struct gcpu *, guest_fn resume);
+int ks_exec(struct gcpu *, guest_fn resume);
+void ks_touch(struct gcpu *, struct task *);
 void ks_schedule(struct gcpu *, struct task *prev);
 void ks_tick(struct gcpu *);
 

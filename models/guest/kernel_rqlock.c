@@ -5,6 +5,7 @@
  * vms[].guest.sched_locks is on, as chains of steps on the vCPU.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "guest/kernel_priv.h"
 #include "guest/lock.h"
@@ -43,12 +44,17 @@ ks_lock_new(struct gkernel *k, const char *cls, int i, const struct lock_lines *
 enum ks_step {
 	KS_NONE,
 	KS_BEGIN,	/* an interrupt's cost paid first: then the locks */
-	KS_PI,		/* p->pi_lock taken: select_task_rq's work */
+	KS_PI,		/* p->pi_lock taken: wait for p->on_cpu, or select_task_rq's work */
+	KS_ONCPU,	/* spun until p's vCPU finished switching it out: select's work */
 	KS_SELECT,	/* ... done: the target's rq->lock, or its wake list */
 	KS_RQ,		/* the target's rq->lock taken: ttwu_do_activate's work */
 	KS_ACTIVATE,	/* ... done: activate, unlock */
 	KS_RQ_OUT,	/* unlocked: unlock p->pi_lock */
 	KS_PI_OUT,	/* that wake is done: the next, or what follows */
+	KS_TOUCH,	/* a try that finds p awake: p->pi_lock taken, the state check */
+	KS_EXEC,	/* sched_exec's p->pi_lock taken: select_task_rq's work */
+	KS_EXEC_SEL,	/* ... done: where to, unlock */
+	KS_EXEC_OUT,	/* unlocked: stay, or migrate (the stopper's wake) */
 	KS_SCHED,	/* __schedule's rq->lock taken */
 	KS_RELOCK,	/* dropped for double_lock_balance: the lower one first */
 	KS_LOWER,	/* the lower (the busiest) taken: now this one */
@@ -95,6 +101,23 @@ ks_go(struct gcpu *c)
 		lock_acquire(t->pi_lock, v);
 		return;
 	}
+	if (c->ntouch > 0) {
+		struct task *t = c->ks_touch[0];
+
+		memmove(c->ks_touch, c->ks_touch + 1, (size_t)--c->ntouch * sizeof *c->ks_touch);
+		c->nwake--;
+		c->ks_wakee = t;
+		c->ks_step = KS_TOUCH;
+		lock_acquire(t->pi_lock, v);
+		return;
+	}
+	if (c->ks_exec) {
+		c->ks_exec = 0;
+		c->ks_wakee = c->curr;
+		c->ks_step = KS_EXEC;
+		lock_acquire(c->curr->pi_lock, v);	/* sched_exec */
+		return;
+	}
 	if (c->ks_tick) {
 		c->ks_tick = 0;
 		c->ks_step = KS_TICK;
@@ -138,6 +161,32 @@ ks_wakes(struct gcpu *c, guest_fn resume)
 	c->ks_sched = 0;
 	ks_begin(c);
 	return 1;
+}
+
+/* LNX-6.6 kernel/sched/core.c sched_exec (from fs/exec.c bprm_execve):
+ * select_task_rq(WF_EXEC) under current's p->pi_lock; if that is another
+ * CPU, stop_one_cpu(migration_cpu_stop) moves it there (kc_exec_migrate).
+ * The wakes c's task asked for first. */
+int
+ks_exec(struct gcpu *c, guest_fn resume)
+{
+	c->curr->compute = 0;
+	c->ks_done = resume;
+	c->ks_sched = 0;
+	c->ks_exec = 1;
+	ks_begin(c);
+	return 1;
+}
+
+/* A try_to_wake_up of t from c's task that will find it awake or not
+ * waiting for it (ttwu_state_match fails under p->pi_lock): done with c's
+ * wakes, after them. */
+void
+ks_touch(struct gcpu *c, struct task *t)
+{
+	VS_ASSERT(c->ntouch < KS_TOUCHES);
+	c->ks_touch[c->ntouch++] = t;
+	c->nwake++;
 }
 
 /* __schedule() under c's rq->lock (the wakes c's task asked for first, as
@@ -231,6 +280,40 @@ ks_pick(struct gcpu *c)
 	guest_work(c->v, ks_mach(c)->sched_pick_ns, ks_cont);
 }
 
+/*
+ * try_to_wake_up under p->pi_lock, before select_task_rq: a wakee still
+ * being switched out on another vCPU (its __schedule holds or waits for
+ * that rq->lock, its prev is p) is waited for: LNX-6.6 kernel/sched/core.c
+ * try_to_wake_up: smp_cond_load_acquire(&p->on_cpu, !VAL), the pi_lock held
+ * (3.2 kernel/sched.c: while (p->on_cpu) cpu_relax()), unless that vCPU has
+ * nothing else to run, when p goes on its wake list there without a select
+ * (ttwu_queue_wakelist(p, task_cpu(p)): ttwu_queue_cond, !nr_running), and
+ * that schedule picks it.  1: so handled (c spins, or the wake is done).
+ */
+static int
+ks_on_cpu(struct gcpu *c, struct task *t)
+{
+	struct gkernel *k = c->k;
+	struct gcpu *e = t->cpu >= 0 ? &k->cpus[t->cpu] : NULL;
+
+	if (e == NULL || e == c || e->ks_prev != t || e->ks_step < KS_SCHED ||
+	    e->ks_step > KS_PICKED)
+		return 0;
+	if (e->nqueued == 0) {
+		c->ks_target = e;
+		kc_wake_on(k, t, e->idx, c->idx, t->wake_flags);
+		c->ks_step = KS_PI_OUT;
+		lock_release(t->pi_lock, c->v);
+		return 1;
+	}
+	VS_ASSERT(e->ks_oncpu_waiter == NULL);	/* one waker: it holds p->pi_lock */
+	e->ks_oncpu_waiter = c;
+	k->st.ttwu_oncpu++;
+	c->ks_step = KS_ONCPU;
+	guest_spin_wait(c->v, ks_cont);
+	return 1;
+}
+
 /* The wake path's steps (try_to_wake_up). */
 static void
 ks_wake_step(struct gcpu *c)
@@ -242,6 +325,11 @@ ks_wake_step(struct gcpu *c)
 
 	switch (c->ks_step) {
 	case KS_PI:
+		if (ks_on_cpu(c, t))
+			return;
+		/* off its vCPU: select_task_rq */
+		/* FALLTHROUGH */
+	case KS_ONCPU:
 		c->ks_step = KS_SELECT;
 		guest_work(v, ks_mach(c)->sched_pi_ns, ks_cont);
 		return;
@@ -279,6 +367,35 @@ ks_wake_step(struct gcpu *c)
 		return;
 	case KS_PI_OUT:
 		ks_go(c);
+		return;
+	case KS_TOUCH:
+		/* ttwu_state_match fails (a few loads: no work of its own beyond
+		 * the lock's line, ks_pi_lines) */
+		c->ks_step = KS_PI_OUT;
+		lock_release(t->pi_lock, v);
+		return;
+	case KS_EXEC:
+		c->ks_step = KS_EXEC_SEL;
+		guest_work(v, ks_mach(c)->sched_pi_ns, ks_cont);
+		return;
+	case KS_EXEC_SEL:
+		/* select_task_rq(WF_EXEC): SD_BALANCE_EXEC's idlest CPU, as a fork's */
+		c->ks_target = &k->cpus[k->cfg.sched->select_cpu(k, t, c->idx, GS_FORK)];
+		c->ks_step = KS_EXEC_OUT;
+		lock_release(t->pi_lock, v);
+		return;
+	case KS_EXEC_OUT:
+		if (c->ks_target == c) {
+			ks_go(c);	/* dest_cpu == smp_processor_id(): stay */
+			return;
+		}
+		{
+			guest_fn resume = c->ks_done;	/* the task's, kept by the migration */
+
+			c->ks_step = KS_NONE;
+			c->ks_done = NULL;
+			kc_exec_migrate(c, c->ks_target->idx, resume);
+		}
 		return;
 	default:
 		vs_fatal("guest vCPU %d: wake lock step %d", c->idx, c->ks_step);
@@ -342,6 +459,12 @@ ks_sched_step(struct gcpu *c)
 		ks_pick(c);
 		return;
 	case KS_PICKED:
+		if (c->ks_oncpu_waiter != NULL) {
+			/* finish_task: smp_store_release(&prev->on_cpu, 0) before
+			 * the unlock; the waker sees it a line's transfer later */
+			guest_spin_met(c->ks_oncpu_waiter->v, ks_mach(c)->line_ns[HW_SOCKET]);
+			c->ks_oncpu_waiter = NULL;
+		}
 		c->ks_step = KS_SWITCH;
 		lock_release(c->rq_lock, v);	/* finish_task_switch: rq unlock, irqs on */
 		return;
@@ -439,7 +562,7 @@ ks_cont(struct vcpu *v)
 
 	if (c->ks_step == KS_BEGIN)
 		ks_go(c);
-	else if (c->ks_step <= KS_PI_OUT)
+	else if (c->ks_step <= KS_EXEC_OUT)
 		ks_wake_step(c);
 	else if (c->ks_step <= KS_SWITCH)
 		ks_sched_step(c);
@@ -468,4 +591,5 @@ gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_
 		ks_class_add(rq, k->cpus[i].rq_lock);
 	for (i = 0; i < k->ntasks; i++)
 		ks_class_add(pi, k->tasks[i]->pi_lock);
+	pi->oncpu_waits += (double)k->st.ttwu_oncpu;
 }

@@ -82,7 +82,7 @@ struct gcpu {
 	int idx;
 	int need_resched;
 	int nqueued;
-	int nwake;		/* tasks in wake_q (sched_locks): the preemption point looks */
+	int nwake;		/* tasks in wake_q and ks_touch (sched_locks): the preemption point looks */
 	struct taskq rq;	/* runnable tasks waiting here (not curr) */
 	unsigned long load;	/* sum of weights, queued and curr */
 	int idle;		/* in the idle loop (polling or halted) */
@@ -115,13 +115,19 @@ struct gcpu {
 	 * this run queue's rq->lock; the wakes its task asked for, done at its
 	 * next preemption point (wake_q_add / wake_up_q); the lock path under
 	 * way: its step, the wakee and its target, a schedule's prev, a pull's
-	 * busiest, and the caller's continuation. */
+	 * busiest, and the caller's continuation; the tries to wake a task
+	 * that find it awake (ks_touch); an exec's sched_exec asked for; the
+	 * waker spinning on this vCPU's prev's p->on_cpu. */
 	struct glock *rq_lock;
 	struct taskq wake_q;
-	int ks_step, ks_sched, ks_tick;
+	int ks_step, ks_sched, ks_tick, ks_exec;
 	struct task *ks_wakee, *ks_prev;
 	struct gcpu *ks_target, *ks_busiest;
 	guest_fn ks_done;
+#define KS_TOUCHES 4
+	struct task *ks_touch[KS_TOUCHES];
+	int ntouch;
+	struct gcpu *ks_oncpu_waiter;
 };
 
 #endif

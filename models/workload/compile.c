@@ -601,6 +601,21 @@ prim_spawn(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	return 0;
 }
 
+/* `exec: {}` - execve: sched_exec may move the task (gk_exec) */
+static int
+prim_exec(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
+    struct vs_err *err)
+{
+	if (yc_expect(v, YC_MAP, "an empty mapping {}", err))
+		return -1;
+	if (v->n != 0)
+		return yc_err(v, err, "'exec' takes no keys: {}");
+	if (no_sleep_holding(c->w, n, "exec", err))
+		return -1;
+	emit(c->w, OP_EXEC);
+	return 0;
+}
+
 /* `join: children` - wait4 until every child has exited */
 static int
 prim_join(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
@@ -896,6 +911,9 @@ static const struct wl_prim prims[] = {
 	  "(task form) start N child tasks, at most M alive" },
 	{ "join", prim_join, 0, NULL, "children",
 	  "(task form) wait until every child has exited" },
+	{ "exec", prim_exec, 0, NULL, "{}",
+	  "(task form) execve's sched_exec: the task may move to the idlest vCPU "
+	  "(SD_BALANCE_EXEC)" },
 	{ "barrier", prim_barrier, 0, NULL, "{name: B, count: N}",
 	  "(task form) the N-th arrival releases all" },
 	{ "mark", prim_mark, 0, NULL, "{start: R} | {stop: R}",

@@ -578,6 +578,11 @@ wl_continue(struct vcpu *v)
 			if (gk_wait_children(v, (int)o->n, wl_continue))
 				return;
 			break;
+		case OP_EXEC:
+			th->pc++;
+			if (gk_exec(v, wl_continue))
+				return;
+			break;
 		case OP_BARRIER:
 			th->pc++;
 			if (++wv->arrived[o->arg] < o->n) {

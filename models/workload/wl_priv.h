@@ -21,7 +21,7 @@ struct yc_node;
 enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLOOP, OP_IO,
     OP_SLEEP, OP_MEMORY, OP_END, OP_BLOCK, OP_WAIT, OP_WAKE, OP_SPAWN, OP_WAITCHILD,
     OP_BARRIER, OP_MARK_START, OP_MARK_STOP, OP_DISK, OP_IPI, OP_TLB_FLUSH, OP_SLOCK,
-    OP_SUNLOCK, OP_BUSY_WAIT };
+    OP_SUNLOCK, OP_BUSY_WAIT, OP_EXEC };
 
 /* Which instance of a lock class (wl_lockdef, wl_slockdef instances) or of
  * a wait queue (`queues:`) an acquire, lock, wait or wake takes (`by:`): the

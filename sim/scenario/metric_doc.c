@@ -92,6 +92,8 @@ const struct metric_doc metric_docs[] = {
 	{ "VM.sched_pi.wait_mean_ns", "ns", "as VM.sched_rq.wait_mean_ns, of p->pi_lock (all tasks)" },
 	{ "VM.sched_pi.hold_mean_ns", "ns", "as VM.sched_rq.hold_mean_ns, of p->pi_lock (all tasks)" },
 	{ "VM.sched_pi.wait_holder_preempted_ns", "ns", "as VM.sched_rq.wait_holder_preempted_ns, of p->pi_lock (all tasks)" },
+	{ "VM.sched_pi.oncpu_waits", "count", "wakes that spun under p->pi_lock until the wakee's "
+	  "vCPU had switched it out (try_to_wake_up's p->on_cpu wait), per VM" },
 	{ "VM.task_migrations", "count", "guest task migrations between vCPUs (task form)" },
 	{ "VM.task_wakeups", "count", "guest task wake-ups (task form)" },
 	{ "VM.resched_ipis", "count", "reschedule IPIs the guest sent (task form)" },

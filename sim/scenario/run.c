@@ -181,6 +181,8 @@ collect_sched_locks(const struct vmdef *d, const struct built *b, double busy_ns
 		CM("wait_mean_ns", "ns", a > 0 ? c[j].wait_ns / a : 0);
 		CM("hold_mean_ns", "ns", a > 0 ? c[j].hold_ns / a : 0);
 		CM("wait_holder_preempted_ns", "ns", a > 0 ? c[j].wait_lhp_ns / a : 0);
+		if (j == 1)
+			CM("oncpu_waits", "count", c[j].oncpu_waits / b->n);
 #undef CM
 	}
 }
