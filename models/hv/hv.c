@@ -353,15 +353,15 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 	p->tick_ran = now;
 	sched_op_tick(hv->sched, hv, p);
 	p->tick_at = now + per;
-	/* A pCPU whose state changed within the last tick will likely again:
-	 * a skip would be pulled back at once (a heap move instead of a lane). */
-	if (hv->fast_forward && !p->tick_stirred &&
+	/* Skipped even where the pCPU's state changed within the last tick
+	 * (a switch): a change pulls the tick back (hv_tick_soon), a heap move,
+	 * but most skips stand (seed001-x5570 3x: 11% fewer events, -7% CPU). */
+	if (hv->fast_forward &&
 	    (next = sched_op_tick_next(hv->sched, hv, p)) > p->tick_at) {
 		p->tick_at = now + (next - now + per - 1) / per * per;
 		p->tick_ev = sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0);
 	} else
 		p->tick_ev = sim_after_lane_early(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
-	p->tick_stirred = 0;
 }
 
 sim_time_t
@@ -381,7 +381,6 @@ hv_tick_soon(struct pcpu *p)
 
 	if (!hv->tick_skip)
 		return;
-	p->tick_stirred = 1;
 	/* in its own tick, which arms the next one after; or already the next one */
 	if (p->tick_ev == EVQ_NONE || p->tick_at - hv->sim->now <= hv->tick_ns)
 		return;

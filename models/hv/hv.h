@@ -36,7 +36,6 @@ struct pcpu {
 	sim_time_t tick_at;	/* when tick_ev fires */
 	sim_time_t tick_base;	/* its first tick; the grid is tick_ns apart from there */
 	sim_time_t tick_ran;	/* its last tick that ran (the grid point before the first) */
-	int tick_stirred;	/* its state changed since its last tick (hv_tick_soon) */
 	void *sched_priv;
 	sim_time_t busy_since;
 	sim_time_t busy_time;
