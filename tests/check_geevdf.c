@@ -33,6 +33,11 @@ int gk_select_cpu(struct gkernel *k, struct task *t, int w, int f)
 	return 0;
 }
 struct task *gk_steal_busiest(struct gkernel *k, struct gcpu *c) { (void)k; (void)c; return NULL; }
+int gs_wake_select618(struct gkernel *k, struct task *t, int w, int f, const struct gs_wa_features *wa)
+{
+	(void)k; (void)t; (void)w; (void)f; (void)wa;
+	return 0;
+}
 
 static struct gkernel K;
 static struct gcpu C;

@@ -17,7 +17,9 @@
 
 struct gkernel;
 
-enum { GS_WAKE = 1, GS_FORK = 2, GS_MIGRATE = 4 };
+/* GS_SYNC: the waker is about to sleep (Linux WF_SYNC, __wake_up_sync_key:
+ * a pipe's or a unix socket's wake); with GS_WAKE only. */
+enum { GS_WAKE = 1, GS_FORK = 2, GS_MIGRATE = 4, GS_SYNC = 8 };
 
 struct guest_sched_ops {
 	const char *name;
@@ -39,8 +41,9 @@ struct guest_sched_ops {
 	int (*tick_preempt)(struct gcpu *c, struct task *curr);
 	/* t was just queued on c: should it preempt curr? */
 	int (*wakeup_preempt)(struct gcpu *c, struct task *curr, struct task *t);
-	/* Where t goes: a waking task (GS_WAKE, waker = the waking vCPU or -1
-	 * from an interrupt) or a new one (GS_FORK, waker = the parent's). */
+	/* Where t goes: a waking task (GS_WAKE, maybe GS_SYNC; waker = the
+	 * waking vCPU, whose curr is the waker, or -1 from a device interrupt)
+	 * or a new one (GS_FORK, waker = the parent's). */
 	int (*select_cpu)(struct gkernel *, struct task *t, int waker, int flags);
 	/* c is about to idle: a queued task of another vCPU to pull, or NULL. */
 	struct task *(*steal)(struct gkernel *, struct gcpu *c);
@@ -68,6 +71,10 @@ struct gk_tunables {
 };
 const struct gk_tunables *gk_tunables(const struct gkernel *);
 const void *gk_sched_cfg(const struct gkernel *);
+/* The guest's jiffies: its ticks since boot (the guest clock / TICK_NSEC;
+ * ms when no tick is modelled), and its HZ (1000 then). */
+int64_t gk_jiffies(const struct gkernel *);
+int gk_hz(const struct gkernel *);
 /* Charge c's curr for the time it ran since it was last charged (Linux
  * update_curr, as enqueue_entity and check_preempt_wakeup call it). */
 void gk_update_curr(struct gcpu *c);
@@ -75,6 +82,18 @@ void gk_update_curr(struct gcpu *c);
 /* Placement and pulling that Linux's fair class and the FIFO test policy share. */
 int gk_select_cpu(struct gkernel *, struct task *, int waker, int flags);
 struct task *gk_steal_busiest(struct gkernel *, struct gcpu *);
+
+/* Wakeup placement of Linux's fair class (gsched_wake.c): 3.2
+ * select_task_rq_fair (wake_affine with sync, select_idle_sibling), and
+ * 6.18's (record_wakee, wake_wide, wake_affine_idle / _weight with the
+ * WA_IDLE, WA_WEIGHT, WA_BIAS features, select_idle_sibling with
+ * recent_used_cpu).  A new task goes where gk_select_cpu puts it. */
+int gs_wake_select32(struct gkernel *, struct task *, int waker, int flags);
+struct gs_wa_features {
+	int idle, weight, bias;
+};
+int gs_wake_select618(struct gkernel *, struct task *, int waker, int flags,
+    const struct gs_wa_features *);
 
 extern const struct guest_sched_ops gsched_cfs_ops;
 extern const struct guest_sched_ops gsched_fifo_ops;

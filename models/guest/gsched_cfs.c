@@ -3,8 +3,9 @@
  * gsched_cfs.c - the guest's fair scheduler, after Linux 3.2's
  * kernel/sched_fair.c (the guest kernel of seed 001): a run queue per vCPU
  * ordered by vruntime, slices out of sched_latency, tick and wakeup
- * preemption, sleeper placement.  Left out: buddies, group scheduling,
- * wake_affine, load tracking beyond summed weights (models/README.md).
+ * preemption, sleeper placement, wakeup placement (gsched_wake.c).  Left
+ * out: buddies, group scheduling, load tracking beyond summed weights
+ * (models/README.md).
  */
 #include "guest/gsched.h"
 
@@ -145,6 +146,6 @@ const struct guest_sched_ops gsched_cfs_ops = {
 	.update_curr = cfs_update,
 	.tick_preempt = cfs_tick_preempt,
 	.wakeup_preempt = cfs_wakeup_preempt,
-	.select_cpu = gk_select_cpu,
+	.select_cpu = gs_wake_select32,
 	.steal = gk_steal_busiest,
 };

@@ -19,9 +19,10 @@
  * eligible tasks are a prefix and the pick scans it for the earliest
  * deadline.  A sleeper kept queued by DELAY_DEQUEUE waits in c->delayed (not
  * in c->rq or nqueued, which the kernel core and balancing read) but counts
- * in V and competes in the pick.  Placement and pulling are the shared
- * gk_select_cpu and gk_steal_busiest (wake_affine, EAS, util_est left
- * out, models/README.md).  Times and vruntimes are doubles (the kernel's
+ * in V and competes in the pick.  A wake is placed as 6.18's
+ * select_task_rq_fair does (gsched_wake.c: wake_wide, wake_affine,
+ * select_idle_sibling), a new task and the pulls as gk_select_cpu and
+ * gk_steal_busiest (EAS, util_est left out, models/README.md).  Times and vruntimes are doubles (the kernel's
  * are u64 ns; an eligibility test allows a picosecond of rounding).
  */
 #include <float.h>
@@ -39,6 +40,7 @@ struct eevdf_cfg {
 	double base_slice;
 	int run_to_parity, place_lag, place_deadline_initial, place_rel_deadline;
 	int wakeup_preemption, delay_dequeue;
+	struct gs_wa_features wa;
 };
 _Static_assert(sizeof(struct eevdf_cfg) <= sizeof(struct gs_cfg), "gs_cfg too small");
 
@@ -65,6 +67,15 @@ static const struct vs_param eevdf_params[] = {
 	{ "delay_dequeue", NULL, "DELAY_DEQUEUE (LNX-6.12, with DELAY_ZERO): a task that sleeps "
 	  "while not eligible stays queued until picked or woken", "bool", "",
 	  VP_BOOL, VS_AT(struct eevdf_cfg, delay_dequeue), 0, 1, 1, NULL },
+	{ "wa_idle", NULL, "WA_IDLE: a wake goes to the waker's idle vCPU, to the waker's when a "
+	  "sync waker runs alone there, or to an idle prev (wake_affine_idle)", "bool", "",
+	  VP_BOOL, VS_AT(struct eevdf_cfg, wa.idle), 0, 1, 1, NULL },
+	{ "wa_weight", NULL, "WA_WEIGHT: else to the waker's vCPU when its load, the wakee's "
+	  "added (a sync waker's taken off), is below prev's (wake_affine_weight)", "bool", "",
+	  VP_BOOL, VS_AT(struct eevdf_cfg, wa.weight), 0, 1, 1, NULL },
+	{ "wa_bias", NULL, "WA_BIAS: prev's load weighs half imbalance_pct more (117: x 1.08) in "
+	  "wake_affine_weight", "bool", "",
+	  VP_BOOL, VS_AT(struct eevdf_cfg, wa.bias), 0, 1, 1, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, VS_LIST }
 };
 
@@ -441,7 +452,7 @@ eevdf_select_cpu(struct gkernel *k, struct task *t, int waker, int flags)
 {
 	if (t->delayed)
 		return t->cpu;
-	return gk_select_cpu(k, t, waker, flags);
+	return gs_wake_select618(k, t, waker, flags, &((const struct eevdf_cfg *)gk_sched_cfg(k))->wa);
 }
 
 const struct guest_sched_ops gsched_eevdf_ops = {

@@ -25,6 +25,13 @@ int gk_ncpus(const struct gkernel *k) { return k->ncpu; }
 struct gcpu *gk_cpu(struct gkernel *k, int i) { return &k->cpus[i]; }
 const struct gk_tunables *gk_tunables(const struct gkernel *k) { return &k->tun; }
 const void *gk_sched_cfg(const struct gkernel *k) { return &k->cfg.sched_cfg; }
+int gk_hz(const struct gkernel *k) { return k->cfg.hz > 0 ? k->cfg.hz : 1000; }
+
+int64_t
+gk_jiffies(const struct gkernel *k)
+{
+	return ksim(k)->now / (int64_t)(1000000000 / gk_hz(k));	/* jiffies: ticks of 1/HZ */
+}
 const struct gk_stats *gk_stats(const struct gkernel *k) { return &k->st; }
 const struct gt_stats *gk_timer_stats(const struct gkernel *k) { return gt_stats(k->timers); }
 struct ipi *gk_ipi(struct gkernel *k) { return k->ipi; }
@@ -196,7 +203,7 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int
 	t->k = k;
 	t->id = k->ntasks;
 	t->state = T_BLOCKED;	/* not yet queued */
-	t->cpu = t->prev_cpu = -1;
+	t->cpu = t->prev_cpu = t->recent_used_cpu = -1;
 	t->aff = aff;
 	t->only = only;
 	t->weight = nice_weight(nice);
@@ -1264,7 +1271,7 @@ gk_wait(struct vcpu *v, struct gk_waitq *q, guest_fn resume)
 }
 
 void
-gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast)
+gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast, int sync)
 {
 	struct gcpu *c = cpu_of(v);
 
@@ -1274,7 +1281,7 @@ gk_post(struct vcpu *v, struct gk_waitq *q, int64_t n, int broadcast)
 		TAILQ_REMOVE(&q->q, t, wait_link);
 		q->nwait--;
 		n--;
-		wake_task(c, t, GS_WAKE);
+		wake_task(c, t, GS_WAKE | (sync ? GS_SYNC : 0));	/* __wake_up_sync_key */
 	}
 	if (!broadcast && n > 0)
 		q->tokens += n;

@@ -200,7 +200,8 @@ struct gk_waitq {
 void gk_waitq_init(struct gk_waitq *);
 /* Take a token or block; 1 if blocked. */
 int gk_wait(struct vcpu *, struct gk_waitq *, guest_fn resume);
-/* Wake up to n waiters; what finds no waiter stays as tokens unless broadcast. */
-void gk_post(struct vcpu *, struct gk_waitq *, int64_t n, int broadcast);
+/* Wake up to n waiters; what finds no waiter stays as tokens unless
+ * broadcast.  sync: the waker is about to sleep (WF_SYNC, a pipe's wake). */
+void gk_post(struct vcpu *, struct gk_waitq *, int64_t n, int broadcast, int sync);
 
 #endif

@@ -37,6 +37,14 @@ struct task {
 	int compute;		/* its current activity is plain work the kernel may preempt */
 	int cpu;		/* vCPU index it is queued or runs on; -1 none */
 	int prev_cpu;		/* where it ran last; -1 never */
+	/* Wakeup placement (gsched_wake.c, LNX-6.18 fair.c record_wakee,
+	 * select_idle_sibling): the last task it woke, how often its wakee
+	 * changed (halved each second, at wakee_flip_decay_ts in jiffies), the
+	 * vCPU it was last placed from (-1 none) */
+	const struct task *last_wakee;
+	unsigned int wakee_flips;
+	int64_t wakee_flip_decay_ts;
+	int recent_used_cpu;
 	const unsigned char *aff;	/* one byte per vCPU; NULL: any */
 	unsigned long weight;	/* Linux prio_to_weight[nice + 20] */
 	/* The policy's accounting (CFS: vruntime; all: execution time). */

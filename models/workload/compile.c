@@ -510,7 +510,7 @@ prim_wait(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	return by != NULL ? op_by(o, by, err) : 0;
 }
 
-/* `wake: NAME` or `wake: {on: NAME, count: N | all: true, by: ...}` */
+/* `wake: NAME` or `wake: {on: NAME, count: N | all: true, by: ..., sync: BOOL}` */
 static int
 prim_wake(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
     struct vs_err *err)
@@ -526,10 +526,11 @@ prim_wake(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	if (v->kind == YC_MAP) {
 		if (yc_get_str(v, "on", NULL, &s, err) ||
 		    yc_get_int(v, "count", 1, 1, INT64_MAX / 2, &o->n, err) ||
-		    yc_get_bool(v, "all", 0, &all, err))
+		    yc_get_bool(v, "all", 0, &all, err) ||
+		    yc_get_bool(v, "sync", 0, &o->sync, err))
 			return -1;
 		by = yc_find(v, "by");
-		if (yc_check_unused(v, "on, count, all, by", err))
+		if (yc_check_unused(v, "on, count, all, by, sync", err))
 			return -1;
 	} else if (name_arg(v, "wake", &s, err))
 		return -1;
@@ -906,7 +907,8 @@ static const struct wl_prim prims[] = {
 	  "Q's queues: instances)" },
 	{ "wake", prim_wake, 0, NULL, "Q",
 	  "(task form) wake one waiter of Q ({on: Q, count: N} or {on: Q, all: "
-	  "true}; by: which of Q's queues)" },
+	  "true}; by: which of Q's queues; sync: true, the waker is about to sleep, as "
+	  "a pipe's or socket's wake: __wake_up_sync_key)" },
 	{ "spawn", prim_spawn, 0, NULL, "{program: P, count: N, parallel: M}",
 	  "(task form) start N child tasks, at most M alive" },
 	{ "join", prim_join, 0, NULL, "children",

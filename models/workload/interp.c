@@ -559,7 +559,7 @@ wl_continue(struct vcpu *v)
 		case OP_WAKE:
 			th->pc++;
 			gk_post(v, gvm_queue(g, o->arg, instance_of(v, wv->wl->queue_inst[o->arg], o)),
-			    o->n < 0 ? 0 : o->n, o->n < 0);
+			    o->n < 0 ? 0 : o->n, o->n < 0, o->sync);
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;
@@ -590,7 +590,7 @@ wl_continue(struct vcpu *v)
 				return;
 			}
 			wv->arrived[o->arg] = 0;
-			gk_post(v, gvm_queue(g, o->arg, 0), 0, 1);
+			gk_post(v, gvm_queue(g, o->arg, 0), 0, 1, 0);
 			if (gk_preempt_point(v, wl_continue))
 				return;
 			break;

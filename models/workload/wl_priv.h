@@ -42,6 +42,7 @@ struct wl_op {
 				 * spawn: the program's first op; ipi: wait; acquire,
 				 * lock, wait, wake: the instance (WL_BY_INDEX) */
 	int ff;			/* loop: its body is fixed steps only (loop_ff) */
+	int sync;		/* wake: a sync wake (WF_SYNC) */
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn, acquire, lock, wait, wake: where, while
 					 * compiling */
