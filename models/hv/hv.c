@@ -228,11 +228,11 @@ sibling_load(const struct hv *hv, int id)
 	return l;
 }
 
-/* The speed of work on pCPU id from its siblings' loads (models/README.md, Machine). */
+/* The speed of work on a pCPU whose busiest sibling has load l (models/README.md, Machine). */
 static double
-sibling_rate(const struct hv *hv, int id)
+load_rate(const struct hv *hv, enum hw_load l)
 {
-	switch (sibling_load(hv, id)) {
+	switch (l) {
 	case LOAD_BUSY:
 		return 1.0 / hv->m->smt_busy_slowdown;
 	case LOAD_SPIN:
@@ -240,6 +240,12 @@ sibling_rate(const struct hv *hv, int id)
 	default:
 		return 1.0;
 	}
+}
+
+static double
+sibling_rate(const struct hv *hv, int id)
+{
+	return load_rate(hv, sibling_load(hv, id));
 }
 
 void
@@ -255,6 +261,16 @@ hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 	if (tpc == 1)
 		return;		/* no sibling to slow down (its core's division spared) */
 	base = machine_core_of(hv->m, p->id) * tpc;
+	if (tpc == 2) {
+		/* two threads a core, the usual SMT: one sibling, whose only
+		 * sibling is p, without the loops */
+		struct pcpu *s = &hv->pcpus[base + (base == p->id)];
+
+		s->rate = load_rate(hv, load);
+		if (s->curr != NULL)
+			hv->gops->rerate(s->curr);
+		return;
+	}
 	/* hv_rate is read at every work segment, so it is kept per pCPU and
 	 * recomputed here, where it changes: every sibling's first, as a
 	 * rerate below may read any of them */
