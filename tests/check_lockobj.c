@@ -49,7 +49,7 @@ on_ev(void *ctx, const struct probe_ev *e)
 	const struct glock *l = e->lock;
 	int i = 0;
 
-	if (e->kind != PR_LOCK_TAKEN)
+	if (e->kind != PR_LOCK_TAKEN || tu_sched_lock(e))
 		return;
 	ck_assert(e->vcpu >= 0 && e->vcpu < NV);
 	if (strchr(l->name, '[') != NULL)

@@ -59,10 +59,14 @@ tl_fn(void *ctx, const struct probe_ev *e)
 		t->rs[v] = e->aux;
 		break;
 	case PR_LOCK_WAIT:
+		if (tu_sched_lock(e))
+			break;
 		if (t->wait[v] < 0)
 			t->wait[v] = e->t;
 		break;
 	case PR_LOCK_TAKEN:
+		if (tu_sched_lock(e))
+			break;
 		if (t->take[v] < 0) {
 			t->take[v] = e->t;
 			if (t->ntake < MAXV)
@@ -70,6 +74,8 @@ tl_fn(void *ctx, const struct probe_ev *e)
 		}
 		break;
 	case PR_LOCK_RELEASE:
+		if (tu_sched_lock(e))
+			break;
 		if (t->rel[v] < 0)
 			t->rel[v] = e->t;
 		break;

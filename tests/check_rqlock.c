@@ -425,6 +425,45 @@ START_TEST(exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu)
 }
 END_TEST
 
+/* Two tasks on one vCPU waking each other, the locks not asked for. */
+static const char by_default[] =
+    "name: b\nseed: 1\nduration: 5ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, lock: %s, workload: w}]\n"
+    "workloads:\n  w:\n    queues: {a: 1, b: 1}\n    programs:\n"
+    "      x: [{loop: forever, do: [{compute: 5us}, {wake: {on: a}}, {wait: {on: b}}]}]\n"
+    "      y: [{loop: forever, do: [{wait: {on: a}}, {compute: 5us}, {wake: {on: b}}]}]\n"
+    "    tasks: [{program: x}, {program: y}]\n";
+
+START_TEST(the_scheduler_locks_are_on_with_tasks_unless_the_lock_combines)
+{
+	char text[4096];
+	struct metrics m;
+
+	/* the kernel has them: on by default */
+	snprintf(text, sizeof text, by_default, "ticket");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_rq.acquisitions"), 100);
+	ck_assert_double_gt(tu_metric(&m, "g.sched_pi.acquisitions"), 100);
+	metrics_free(&m);
+	/* a lock that runs its callers' sections: none, and no error */
+	snprintf(text, sizeof text, by_default, "combining");
+	tu_run(text, 1, NULL, &m);
+	ck_assert_int_lt(metrics_find(&m, "g.sched_rq.acquisitions"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.task_wakeups"), 100);
+	metrics_free(&m);
+	/* the per-vCPU form (pinned threads that never switch): none either */
+	tu_run("name: v\nseed: 1\nduration: 5ms\n" TEST_MACHINE
+	    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+	    "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
+	    "workloads:\n  w:\n    program: [{loop: forever, do: [{compute: 1us}, "
+	    "{acquire: l}, {compute: 100ns}, {release: l}]}]\n", 1, NULL, &m);
+	ck_assert_int_lt(metrics_find(&m, "g.sched_rq.acquisitions"), 0);
+	ck_assert_double_gt(tu_metric(&m, "g.l.acquisitions"), 100);
+	metrics_free(&m);
+}
+END_TEST
+
 /* text with every occurrence of from replaced by to (a fresh buffer) */
 static char *
 replace_all(const char *text, const char *from, const char *to)
@@ -506,6 +545,7 @@ suite(void)
 	tcase_add_test(tc, a_wake_waits_under_pi_lock_for_the_wakee_to_be_switched_out);
 	tcase_add_test(tc, a_childs_exit_tries_to_wake_its_parent_twice);
 	tcase_add_test(tc, exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu);
+	tcase_add_test(tc, the_scheduler_locks_are_on_with_tasks_unless_the_lock_combines);
 	suite_add_tcase(s, tc);
 	return s;
 }

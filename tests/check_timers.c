@@ -138,7 +138,10 @@ START_TEST(sleep_timer_wakes_vcpu_at_expiry)
 	    "machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz,"
 	    " cstates: []}\n"
 	    "hypervisor: {kind: kvm, scheduler: cfs}\n"
-	    "vms:\n  - {name: g, vcpus: 1, workload: w, guest: {timers: false}}\n"
+	    /* without the scheduler's locks: the times below are the timer's and
+	     * the switch's (check_rqlock has the locks' own) */
+	    "vms:\n  - {name: g, vcpus: 1, workload: w, guest: {timers: false, "
+	    "sched_locks: false}}\n"
 	    "workloads:\n  w:\n    programs:\n      s:\n        - compute: 1ms\n"
 	    "        - block: 5ms\n        - compute: 1ms\n        - block: 100ms\n"
 	    "    tasks:\n      - {program: s, count: 1}\n";

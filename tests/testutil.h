@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "guest/lock.h"
 #include "metrics.h"
 #include "run.h"
 #include "scenario.h"
@@ -17,6 +18,17 @@
 /* A small host used by model tests: 2 sockets x 2 cores x 2 threads. */
 #define TEST_MACHINE \
 	"machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}\n"
+
+/* A lock event (PR_LOCK_*) of the guest scheduler's own locks, rq[N] and
+ * pi[N] (guest.sched_locks, on in the task form): a test of a workload's
+ * lock leaves them out. */
+static inline int
+tu_sched_lock(const struct probe_ev *e)
+{
+	const struct glock *l = e->lock;
+
+	return l != NULL && (strncmp(l->name, "rq[", 3) == 0 || strncmp(l->name, "pi[", 3) == 0);
+}
 
 /* Write text to a fresh temp file and load it as a scenario. */
 static inline int

@@ -285,13 +285,15 @@ const struct vs_param scen_guest_params[] = {
 	  "either (kernel code: irqentry_exit_cond_resched is off, so the switch waits for the "
 	  "return to user space, the primitive after the unlock)", "enum full|none", "",
 	  VP_ENUM, VS_AT(struct guest_keys, k.preempt_none), 0, 0, 0, preempt_modes },
-	/* Linux kernel/sched/core.c: rq->__lock and p->pi_lock (kernel.c "The
-	 * scheduler's locks"); off: the scheduler runs without locks, as before */
+	/* Linux kernel/sched/core.c: rq->__lock and p->pi_lock (kernel_rqlock.c);
+	 * on, as the kernel has them; off: the scheduler runs without locks */
 	{ "sched_locks", NULL, "the scheduler's own locks: each run queue's rq->lock and each "
 	  "task's p->pi_lock, spinlocks of the VM's algorithm taken with interrupts off on the "
-	  "wake path, in schedule(), scheduler_tick and the idle and periodic pulls "
-	  "(double_rq_lock)", "bool", "",
-	  VP_BOOL, VS_AT(struct guest_keys, k.sched_locks), 0, 1, 0, NULL },
+	  "wake path, in schedule(), scheduler_tick, sched_exec and the idle and periodic pulls "
+	  "(double_rq_lock); not given: on with tasks, off in the per-vCPU form (whose "
+	  "pinned threads never switch) and with a lock that runs its callers' sections "
+	  "(combining, where asking for them is refused)", "bool", "",
+	  VP_BOOL, VS_AT(struct guest_keys, k.sched_locks), 0, 1, 1, NULL },
 	{ "ipi.mode", NULL, "x2APIC physical: an ICR-write exit per destination; cluster: "
 	  "one per cluster of 16; pv: KVM_HC_SEND_IPI, one hypercall per 128 APIC IDs (Linux 4.19 "
 	  "kvm_send_ipi_mask)", "enum physical|cluster|pv", "",
@@ -589,15 +591,22 @@ parse_vm(struct scenario *sc, struct vmdef *d, const struct yc_node *n,
 		return -1;
 	if (parse_guest(d, yc_find(n, "guest"), err) || refuse_pv_native(sc, d, n, err))
 		return -1;
-	if (d->guest.sched_locks && d->lock->takes_sections) {
-		/* the scheduler's locks are the kernel's own spinlocks; a combining
-		 * lock runs its callers' sections itself, and kernel.c has none */
+	if (d->guest.sched_locks) {
+		/* on by default where tasks switch; not asked for, off in the
+		 * per-vCPU form (one pinned thread a vCPU: no wake or switch ever
+		 * takes them, only the tick would) and with a combining lock,
+		 * which runs its callers' sections itself (kernel_rqlock.c has
+		 * none); asked for with one of those, refused */
 		const struct yc_node *g = yc_find(n, "guest");
 		const struct yc_node *at = g != NULL ? yc_find(g, "sched_locks") : NULL;
 
-		return yc_err(at != NULL ? at : n, err, "guest sched_locks: lock '%s' runs its "
-		    "callers' sections itself; the scheduler's locks need a kernel spinlock "
-		    "(ticket, pv-ticket, qspinlock, pv-qspinlock, ...)", d->lock->name);
+		if (at == NULL && (!wl_has_tasks(d->wl) || d->lock->takes_sections))
+			d->guest.sched_locks = 0;
+		else if (d->lock->takes_sections)
+			return yc_err(at, err, "guest sched_locks: lock '%s' runs its "
+			    "callers' sections itself; the scheduler's locks need a kernel "
+			    "spinlock (ticket, pv-ticket, qspinlock, pv-qspinlock, ...)",
+			    d->lock->name);
 	}
 	if ((aff = yc_find(n, "affinity")) != NULL &&
 	    parse_affinity(aff, sc->machine.npcpus, &d->affinity, err))
