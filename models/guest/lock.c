@@ -43,7 +43,8 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->spin_sock = xcalloc((size_t)l->hv->m->sockets, sizeof *l->spin_sock);
 	if (l->hv->m->threads_per_core > 1)
 		l->spin_core = xcalloc((size_t)l->hv->m->npcpus, sizeof *l->spin_core);
-	l->spinners = xcalloc((size_t)vm->nvcpus, sizeof *l->spinners);
+	if (ops->reads_word != NULL)
+		l->spinners = xcalloc((size_t)vm->nvcpus, sizeof *l->spinners);
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
@@ -160,17 +161,23 @@ spin_change(struct glock *l, struct vcpu *v, int want)
 	if (want) {
 		p = v->pcpu->id;
 		n->spin_pcpu = p;
-		n->spin_idx = l->nspin;
-		l->spinners[l->nspin++] = v;
+		if (l->spinners != NULL) {
+			n->spin_idx = l->nspin;
+			l->spinners[l->nspin] = v;
+		}
+		l->nspin++;
 		l->spin_sock[machine_socket_of(m, p)]++;
 		if (m->threads_per_core > 1)
 			l->spin_core[machine_core_of(m, p)]++;
 	} else {
-		struct vcpu *last = l->spinners[--l->nspin];
-
 		p = n->spin_pcpu;
-		l->spinners[n->spin_idx] = last;
-		l->node[last->idx].spin_idx = n->spin_idx;
+		if (l->spinners != NULL) {
+			struct vcpu *last = l->spinners[l->nspin - 1];
+
+			l->spinners[n->spin_idx] = last;
+			l->node[last->idx].spin_idx = n->spin_idx;
+		}
+		l->nspin--;
 		n->spin_pcpu = -1;
 		l->spin_sock[machine_socket_of(m, p)]--;
 		if (m->threads_per_core > 1)
@@ -554,6 +561,13 @@ void
 lock_wait(struct glock *l, struct vcpu *v, double budget_ns, guest_fn on_budget)
 {
 	guest_spin(v, l, &lock_watch_ops, budget_ns, on_budget);
+}
+
+void
+lock_prefetch(const struct glock *l, const struct vcpu *v)
+{
+	if (v != NULL)
+		__builtin_prefetch(&l->node[v->idx]);
 }
 
 void

@@ -171,7 +171,7 @@ struct lock_node {
 	_Alignas(64) sim_time_t wait_since;	/* inside acquire since; -1 when not waiting */
 	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
 	int spin_pcpu;		/* counted among the spinners on this pCPU; -1 not */
-	int spin_idx;		/* ... at this index of spinners[] */
+	int spin_idx;		/* ... at this index of spinners[] (if listed) */
 	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
 	unsigned char kick_ipi;	/* releasing: its kick is the guest's own wake IPI (lock_wake) */
@@ -211,6 +211,8 @@ struct glock {
 	 * counted by socket and core, and listed, so a release finds the
 	 * farthest reader of the word without a scan of the VM (lock_own_ns). */
 	int nspin, *spin_sock, *spin_core;
+	/* listed only where ops->reads_word asks who they are (NULL otherwise:
+	 * a removal moved the last one, a cold node line with 1000 vCPUs) */
 	struct vcpu **spinners;
 	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
@@ -253,6 +255,9 @@ void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
  * pass (then on_budget). */
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
+/* A waiter's turn comes next but one: start loading its node (lock_enter
+ * and the spinner counts read it; NULL: none). */
+void lock_prefetch(const struct glock *, const struct vcpu *);
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
 /* n independent lines from from_pcpu to `to`, misses overlapping up to mlp. */
 double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to, int n);

@@ -52,7 +52,7 @@ ticket_release(struct glock *l, struct vcpu *v)
 	struct vcpu *next = tkt_advance(l->priv);
 
 	if (next != NULL) {
-		tkt_prefetch(l->priv);
+		lock_prefetch(l, tkt_prefetch(l->priv));
 		lock_poke(l, next);
 	}
 	return 0;

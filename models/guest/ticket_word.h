@@ -81,9 +81,11 @@ tkt_advance(struct ticket_word *t)
  * With thousands of vCPUs the waiters' lines are cold by their turn: start
  * loading them a hand-over or two early (the next one's vCPU, then the
  * lines guest_poke reads), as a two-stage pipeline: its vCPU line is
- * already here when its own lines are asked for.  Loads only.
+ * already here when its own lines are asked for.  Loads only.  Returns the
+ * vCPU whose turn is next after the one just made (NULL: none), for the
+ * lock's own line of it.
  */
-static inline void
+static inline struct vcpu *
 tkt_prefetch(const struct ticket_word *t)
 {
 	uint64_t w = t->tail - t->head;
@@ -91,8 +93,10 @@ tkt_prefetch(const struct ticket_word *t)
 
 	if (w > 2)
 		__builtin_prefetch(t->owner[tkt_next(t, i1)]);
-	if (w > 1)
-		guest_prefetch(t->owner[i1]);
+	if (w <= 1)
+		return NULL;
+	guest_prefetch(t->owner[i1]);
+	return t->owner[i1];
 }
 
 #endif

@@ -674,6 +674,9 @@ wl_next_work(struct vcpu *v)
 	for (k = 0; k < 8; k++) {
 		o = &ops[pc];
 		if (o->op == OP_COMPUTE) {
+			/* wl_next_mid reads the task: a waiter's is cold when it
+			 * takes the lock, start loading it now */
+			__builtin_prefetch(gk_current(v));
 			th->ahead = pc;
 			rng_save(v->rng, th->pos);
 			return dist_sample(o->d, v->rng);

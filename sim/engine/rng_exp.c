@@ -29,7 +29,7 @@
 
 #define ZIG_R 7.697117470131487	/* the base layer's right edge */
 
-static const uint32_t zig_k[256] = {
+const uint32_t rng_zig_k[256] = {
 	14848161u, 0u, 10218206u, 12810156u,
 	13950393u, 14584127u, 14985448u, 15261681u,
 	15463134u, 15616422u, 15736910u, 15834075u,
@@ -95,7 +95,7 @@ static const uint32_t zig_k[256] = {
 	16330913u, 16288240u, 16233847u, 16161893u,
 	16061744u, 15911694u, 15658929u, 15129198u,
 };
-static const double zig_w[256] = {
+const double rng_zig_w[256] = {
 	5.183885973772339e-07, 3.8058855423319565e-09, 6.248862002241797e-09, 8.184014614820463e-09,
 	9.842373285542489e-09, 1.1322420216943133e-08, 1.2676209845003929e-08, 1.3934998694638382e-08,
 	1.511921664392376e-08, 1.6243051617053574e-08, 1.7316815584374852e-08, 1.834827391355784e-08,
@@ -229,10 +229,9 @@ static const double zig_f[256] = {
 };
 
 /* A draw (layer i, position j) outside its layer's rectangle (1% of them),
- * and the draws after it until one is accepted; out of line, so the common
- * draw saves no registers for the calls here. */
-static __attribute__((noinline)) double
-exp_edge(gsl_rng *g, uint32_t i, uint32_t j)
+ * and the draws after it until one is accepted (rng.h rng_exp_gsl). */
+double
+rng_exp_edge(gsl_rng *g, uint32_t i, uint32_t j)
 {
 	for (;;) {
 		uint32_t u;
@@ -240,32 +239,21 @@ exp_edge(gsl_rng *g, uint32_t i, uint32_t j)
 
 		if (i == 0)	/* the tail beyond r, itself exponential */
 			return ZIG_R - log(gsl_rng_uniform_pos(g));
-		x = j * zig_w[i];	/* the wedge: accept under exp(-x) */
+		x = j * rng_zig_w[i];	/* the wedge: accept under exp(-x) */
 		if (zig_f[i] + gsl_rng_uniform(g) * (zig_f[i - 1] - zig_f[i]) < exp(-x))
 			return x;
 		u = rng_word_gsl(g);
 		i = u & 0xff;
 		j = u >> 8;
-		if (j < zig_k[i])
-			return j * zig_w[i];
+		if (j < rng_zig_k[i])
+			return j * rng_zig_w[i];
 	}
-}
-
-double
-rng_exp_gsl(gsl_rng *g)
-{
-	uint32_t u = rng_word_gsl(g);
-	uint32_t i = u & 0xff, j = u >> 8;
-
-	if (j < zig_k[i])
-		return j * zig_w[i];	/* inside the layer's rectangle */
-	return exp_edge(g, i, j);
 }
 
 const uint32_t *
 rng_zig_tables(const double **w, const double **f)
 {
-	*w = zig_w;
+	*w = rng_zig_w;
 	*f = zig_f;
-	return zig_k;
+	return rng_zig_k;
 }
