@@ -175,6 +175,7 @@ gk_free(struct gkernel *k)
 		free(k->tasks[i]);
 	}
 	free(k->tasks);
+	free(k->pi_gone);
 	gt_free(k->timers);
 	hist_free(k->st.wake_lat);
 	hist_free(k->st.ipi_wait);
@@ -864,6 +865,7 @@ wake_task(struct gcpu *c, struct task *t, int flags)
 	t->wake_flags = flags;
 	TAILQ_INSERT_TAIL(&c->wake_q, t, wait_link);	/* off every wait queue now */
 	c->nwake++;
+	t->pi_refs++;
 }
 
 void
@@ -934,6 +936,8 @@ gk_stats_reset(struct gkernel *k)
 	for (i = 0; i < k->ntasks; i++)
 		if (k->tasks[i]->pi_lock != NULL)
 			lock_stats_reset(k->tasks[i]->pi_lock);
+	if (k->pi_gone != NULL)
+		memset(k->pi_gone, 0, k->cap_pi_gone * sizeof *k->pi_gone);
 }
 
 struct task *
@@ -1163,6 +1167,8 @@ gk_exit(struct vcpu *v)
 			ks_touch(c, p);
 	}
 	leave_cpu(c, T_DEAD);
+	if (k->cfg.sched_locks)
+		ks_pi_put(k, t);
 }
 
 struct task *

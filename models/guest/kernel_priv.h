@@ -42,6 +42,9 @@ struct gkernel {
 	double switch_ns;	/* a context switch's cost outside the rq->lock */
 	int pv_timer;		/* the timer re-arms by hypercall (Xen's), read at gk_start */
 	struct gk_stats st;
+	/* by task id: the statistics of a dead task's pi lock, freed (ks_pi_put) */
+	struct gk_lockclass *pi_gone;
+	size_t cap_pi_gone;
 };
 
 static inline struct sim *
@@ -149,6 +152,7 @@ struct glock *ks_lock_new(struct gkernel *, const char *cls, int i, const struct
 int ks_wakes(struct gcpu *, guest_fn resume);
 int ks_exec(struct gcpu *, guest_fn resume);
 void ks_touch(struct gcpu *, struct task *);
+void ks_pi_put(struct gkernel *, struct task *);
 void ks_schedule(struct gcpu *, struct task *prev);
 void ks_tick(struct gcpu *);
 

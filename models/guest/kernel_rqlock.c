@@ -23,6 +23,7 @@
  * from interrupts (a timer's, a device's), take no lock here.
  */
 static void ks_cont(struct vcpu *);
+static void ks_class_add(struct gk_lockclass *, const struct glock *);
 static const struct lock_client ks_client = { .cont = ks_cont };
 /* The lines a section touches (a-priori): rq->lock's, struct rq's counts
  * and the tree's leftmost (2); p->pi_lock's, the task's state line (1). */
@@ -187,6 +188,24 @@ ks_touch(struct gcpu *c, struct task *t)
 	VS_ASSERT(c->ntouch < KS_TOUCHES);
 	c->ks_touch[c->ntouch++] = t;
 	c->nwake++;
+	t->pi_refs++;
+}
+
+/* A wake or try of t is done (or t has died): a dead task that nobody will
+ * lock again gives its p->pi_lock back, its statistics kept (140 k short
+ * processes in a kernbench run would otherwise hold 140 k locks).  Not
+ * while a probe watches: traces and --lock-stat know a lock by its address,
+ * which a later lock would take over. */
+void
+ks_pi_put(struct gkernel *k, struct task *t)
+{
+	if (t->state != T_DEAD || t->pi_refs > 0 || t->pi_lock == NULL ||
+	    k->vm->hv->probe != NULL)
+		return;
+	VS_GROW(k->pi_gone, k->cap_pi_gone, (size_t)t->id);
+	ks_class_add(&k->pi_gone[t->id], t->pi_lock);
+	lock_free(t->pi_lock);
+	t->pi_lock = NULL;
 }
 
 /* __schedule() under c's rq->lock (the wakes c's task asked for first, as
@@ -366,6 +385,8 @@ ks_wake_step(struct gcpu *c)
 		lock_release(t->pi_lock, v);
 		return;
 	case KS_PI_OUT:
+		t->pi_refs--;
+		ks_pi_put(k, t);
 		ks_go(c);
 		return;
 	case KS_TOUCH:
@@ -589,7 +610,19 @@ gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_
 
 	for (i = 0; i < k->ncpu; i++)
 		ks_class_add(rq, k->cpus[i].rq_lock);
-	for (i = 0; i < k->ntasks; i++)
-		ks_class_add(pi, k->tasks[i]->pi_lock);
+	for (i = 0; i < k->ntasks; i++) {
+		const struct gk_lockclass *g;
+
+		if (k->tasks[i]->pi_lock != NULL || (size_t)i >= k->cap_pi_gone) {
+			ks_class_add(pi, k->tasks[i]->pi_lock);
+			continue;
+		}
+		g = &k->pi_gone[i];	/* in task order, as when all were kept */
+		pi->acquisitions += g->acquisitions;
+		pi->contended += g->contended;
+		pi->wait_ns += g->wait_ns;
+		pi->hold_ns += g->hold_ns;
+		pi->wait_lhp_ns += g->wait_lhp_ns;
+	}
 	pi->oncpu_waits += (double)k->st.ttwu_oncpu;
 }

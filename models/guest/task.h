@@ -77,6 +77,8 @@ struct task {
 	 * wake while it waits in a waker's wake_q (on wait_link) */
 	struct glock *pi_lock;
 	int wake_flags;
+	int pi_refs;	/* its wakes and tries queued or under way: dead with none, its
+			 * pi_lock goes (ks_pi_put) */
 };
 
 TAILQ_HEAD(taskq, task);
