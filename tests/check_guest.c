@@ -326,6 +326,49 @@ START_TEST(preempt_none_keeps_a_mutex_holder_running)
 }
 END_TEST
 
+/* The holder of mutex m takes mutex n 1 ms into m's section (at 12.5 ms,
+ * half a millisecond after the wake that asks for its vCPU): preempt
+ * voluntary (3.2 CONFIG_PREEMPT_VOLUNTARY: mutex_lock's might_sleep ->
+ * might_resched -> _cond_resched) switches there, so the sleeper waits
+ * ~0.5 ms; none keeps the holder until m's unlock (~2.5 ms); full switches
+ * at the IPI's return.  Wake latency: the mean of three wakes, two at no
+ * latency.  Main had no voluntary: the key was refused. */
+START_TEST(preempt_voluntary_switches_at_a_nested_mutex_lock)
+{
+	static const char *const modes[] = { "full", "none", "voluntary" };
+	struct metrics m;
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		double lat;
+
+		snprintf(text, sizeof text, "name: p\nseed: 1\nuntil: done\n" HOST
+		    "vms: [{name: g, vcpus: 2, workload: w, guest: {scheduler: cfs, hz: 250, "
+		    "preempt: %s}}]\n"
+		    "workloads:\n  w:\n    queues: {q: 1}\n"
+		    "    locks: {m: {kind: mutex}, n: {kind: mutex}}\n"
+		    "    programs:\n"
+		    "      waker: [{block: 12ms}, {wake: q}]\n"
+		    "      hog: [{block: 500us}, {compute: 11ms}, {lock: m}, {compute: 1ms},"
+		    " {lock: n}, {compute: 2ms}, {unlock: n}, {unlock: m}, {compute: 1ms}]\n"
+		    "      sleeper: [{wait: q}, {compute: 10us}]\n"
+		    "    tasks: [{program: waker, cpus: [0]}, {program: hog, cpus: [1]},"
+		    " {program: sleeper, cpus: [1]}]\n", modes[i]);
+		run_full(text, 1, &m);
+		ck_assert_double_eq(tu_metric(&m, "completed"), 1);
+		lat = tu_metric(&m, "g.wake_latency_mean_ns") * 3;
+		if (i == 0)
+			ck_assert_double_lt(lat, 30e3);
+		else if (i == 1)
+			ck_assert_double_gt(lat, 2.4e6);
+		else
+			ck_assert_msg(lat > 0.4e6 && lat < 0.6e6, "voluntary: latency %g ns", lat);
+		metrics_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(wait_wake_and_barrier)
 {
 	struct metrics m;
@@ -387,6 +430,7 @@ main(void)
 	tcase_add_test(tc, a_wakeup_preempting_a_running_vcpu_is_a_preempt_ipi);
 	tcase_add_test(tc, a_pending_reschedule_gets_no_second_ipi);
 	tcase_add_test(tc, preempt_none_keeps_a_mutex_holder_running);
+	tcase_add_test(tc, preempt_voluntary_switches_at_a_nested_mutex_lock);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);

@@ -980,6 +980,22 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	return preempt_now(c, t, resume);
 }
 
+/* Linux 3.2 include/linux/kernel.h might_resched (CONFIG_PREEMPT_VOLUNTARY):
+ * might_sleep's _cond_resched, which mutex_lock, down_read and down_write
+ * call first; elsewhere (no sleeping lock held) the primitive's own
+ * preemption point has decided already. */
+int
+gk_might_resched(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = cpu_of(v);
+	struct task *t = c->curr;
+
+	if (c->k->cfg.preempt != GK_PREEMPT_VOLUNTARY || !c->need_resched ||
+	    t->preempt_count > 0 || t->slocks_held == 0)
+		return 0;
+	return preempt_now(c, t, resume);
+}
+
 int
 gk_preempt_due(struct vcpu *v, int enable)
 {

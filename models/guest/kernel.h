@@ -33,6 +33,10 @@ struct ipi_config {
 	double flush_ns;	/* one TLB flush (local, or a target's handler) */
 };
 
+/* The preemption model (vms[].guest.preempt, in its enum's order):
+ * CONFIG_PREEMPT, CONFIG_PREEMPT_NONE, CONFIG_PREEMPT_VOLUNTARY. */
+enum gk_preempt { GK_PREEMPT_FULL, GK_PREEMPT_NONE, GK_PREEMPT_VOLUNTARY };
+
 struct gk_config {
 	const struct guest_sched_ops *sched;
 	struct gs_cfg sched_cfg;	/* the policy's own keys (gsched.h) */
@@ -47,7 +51,7 @@ struct gk_config {
 	struct ipi_config ipi;	/* how IPIs are sent (ipi.c) */
 	int nmm;		/* address spaces of the workload's tasks */
 	int spin_preempted;	/* spin-on-owner loops read vcpu_is_preempted (4.10) */
-	int preempt_none;	/* preempt=none: a sleeping lock's holder is not preempted */
+	int preempt;		/* enum gk_preempt: the kernel's preemption model */
 	/* The scheduler's own locks (rq->lock, p->pi_lock), spinlocks of the
 	 * VM's algorithm (gvm.c sets lock_ops, lock_cfg) */
 	int sched_locks;
@@ -158,6 +162,10 @@ struct task *gk_current(struct vcpu *);
 /* A preemption point (spin_unlock, return to user): if a reschedule is due
  * and no spinlock is held, switch; 1 if v now runs another task. */
 int gk_preempt_point(struct vcpu *, guest_fn resume);
+/* A might_sleep point (a sleeping lock's acquisition): under preempt:
+ * voluntary a reschedule due is taken here even in kernel code; 1 if
+ * switched out (resume runs when it is back). */
+int gk_might_resched(struct vcpu *, guest_fn resume);
 /* Would it switch, with the current task's preempt_count less `enable`
  * (a preempt_enable first)?  Changes nothing. */
 int gk_preempt_due(struct vcpu *, int enable);

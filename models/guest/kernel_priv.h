@@ -125,14 +125,16 @@ dequeue(struct gcpu *c, struct task *t, int flags)
 	c->nqueued--;
 	c->load -= t->weight;
 }
-/* Under preempt=none, t runs kernel code no reschedule may cut: a sleeping
- * lock's section (Linux 6.18 kernel/entry/common.c: irqentry_exit_cond_resched
- * is off without full preemption; the switch waits for the return to user
- * space, which the model's next primitive after the unlock stands for). */
+/* Under preempt=none or voluntary, t runs kernel code no reschedule may
+ * cut: a sleeping lock's section (Linux 6.18 kernel/entry/common.c:
+ * irqentry_exit_cond_resched is off without full preemption; the switch
+ * waits for the return to user space, which the model's next primitive
+ * after the unlock stands for, or under voluntary for a might_sleep point:
+ * gk_might_resched). */
 static inline int
 kernel_code(const struct gkernel *k, const struct task *t)
 {
-	return t->slocks_held > 0 && k->cfg.preempt_none;
+	return t->slocks_held > 0 && k->cfg.preempt != GK_PREEMPT_FULL;
 }
 
 /* kernel.c */

@@ -606,6 +606,9 @@ wl_continue(struct vcpu *v)
 				return;
 			break;
 		case OP_SLOCK:
+			/* mutex_lock / down_*: might_sleep() first */
+			if (gk_might_resched(v, wl_continue))
+				return;
 			th->pc++;
 			if (slock_lock(v, slock_of(v, th, o), (int)o->n, wl_continue))
 				return;

@@ -219,7 +219,7 @@ struct guest_keys {
 
 static const char *const phases[] = { "aligned", "random", NULL };
 static const char *const ipi_modes[] = { "physical", "cluster", "pv", NULL };
-static const char *const preempt_modes[] = { "full", "none", NULL };
+static const char *const preempt_modes[] = { "full", "none", "voluntary", NULL };	/* enum gk_preempt */
 
 /*
  * The keys of vms[].guest that every guest scheduler reads (parse_guest).
@@ -278,13 +278,18 @@ const struct vs_param scen_guest_params[] = {
 	  "owner's vCPU is preempted (steal time)", "bool", "",
 	  VP_BOOL, VS_AT(struct guest_keys, k.spin_preempted), 0, 1, 0, NULL },
 	/* Linux 6.18 kernel/sched/core.c preempt_dynamic_mode (preempt=, or
-	 * CONFIG_PREEMPT_NONE / CONFIG_PREEMPT as its default) */
+	 * CONFIG_PREEMPT_NONE / CONFIG_PREEMPT as its default); Linux 3.2
+	 * kernel/Kconfig.preempt's three models */
 	{ "preempt", NULL, "the preemption model: full (CONFIG_PREEMPT), a reschedule takes "
 	  "the task at an interrupt's return or its next primitive unless it is inside a "
 	  "spinlock section; none (CONFIG_PREEMPT_NONE), not inside a sleeping lock's section "
 	  "either (kernel code: irqentry_exit_cond_resched is off, so the switch waits for the "
-	  "return to user space, the primitive after the unlock)", "enum full|none", "",
-	  VP_ENUM, VS_AT(struct guest_keys, k.preempt_none), 0, 0, 0, preempt_modes },
+	  "return to user space, the primitive after the unlock); voluntary "
+	  "(CONFIG_PREEMPT_VOLUNTARY), as none but for might_sleep's might_resched at a "
+	  "mutex or rwsem acquisition (3.2 mutex_lock, down_read, down_write), where a "
+	  "reschedule due is taken inside another sleeping lock's section too",
+	  "enum full|none|voluntary", "",
+	  VP_ENUM, VS_AT(struct guest_keys, k.preempt), 0, 0, 0, preempt_modes },
 	/* Linux kernel/sched/core.c: rq->__lock and p->pi_lock (kernel_rqlock.c);
 	 * on, as the kernel has them; off: the scheduler runs without locks */
 	{ "sched_locks", NULL, "the scheduler's own locks: each run queue's rq->lock and each "
