@@ -369,6 +369,31 @@ START_TEST(preempt_voluntary_switches_at_a_nested_mutex_lock)
 }
 END_TEST
 
+/* `by: {loop: K}`: a waker's loop of 3 wakes queue instances 1, 2, 3 in
+ * turn, one per waiter, so all three run and the run completes (each
+ * instance wakes its own waiter: a selector stuck on one instance would
+ * leave two asleep until the run ends at 50 ms). */
+START_TEST(by_loop_names_the_iteration_s_instance)
+{
+	struct metrics m;
+
+	run_full("name: p\nseed: 1\nuntil: duration\nduration: 50ms\n" HOST
+	    "vms: [{name: g, vcpus: 2, workload: w}]\n"
+	    "workloads:\n  w:\n    queues: {q: 4}\n"
+	    "    programs:\n"
+	    "      waker: [{block: 1ms}, {loop: 3, do: [{compute: 10us},"
+	    " {wake: {on: q, by: {loop: 1}}}]}]\n"
+	    "      w1: [{wait: {on: q, by: 1}}, {count: got1}]\n"
+	    "      w2: [{wait: {on: q, by: 2}}, {count: got2}]\n"
+	    "      w3: [{wait: {on: q, by: 3}}, {count: got3}]\n"
+	    "    tasks: [{program: waker}, {program: w1}, {program: w2}, {program: w3}]\n", 1, &m);
+	ck_assert_double_eq(tu_metric(&m, "g.got1"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.got2"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.got3"), 1);
+	metrics_free(&m);
+}
+END_TEST
+
 START_TEST(wait_wake_and_barrier)
 {
 	struct metrics m;
@@ -431,6 +456,7 @@ main(void)
 	tcase_add_test(tc, a_pending_reschedule_gets_no_second_ipi);
 	tcase_add_test(tc, preempt_none_keeps_a_mutex_holder_running);
 	tcase_add_test(tc, preempt_voluntary_switches_at_a_nested_mutex_lock);
+	tcase_add_test(tc, by_loop_names_the_iteration_s_instance);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);

@@ -26,6 +26,7 @@ struct wl_cc {
 	struct workload *w;
 	double hz;
 	int depth;
+	int loop_at;		/* the innermost loop's LOOP op; -1 none */
 	const struct wl_prim *prim;	/* the primitive at hand */
 	char keys[256];		/* "compute, acquire, ..., loop (with do), ..." */
 	char what[288];		/* "a primitive (one of: KEYS)" */
@@ -346,15 +347,32 @@ prim_work(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 /* `by:` of an acquire, the names of enum wl_by from WL_BY_VCPU on */
 static const char *const by_names[] = { "vcpu", "task", "mm", "random", NULL };
 
-/* `by: vcpu|task|mm|random|INDEX` into o (its range is checked once the
- * workload's `locks:` and `queues:` are read: instances_ok) */
+/* `by: vcpu|task|mm|random|INDEX|{loop: K}` into o (its range is checked
+ * once the workload's `locks:` and `queues:` are read: instances_ok).
+ * {loop: K}: instance K + i in iteration i (from 0) of the innermost loop
+ * around o, which repeats a fixed number of times. */
 static int
-op_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
+op_by(struct wl_cc *c, struct wl_op *o, const struct yc_node *by, struct vs_err *err)
 {
 	int64_t i;
 	int k;
 
 	o->src = by;
+	if (by->kind == YC_MAP) {
+		if (yc_get_int(by, "loop", -1, 0, WL_MAX_INSTANCES - 1, &i, err) ||
+		    yc_check_unused(by, "loop", err))
+			return -1;
+		if (i < 0)
+			return yc_err(by, err, "'by' as a mapping is {loop: K}: instance K + i in "
+			    "the i-th iteration of the loop around it");
+		if (c->loop_at < 0 || c->w->ops[c->loop_at].n < 0)
+			return yc_err(by, err, "'by: {loop: K}' needs a loop of N iterations "
+			    "around it");
+		o->by = WL_BY_LOOP;
+		o->jump = (int)i;
+		o->loop = c->loop_at;
+		return 0;
+	}
 	if (by->kind == YC_SCALAR)
 		for (k = 0; by_names[k] != NULL; k++)
 			if (strcmp(by_names[k], by->text) == 0) {
@@ -364,7 +382,7 @@ op_by(struct wl_op *o, const struct yc_node *by, struct vs_err *err)
 	o->by = WL_BY_INDEX;
 	if (by->kind != YC_SCALAR || by->text[0] < '0' || by->text[0] > '9')
 		return yc_err(by, err, "'by' takes vcpu, task, mm, random or an instance's index "
-		    "(0, 1, ...)");
+		    "(0, 1, ...), or {loop: K} in a loop");
 	if (yc_node_int(by, 0, WL_MAX_INSTANCES - 1, &i, err))
 		return -1;
 	o->jump = (int)i;
@@ -406,7 +424,7 @@ prim_acquire(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	o = emit(w, OP_ACQUIRE);
 	o->arg = li;
 	o->src = n;
-	return by != NULL ? op_by(o, by, err) : 0;
+	return by != NULL ? op_by(c, o, by, err) : 0;
 }
 
 static int
@@ -507,7 +525,7 @@ prim_wait(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	o = emit(w, OP_WAIT);
 	o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
 	o->src = n;
-	return by != NULL ? op_by(o, by, err) : 0;
+	return by != NULL ? op_by(c, o, by, err) : 0;
 }
 
 /* `wake: NAME` or `wake: {on: NAME, count: N | all: true, by: ..., sync: BOOL}` */
@@ -537,7 +555,7 @@ prim_wake(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	if (all)
 		o->n = -1;
 	o->arg = name_index(&w->queues, &w->nqueues, &w->capqueues, s);
-	return by != NULL ? op_by(o, by, err) : 0;
+	return by != NULL ? op_by(c, o, by, err) : 0;
 }
 
 /* A loop's ops around its body: LOOP (its iterations) now, ENDLOOP at end. */
@@ -815,7 +833,7 @@ prim_slock(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	o->arg = si;
 	o->n = rd;
 	o->src = n;
-	return by != NULL ? op_by(o, by, err) : 0;
+	return by != NULL ? op_by(c, o, by, err) : 0;
 }
 
 /* The body of a loop starting at op at: takes time, leaves the locks as it
@@ -830,8 +848,12 @@ loop_body(struct wl_cc *c, const struct yc_node *body, int64_t iters, size_t at,
 
 	for (i = 0; i < nsnap; i++)
 		snap[i] = w->hold[i].held;
+	int outer = c->loop_at;
+
 	c->depth++;
+	c->loop_at = (int)at;
 	rc = compile_seq(c, body, err);
+	c->loop_at = outer;
 	c->depth--;
 	if (rc == 0 && iters != 0 && iters != 1)
 		rc = loop_balanced(w, snap, nsnap, err);
@@ -882,7 +904,7 @@ static const struct wl_prim prims[] = {
 	{ "busy_wait", prim_work, OP_BUSY_WAIT, NULL, "DIST",
 	  "spin on the CPU until DIST of wall time has passed, preempted or not (a "
 	  "calibrated rdtsc delay loop)" },
-	{ "acquire", prim_acquire, 0, NULL, "LOCK | {name: LOCK, by: vcpu|task|mm|random|N}",
+	{ "acquire", prim_acquire, 0, NULL, "LOCK | {name: LOCK, by: vcpu|task|mm|random|N|{loop: K}}",
 	  "take a lock of the VM (its algorithm is vms[].lock); of a lock with instances, "
 	  "the one by names" },
 	{ "release", prim_release, 0, NULL, "LOCK",
@@ -970,6 +992,7 @@ cc_init(struct wl_cc *c, struct workload *w, double hz)
 	memset(c, 0, sizeof *c);
 	c->w = w;
 	c->hz = hz;
+	c->loop_at = -1;
 	for (p = prims; p->key != NULL; p++) {
 		off += (size_t)snprintf(c->keys + off, sizeof c->keys - off, "%s%s%s%s%s",
 		    p == prims ? "" : ", ", p->key, p->with ? " (with " : "",
@@ -1262,6 +1285,11 @@ instance_ok(const struct workload *w, const struct wl_op *o, const char *what,
 		return yc_err(o->src, err, "%s '%s' has no instance %d (it has %d: 0 to %d: "
 		    "workloads.%s.%s.%s%s)", what, name, o->jump, n, n - 1, w->name, decl, name,
 		    strcmp(decl, "locks") == 0 ? ".instances" : "");
+	if (o->by == WL_BY_LOOP && o->jump + w->ops[o->loop].n > n)
+		return yc_err(o->src, err, "%s '%s' has no instance %lld (it has %d: 0 to %d; "
+		    "{loop: %d} names %d to %lld)", what, name,
+		    (long long)(o->jump + w->ops[o->loop].n - 1), n, n - 1, o->jump, o->jump,
+		    (long long)(o->jump + w->ops[o->loop].n - 1));
 	return 0;
 }
 

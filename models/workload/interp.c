@@ -437,7 +437,7 @@ busy_resume(struct vcpu *v)
  * from the vCPU's stream (an address the program does not name: a futex, a
  * page-table page). */
 static int
-instance_of(struct vcpu *v, int n, const struct wl_op *o)
+instance_of(struct vcpu *v, const struct wl_thread *th, int n, const struct wl_op *o)
 {
 	if (n == 1 || o->by == WL_BY_NONE)	/* no draw: a class of one is the plain lock */
 		return 0;
@@ -450,6 +450,11 @@ instance_of(struct vcpu *v, int n, const struct wl_op *o)
 		return gk_current(v)->mm % n;
 	case WL_BY_RANDOM:
 		return (int)rng_below(v->rng, (uint64_t)n);
+	case WL_BY_LOOP: {	/* iteration i of its loop, whose left[] counts down from n */
+		const struct wl_op *l = &th->ops[o->loop];
+
+		return (int)((o->jump + l->n - th->left[l->arg]) % n);
+	}
 	default:
 		return o->jump;
 	}
@@ -478,7 +483,7 @@ slock_of(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 		return gvm_mmap_sem(th->g, gk_current(v)->mm);
 	i = &th->inst[w->nlocks + 1 + (size_t)o->arg];
 	if (o->op == OP_SLOCK)
-		*i = instance_of(v, w->slocks[o->arg].instances, o);
+		*i = instance_of(v, th, w->slocks[o->arg].instances, o);
 	return gvm_slock(th->g, o->arg, *i);
 }
 
@@ -513,7 +518,7 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			th->path_since[o->arg] = th->sim->now;
 			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-			i = instance_of(v, th->wl->locks[o->arg].instances, o);
+			i = instance_of(v, th, th->wl->locks[o->arg].instances, o);
 			if (th->lock[o->arg] == NULL || th->inst[o->arg] != i) {
 				th->inst[o->arg] = i;
 				th->lock[o->arg] = gvm_lock(g, o->arg, i);
@@ -552,13 +557,13 @@ wl_continue(struct vcpu *v)
 			return;
 		case OP_WAIT:
 			th->pc++;
-			if (gk_wait(v, gvm_queue(g, o->arg, instance_of(v, wv->wl->queue_inst[o->arg],
+			if (gk_wait(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg],
 			    o)), wl_continue))
 				return;
 			break;
 		case OP_WAKE:
 			th->pc++;
-			gk_post(v, gvm_queue(g, o->arg, instance_of(v, wv->wl->queue_inst[o->arg], o)),
+			gk_post(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg], o)),
 			    o->n < 0 ? 0 : o->n, o->n < 0, o->sync);
 			if (gk_preempt_point(v, wl_continue))
 				return;

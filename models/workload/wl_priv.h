@@ -28,7 +28,7 @@ enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLO
  * one it names (jump; 0 when it names none), or the current vCPU's, task's
  * or address space's (its index modulo the instances, as Linux hashes into a
  * lock array), or a draw from the vCPU's stream. */
-enum wl_by { WL_BY_NONE, WL_BY_INDEX, WL_BY_VCPU, WL_BY_TASK, WL_BY_MM, WL_BY_RANDOM };
+enum wl_by { WL_BY_NONE, WL_BY_INDEX, WL_BY_VCPU, WL_BY_TASK, WL_BY_MM, WL_BY_RANDOM, WL_BY_LOOP };
 
 struct wl_op {
 	enum wl_opcode op;
@@ -43,6 +43,8 @@ struct wl_op {
 				 * lock, wait, wake: the instance (WL_BY_INDEX) */
 	int ff;			/* loop: its body is fixed steps only (loop_ff) */
 	int sync;		/* wake: a sync wake (WF_SYNC) */
+	int loop;		/* by: {loop: K}: the LOOP op whose iteration i names
+				 * instance K + i (K in jump) */
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn, acquire, lock, wait, wake: where, while
 					 * compiling */
