@@ -23,7 +23,7 @@
  * from interrupts (a timer's, a device's), take no lock here.
  */
 static void ks_cont(struct vcpu *);
-static void ks_class_add(struct gk_lockclass *, const struct glock *);
+static struct gk_lockclass ks_class_of(const struct glock *);
 static const struct lock_client ks_client = { .cont = ks_cont };
 /* The lines a section touches (a-priori): rq->lock's, struct rq's counts
  * and the tree's leftmost (2); p->pi_lock's, the task's state line (1). */
@@ -203,7 +203,7 @@ ks_pi_put(struct gkernel *k, struct task *t)
 	    k->vm->hv->probe != NULL)
 		return;
 	VS_GROW(k->pi_gone, k->cap_pi_gone, (size_t)t->id);
-	ks_class_add(&k->pi_gone[t->id], t->pi_lock);
+	k->pi_gone[t->id] = ks_class_of(t->pi_lock);
 	lock_free(t->pi_lock);
 	t->pi_lock = NULL;
 }
@@ -591,16 +591,30 @@ ks_cont(struct vcpu *v)
 		ks_tick_step(c);
 }
 
-static void
-ks_class_add(struct gk_lockclass *s, const struct glock *l)
+/* A lock's statistics, as a class of one (nothing for no lock). */
+static struct gk_lockclass
+ks_class_of(const struct glock *l)
 {
-	if (l == NULL)
-		return;
-	s->acquisitions += (double)l->st.acquisitions;
-	s->contended += (double)l->st.contended;
-	s->wait_ns += l->st.wait_ns;
-	s->hold_ns += l->st.hold_ns;
-	s->wait_lhp_ns += l->st.wait_lhp_ns;
+	struct gk_lockclass g = { 0 };
+
+	if (l != NULL) {
+		g.acquisitions = (double)l->st.acquisitions;
+		g.contended = (double)l->st.contended;
+		g.wait_ns = l->st.wait_ns;
+		g.hold_ns = l->st.hold_ns;
+		g.wait_lhp_ns = l->st.wait_lhp_ns;
+	}
+	return g;
+}
+
+static void
+ks_class_add(struct gk_lockclass *s, const struct gk_lockclass *g)
+{
+	s->acquisitions += g->acquisitions;
+	s->contended += g->contended;
+	s->wait_ns += g->wait_ns;
+	s->hold_ns += g->hold_ns;
+	s->wait_lhp_ns += g->wait_lhp_ns;
 }
 
 void
@@ -608,21 +622,18 @@ gk_sched_lock_stats(const struct gkernel *k, struct gk_lockclass *rq, struct gk_
 {
 	int i;
 
-	for (i = 0; i < k->ncpu; i++)
-		ks_class_add(rq, k->cpus[i].rq_lock);
-	for (i = 0; i < k->ntasks; i++) {
-		const struct gk_lockclass *g;
+	for (i = 0; i < k->ncpu; i++) {
+		struct gk_lockclass g = ks_class_of(k->cpus[i].rq_lock);
 
-		if (k->tasks[i]->pi_lock != NULL || (size_t)i >= k->cap_pi_gone) {
-			ks_class_add(pi, k->tasks[i]->pi_lock);
-			continue;
-		}
-		g = &k->pi_gone[i];	/* in task order, as when all were kept */
-		pi->acquisitions += g->acquisitions;
-		pi->contended += g->contended;
-		pi->wait_ns += g->wait_ns;
-		pi->hold_ns += g->hold_ns;
-		pi->wait_lhp_ns += g->wait_lhp_ns;
+		ks_class_add(rq, &g);
+	}
+	for (i = 0; i < k->ntasks; i++) {
+		struct gk_lockclass live = ks_class_of(k->tasks[i]->pi_lock);
+		const struct gk_lockclass *g = &live;
+
+		if (k->tasks[i]->pi_lock == NULL && (size_t)i < k->cap_pi_gone)
+			g = &k->pi_gone[i];	/* in task order, as when all were kept */
+		ks_class_add(pi, g);
 	}
 	pi->oncpu_waits += (double)k->st.ttwu_oncpu;
 }
