@@ -1,15 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ident.sh BASE NEW [OUTDIR] - the byte-identity check of a speed change.
-# Runs every configs/examples and configs/seed00[0234] scenario (300 ms cap),
-# seed 001's X5570 and X7560 rows (0/1/2 hogs, ticket and pv-ticket; 60 s and
-# 20 s), a 4096-vCPU host (bench/scale.yaml), with binary BASE and binary NEW,
-# one replication, --no-wall-clock JSON; and traces and lock statistics of
-# seed 001 and 002 windows.  Prints DIFF NAME for each output that differs
-# and exits 1 if any did; COST NAME for one that differs only in the engine's
-# `events` count, `host_ticks_skipped` or `steps_folded` (an exact
-# fast-forward handles fewer:
-# the simulator's work, not a result).  Needs a few CPU-minutes.
+# Runs bench/cases.sh's scenarios with binary BASE and binary NEW, one
+# replication, --no-wall-clock JSON; a trace of a short window; and traces
+# and lock statistics of seed 001 and 002 windows.  Prints DIFF NAME for each output that differs
+# and exits 1 if any did; COST NAME for one that differs only in the cost
+# figures (bench/cases.sh bench_cost: the events an exact fast-forward saves
+# are the simulator's work, not a result).  Needs a few CPU-minutes.
 A=$1; B=$2; OUT=${3:-${TMPDIR:-/tmp}/vlocksim-ident}; SRC=$(cd "$(dirname "$0")/.." && pwd)
 case $A in /*) ;; *) A=$PWD/$A ;; esac
 case $B in /*) ;; *) B=$PWD/$B ;; esac
@@ -24,26 +21,15 @@ run() { # tag args...
   done
   n=$((n+1))
   if cmp -s "$OUT/$tag.A.json" "$OUT/$tag.B.json"; then :
-  elif [ "$(grep -v '^ *"events": \|^ *"host_ticks_skipped": \|^ *"steps_folded": ' "$OUT/$tag.A.json" | cksum)" = \
-      "$(grep -v '^ *"events": \|^ *"host_ticks_skipped": \|^ *"steps_folded": ' "$OUT/$tag.B.json" | cksum)" ]; then
+  elif [ "$(grep -v "$costre" "$OUT/$tag.A.json" | cksum)" = "$(grep -v "$costre" "$OUT/$tag.B.json" | cksum)" ]; then
     echo "COST $tag"; cost=$((cost+1))
   else echo "DIFF $tag"; fail=1; fi
 }
-D=""
-for f in configs/examples/*.yaml configs/seed00[0234]/*.yaml; do
-  case $f in */calibrated*) continue;; esac
-  t=$(echo "$f" | tr '/' '_')
-  run "$t" "$f" $D --set duration=300ms
-done
+. bench/cases.sh
+costre=$(for m in $bench_cost; do printf '^ *"%s": \\|' "$m"; done); costre=${costre%\\|}
+bench_cases run
 # a trace (event-level order) of small windows
-run trace_ticket configs/examples/ticket-4threads.yaml $D --set duration=5ms --trace "$OUT/tt.json"
-for c in 0 1 2; do
-  for l in ticket pv-ticket; do
-    run "s1x5570_${c}_$l" configs/seed001/x5570.yaml $D --set duration=60s --set "vms[1].count=$c" --set "vms[0].lock=$l"
-    run "s1x7560_${c}_$l" configs/seed001/x7560-ple.yaml $D --set duration=20s --set "vms[1].count=$c" --set "vms[0].lock=$l"
-  done
-done
-run scale4096 bench/scale.yaml --set 'vms[0].count=512' --set machine.sockets=16 --set machine.cores_per_socket=128 --set duration=40ms
+run trace_ticket configs/examples/ticket-4threads.yaml --set duration=5ms --trace "$OUT/tt.json"
 for w in A B; do eval bin=\$$w
   nice -n 10 "$bin" run configs/seed001/x5570.yaml --reps 1 --no-wall-clock --set duration=12s --set "vms[1].count=1" --trace "$OUT/s1tr.$w.json" --trace-window 10s:11s --lock-stat "$OUT/s1ls.$w.txt" >/dev/null 2>&1
   nice -n 10 "$bin" run configs/seed001/x7560-ple.yaml --reps 1 --no-wall-clock --set duration=12s --set "vms[1].count=1" --trace "$OUT/s7tr.$w.json" --trace-window 10s:10.2s --lock-stat "$OUT/s7ls.$w.txt" >/dev/null 2>&1
