@@ -966,8 +966,10 @@ preempt_now(struct gcpu *c, struct task *t, guest_fn resume)
 	return 1;
 }
 
+/* Linux 3.2 include/linux/preempt.h preempt_check_resched: gk_preempt_point's
+ * case with a wake or a reschedule due (kernel.h) */
 int
-gk_preempt_point(struct vcpu *v, guest_fn resume)
+gk_preempt_check(struct vcpu *v, guest_fn resume)
 {
 	struct gcpu *c = cpu_of(v);
 	struct task *t = c->curr;

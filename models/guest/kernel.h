@@ -160,8 +160,19 @@ int gk_live(const struct gkernel *);
 /* From the current task of v. */
 struct task *gk_current(struct vcpu *);
 /* A preemption point (spin_unlock, return to user): if a reschedule is due
- * and no spinlock is held, switch; 1 if v now runs another task. */
-int gk_preempt_point(struct vcpu *, guest_fn resume);
+ * and no spinlock is held, switch; 1 if v now runs another task.  The
+ * common case inline (every step of a task passes one): nothing due. */
+int gk_preempt_check(struct vcpu *, guest_fn resume);
+static inline int
+gk_preempt_point(struct vcpu *v, guest_fn resume)
+{
+	struct gcpu *c = guest_kcpu(v);
+
+	if (c->nwake > 0 || c->need_resched)
+		return gk_preempt_check(v, resume);
+	c->curr->compute = 0;
+	return 0;
+}
 /* A might_sleep point (a sleeping lock's acquisition): under preempt:
  * voluntary a reschedule due is taken here even in kernel code; 1 if
  * switched out (resume runs when it is back). */

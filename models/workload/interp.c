@@ -436,11 +436,9 @@ busy_resume(struct vcpu *v)
  * (modulo here: the indices are small and dense), and `random` draws one
  * from the vCPU's stream (an address the program does not name: a futex, a
  * page-table page). */
-static int
-instance_of(struct vcpu *v, const struct wl_thread *th, int n, const struct wl_op *o)
+static __attribute__((noinline)) int
+instance_pick(struct vcpu *v, const struct wl_thread *th, int n, const struct wl_op *o)
 {
-	if (n == 1 || o->by == WL_BY_NONE)	/* no draw: a class of one is the plain lock */
-		return 0;
 	switch (o->by) {
 	case WL_BY_VCPU:
 		return v->idx % n;
@@ -458,6 +456,15 @@ instance_of(struct vcpu *v, const struct wl_thread *th, int n, const struct wl_o
 	default:
 		return o->jump;
 	}
+}
+
+/* (the common case inline: every acquire asks) */
+static inline int
+instance_of(struct vcpu *v, const struct wl_thread *th, int n, const struct wl_op *o)
+{
+	if (n == 1 || o->by == WL_BY_NONE)	/* no draw: a class of one is the plain lock */
+		return 0;
+	return instance_pick(v, th, n, o);
 }
 
 /* The watchdog's report (out of line: wl_continue's frame stays small). */
@@ -485,6 +492,110 @@ slock_of(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	if (o->op == OP_SLOCK)
 		*i = instance_of(v, th, w->slocks[o->arg].instances, o);
 	return gvm_slock(th->g, o->arg, *i);
+}
+
+/* wl_continue's primitives but the six of every lock loop's step (out of
+ * line: the hot loop's frame stays small): 1 if the task's step ends here
+ * (it took time, or another task runs), 0 to go on to the next. */
+static __attribute__((noinline)) int
+wl_step_other(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+{
+	struct wl_vm *wv = th->wv;
+	struct gvm *g = th->g;
+
+	switch (o->op) {
+	case OP_IO:
+		th->pc++;
+		guest_io(v, (enum guest_io)o->arg, wl_continue);
+		return 1;
+	case OP_BUSY_WAIT:
+		th->pc++;
+		th->busy_until = v->vm->hv->sim->now + sim_ns(dist_sample(o->d, v->rng));
+		gk_busy_until(v, th->busy_until, busy_resume);
+		return 1;
+	case OP_SLEEP:
+		th->pc++;
+		gk_sleep(v, dist_sample(o->d, v->rng), wl_continue);
+		return 1;
+	case OP_MEMORY:
+		th->pc++;
+		gk_memory(v, dist_sample(o->d, v->rng), wl_continue);
+		return 1;
+	case OP_BLOCK:
+		th->pc++;
+		gk_block_for(v, dist_sample(o->d, v->rng), wl_continue);
+		return 1;
+	case OP_DISK:
+		th->pc++;
+		vdisk_read(g->disk, v, dist_sample(o->d, v->rng), wl_continue);
+		return 1;
+	case OP_WAIT:
+		th->pc++;
+		return gk_wait(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg],
+		    o)), wl_continue) != 0;
+	case OP_WAKE:
+		th->pc++;
+		gk_post(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg], o)),
+		    o->n < 0 ? 0 : o->n, o->n < 0, o->sync);
+		return gk_preempt_point(v, wl_continue) != 0;
+	case OP_SPAWN:
+		th->pc++;
+		if (wv->counted)
+			wv->run->live++;
+		wv->live++;
+		wv->threads++;
+		gk_spawn(v, thread_new(wv, g, o->jump));
+		return gk_preempt_point(v, wl_continue) != 0;
+	case OP_WAITCHILD:
+		th->pc++;
+		return gk_wait_children(v, (int)o->n, wl_continue) != 0;
+	case OP_EXEC:
+		th->pc++;
+		return gk_exec(v, wl_continue) != 0;
+	case OP_BARRIER:
+		th->pc++;
+		if (++wv->arrived[o->arg] < o->n) {
+			gk_wait(v, gvm_queue(g, o->arg, 0), wl_continue);
+			return 1;
+		}
+		wv->arrived[o->arg] = 0;
+		gk_post(v, gvm_queue(g, o->arg, 0), 0, 1, 0);
+		return gk_preempt_point(v, wl_continue) != 0;
+	case OP_IPI:
+		th->pc++;
+		return ipi_call(v, (enum ipi_to)o->arg, (int)o->n, o->jump,
+		    dist_sample(o->d, v->rng), wl_continue) != 0;
+	case OP_TLB_FLUSH:
+		th->pc++;
+		return ipi_flush_tlb(v, o->arg, wl_continue) != 0;
+	case OP_SLOCK:
+		/* mutex_lock / down_*: might_sleep() first */
+		if (gk_might_resched(v, wl_continue))
+			return 1;
+		th->pc++;
+		return slock_lock(v, slock_of(v, th, o), (int)o->n, wl_continue) != 0;
+	case OP_SUNLOCK:
+		th->pc++;
+		slock_unlock(v, slock_of(v, th, o), (int)o->n);
+		return gk_preempt_point(v, wl_continue) != 0;
+	case OP_MARK_START:
+		th->pc++;
+		wv->mark_at[o->arg] = v->vm->hv->sim->now;
+		return 0;
+	case OP_MARK_STOP:
+		th->pc++;
+		if (wv->mark_at[o->arg] >= 0)
+			rep_add(&wv->mark_rep[o->arg],
+			    (double)(v->vm->hv->sim->now - wv->mark_at[o->arg]) * 1e-9);
+		wv->mark_at[o->arg] = -1;
+		return 0;
+	case OP_END:
+		gk_exit(v);
+		return 1;
+	default:
+		vs_fatal("wl_continue: op %d", (int)o->op);
+	}
+	return 0;
 }
 
 void
@@ -530,111 +641,6 @@ wl_continue(struct vcpu *v)
 			th->closing = o->arg;
 			lock_release(th->lock[o->arg], v);
 			return;
-		case OP_IO:
-			th->pc++;
-			guest_io(v, (enum guest_io)o->arg, wl_continue);
-			return;
-		case OP_BUSY_WAIT:
-			th->pc++;
-			th->busy_until = v->vm->hv->sim->now + sim_ns(dist_sample(o->d, v->rng));
-			gk_busy_until(v, th->busy_until, busy_resume);
-			return;
-		case OP_SLEEP:
-			th->pc++;
-			gk_sleep(v, dist_sample(o->d, v->rng), wl_continue);
-			return;
-		case OP_MEMORY:
-			th->pc++;
-			gk_memory(v, dist_sample(o->d, v->rng), wl_continue);
-			return;
-		case OP_BLOCK:
-			th->pc++;
-			gk_block_for(v, dist_sample(o->d, v->rng), wl_continue);
-			return;
-		case OP_DISK:
-			th->pc++;
-			vdisk_read(g->disk, v, dist_sample(o->d, v->rng), wl_continue);
-			return;
-		case OP_WAIT:
-			th->pc++;
-			if (gk_wait(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg],
-			    o)), wl_continue))
-				return;
-			break;
-		case OP_WAKE:
-			th->pc++;
-			gk_post(v, gvm_queue(g, o->arg, instance_of(v, th, wv->wl->queue_inst[o->arg], o)),
-			    o->n < 0 ? 0 : o->n, o->n < 0, o->sync);
-			if (gk_preempt_point(v, wl_continue))
-				return;
-			break;
-		case OP_SPAWN:
-			th->pc++;
-			if (wv->counted)
-				wv->run->live++;
-			wv->live++;
-			wv->threads++;
-			gk_spawn(v, thread_new(wv, g, o->jump));
-			if (gk_preempt_point(v, wl_continue))
-				return;
-			break;
-		case OP_WAITCHILD:
-			th->pc++;
-			if (gk_wait_children(v, (int)o->n, wl_continue))
-				return;
-			break;
-		case OP_EXEC:
-			th->pc++;
-			if (gk_exec(v, wl_continue))
-				return;
-			break;
-		case OP_BARRIER:
-			th->pc++;
-			if (++wv->arrived[o->arg] < o->n) {
-				gk_wait(v, gvm_queue(g, o->arg, 0), wl_continue);
-				return;
-			}
-			wv->arrived[o->arg] = 0;
-			gk_post(v, gvm_queue(g, o->arg, 0), 0, 1, 0);
-			if (gk_preempt_point(v, wl_continue))
-				return;
-			break;
-		case OP_IPI:
-			th->pc++;
-			if (ipi_call(v, (enum ipi_to)o->arg, (int)o->n, o->jump,
-			    dist_sample(o->d, v->rng), wl_continue))
-				return;
-			break;
-		case OP_TLB_FLUSH:
-			th->pc++;
-			if (ipi_flush_tlb(v, o->arg, wl_continue))
-				return;
-			break;
-		case OP_SLOCK:
-			/* mutex_lock / down_*: might_sleep() first */
-			if (gk_might_resched(v, wl_continue))
-				return;
-			th->pc++;
-			if (slock_lock(v, slock_of(v, th, o), (int)o->n, wl_continue))
-				return;
-			break;
-		case OP_SUNLOCK:
-			th->pc++;
-			slock_unlock(v, slock_of(v, th, o), (int)o->n);
-			if (gk_preempt_point(v, wl_continue))
-				return;
-			break;
-		case OP_MARK_START:
-			th->pc++;
-			wv->mark_at[o->arg] = v->vm->hv->sim->now;
-			break;
-		case OP_MARK_STOP:
-			th->pc++;
-			if (wv->mark_at[o->arg] >= 0)
-				rep_add(&wv->mark_rep[o->arg],
-				    (double)(v->vm->hv->sim->now - wv->mark_at[o->arg]) * 1e-9);
-			wv->mark_at[o->arg] = -1;
-			break;
 		case OP_COUNT:
 			wv->counts[o->arg]++;
 			th->pc++;
@@ -655,9 +661,10 @@ wl_continue(struct vcpu *v)
 			} else
 				th->pc++;
 			break;
-		case OP_END:
-			gk_exit(v);
-			return;
+		default:
+			if (wl_step_other(v, th, o))
+				return;
+			break;
 		}
 	}
 }

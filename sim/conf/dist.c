@@ -20,10 +20,6 @@
 
 #include <gsl/gsl_randist.h>
 
-enum dist_type {
-	D_CONST, D_EXP, D_UNIFORM, D_NORMAL, D_LOGNORMAL, D_GAMMA, D_EMPIRICAL
-};
-
 static const char *const dist_names[] = {
 	"const", "exponential", "uniform", "normal", "lognormal", "gamma",
 	"empirical", NULL
@@ -42,17 +38,6 @@ static const char *const dist_keys[] = {
 
 #define NORMAL_TRIES	1000	/* resampling cap for the truncated normal */
 
-struct dist {
-	enum dist_type type;
-	double a, b;		/* const: a; exp: mean a; uniform: [a, b];
-				 * normal: mean a, sd b; lognormal: mu a,
-				 * sigma b; gamma: shape a, scale b */
-	double mean;		/* analytic mean, before scaling */
-	double scale;		/* dist_scale() factor */
-	double *samples;	/* empirical */
-	size_t n;
-};
-
 static struct dist *
 dist_new(enum dist_type t)
 {
@@ -66,7 +51,7 @@ dist_new(enum dist_type t)
 struct dist *
 dist_const(double v)
 {
-	struct dist *d = dist_new(D_CONST);
+	struct dist *d = dist_new(DIST_CONST);
 
 	d->a = d->mean = v;
 	return d;
@@ -260,30 +245,30 @@ dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
 		return NULL;
 	d = dist_new((enum dist_type)t);
 	switch (d->type) {
-	case D_CONST:
+	case DIST_CONST:
 		if (yc_get_qty(n, "value", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1)
 			goto fail;
 		d->mean = d->a;
 		break;
-	case D_EXP:
+	case DIST_EXP:
 		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1)
 			goto fail;
 		d->mean = d->a;
 		break;
-	case D_UNIFORM:
+	case DIST_UNIFORM:
 		if (yc_get_qty(n, "min", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1 ||
 		    yc_get_qty(n, "max", kind, hz, NAN, d->a, INFINITY, &d->b, err) == -1)
 			goto fail;
 		d->mean = (d->a + d->b) / 2;
 		break;
-	case D_NORMAL:
+	case DIST_NORMAL:
 		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &d->a, err) == -1 ||
 		    yc_get_qty(n, "sd", kind, hz, NAN, 0, INFINITY, &d->b, err) == -1)
 			goto fail;
 		/* The mean before truncation: close when sd << mean. */
 		d->mean = d->a;
 		break;
-	case D_LOGNORMAL:
+	case DIST_LOGNORMAL:
 		if (yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &x, err) == -1 ||
 		    yc_get_qty(n, "sd", kind, hz, NAN, 0, INFINITY, &y, err) == -1)
 			goto fail;
@@ -295,7 +280,7 @@ dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
 		d->a = log(x) - d->b * d->b / 2;
 		d->mean = x;
 		break;
-	case D_GAMMA:
+	case DIST_GAMMA:
 		if (yc_get_num(n, "shape", NAN, 0, INFINITY, &d->a, err) == -1 ||
 		    yc_get_qty(n, "mean", kind, hz, NAN, 0, INFINITY, &x, err) == -1)
 			goto fail;
@@ -306,7 +291,7 @@ dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
 		d->b = x / d->a;
 		d->mean = x;
 		break;
-	case D_EMPIRICAL:
+	case DIST_EMPIRICAL:
 		if (parse_empirical(d, n, kind, hz, err) == -1)
 			goto fail;
 		break;
@@ -319,24 +304,24 @@ fail:
 	return NULL;
 }
 
-/* dist_sample's kinds but the two it takes inline. */
-static __attribute__((noinline)) double
-sample_other(const struct dist *d, struct rng *r)
+/* dist_sample's kinds but the two it takes inline (dist.h). */
+double
+dist_sample_other(const struct dist *d, struct rng *r)
 {
 	gsl_rng *g = rng_gsl(r);
 	double x = 0;
 	int i;
 
 	switch (d->type) {
-	case D_CONST:
+	case DIST_CONST:
 		break;
-	case D_EXP:
+	case DIST_EXP:
 		x = d->a > 0 ? d->a * rng_exp_gsl(g) : 0;
 		break;
-	case D_UNIFORM:
+	case DIST_UNIFORM:
 		x = gsl_ran_flat(g, d->a, d->b);
 		break;
-	case D_NORMAL:
+	case DIST_NORMAL:
 		x = 0;
 		for (i = 0; i < NORMAL_TRIES; i++) {
 			double y = d->a + gsl_ran_gaussian(g, d->b);
@@ -347,29 +332,17 @@ sample_other(const struct dist *d, struct rng *r)
 			}
 		}
 		break;
-	case D_LOGNORMAL:
+	case DIST_LOGNORMAL:
 		x = gsl_ran_lognormal(g, d->a, d->b);
 		break;
-	case D_GAMMA:
+	case DIST_GAMMA:
 		x = d->b > 0 ? gsl_ran_gamma(g, d->a, d->b) : 0;
 		break;
-	case D_EMPIRICAL:
+	case DIST_EMPIRICAL:
 		x = d->samples[d->n == 1 ? 0 : gsl_rng_uniform_int(g, d->n)];
 		break;
 	}
 	return x * d->scale;
-}
-
-/* Constants and exponentials, the draws of every step of the common
- * workloads, inline; the other kinds' calls (and registers) out of line. */
-double
-dist_sample(const struct dist *d, struct rng *r)
-{
-	if (d->type == D_CONST)
-		return d->a * d->scale;
-	if (d->type == D_EXP && d->a > 0)
-		return d->a * rng_exp_gsl(rng_gsl(r)) * d->scale;
-	return sample_other(d, r);
 }
 
 double
@@ -385,10 +358,10 @@ dist_min(const struct dist *d)
 	size_t i;
 
 	switch (d->type) {
-	case D_CONST:
-	case D_UNIFORM:
+	case DIST_CONST:
+	case DIST_UNIFORM:
 		return d->a * d->scale;
-	case D_EMPIRICAL:
+	case DIST_EMPIRICAL:
 		for (i = 0; i < d->n; i++)
 			m = fmin(m, d->samples[i]);
 		return m * d->scale;
@@ -406,11 +379,11 @@ dist_scale(struct dist *d, double f)
 int
 dist_is_const(const struct dist *d)
 {
-	return d->type == D_CONST;
+	return d->type == DIST_CONST;
 }
 
 size_t
 dist_nsamples(const struct dist *d)
 {
-	return d->type == D_EMPIRICAL ? d->n : 0;
+	return d->type == DIST_EMPIRICAL ? d->n : 0;
 }

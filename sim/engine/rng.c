@@ -12,22 +12,13 @@
 #include "util.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-/* The generator, its header and its state in one block (GSL's own
- * gsl_rng_alloc makes three): a draw reads one cache line, not three
- * scattered ones, which matters with thousands of vCPUs. */
-struct rng {
-	gsl_rng r;
-	_Alignas(16) unsigned char state[];
-};
 
 struct rng *
 rng_new(uint64_t seed, uint64_t entity)
 {
 	const gsl_rng_type *type = gsl_rng_taus2;
 	/* one line-aligned block (taus2: 16 + 24 bytes) */
-	struct rng *g = xcalloc_line(1, sizeof(struct rng) + type->size);
+	struct rng *g = xcalloc_line(1, sizeof(struct rng));
 	uint64_t x = vs_mix64(seed ^ vs_mix64(entity));
 	unsigned long s = (unsigned long)(x & 0xffffffffUL);
 
@@ -37,6 +28,7 @@ rng_new(uint64_t seed, uint64_t entity)
 		s = (unsigned long)(x & 0xffffffffUL);
 	}
 	/* as gsl_rng_alloc + gsl_rng_set, in place (gsl_rng is a public struct) */
+	VS_ASSERT(type->size == sizeof g->state);
 	g->r.type = type;
 	g->r.state = g->state;
 	gsl_rng_set(&g->r, s);
@@ -55,29 +47,6 @@ gsl_rng *
 rng_gsl(struct rng *g)
 {
 	return &g->r;
-}
-
-/* taus2's three words copied inline, not through a memcpy call (a save
- * comes with every lock call, lock.c lock_cont) */
-#define TAUS2_SIZE (3 * sizeof(unsigned long))
-
-void
-rng_save(const struct rng *g, struct rng_pos *p)
-{
-	VS_ASSERT(g->r.type->size <= sizeof p->s);
-	if (g->r.type->size == TAUS2_SIZE)
-		memcpy(p->s, g->state, TAUS2_SIZE);
-	else
-		memcpy(p->s, g->state, g->r.type->size);
-}
-
-void
-rng_restore(struct rng *g, const struct rng_pos *p)
-{
-	if (g->r.type->size == TAUS2_SIZE)
-		memcpy(g->state, p->s, TAUS2_SIZE);
-	else
-		memcpy(g->state, p->s, g->r.type->size);
 }
 
 double

@@ -11,7 +11,14 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
-struct rng;
+/* The generator, its header and its state in one block (GSL's own
+ * gsl_rng_alloc makes three): a draw reads one cache line, not three
+ * scattered ones, which matters with thousands of vCPUs.  Always taus2
+ * (rng_new), so the draws below step its state in place. */
+struct rng {
+	gsl_rng r;
+	_Alignas(16) unsigned long state[3];
+};
 
 struct rng *rng_new(uint64_t seed, uint64_t entity);
 void rng_free(struct rng *);
@@ -19,12 +26,25 @@ gsl_rng *rng_gsl(struct rng *);
 double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
 /* A stream's position, to draw ahead and take the draws back (rng_restore):
- * the generator's whole state (taus2: 24 bytes). */
+ * the generator's whole state (taus2: 24 bytes), copied inline (a save
+ * comes with every lock call, lock.c lock_cont). */
 struct rng_pos {
-	unsigned long s[4];
+	unsigned long s[3];
 };
-void rng_save(const struct rng *, struct rng_pos *);
-void rng_restore(struct rng *, const struct rng_pos *);
+static inline void
+rng_save(const struct rng *g, struct rng_pos *p)
+{
+	p->s[0] = g->state[0];
+	p->s[1] = g->state[1];
+	p->s[2] = g->state[2];
+}
+static inline void
+rng_restore(struct rng *g, const struct rng_pos *p)
+{
+	g->state[0] = p->s[0];
+	g->state[1] = p->s[1];
+	g->state[2] = p->s[2];
+}
 
 /*
  * One 32-bit word of g, as gsl_rng_get gives it, without its call through
@@ -35,16 +55,20 @@ void rng_restore(struct rng *, const struct rng_pos *);
  * gsl_rng_get word for word.
  */
 static inline uint32_t
+rng_taus2_word(unsigned long *s)
+{
+	unsigned long m = 0xffffffffUL;
+
+	s[0] = (((s[0] & 4294967294UL) << 12) & m) ^ ((((s[0] << 13) & m) ^ s[0]) >> 19);
+	s[1] = (((s[1] & 4294967288UL) << 4) & m) ^ ((((s[1] << 2) & m) ^ s[1]) >> 25);
+	s[2] = (((s[2] & 4294967280UL) << 17) & m) ^ ((((s[2] << 3) & m) ^ s[2]) >> 11);
+	return (uint32_t)(s[0] ^ s[1] ^ s[2]);
+}
+static inline uint32_t
 rng_word_gsl(gsl_rng *g)
 {
-	if (g->type == gsl_rng_taus2) {
-		unsigned long *s = g->state, m = 0xffffffffUL;
-
-		s[0] = (((s[0] & 4294967294UL) << 12) & m) ^ ((((s[0] << 13) & m) ^ s[0]) >> 19);
-		s[1] = (((s[1] & 4294967288UL) << 4) & m) ^ ((((s[1] << 2) & m) ^ s[1]) >> 25);
-		s[2] = (((s[2] & 4294967280UL) << 17) & m) ^ ((((s[2] << 3) & m) ^ s[2]) >> 11);
-		return (uint32_t)(s[0] ^ s[1] ^ s[2]);
-	}
+	if (g->type == gsl_rng_taus2)
+		return rng_taus2_word(g->state);
 	return (uint32_t)gsl_rng_get(g);
 }
 
@@ -67,6 +91,18 @@ rng_exp_gsl(gsl_rng *g)
 	if (j < rng_zig_k[i])
 		return j * rng_zig_w[i];	/* inside the layer's rectangle */
 	return rng_exp_edge(g, i, j);
+}
+/* The same draw on a stream (taus2, rng_new): its state stepped in place,
+ * without the type's check or the state's pointer. */
+static inline double
+rng_exp(struct rng *r)
+{
+	uint32_t u = rng_taus2_word(r->state);
+	uint32_t i = u & 0xff, j = u >> 8;
+
+	if (j < rng_zig_k[i])
+		return j * rng_zig_w[i];
+	return rng_exp_edge(&r->r, i, j);
 }
 /* Its tables (k, returned; w and f), for tests/check_dist.c. */
 const uint32_t *rng_zig_tables(const double **w, const double **f);

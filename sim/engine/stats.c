@@ -127,11 +127,31 @@ hist_cover(struct hist *h, int lo, int hi)
 	h->hi = hi;
 }
 
+/* hist_add's samples outside the octaves b[] covers (out of line: its
+ * libm calls' registers stay off the common path). */
+static __attribute__((noinline)) void
+hist_add_rare(struct hist *h, double v, int e, uint64_t b)
+{
+	if (e < HIST_EMIN) {
+		h->under++;
+		h->umin = fmin(h->umin, v);
+		h->umax = fmax(h->umax, v);
+	} else if (e >= HIST_EMAX) {
+		h->over++;
+		h->omin = fmin(h->omin, v);
+	} else {
+		int o = e - HIST_EMIN;
+
+		hist_cover(h, o, o + 1);
+		h->b[(o - h->lo) * HIST_SUB + (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1))]++;
+	}
+}
+
 void
 hist_add(struct hist *h, double v)
 {
 	uint64_t b;
-	int e;
+	int o;
 
 	/* Negative, NaN or infinite samples are a model bug, not bad input. */
 	VS_ASSERT(v >= 0 && isfinite(v));
@@ -148,23 +168,14 @@ hist_add(struct hist *h, double v)
 	/* v in [2^e, 2^(e+1)) and its bucket there, from the IEEE-754 bits
 	 * (no libm call per sample): the exponent field less its bias, and the
 	 * fraction's top bits, which are floor((v / 2^e - 1) * HIST_SUB) exactly.
-	 * A subnormal (exponent field 0) is far below HIST_EMIN. */
+	 * A subnormal (exponent field 0) is far below HIST_EMIN.  An octave b[]
+	 * covers is one of HIST_EMIN..HIST_EMAX-1 (hist_cover's callers). */
 	memcpy(&b, &v, sizeof b);
-	e = (int)(b >> 52 & 0x7ff) - 1023;
-	if (e < HIST_EMIN) {
-		h->under++;
-		h->umin = fmin(h->umin, v);
-		h->umax = fmax(h->umax, v);
-	} else if (e >= HIST_EMAX) {
-		h->over++;
-		h->omin = fmin(h->omin, v);
-	} else {
-		int o = e - HIST_EMIN;
-
-		if (h->b == NULL || o < h->lo || o >= h->hi)
-			hist_cover(h, o, o + 1);
+	o = (int)(b >> 52 & 0x7ff) - 1023 - HIST_EMIN;
+	if (h->b != NULL && o >= h->lo && o < h->hi)
 		h->b[(o - h->lo) * HIST_SUB + (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1))]++;
-	}
+	else
+		hist_add_rare(h, v, o + HIST_EMIN, b);
 }
 
 uint64_t
