@@ -1093,6 +1093,7 @@ guest_prefetch(const struct vcpu *v)
 {
 	__builtin_prefetch(v->g);
 	__builtin_prefetch((const char *)v->g + 64);
+	__builtin_prefetch((const char *)v->g + 128);
 	__builtin_prefetch(v->pcpu);
 }
 
@@ -1104,6 +1105,10 @@ guest_poke(struct vcpu *v, double latency_ns)
 
 	if (g->act != GA_SPIN || g->cond || v->pcpu == NULL)
 		return;
+	/* its step follows this one's: start the loads guest_step starts */
+	__builtin_prefetch(g->wl);
+	__builtin_prefetch(g->kcpu);
+	__builtin_prefetch(v->rng);
 	settle(g);
 	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
 	if (g->obs_at < 0 || at < g->obs_at)
