@@ -145,6 +145,10 @@ rq_bsearch(const struct fair_rq *rq, const struct fair_se *se)
 	return lo;
 }
 
+/* A host rq holds a few entities (a few vCPUs a pCPU): there an insertion
+ * step from the right and a scan by pointer beat bsearch and memmove's call. */
+#define RQ_SHORT 8
+
 /* LNX-6.6 fair.c __enqueue_entity + avg_vruntime_add */
 void
 fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
@@ -153,9 +157,16 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 
 	VS_ASSERT(!se->queued);
 	se->seq = f->seq++;
-	VS_GROW(rq->q, rq->cap, (size_t)rq->nq);
-	i = rq_bsearch(rq, se);
-	memmove(&rq->q[i + 1], &rq->q[i], (size_t)(rq->nq - i) * sizeof *rq->q);
+	if ((size_t)rq->nq >= rq->cap)
+		VS_GROW(rq->q, rq->cap, (size_t)rq->nq);
+	if (rq->nq <= RQ_SHORT) {
+		/* seq is new, so no entity ties: the same place as rq_bsearch */
+		for (i = rq->nq; i > 0 && se_before(se, rq->q[i - 1]); i--)
+			rq->q[i] = rq->q[i - 1];
+	} else {
+		i = rq_bsearch(rq, se);
+		memmove(&rq->q[i + 1], &rq->q[i], (size_t)(rq->nq - i) * sizeof *rq->q);
+	}
 	rq->q[i] = se;
 	rq->nq++;
 	se->queued = 1;
@@ -167,10 +178,19 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 void
 fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 {
-	int i = rq_bsearch(rq, se);
+	int i;
 
-	VS_ASSERT(se->queued && i < rq->nq && rq->q[i] == se);
-	memmove(&rq->q[i], &rq->q[i + 1], (size_t)(rq->nq - i - 1) * sizeof *rq->q);
+	if (rq->nq <= RQ_SHORT) {
+		for (i = 0; i < rq->nq && rq->q[i] != se; i++)
+			;
+		VS_ASSERT(se->queued && i < rq->nq);
+		for (; i + 1 < rq->nq; i++)
+			rq->q[i] = rq->q[i + 1];
+	} else {
+		i = rq_bsearch(rq, se);
+		VS_ASSERT(se->queued && i < rq->nq && rq->q[i] == se);
+		memmove(&rq->q[i], &rq->q[i + 1], (size_t)(rq->nq - i - 1) * sizeof *rq->q);
+	}
 	rq->nq--;
 	se->queued = 0;
 	rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
