@@ -274,6 +274,7 @@ leave_idle(struct gcpu *c)
 	if (!c->idle)
 		return;
 	c->idle = 0;
+	k->nidle--;
 	c->polling = 0;
 	k->st.idle_ns += (double)(ksim(k)->now - c->idle_since);
 	c->idle_since = -1;
@@ -445,6 +446,7 @@ kc_go_idle(struct gcpu *c)
 	guest_set_wl(c->v, NULL);
 	if (!c->idle) {
 		c->idle = 1;
+		k->nidle++;
 		c->idle_since = ksim(k)->now;
 	}
 	if (k->allowed_live[c->idx] == 0 && !k->cfg.can_spawn) {
@@ -659,6 +661,8 @@ kc_balance_kick(struct gcpu *c)
 	struct gkernel *k = c->k;
 	int i, j;
 
+	if (k->nidle - c->idle == 0)
+		return;		/* no other vCPU idle: the scan below finds none (every tick) */
 	for (i = 1, j = next_cpu(k, c->idx); i < k->ncpu; i++, j = next_cpu(k, j)) {
 		struct gcpu *d = &k->cpus[j];
 		struct task *t;

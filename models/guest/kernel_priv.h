@@ -21,6 +21,7 @@ struct gkernel {
 	struct gk_tunables tun;
 	int ncpu;
 	struct gcpu *cpus;
+	int nidle;		/* vCPUs with c->idle set: none, no idle one to kick */
 	int *allowed_live;	/* per vCPU: live tasks that may run there */
 	int live;
 	int ntasks;
