@@ -466,12 +466,13 @@ on_spin(struct hv *hv, struct vcpu *me)
 			return 1;
 		}
 	}
+	/* pass 0 the vCPUs after last, pass 1 those up to it, in index order */
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < vm->nvcpus; i++) {
+		int from = pass == 0 ? last + 1 : 0, to = pass == 0 ? vm->nvcpus : last + 1;
+
+		for (i = from; i < to; i++) {
 			struct vcpu *t = vm->vcpus[i];
 
-			if ((pass == 0 && i <= last) || (pass == 1 && i > last))
-				continue;
 			if (!candidate(k, me, t))
 				continue;
 			r = hv_yield_to(me, t);
