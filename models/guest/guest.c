@@ -134,8 +134,8 @@ guest_set_wl(struct vcpu *v, void *wl)
 }
 
 /* settle's charge of el > 0 ns, on a pCPU. */
-static __attribute__((noinline)) void
-settle_el(struct guest *g, double el)
+static inline __attribute__((always_inline)) void
+settle_charge(struct guest *g, double el)
 {
 	if (g->pre > 0) {
 		double d = el < g->pre ? el : g->pre;
@@ -158,6 +158,13 @@ settle_el(struct guest *g, double el)
 	}
 }
 
+/* (out of line but in guest_step: the calls elsewhere stay small) */
+static __attribute__((noinline)) void
+settle_el(struct guest *g, double el)
+{
+	settle_charge(g, el);
+}
+
 /* Charge the time since t0: switch-in overhead first, then the activity.
  * The elapsed time first, as integers (el <= 0 exactly when now <= t0): a
  * second settle in the same event (guest_work after guest_ev) then needs
@@ -171,6 +178,18 @@ settle(struct guest *g)
 	if (now <= t0 || g->v->pcpu == NULL)
 		return;
 	settle_el(g, (double)(now - t0));
+}
+
+/* settle, its charge inline: guest_step's, at every step, and guest_poke's */
+static inline void
+settle_step(struct guest *g)
+{
+	sim_time_t now = g->sim->now, t0 = g->t0;
+
+	g->t0 = now;
+	if (now <= t0 || g->v->pcpu == NULL)
+		return;
+	settle_charge(g, (double)(now - t0));
 }
 
 /* Tell the lock whether v spins on it on a pCPU now (its spinners by place). */
@@ -664,7 +683,8 @@ arm(struct guest *g)
 	}
 }
 
-static void guest_step(struct guest *, int64_t data);
+/* (inline in guest_ev: its two calls were a step's call more) */
+static inline __attribute__((always_inline)) void guest_step(struct guest *, int64_t data);
 
 /*
  * guest_step at a folded boundary of guest_work_then's two segments, for
@@ -799,7 +819,7 @@ pre_step(struct guest *g)
 	arm(g);
 }
 
-static void
+static inline void
 guest_step(struct guest *g, int64_t data)
 {
 	guest_fn f;
@@ -811,7 +831,7 @@ guest_step(struct guest *g, int64_t data)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
-	settle(g);
+	settle_step(g);
 	if (data == EV_RESUME) {	/* a halt-poll saw its wake event */
 		arm(g);
 		return;
@@ -937,8 +957,10 @@ guest_woken(struct vcpu *v)
 	}
 }
 
-void
-guest_work(struct vcpu *v, double ns, guest_fn done)
+/* guest_work, inline in guest_work_then (each lock call's two segments: a
+ * call per lock call less) */
+static inline __attribute__((always_inline)) void
+work_start(struct vcpu *v, double ns, guest_fn done)
 {
 	struct guest *g = v->g;
 
@@ -960,6 +982,12 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
 	arm_work(g);	/* arm's work case, inline (on its pCPU: asserted above) */
 }
 
+void
+guest_work(struct vcpu *v, double ns, guest_fn done)
+{
+	work_start(v, ns, done);
+}
+
 /*
  * Two work segments in a row with no step of the caller's between them: at
  * the first one's end (its own event, as guest_work's) mid does what done
@@ -973,7 +1001,7 @@ guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, gue
 {
 	struct guest *g = v->g;
 
-	guest_work(v, ns, done);
+	work_start(v, ns, done);
 	g->seg = 1;
 	g->seg_ns = next_ns > 0 ? next_ns : 0;
 	g->seg_mid = mid;
@@ -1109,7 +1137,7 @@ guest_poke(struct vcpu *v, double latency_ns)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(v->rng);
-	settle(g);
+	settle_step(g);
 	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
 	if (g->obs_at < 0 || at < g->obs_at)
 		g->obs_at = at;

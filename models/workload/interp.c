@@ -292,7 +292,7 @@ task_exited(struct task *t)
 }
 
 /* Past a release: the call's critical path (acquire to here) ends. */
-static __attribute__((noinline)) void
+static inline void
 close_path(struct vcpu *v, struct wl_thread *th)
 {
 	th->lock[th->closing]->st.path_ns += (double)(th->sim->now - th->path_since[th->closing]);
