@@ -623,8 +623,8 @@ finish_halt(struct guest *g)
  * same order); it moves where the push was, after the load and memory
  * re-rating, so the events those push keep their order too.
  */
-static void
-arm(struct guest *g)
+static inline __attribute__((always_inline)) void
+arm_body(struct guest *g)
 {
 	struct sim *s = g->sim;
 	sim_time_t t;
@@ -681,6 +681,13 @@ arm(struct guest *g)
 		ev_cancel(g);
 		break;
 	}
+}
+
+/* (out of line; guest_poke's, a spin's, inline) */
+static __attribute__((noinline)) void
+arm(struct guest *g)
+{
+	arm_body(g);
 }
 
 /* (inline in guest_ev: its two calls were a step's call more) */
@@ -772,8 +779,8 @@ guest_ev(void *s, void *arg, int64_t data)
 	fold_run = fold_other = NULL;
 }
 
-/* guest_step's spin cases (out of line: the work case is the common one). */
-static __attribute__((noinline)) void
+/* guest_step's spin cases. */
+static inline __attribute__((always_inline)) void
 spin_step(struct guest *g)
 {
 	struct sim *sim = g->sim;
@@ -1077,7 +1084,7 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 	g->cont = on_budget;
 	g->obs_at = -1;
 	g->ple_left = ple_window(g);
-	arm(g);
+	arm_body(g);
 }
 
 /* Linux kernel/smp.c csd_lock_wait: a PAUSE loop on a flag, so PLE sees it */
@@ -1141,7 +1148,7 @@ guest_poke(struct vcpu *v, double latency_ns)
 	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
 	if (g->obs_at < 0 || at < g->obs_at)
 		g->obs_at = at;
-	arm(g);
+	arm_body(g);
 }
 
 static void
