@@ -197,12 +197,22 @@ hv_resched(struct pcpu *p, sim_time_t delay)
 	struct sim *s = p->hv->sim;
 	sim_time_t at = s->now + delay;
 
+	if (p->sched_now)
+		return;		/* one for now is pending: at >= now */
 	if (p->sched_ev != EVQ_NONE) {
 		if (p->sched_at <= at)
 			return;
 		sim_cancel(s, &p->sched_ev);
 	}
 	p->sched_at = at;
+	if (delay == 0) {
+		/* raised for now (a yield, a block, a tick's or a wake's preemption):
+		 * usually nothing else is due at now, and it runs as soon as the
+		 * event raising it ends, without a push and a pop (sim_defer) */
+		p->sched_now = 1;
+		sim_defer(s, hv_schedule_ev, p, 0);
+		return;
+	}
 	p->sched_ev = sim_at(s, at, hv_schedule_ev, p, 0);
 }
 
@@ -292,6 +302,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	sim_time_t slice = 0, now = hv->sim->now;
 
 	p->sched_ev = EVQ_NONE;
+	p->sched_now = 0;
 	if (prev == NULL && hv_idle_waking(hv, p))
 		return;		/* leaving a C-state: schedule() runs after its exit latency */
 	next = hv->sched->do_schedule(hv, p, &slice);

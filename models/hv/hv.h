@@ -31,6 +31,7 @@ struct pcpu {
 	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
 	sim_time_t sched_at;
+	int sched_now;		/* ... raised for now, held by sim_defer (no id) */
 	evq_id slice_ev;
 	evq_id tick_ev;
 	sim_time_t tick_at;	/* when tick_ev fires */

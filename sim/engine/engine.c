@@ -30,6 +30,8 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->next_check = 0;
 	s->same = 0;
 	s->stall_events = SIM_STALL_EVENTS;
+	s->ndefer = 0;
+	s->dhead = 0;
 }
 
 void
@@ -67,7 +69,7 @@ sim_fail(struct sim *s, enum sim_fail why, const char *where, ...)
 void
 sim_advance(struct sim *s, sim_time_t t)
 {
-	VS_ASSERT(t >= s->now && t < evq_peek_time(s->q) && t <= s->end && !s->stopped);
+	VS_ASSERT(t >= s->now && t < sim_next_time(s) && t <= s->end && !s->stopped);
 	s->now = t;
 }
 
@@ -84,7 +86,7 @@ check(struct sim *s)
 {
 	/* max_events done: a failure if the run has more to do */
 	if (s->max_events != 0 && s->events >= s->max_events) {
-		if (!s->stopped && evq_peek_time(s->q) <= last_time(s))
+		if (!s->stopped && sim_next_time(s) <= last_time(s))
 			sim_fail(s, SIM_FAIL_EVENTS, NULL);
 		return;
 	}
@@ -102,12 +104,63 @@ check(struct sim *s)
 }
 
 void
+sim_defer(struct sim *s, sim_fn fn, void *arg, int64_t data)
+{
+	struct sim_deferred *d;
+
+	if (s->ndefer == SIM_DEFER_MAX) {
+		evq_push(s->q, s->now, fn, arg, data);	/* after those held: its key is later */
+		return;
+	}
+	d = &s->defer[s->ndefer++];
+	d->fn = fn;
+	d->arg = arg;
+	d->data = data;
+	d->key = evq_reserve(s->q);
+}
+
+/*
+ * After an event (and before the first): the deferred events, in their keys'
+ * order.  While nothing pending is due at now, the next of them is what the
+ * queue would pop next: it runs here as sim_run runs a popped one (the
+ * watchdog's count, the event count, the limits); from the first that does
+ * not come first, they are pushed with their keys, as sim_at would have.
+ */
+static void
+run_deferred(struct sim *s)
+{
+	while (s->dhead < s->ndefer) {
+		struct sim_deferred d = s->defer[s->dhead];
+
+		if (s->stopped || evq_peek_time(s->q) <= s->now) {
+			for (; s->dhead < s->ndefer; s->dhead++) {
+				d = s->defer[s->dhead];
+				evq_push_key(s->q, s->now, d.key, d.fn, d.arg, d.data);
+			}
+			break;
+		}
+		s->dhead++;
+		if (++s->same >= s->stall_events) {
+			/* popped, then the watchdog: it never runs; the rest stay queued */
+			sim_fail(s, SIM_FAIL_STALL, NULL);
+			continue;
+		}
+		s->events++;
+		d.fn(s, d.arg, d.data);	/* may defer more: they follow, later keys */
+		if (s->events == s->next_check)
+			check(s);
+	}
+	s->ndefer = s->dhead = 0;
+}
+
+void
 sim_run(struct sim *s)
 {
 	sim_time_t lim = last_time(s);
 	struct evq_ev ev;
 
 	check(s);
+	run_deferred(s);
 	while (!s->stopped) {
 		if (!evq_pop_until(s->q, lim, &ev)) {
 			/* nothing left by the end (or at all): the clock is at the end;
@@ -130,6 +183,8 @@ sim_run(struct sim *s)
 		ev.fn(s, ev.arg, ev.data);
 		if (s->events == s->next_check)
 			check(s);
+		if (s->ndefer > 0)
+			run_deferred(s);
 	}
 }
 

@@ -31,6 +31,9 @@
  */
 #define SIM_STALL_EVENTS ((uint64_t)1 << 26)
 
+/* Events sim_defer holds back at once; more are pushed as sim_at pushes them. */
+#define SIM_DEFER_MAX 8
+
 /* Why a run stopped before its end (sim_run): a failure, not a result. */
 enum sim_fail {
 	SIM_FAIL_NONE,
@@ -62,6 +65,15 @@ struct sim {
 	uint64_t next_check;	/* the event count of the next look at the limits */
 	uint64_t same;		/* events in a row at now (the watchdog) */
 	uint64_t stall_events;	/* the watchdog's bound: SIM_STALL_EVENTS (tests: fewer) */
+	/* Events at now whose push waits for the current event's end (sim_defer). */
+	struct sim_deferred {
+		void (*fn)(void *sim, void *arg, int64_t data);
+		void *arg;
+		int64_t data;
+		uint64_t key;
+	} defer[SIM_DEFER_MAX];
+	int ndefer;		/* held: defer[dhead .. ndefer - 1] are still pending */
+	int dhead;
 };
 
 typedef void (*sim_fn)(void *sim, void *arg, int64_t data);
@@ -141,6 +153,16 @@ sim_at_key(struct sim *s, sim_time_t t, uint64_t key, sim_fn fn, void *arg, int6
 	return evq_push_key(s->q, t, key, fn, arg, data);
 }
 
+/*
+ * fn at now, in the place sim_at(now) would give it (its key is taken now),
+ * but not pushed yet: when the current event ends, sim_run runs it at once
+ * if it then comes before every pending event (nothing else is due at now),
+ * counted as an event, as the pop would have; else it is pushed with its
+ * key.  A push and a pop fewer for an event raised for now, as the host's
+ * SCHEDULE softirq is (hv_resched); no id, so it cannot be cancelled.
+ */
+void sim_defer(struct sim *, sim_fn fn, void *arg, int64_t data);
+
 /* Cancel *id if pending and clear it. */
 static inline void
 sim_cancel(struct sim *s, evq_id *id)
@@ -154,7 +176,7 @@ sim_cancel(struct sim *s, evq_id *id)
 static inline sim_time_t
 sim_next_time(const struct sim *s)
 {
-	return evq_peek_time(s->q);
+	return s->dhead < s->ndefer ? s->now : evq_peek_time(s->q);
 }
 /*
  * From inside an event: move the clock on to t, which is before every pending
