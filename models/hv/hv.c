@@ -39,6 +39,7 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 		hv->pcpus[i].id = i;
 		hv->pcpus[i].hv = hv;
 		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
+		hv->pcpus[i].smt = m->threads_per_core > 1;
 		hv->pcpus[i].timer_at = SIM_NEVER;
 		LIST_INIT(&hv->pcpus[i].parked);
 	}

@@ -28,6 +28,7 @@ struct pcpu {
 	struct hv *hv;
 	struct vcpu *curr;	/* NULL: idle */
 	enum hw_load load;
+	int smt;		/* it has SMT siblings, whose rate its load sets */
 	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
 	sim_time_t sched_at;
@@ -208,8 +209,14 @@ void hv_set_pcpu_load(struct pcpu *, enum hw_load);
 static inline void
 hv_set_load(struct vcpu *v, enum hw_load load)
 {
-	if (v->pcpu != NULL && v->pcpu->load != load)
-		hv_set_pcpu_load(v->pcpu, load);
+	struct pcpu *p = v->pcpu;
+
+	if (p == NULL || p->load == load)
+		return;
+	if (!p->smt)
+		p->load = load;	/* no sibling to re-rate: all hv_set_pcpu_load does */
+	else
+		hv_set_pcpu_load(p, load);
 }
 /* Speed of guest work on v's pCPU now (1 = nominal): its SMT siblings'
  * loads, kept per pCPU by hv_set_pcpu_load. */
