@@ -598,22 +598,47 @@ wl_step_other(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	return 0;
 }
 
-void
-wl_continue(struct vcpu *v)
+/* The three primitives that end a lock loop's step, for wl_continue's first
+ * op and its loop (always inline: no call of their own). */
+static inline __attribute__((always_inline)) void
+op_compute(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 {
-	struct wl_thread *th = guest_wl(v);
-	struct wl_vm *wv = th->wv;
-	struct gvm *g = th->g;
-	const struct wl_op *o;
-	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
-	unsigned long untimed = 0;
+	th->pc++;
+	gk_compute(v, dist_sample(o->d, v->rng), wl_continue);
+}
+
+static inline __attribute__((always_inline)) void
+op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+{
 	int i;
 
-	th->run->last = th;
-	wl_close_path(v, th);
-	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
-	if (gk_preempt_point(v, wl_continue))
-		return;
+	th->pc++;
+	th->path_since[o->arg] = th->sim->now;
+	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
+	i = instance_of(v, th, th->wl->locks[o->arg].instances, o);
+	if (th->lock[o->arg] == NULL || th->inst[o->arg] != i) {
+		th->inst[o->arg] = i;
+		th->lock[o->arg] = gvm_lock(th->g, o->arg, i);
+	}
+	lock_acquire(th->lock[o->arg], v);
+}
+
+static inline __attribute__((always_inline)) void
+op_release(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+{
+	th->pc++;
+	th->closing = o->arg;
+	lock_release(th->lock[o->arg], v);
+}
+
+/* wl_continue's primitives from th->pc on, until one takes time or the
+ * task is switched out. */
+static __attribute__((noinline)) void
+wl_run(struct vcpu *v, struct wl_thread *th, int tail)
+{
+	const struct wl_op *o;
+	unsigned long untimed = 0;
+
 	for (;;) {
 		if (++untimed > WL_STALL_OPS) {
 			stalled(v, th);
@@ -622,27 +647,16 @@ wl_continue(struct vcpu *v)
 		o = &th->ops[th->pc];
 		switch (o->op) {
 		case OP_COMPUTE:
-			th->pc++;
-			gk_compute(v, dist_sample(o->d, v->rng), wl_continue);
+			op_compute(v, th, o);
 			return;
 		case OP_ACQUIRE:
-			th->pc++;
-			th->path_since[o->arg] = th->sim->now;
-			gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-			i = instance_of(v, th, th->wl->locks[o->arg].instances, o);
-			if (th->lock[o->arg] == NULL || th->inst[o->arg] != i) {
-				th->inst[o->arg] = i;
-				th->lock[o->arg] = gvm_lock(g, o->arg, i);
-			}
-			lock_acquire(th->lock[o->arg], v);
+			op_acquire(v, th, o);
 			return;
 		case OP_RELEASE:
-			th->pc++;
-			th->closing = o->arg;
-			lock_release(th->lock[o->arg], v);
+			op_release(v, th, o);
 			return;
 		case OP_COUNT:
-			wv->counts[o->arg]++;
+			th->wv->counts[o->arg]++;
 			th->pc++;
 			break;
 		case OP_LOOP:
@@ -654,9 +668,9 @@ wl_continue(struct vcpu *v)
 			th->pc++;
 			break;
 		case OP_ENDLOOP:
-			if (wv->wl->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0) {
+			if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0) {
 				th->pc = o->jump;
-				if (tail && wv->wl->ops[o->jump - 1].ff)
+				if (tail && th->ops[o->jump - 1].ff)
 					loop_ff(v, th, o);
 			} else
 				th->pc++;
@@ -667,6 +681,30 @@ wl_continue(struct vcpu *v)
 			break;
 		}
 	}
+}
+
+void
+wl_continue(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	const struct wl_op *o;
+	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+
+	th->run->last = th;
+	wl_close_path(v, th);
+	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
+	if (gk_preempt_point(v, wl_continue))
+		return;
+	/* a lock loop's steps begin with one of these: no loop, no watchdog */
+	o = &th->ops[th->pc];
+	if (o->op == OP_ACQUIRE)
+		op_acquire(v, th, o);
+	else if (o->op == OP_RELEASE)
+		op_release(v, th, o);
+	else if (o->op == OP_COMPUTE)
+		op_compute(v, th, o);
+	else
+		wl_run(v, th, tail);
 }
 
 /*
