@@ -44,6 +44,7 @@ struct guest {
 	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	int seg;		/* work: a second segment follows this one (guest_work_then) */
+	int held;		/* fold: its event waits for its pCPU's schedule at now (guest_kept) */
 	double seg_ns;		/* ... its nominal ns */
 	guest_mid_fn seg_mid;	/* ... and what runs at the boundary */
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
@@ -230,6 +231,7 @@ static void arm(struct guest *);
 static __attribute__((noinline)) void
 ev_move(struct guest *g, sim_time_t t, int64_t data)
 {
+	g->fold = g->held = 0;	/* a held event is moved: pushed anew (guest_kept) */
 	sim_move(g->sim, &g->ev, t, guest_ev, g, data);
 }
 
@@ -310,7 +312,7 @@ arm_work(struct guest *g)
 static void
 ev_cancel(struct guest *g)
 {
-	g->fold = 0;
+	g->fold = g->held = 0;
 	sim_cancel(g->sim, &g->ev);
 }
 
@@ -719,6 +721,39 @@ seg_chain(struct guest *g)
 }
 
 /*
+ * At guest_ev's end, g's next event may wait unpushed while its pCPU's
+ * SCHEDULE softirq is due now, held (sim_defer) or queued (before it, as
+ * nothing but events at now can run first, and those cannot fold past now
+ * either: sim_next_time says now): a switch-out there
+ * (a PLE exit's yield_to, then hv_schedule_ev) cancels it, and a push then
+ * a cancel are two heap operations for nothing.  If the schedule keeps the
+ * vCPU, guest_kept pushes it in the place it had; anything that schedules
+ * or cancels it first takes it as pending (ev_move, ev_cancel).
+ */
+static inline int
+hold_ok(const struct guest *g)
+{
+	const struct pcpu *p = g->v->pcpu;
+
+	return p != NULL && (p->sched_now || (p->sched_ev != EVQ_NONE && p->sched_at == g->sim->now)) &&
+	    g->fold_t > g->sim->now;
+}
+
+static void
+guest_kept(struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	if (!g->held)
+		return;
+	g->held = 0;
+	if (g->fold) {
+		g->fold = 0;
+		g->ev = sim_at_key(g->sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+	}
+}
+
+/*
  * v's event, and the folded ones after it (ev_at): a step whose next event
  * comes strictly before every pending one (the second place's too) and not
  * past the end is taken in the same call, the clock advanced to it
@@ -759,7 +794,11 @@ guest_ev(void *s, void *arg, int64_t data)
 		if (!(g->fold_t < sim_next_time(sim) && g->fold_t <= sim->end &&
 		    g->fold_t <= SIM_TIME_CAP && !sim->stopped) ||
 		    (!own && (g->fold_t == sim->now || sim->events + 1 >= sim->next_check))) {
-			g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
+			if (hold_ok(g))
+				g->fold = g->held = 1;
+			else
+				g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g,
+				    g->fold_data);
 			if (fold_other != NULL && fold_other->fold)
 				fold_push(fold_other);
 			break;
@@ -1605,6 +1644,7 @@ const struct hv_guest_ops guest_hv_ops = {
 	.run = guest_run,
 	.stop = guest_stop,
 	.rerate = guest_rerate,
+	.kept = guest_kept,
 	.woken = guest_woken,
 	.is_halted = guest_is_halted,
 	.is_polling = guest_is_polling,

@@ -316,6 +316,8 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	if (next == prev) {
 		if (next == NULL)
 			hv_idle_enter(hv, p);	/* idle from the start */
+		else if (hv->gops->kept != NULL)
+			hv->gops->kept(next);
 		return;
 	}
 	if (prev != NULL) {

@@ -109,6 +109,7 @@ struct hv_guest_ops {
 	void (*kick)(struct vcpu *);			/* a PV kick (KVM_HC_KICK_CPU) */
 	/* its next timer interrupt (its LAPIC deadline), SIM_NEVER if none; NULL: none */
 	sim_time_t (*next_timer)(const struct vcpu *);
+	void (*kept)(struct vcpu *);	/* its pCPU's schedule kept it (NULL: nothing) */
 };
 
 struct hv {
