@@ -145,6 +145,7 @@ struct evq {
 	struct hent *h;		/* the least entry: base + EVQ_PAD, or later when sorted */
 	size_t n, cap;
 	int sorted;		/* h[0 .. n) sorted, else a heap at base + EVQ_PAD */
+	int hole;		/* the heap's root was popped, not yet refilled (n counts it) */
 	struct slot *slots;
 	size_t nslots, slotcap;
 	uint32_t free_head, free_tail;
@@ -530,6 +531,11 @@ is_far(const struct evq *q, sim_time_t t)
 static inline void
 near_insert(struct evq *q, struct hent e)
 {
+	if (q->hole) {	/* the popped root's place: one sift instead of two */
+		q->hole = 0;
+		sift_down(q->slots, q->h, q->n, 0, e, 0);
+		return;
+	}
 	if (q->sorted) {
 		if (q->n < EVQ_SORT_MAX) {
 			sorted_insert(q, e);
@@ -769,6 +775,37 @@ heap_remove(struct evq *q, size_t i)
 		hplace(q->slots, q->h, q->n, i, last, 0);
 }
 
+/*
+ * A pop of the heap's root leaves its place empty (hole) while the heap
+ * stays larger than EVQ_SORT_MIN: the push that mostly follows (the popped
+ * event's handler schedules the next) takes the place with one sift down,
+ * where a remove and a push took a sift down of the last entry and a sift
+ * up.  Any other use of the heap refills the place first, as the pop did
+ * before.  The set of pending events is the same either way and their
+ * order a total one, so the pop order does not change.
+ */
+static inline void
+fill_hole(struct evq *q)
+{
+	if (q->hole) {
+		q->hole = 0;
+		heap_remove(q, 0);
+		VS_ASSERT(q->n > EVQ_SORT_MIN);
+	}
+}
+
+/* The least entry under the hole: the root's children, all 4 there (a
+ * hole leaves more than EVQ_SORT_MIN entries), a tournament as sift_down's. */
+static inline const struct hent *
+hole_min(const struct evq *q)
+{
+	const struct hent *h = q->h;
+	size_t a = 1 + hless_nb(&h[2], &h[1]);
+	size_t b = 3 + hless_nb(&h[4], &h[3]);
+
+	return &h[hless_nb(&h[b], &h[a]) ? b : a];
+}
+
 /* Take index i out of the sorted array or the heap. */
 static void
 ent_remove(struct evq *q, size_t i)
@@ -824,6 +861,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 			hplace(q->slots, q->fh, q->fn, i, e, EVQ_FAR_BIT);
 		return id;
 	}
+	fill_hole(q);
 	i = q->sorted ? sorted_find(q, s) : sl->pos;
 	e.key = key_next(q, s, q->h[i].key & EVQ_ORDINARY);
 	if (is_far(q, t)) {
@@ -854,8 +892,10 @@ evq_cancel(struct evq *q, evq_id id)
 		VS_ASSERT(i < q->fn && (q->fh[i].key & EVQ_SLOT_MASK) == s);
 		far_remove(q, i);
 	} else {
-		size_t i = q->sorted ? sorted_find(q, s) : sl->pos;
+		size_t i;
 
+		fill_hole(q);
+		i = q->sorted ? sorted_find(q, s) : sl->pos;
 		VS_ASSERT(i < q->n && (q->h[i].key & EVQ_SLOT_MASK) == s);
 		ent_remove(q, i);
 	}
@@ -891,11 +931,13 @@ evq_min(const struct evq *q)
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
-	const struct hent *min = evq_min(q);
+	const struct hent *min;
 	struct hent top;
 	struct slot *sl;
 	uint32_t s;
 
+	fill_hole(q);
+	min = evq_min(q);
 	if (min == NULL || min->time > end)
 		return 0;
 	top = *min;
@@ -918,17 +960,19 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 			q->h = q->base + EVQ_PAD;
 		else
 			q->h++;
+	} else if (q->n - 1 > EVQ_SORT_MIN) {
+		q->hole = 1;	/* refilled by the next push or use (fill_hole) */
+		/* The least child is most often the next event: start loading
+		 * the first two lines of its payload's object (a vCPU's guest
+		 * state, cold with thousands of vCPUs) while this event runs.
+		 * Loads only; with few pending events everything is in cache
+		 * and they cost more than they save (pinned 4 vCPUs +2% CPU, CFS
+		 * 4096 -7.5%). */
+		if (q->n >= EVQ_PREFETCH_N)
+			prefetch_arg(q, hole_min(q));
 	} else {
 		heap_remove(q, 0);
-		if (q->n <= EVQ_SORT_MIN)
-			to_sorted(q);
-		/* The new top is most often the next event: start loading the
-		 * first two lines of its payload's object (a vCPU's guest state,
-		 * cold with thousands of vCPUs) while this event runs.  Loads only;
-		 * with few pending events everything is in cache and they cost
-		 * more than they save (pinned 4 vCPUs +2% CPU, CFS 4096 -7.5%). */
-		if (q->n >= EVQ_PREFETCH_N)
-			prefetch_arg(q, q->h);
+		to_sorted(q);
 	}
 	slot_free(q, s);
 	return 1;
@@ -943,7 +987,18 @@ evq_pop(struct evq *q, struct evq_ev *out)
 sim_time_t
 evq_peek_time(const struct evq *q)
 {
-	const struct hent *min = evq_min(q);
+	const struct hent *min;
+
+	if (q->hole) {	/* the least of the root's children, the far top, the lanes' */
+		sim_time_t t = hole_min(q)->time;
+
+		if (q->fn && q->fh->time < t)
+			t = q->fh->time;
+		if (q->lmin >= 0 && q->lh.time < t)
+			t = q->lh.time;
+		return t;
+	}
+	min = evq_min(q);
 
 	return min != NULL ? min->time : INT64_MAX;
 }
@@ -951,7 +1006,7 @@ evq_peek_time(const struct evq *q)
 size_t
 evq_size(const struct evq *q)
 {
-	return q->n + q->fn + q->nlive;
+	return q->n - (size_t)q->hole + q->fn + q->nlive;
 }
 
 int
