@@ -166,31 +166,39 @@ settle_el(struct guest *g, double el)
 	settle_charge(g, el);
 }
 
-/* Charge the time since t0: switch-in overhead first, then the activity.
- * The elapsed time first, as integers (el <= 0 exactly when now <= t0): a
- * second settle in the same event (guest_work after guest_ev) then needs
- * neither a conversion nor a load of the vCPU, nor a call. */
-static inline void
-settle(struct guest *g)
+/* The ns to charge since t0 (0: none, or off a pCPU); t0 moves to now.  As
+ * integers (el <= 0 exactly when now <= t0): a second settle in the same
+ * event (guest_work after guest_ev) then needs neither a conversion nor a
+ * load of the vCPU, nor a call. */
+static inline sim_time_t
+settle_take(struct guest *g)
 {
 	sim_time_t now = g->sim->now, t0 = g->t0;
 
 	g->t0 = now;
 	if (now <= t0 || g->v->pcpu == NULL)
-		return;
-	settle_el(g, (double)(now - t0));
+		return 0;
+	return now - t0;
+}
+
+/* Charge the time since t0: switch-in overhead first, then the activity. */
+static inline void
+settle(struct guest *g)
+{
+	sim_time_t el = settle_take(g);
+
+	if (el > 0)
+		settle_el(g, (double)el);
 }
 
 /* settle, its charge inline: guest_step's, at every step, and guest_poke's */
 static inline void
 settle_step(struct guest *g)
 {
-	sim_time_t now = g->sim->now, t0 = g->t0;
+	sim_time_t el = settle_take(g);
 
-	g->t0 = now;
-	if (now <= t0 || g->v->pcpu == NULL)
-		return;
-	settle_charge(g, (double)(now - t0));
+	if (el > 0)
+		settle_charge(g, (double)el);
 }
 
 /* Tell the lock whether v spins on it on a pCPU now (its spinners by place). */
