@@ -40,6 +40,54 @@ START_TEST(engine_runs_in_time_order_and_stops_at_end)
 }
 END_TEST
 
+/* A's work: defer 5, then push 6 for now (data 1: not) and 8 for later. */
+static void
+raise_some(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	(void)arg;
+	sim_defer(s, record, NULL, 5);
+	if (data != 1)
+		sim_at(s, s->now, record, NULL, 6);
+	sim_at(s, 20, record, NULL, 8);
+}
+
+/* sim_defer (43038c9): a held event runs where sim_at(now) would have put it
+ * - after what was queued for now before it, before what was queued after -
+ * and counts as an event, run at once or pushed. */
+START_TEST(a_deferred_event_keeps_the_place_sim_at_gives)
+{
+	struct sim s;
+
+	/* something else due at now, queued before: it runs first */
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, raise_some, NULL, 0);
+	sim_at(&s, 10, record, NULL, 1);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 4);
+	ck_assert_int_eq(order[0], 1);
+	ck_assert_int_eq(order[1], 5);
+	ck_assert_int_eq(order[2], 6);
+	ck_assert_int_eq(order[3], 8);
+	ck_assert_uint_eq(s.events, 5);
+	sim_destroy(&s);
+
+	/* nothing else due at now: it runs at once, before 8 */
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, raise_some, NULL, 1);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 2);
+	ck_assert_int_eq(order[0], 5);
+	ck_assert_int_eq(order[1], 8);
+	ck_assert_int_eq(s.now, 100);
+	ck_assert_uint_eq(s.events, 3);
+	sim_destroy(&s);
+}
+END_TEST
+
 /* An event that comes back after data ns, for ever. */
 static void
 again(void *sp, void *arg, int64_t data)
@@ -282,6 +330,7 @@ engine_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
+	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);
