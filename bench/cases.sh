@@ -24,4 +24,4 @@ bench_cases() {
 
 # The metrics that count the simulator's work, not a result (metric_doc.c
 # calls them cost figures): a speed change may move them.
-bench_cost="events events_per_sec host_ticks_skipped steps_folded ple_exits_bulk"
+bench_cost="events events_per_sec host_ticks_skipped guest_ticks_skipped steps_folded ple_exits_bulk"

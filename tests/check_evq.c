@@ -3,7 +3,7 @@
  * check_evq.c - event queue: order, ties, cancel, stale ids, a long
  * randomized run against a sorted reference array, and evq_move against
  * cancel + push; the small (sorted) and large (heap) forms, and the near
- * and far parts, against the reference.
+ * and far parts, against the reference; ghosts against the real events.
  */
 #include "evq.h"
 #include "util.h"
@@ -556,6 +556,98 @@ START_TEST(test_near_and_far_as_reference)
 }
 END_TEST
 
+/*
+ * Ghosts (evq_ghost) against the real events they stand for: owners' ticks
+ * every GP re-arm themselves; other events, pushed at now, on the ticks'
+ * grid (ties) or in between, toggle owners out and in.  With ghosts, an
+ * owner out re-arms its tick as a ghost and an owner in again makes it real
+ * (evq_unghost); without, every tick runs.  The events both runs handle
+ * (the others, the ticks of owners in) come in the same order.
+ */
+#define GP 10
+#define GK 3
+#define GN 4000
+
+struct gdrive {
+	struct evq *q;
+	int ghosts, out[GK];
+	int32_t at[GK];
+	evq_id tick[GK];
+	sim_time_t log[3 * GN];
+	int nlog;
+};
+
+static void gtick(void *ctx, void *arg, int64_t data) { }
+static void gother(void *ctx, void *arg, int64_t data) { }
+
+static void
+gdrive_run(struct gdrive *d, int ghosts)
+{
+	struct evq_ev ev;
+	int o;
+
+	memset(d, 0, sizeof *d);
+	d->q = evq_new();
+	d->ghosts = ghosts;
+	for (o = 0; o < GK; o++) {
+		d->at[o] = -1;
+		d->tick[o] = evq_push(d->q, o == 2 ? 5 : 0, gtick, NULL, o);
+	}
+	evq_push(d->q, 0, gother, NULL, 0);
+	while (evq_pop(d->q, &ev)) {
+		if (ev.time > 3000)
+			break;
+		if (ev.fn == gtick) {
+			o = (int)ev.data;
+			if (!d->out[o])
+				d->log[d->nlog++] = ev.time * 8192 + 4096 + o;
+			if (d->out[o] && ghosts && evq_ghost(d->q, GP, &d->at[o]))
+				d->tick[o] = EVQ_NONE;
+			else
+				d->tick[o] = evq_push(d->q, ev.time + GP, gtick, NULL, o);
+			continue;
+		}
+		d->log[d->nlog++] = ev.time * 8192 + ev.data;
+		if (ev.data % 17 == 0) {
+			o = (int)(ev.data / 17 % GK);
+			d->out[o] = !d->out[o];
+			if (!d->out[o] && d->at[o] >= 0)
+				evq_ghost_wake(d->q, d->at[o], gtick, NULL, o);
+		}
+		for (o = 1; o <= 2; o++) {
+			int64_t c = 2 * ev.data + o;
+			uint64_t r = (uint64_t)c * 2654435761u;
+			sim_time_t t = ev.time;
+
+			if (c >= GN)
+				break;
+			if (r % 3 == 1)	/* on the grid, 1 to 3 periods on */
+				t = (ev.time / GP + 1 + (int64_t)(r >> 8) % 3) * GP;
+			else if (r % 3 == 2)
+				t += (int64_t)(r >> 8) % 23;
+			evq_push(d->q, t, gother, NULL, c);
+		}
+	}
+}
+
+START_TEST(test_ghosts_as_real)
+{
+	static struct gdrive a, b;
+	int i;
+
+	gdrive_run(&a, 0);
+	gdrive_run(&b, 1);
+	ck_assert_int_eq(evq_ghost_pops(a.q), 0);
+	ck_assert_uint_gt(evq_ghost_pops(b.q), 20);
+	ck_assert_int_gt(a.nlog, 1000);
+	ck_assert_int_eq(a.nlog, b.nlog);
+	for (i = 0; i < a.nlog; i++)
+		ck_assert_int_eq(a.log[i], b.log[i]);
+	evq_free(a.q);
+	evq_free(b.q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -573,6 +665,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_early_first);
 	tcase_add_test(tc, test_small_and_large_as_reference);
 	tcase_add_test(tc, test_near_and_far_as_reference);
+	tcase_add_test(tc, test_ghosts_as_real);
 	suite_add_tcase(s, tc);
 	return s;
 }

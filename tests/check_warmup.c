@@ -47,6 +47,7 @@ static int
 cost_figure(const char *name)
 {
 	return strcmp(name, "events") == 0 || strcmp(name, "host_ticks_skipped") == 0 ||
+	    strcmp(name, "guest_ticks_skipped") == 0 ||
 	    strcmp(name, "steps_folded") == 0 || strcmp(name, "events_per_sec") == 0;
 }
 

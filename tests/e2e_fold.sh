@@ -30,7 +30,8 @@ per_acq() {
 # acts here or it is counted too)
 each_one() {
 	[ $(($(metric events "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true") +
-	    $(metric host_ticks_skipped "$tmp/$1.true"))) = "$(metric events "$tmp/$1.false")" ] &&
+	    $(metric host_ticks_skipped "$tmp/$1.true") +
+	    $(metric guest_ticks_skipped "$tmp/$1.true"))) = "$(metric events "$tmp/$1.false")" ] &&
 	[ "$(metric steps_folded "$tmp/$1.false")" = 0 ]
 }
 

@@ -35,7 +35,7 @@ fewer() {
 # step is one event fewer: tests/e2e_tickff.sh, tests/e2e_fold.sh)
 same_events() {
 	[ $(($(metric events "$tmp/$1.true") + $(metric host_ticks_skipped "$tmp/$1.true") +
-	    $(metric steps_folded "$tmp/$1.true"))) = \
+	    $(metric guest_ticks_skipped "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true"))) = \
 	    "$(metric events "$tmp/$1.false")" ]
 }
 

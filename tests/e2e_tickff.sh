@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # e2e_tickff.sh - skipped host ticks (hv.c hv_tick_ev, sched_fair.c
-# fair_tick_next / tick_sync) against the slow path (fast_forward: false),
+# fair_tick_next / tick_sync) and guest ticks (kernel.c tick_ev, tick_wake)
+# against the slow path (fast_forward: false),
 # which runs every tick: every metric the same bytes but the engine's cost
 # figures (events, events_per_sec, ple_exits_bulk, host_ticks_skipped,
 # steps_folded), and
@@ -28,10 +29,11 @@ fewer() {
 	    -v r="$2" 'BEGIN { exit !(a > 0 && a < b * r) }'
 }
 
-# same_events NAME: no tick skipped (a folded step is one event fewer:
-# tests/e2e_fold.sh)
+# same_events NAME: no host tick skipped (a folded step or a skipped guest
+# tick is one event fewer: tests/e2e_fold.sh, below)
 same_events() {
-	[ $(($(metric events "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true"))) = \
+	[ $(($(metric events "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true") +
+	    $(metric guest_ticks_skipped "$tmp/$1.true"))) = \
 	    "$(metric events "$tmp/$1.false")" ] &&
 	[ "$(metric host_ticks_skipped "$tmp/$1.true")" = 0 ]
 }
@@ -39,8 +41,9 @@ same_events() {
 # one_each NAME: each skipped tick is the one event fewer (no other fast path)
 one_each() {
 	[ "$(metric host_ticks_skipped "$tmp/$1.false")" = 0 ] &&
+	[ "$(metric guest_ticks_skipped "$tmp/$1.false")" = 0 ] &&
 	[ $(($(metric events "$tmp/$1.true") + $(metric host_ticks_skipped "$tmp/$1.true") +
-	    $(metric steps_folded "$tmp/$1.true"))) = \
+	    $(metric guest_ticks_skipped "$tmp/$1.true") + $(metric steps_folded "$tmp/$1.true"))) = \
 	    "$(metric events "$tmp/$1.false")" ]
 }
 
@@ -55,6 +58,8 @@ positive() {
 	awk -F, -v m="$2" -v min="$3" '$1 == m { v = $3 } END { exit !(v > min) }' "$tmp/$1.true"
 }
 check "X5570 2x ticket: the host preempts" positive x2 ctx_switches 1000
+# the guest's ticks on a preempted vCPU after the first (kernel.c tick_ev)
+check "X5570 2x ticket: guest ticks skipped" positive x2 guest_ticks_skipped 1000
 # 1x: guest idle, halts and wakes, wake-time migrations between pCPUs
 check "X5570 1x pv-ticket: the same metrics" both x1 "$X5" $W --set duration=20s \
     --set 'vms[0].lock=pv-ticket'

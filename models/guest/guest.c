@@ -1412,6 +1412,13 @@ guest_irq_at(const struct vcpu *v)
 	return GI_RUNNING;
 }
 
+int
+guest_irq_deferred(const struct vcpu *v)
+{
+	/* guest_interrupt then sets irq_pending, deliver waits for the pCPU */
+	return v->pcpu == NULL && v->g->act != GA_HALT && v->g->act != GA_POLL;
+}
+
 void
 guest_set_irq_hook(struct vcpu *v, guest_fn hook)
 {

@@ -132,6 +132,9 @@ void guest_irqs_on(struct vcpu *);
  * (preempted, halted with interrupts off): it waits as guest_interrupt says. */
 enum guest_irq_at { GI_RUNNING, GI_WAKES, GI_WAITS };
 enum guest_irq_at guest_irq_at(const struct vcpu *);
+/* Whether an interrupt raised now only waits for v's next guest_run, with no
+ * other effect: v is off its pCPU, neither halted nor polling. */
+int guest_irq_deferred(const struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
 /* The kernel's next timer on the vCPU, for the host's idle governor
  * (hv_guest_ops.next_timer). */

@@ -92,13 +92,32 @@ cpu_next_timer(const struct vcpu *v)
 	if (c->finished)
 		return SIM_NEVER;
 	at = gt_next(c->k->timers, c->idx);
+	if (c->tick_ghost >= 0)
+		return sim_ghost_time(ksim(c->k), c->tick_ghost) < at ?
+		    sim_ghost_time(ksim(c->k), c->tick_ghost) : at;
 	return c->tick_ev != EVQ_NONE && c->tick_at < at ? c->tick_at : at;
 }
+
+static void tick_ev(void *s, void *arg, int64_t data);
 
 static void
 cpu_entry(struct vcpu *v)
 {
-	cpu_of(v)->k->smp->entry(cpu_of(v)->k->ipi, cpu_of(v));
+	struct gcpu *c = cpu_of(v);
+
+	if (c->tick_ghost >= 0) {	/* its ticks act again: the pending one, real */
+		c->tick_at = sim_ghost_time(ksim(c->k), c->tick_ghost);
+		sim_ghost_wake(ksim(c->k), c->tick_ghost, tick_ev, c, 0);
+	}
+	c->k->smp->entry(c->k->ipi, c);
+}
+
+/* No tick, armed or a ghost. */
+static void
+tick_stop(struct gcpu *c)
+{
+	sim_cancel(ksim(c->k), &c->tick_ev);
+	sim_ghost_cancel(ksim(c->k), &c->tick_ghost);
 }
 
 struct gkernel *
@@ -143,6 +162,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		if (cfg->sched_locks)
 			c->rq_lock = ks_lock_new(k, "rq", i, &ks_rq_lines);
 		c->tick_ev = EVQ_NONE;
+		c->tick_ghost = -1;
 		c->tick_at = -1;
 		c->idle_since = -1;
 		guest_set_kcpu(c->v, c);
@@ -164,7 +184,7 @@ gk_free(struct gkernel *k)
 	if (k == NULL)
 		return;
 	for (i = 0; i < k->ncpu; i++)
-		sim_cancel(ksim(k), &k->cpus[i].tick_ev);
+		tick_stop(&k->cpus[i]);
 	for (i = 0; i < k->ncpu; i++)
 		lock_free(k->cpus[i].rq_lock);
 	for (i = 0; i < k->ntasks; i++) {
@@ -236,15 +256,13 @@ gk_update_curr(struct gcpu *c)
 }
 
 /* Next tick boundary after now on c. */
-static void tick_ev(void *s, void *arg, int64_t data);
-
 static void
 tick_arm(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 	sim_time_t now = ksim(k)->now, per = sim_ns(k->tick_ns), at;
 
-	if (per <= 0 || c->tick_ev != EVQ_NONE || c->finished)
+	if (per <= 0 || c->tick_ev != EVQ_NONE || c->tick_ghost >= 0 || c->finished)
 		return;
 	if (now == c->tick_at) {	/* the tick firing: the boundary after it, without a divide */
 		c->tick_at = now + per;
@@ -429,7 +447,7 @@ idle_loop(struct gcpu *c)
 	/* tick_nohz_idle_stop_tick; not while a timer is due (the next event is now:
 	 * Linux kernel/time/tick-sched.c tick_nohz_next_event keeps the tick) */
 	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
-		sim_cancel(ksim(k), &c->tick_ev);
+		tick_stop(c);
 	k->st.idle_halts++;
 	c->halting = 1;
 	c->halt_t0 = ksim(k)->now;
@@ -452,7 +470,7 @@ kc_go_idle(struct gcpu *c)
 	if (k->allowed_live[c->idx] == 0 && !k->cfg.can_spawn) {
 		/* No task can ever run here again: the vCPU is done (offline). */
 		c->finished = 1;
-		sim_cancel(ksim(k), &c->tick_ev);
+		tick_stop(c);
 		guest_finish(c->v);
 		return;
 	}
@@ -795,7 +813,7 @@ timer_raise(void *ctx, int cpu, int kind)
 {
 	struct gkernel *k = ctx;
 	struct gcpu *c = &k->cpus[cpu];
-	int ticking = c->tick_ev != EVQ_NONE;
+	int ticking = c->tick_ev != EVQ_NONE || c->tick_ghost >= 0;
 
 	if (c->finished || (kind != GT_HRTIMER && ticking) ||
 	    (kind == GT_DEFERRABLE && (c->idle || c->sleeping)))
@@ -804,13 +822,32 @@ timer_raise(void *ctx, int cpu, int kind)
 	guest_interrupt(c->v);
 }
 
+/*
+ * Off its pCPU (neither halted nor polling), the vCPU takes this tick's
+ * interrupt when it next runs (guest_run's deliver), and every tick until
+ * then finds it pending and changes nothing but its own re-arming (LNX-6.6
+ * arch/x86/kvm/lapic.c apic_timer_expired returns while one is pending):
+ * those keep their places in the event order as ghosts
+ * (engine.h sim_ghost), woken into the real tick at the switch-in (cpu_entry).
+ */
+static int
+tick_ghost(struct gcpu *c)
+{
+	struct gkernel *k = c->k;
+
+	return k->vm->hv->fast_forward && !c->finished && ksim(k)->now == c->tick_at &&
+	    k->tick_ns > 0 && guest_irq_deferred(c->v) &&
+	    sim_ghost(ksim(k), sim_ns(k->tick_ns), &c->tick_ghost);
+}
+
 static void
 tick_ev(void *s, void *arg, int64_t data)
 {
 	struct gcpu *c = arg;
 
 	c->tick_ev = EVQ_NONE;
-	tick_arm(c);
+	if (!tick_ghost(c))
+		tick_arm(c);
 	c->tick_pending = 1;
 	guest_interrupt(c->v);	/* the LAPIC timer; taken when the vCPU runs guest code */
 }
@@ -1124,7 +1161,7 @@ gk_sleep(struct vcpu *v, double ns, guest_fn done)
 	c->sleeping = 1;
 	c->sleep_done = done;
 	if (k->cfg.tickless && gt_ndue(k->timers, c->idx) == 0)
-		sim_cancel(ksim(k), &c->tick_ev);
+		tick_stop(c);
 	guest_sleep(v, ns, sleep_end);
 }
 

@@ -100,6 +100,7 @@ struct gcpu {
 	int tick_pending;
 	int timer_pending;	/* a guest timer's interrupt (gtimer.h) is due */
 	evq_id tick_ev;
+	int32_t tick_ghost;	/* the tick's ghost (sim_ghost), -1: none */
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
 	sim_time_t tick_at;	/* the last tick armed (-1: none): from there the next is one period on */
 	sim_time_t idle_since;

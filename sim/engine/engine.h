@@ -163,6 +163,32 @@ sim_at_key(struct sim *s, sim_time_t t, uint64_t key, sim_fn fn, void *arg, int6
  */
 void sim_defer(struct sim *, sim_fn fn, void *arg, int64_t data);
 
+/* Ghosts (evq.h evq_ghost): from inside the event that would re-arm itself
+ * dt on, keep its next firings' places without running them. */
+static inline int
+sim_ghost(struct sim *s, sim_time_t dt, int32_t *at)
+{
+	return evq_ghost(s->q, dt, at);
+}
+
+static inline sim_time_t
+sim_ghost_time(const struct sim *s, int32_t at)
+{
+	return evq_ghost_time(s->q, at);
+}
+
+static inline void
+sim_ghost_wake(struct sim *s, int32_t at, sim_fn fn, void *arg, int64_t data)
+{
+	evq_ghost_wake(s->q, at, fn, arg, data);
+}
+
+static inline void
+sim_ghost_cancel(struct sim *s, int32_t *at)
+{
+	evq_ghost_cancel(s->q, at);
+}
+
 /* Cancel *id if pending and clear it. */
 static inline void
 sim_cancel(struct sim *s, evq_id *id)

@@ -161,6 +161,21 @@ struct evq {
 	struct hent *fbase, *fh;	/* the far heap: aligned allocation, fbase + EVQ_PAD */
 	size_t fn, fcap;
 	sim_time_t now;		/* the latest popped event's time */
+	/* Ghosts (evq.h evq_ghost): a FIFO ring, cap a power of two; gn counts
+	 * tombstones (at == NULL) too, the head is live (ghost_trim). */
+	struct ghost {
+		sim_time_t time;
+		uint64_t key;
+		int32_t *at;	/* the owner's handle: the entry's ring index */
+		/* NULL: a ghost; else the event it is again (evq_ghost_wake) */
+		void (*fn)(void *, void *, int64_t);
+		void *arg;
+		int64_t data;
+	} *gr;
+	uint32_t gcap, ghead, gn;
+	struct hent gh;		/* the head's time and key (time INT64_MAX: none) */
+	sim_time_t gper;	/* the period every ghost repeats at */
+	uint64_t gpops;		/* ghost pops: events not run */
 };
 
 /* A lane entry's slot pos, and back. */
@@ -349,6 +364,7 @@ evq_new(void)
 	q->free_head = q->free_tail = EVQ_NIL;
 	q->sorted = 1;
 	q->lmin = -1;
+	q->gh.time = INT64_MAX;
 	heap_grow(q);
 	return q;
 }
@@ -365,6 +381,7 @@ evq_free(struct evq *q)
 	free(q->base);
 	free(q->fbase);
 	free(q->slots);
+	free(q->gr);
 	free(q);
 }
 
@@ -954,16 +971,46 @@ evq_min(const struct evq *q)
 	return best;
 }
 
+/* The ghost at the ring's head, if it comes before min (NULL: none). */
+static inline const struct ghost *
+ghost_first(const struct evq *q, const struct hent *min)
+{
+	if (min == NULL ? q->gn == 0 : hless(min, &q->gh))
+		return NULL;
+	return &q->gr[q->ghead];
+}
+
+static void ghost_pop(struct evq *);
+static void ghost_trim(struct evq *);
+
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
 	const struct hent *min;
+	const struct ghost *g;
 	struct hent top;
 	struct slot *sl;
 	uint32_t s;
 
 	fill_hole(q);
 	min = evq_min(q);
+	while ((g = ghost_first(q, min)) != NULL) {
+		if (g->time > end)
+			return 0;
+		if (g->fn != NULL) {	/* a ghost woken: the event itself */
+			out->time = g->time;
+			out->seq = (g->key & ~EVQ_ORDINARY) >> EVQ_SLOT_BITS;
+			out->fn = g->fn;
+			out->arg = g->arg;
+			out->data = g->data;
+			q->now = g->time;
+			*g->at = -1;
+			q->gr[q->ghead].at = NULL;
+			ghost_trim(q);
+			return 1;
+		}
+		ghost_pop(q);
+	}
 	if (min == NULL || min->time > end)
 		return 0;
 	top = *min;
@@ -1014,19 +1061,20 @@ sim_time_t
 evq_peek_time(const struct evq *q)
 {
 	const struct hent *min;
+	sim_time_t t;
 
 	if (q->hole) {	/* the least of the root's children, the far top, the lanes' */
-		sim_time_t t = hole_min(q)->time;
-
+		t = hole_min(q)->time;
 		if (q->fn && q->fh->time < t)
 			t = q->fh->time;
 		if (q->lmin >= 0 && q->lh.time < t)
 			t = q->lh.time;
-		return t;
+	} else {
+		min = evq_min(q);
+		t = min != NULL ? min->time : INT64_MAX;
 	}
-	min = evq_min(q);
 
-	return min != NULL ? min->time : INT64_MAX;
+	return q->gh.time < t ? q->gh.time : t;
 }
 
 size_t
@@ -1039,4 +1087,129 @@ int
 evq_pending(const struct evq *q, evq_id id)
 {
 	return slot_of(q, id) != NULL;
+}
+
+/*
+ * Ghosts.  An event that, each time it fires, would only push itself again
+ * one period on and change nothing else keeps its place in the order
+ * without being run: at its (time, key) the ring's head is taken as the pop
+ * would take it (the queue's clock moves there) and appended a period on
+ * with the key its own push would have taken then (key_next), so every
+ * event keeps the order it had against it, and every peek sees it as the
+ * pending event it stands for.  Appended in pop order, a period on, the
+ * ring stays in (time, key) order, as a lane does.
+ */
+static void
+ghost_trim(struct evq *q)
+{
+	while (q->gn > 0 && q->gr[q->ghead].at == NULL) {
+		q->ghead = (q->ghead + 1) & (q->gcap - 1);
+		q->gn--;
+	}
+	q->gh.time = q->gn > 0 ? q->gr[q->ghead].time : INT64_MAX;
+	q->gh.key = q->gn > 0 ? q->gr[q->ghead].key : 0;
+}
+
+static void
+ghost_append(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
+{
+	uint32_t i;
+
+	if (q->gn == q->gcap) {
+		uint32_t cap = q->gcap ? 2 * q->gcap : 16, k;
+		struct ghost *r = xcalloc(cap, sizeof *r);
+
+		for (k = 0; k < q->gn; k++) {
+			r[k] = q->gr[(q->ghead + k) & (q->gcap - 1)];
+			if (r[k].at != NULL)
+				*r[k].at = (int32_t)k;
+		}
+		free(q->gr);
+		q->gr = r;
+		q->gcap = cap;
+		q->ghead = 0;
+	}
+	i = (q->ghead + q->gn++) & (q->gcap - 1);
+	q->gr[i].time = t;
+	q->gr[i].key = key;
+	q->gr[i].at = at;
+	q->gr[i].fn = NULL;
+	*at = (int32_t)i;
+	if (q->gn == 1) {
+		q->gh.time = t;
+		q->gh.key = key;
+	}
+}
+
+static void
+ghost_pop(struct evq *q)
+{
+	struct ghost g = q->gr[q->ghead];
+
+	q->now = g.time;
+	q->gpops++;
+	q->gr[q->ghead].at = NULL;
+	q->ghead = (q->ghead + 1) & (q->gcap - 1);
+	q->gn--;
+	/* the push its run would make: the next seq, as lane_insert takes it */
+	if (q->seq >= EVQ_MAX_SEQ)
+		vs_fatal("event queue: sequence counter exhausted");
+	ghost_append(q, g.time + q->gper, EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS), g.at);
+	ghost_trim(q);
+}
+
+int
+evq_ghost(struct evq *q, sim_time_t per, int32_t *at)
+{
+	sim_time_t t = q->now + per;
+	uint32_t tail;
+
+	if (q->gn > 0) {
+		tail = (q->ghead + q->gn - 1) & (q->gcap - 1);
+		if (per != q->gper || t < q->gr[tail].time)
+			return 0;	/* out of the ring's order: a real push */
+	}
+	q->gper = per;
+	if (q->seq >= EVQ_MAX_SEQ)
+		vs_fatal("event queue: sequence counter exhausted");
+	ghost_append(q, t, EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS), at);
+	return 1;
+}
+
+sim_time_t
+evq_ghost_time(const struct evq *q, int32_t at)
+{
+	return q->gr[at].time;
+}
+
+static void
+ghost_drop(struct evq *q, int32_t *at)
+{
+	q->gr[*at].at = NULL;
+	*at = -1;
+	ghost_trim(q);
+}
+
+void
+evq_ghost_wake(struct evq *q, int32_t at, void (*fn)(void *, void *, int64_t), void *arg,
+    int64_t data)
+{
+	struct ghost *g = &q->gr[at];
+
+	g->fn = fn;
+	g->arg = arg;
+	g->data = data;
+}
+
+void
+evq_ghost_cancel(struct evq *q, int32_t *at)
+{
+	if (*at >= 0)
+		ghost_drop(q, at);
+}
+
+uint64_t
+evq_ghost_pops(const struct evq *q)
+{
+	return q->gpops;
 }

@@ -77,4 +77,25 @@ evq_id evq_push_lane(struct evq *, int lane, sim_time_t t,
 evq_id evq_push_lane_early(struct evq *, int lane, sim_time_t t,
     void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 
+/*
+ * Ghosts: an event that would fire every per from now on, doing nothing but
+ * push itself again, kept in its place in the order without being run (the
+ * guest's tick on a vCPU the host has preempted: models/guest/kernel.c).
+ * evq_ghost takes the place a push at now + per would take now, as the
+ * event firing now would re-arm itself; each ghost pop takes the next
+ * place as that push would (pops, peeks and every other event's order are
+ * those of the real events).  Returns 0 when it cannot keep the ring's order
+ * (another period): push the event then.  *at is the ghost's handle (-1:
+ * none), kept by the queue.  evq_ghost_wake makes it the pending event its
+ * last pop left (its time and key), popped as any event (then *at is -1);
+ * evq_ghost_time says when.  evq_ghost_cancel drops it, woken or not.
+ */
+int evq_ghost(struct evq *, sim_time_t per, int32_t *at);
+sim_time_t evq_ghost_time(const struct evq *, int32_t at);
+void evq_ghost_wake(struct evq *, int32_t at, void (*fn)(void *, void *, int64_t),
+    void *arg, int64_t data);
+void evq_ghost_cancel(struct evq *, int32_t *at);
+/* Ghost pops so far: events the real ones would have run. */
+uint64_t evq_ghost_pops(const struct evq *);
+
 #endif

@@ -6,8 +6,8 @@
 
 const struct metric_doc metric_docs[] = {
 	{ "sim_seconds", "s", "simulated time the metrics cover: the run's length after its "
-	  "warm-up (every count, rate and share is of that interval; events, steps_folded and "
-	  "host_ticks_skipped count the whole run)" },
+	  "warm-up (every count, rate and share is of that interval; events, steps_folded, "
+	  "host_ticks_skipped and guest_ticks_skipped count the whole run)" },
 	{ "completed", "bool", "1 if every finite thread ended (until: done); 0: the duration "
 	  "cap stopped the run and the times below are lower bounds" },
 	{ "completion_seconds", "s", "time at which the last thread ended (until: done)" },
@@ -17,6 +17,9 @@ const struct metric_doc metric_docs[] = {
 	  "--no-wall-clock)" },
 	{ "host_ticks_skipped", "count", "host ticks that could change nothing, not simulated "
 	  "(0 with fast_forward: false, which runs them; a cost figure like events)" },
+	{ "guest_ticks_skipped", "count", "guest ticks on a vCPU off its pCPU with one pending, "
+	  "which change nothing, not simulated (0 with fast_forward: false; a cost figure like "
+	  "events)" },
 	{ "steps_folded", "count", "vCPU steps due before every other event, taken inside the "
 	  "event before them: one event fewer each (0 with fast_forward: false; a cost figure "
 	  "like events)" },

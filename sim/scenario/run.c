@@ -647,6 +647,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 	metrics_add(out, "events_per_sec", "1/s",
 	    o->wall_clock && wall > 0 ? (double)sim.events / wall : 0);
 	metrics_add(out, "host_ticks_skipped", "count", (double)hv.st.ticks_skipped);
+	metrics_add(out, "guest_ticks_skipped", "count", (double)evq_ghost_pops(sim.q));
 	metrics_add(out, "steps_folded", "count", (double)sim.folded);
 	metrics_add(out, "ctx_switches", "count", (double)hv.st.ctx_switches);
 	metrics_add(out, "hlt_exits", "count", (double)hv.st.exits_hlt);
