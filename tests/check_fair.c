@@ -10,6 +10,7 @@
 #include "hv/sched.h"
 #include "hv/sched_cfs.h"
 #include "hv/sched_eevdf.h"
+#include "hv/sched_fair.h"
 #include "hw/machine.h"
 
 #define MS	1000000LL
@@ -220,6 +221,61 @@ START_TEST(bad_cgroup_names_file_line_col)
 }
 END_TEST
 
+/* rq sorted by (vruntime, seq), with exactly the queued entities. */
+static void
+rq_check(const struct fair_rq *rq, const struct fair_se *se, const int *in, int n)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < rq->nq; i++) {
+		const struct fair_se *a = rq->q[i];
+
+		if (i > 0) {
+			const struct fair_se *b = rq->q[i - 1];
+
+			ck_assert_msg(b->vruntime < a->vruntime ||
+			    (b->vruntime == a->vruntime && b->seq < a->seq), "out of order at %d", i);
+		}
+		j = (int)(a - se);
+		ck_assert(j >= 0 && j < n && in[j]);
+	}
+	for (j = 0; j < n; j++)
+		k += in[j];
+	ck_assert_int_eq(rq->nq, k);
+}
+
+/* fcbb469: a host rq of a few entities inserts and removes by a scan, a
+ * longer one by bsearch; the order is (vruntime, seq) either way, ties
+ * FIFO, up to 20 entities and back down (both sides of the switch). */
+START_TEST(rq_order_holds_short_and_long)
+{
+	enum { N = 20 };
+	struct fair f;
+	struct fair_rq rq;
+	struct fair_se se[N];
+	int in[N] = { 0 }, i, j;
+
+	memset(&f, 0, sizeof f);
+	memset(&rq, 0, sizeof rq);
+	memset(se, 0, sizeof se);
+	for (i = 0; i < N; i++) {
+		se[i].weight = FAIR_NICE0;
+		se[i].vruntime = (int64_t)((i * 7) % 5) * MS;	/* ties, out of order */
+		se[i].cfs_rq = &rq;
+		fair_rq_insert(&f, &rq, &se[i]);
+		in[i] = 1;
+		rq_check(&rq, se, in, N);
+	}
+	for (i = 0; i < N; i++) {
+		j = (i * 13) % N;	/* a scrambled order, every one once */
+		fair_rq_remove(&rq, &se[j]);
+		in[j] = 0;
+		rq_check(&rq, se, in, N);
+	}
+	free(rq.q);
+}
+END_TEST
+
 static Suite *
 fair_suite(void)
 {
@@ -234,6 +290,7 @@ fair_suite(void)
 	tcase_add_loop_test(tc, vms_naming_one_cgroup_share_it, 0, 2);
 	tcase_add_test(tc, one_cgroup_two_weights_refused);
 	tcase_add_test(tc, bad_cgroup_names_file_line_col);
+	tcase_add_test(tc, rq_order_holds_short_and_long);
 	suite_add_tcase(s, tc);
 	return s;
 }
