@@ -92,9 +92,11 @@ cpu_next_timer(const struct vcpu *v)
 	if (c->finished)
 		return SIM_NEVER;
 	at = gt_next(c->k->timers, c->idx);
-	if (c->tick_ghost >= 0)
-		return sim_ghost_time(ksim(c->k), c->tick_ghost) < at ?
-		    sim_ghost_time(ksim(c->k), c->tick_ghost) : at;
+	if (c->tick_ghost >= 0) {	/* a ghost stands for the pending tick */
+		sim_time_t g = sim_ghost_time(ksim(c->k), c->tick_ghost);
+
+		return g < at ? g : at;
+	}
 	return c->tick_ev != EVQ_NONE && c->tick_at < at ? c->tick_at : at;
 }
 
