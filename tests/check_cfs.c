@@ -69,6 +69,45 @@ START_TEST(three_busy_vcpus_share_one_pcpu_equally)
 }
 END_TEST
 
+/* Two busy vCPUs on one pCPU for 2 s, with the fast paths or without. */
+static void
+two_busy(struct rig *t, int fast_forward)
+{
+	rig_init(t, &sched_cfs_ops, M1, NULL, 2000 * MS);
+	t->hv.fast_forward = fast_forward;
+	th_vm(t, "a", 1, 0);
+	th_vm(t, "b", 1, 0);
+	rig_start(t);
+	th_run(t);
+}
+
+/* A tick that reschedules arms the next one a period on (a reschedule is
+ * pending); the schedule then moves it to the slice's end (hv.c
+ * tick_recheck), so the ticks that run are about the ones that preempt:
+ * without the recheck every preempting tick is followed by a quiet one. */
+START_TEST(ticks_run_where_they_preempt)
+{
+	struct rig slow, fast;
+	uint64_t grid, ran;
+	int i;
+
+	two_busy(&slow, 0);
+	two_busy(&fast, 1);
+	ck_assert_uint_eq(slow.hv.st.ticks_skipped, 0);
+	ck_assert_uint_eq(fast.hv.st.ctx_switches, slow.hv.st.ctx_switches);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(fast.hv.vcpus[i]->rs_time[RS_RUNNING],
+		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
+	grid = (uint64_t)(2000 * MS / fast.hv.tick_ns);
+	ran = grid - fast.hv.st.ticks_skipped;
+	ck_assert_uint_gt(fast.hv.st.ctx_switches, 100);
+	ck_assert_msg(ran <= fast.hv.st.ctx_switches + 2, "%llu ticks ran, %llu switches",
+	    (unsigned long long)ran, (unsigned long long)fast.hv.st.ctx_switches);
+	rig_free(&slow);
+	rig_free(&fast);
+}
+END_TEST
+
 /* ---- wakeup preemption ---- */
 
 struct wk {
@@ -763,6 +802,7 @@ cfs_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
+	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);

@@ -293,6 +293,29 @@ hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 			hv->gops->rerate(hv->pcpus[i].curr);
 }
 
+/*
+ * After schedule() the next tick, armed one period on while a reschedule was
+ * pending (tick_next: it may act) or pulled back by the switch, goes where
+ * hv_tick_ev would arm it at that tick: at the first tick that may act.  The
+ * state it reads is the one that tick would read (any change until then
+ * pulls it back, hv_tick_soon), so the ticks skipped are the ones it would
+ * have skipped after running a tick that changes nothing.
+ */
+static void
+tick_recheck(struct pcpu *p)
+{
+	struct hv *hv = p->hv;
+	sim_time_t per = hv->tick_ns, next;
+
+	if (!hv->tick_skip || !hv->fast_forward || p->tick_ev == EVQ_NONE ||
+	    p->tick_at - hv->sim->now > per)
+		return;
+	if ((next = sched_op_tick_next(hv->sched, hv, p)) > p->tick_at) {
+		p->tick_at += (next - p->tick_at + per - 1) / per * per;
+		sim_move(hv->sim, &p->tick_ev, p->tick_at, hv_tick_ev, p, 0);
+	}
+}
+
 /* Xen 4.2 schedule.c: schedule() - pick next, switch, charge runstates */
 static void
 hv_schedule_ev(void *s, void *arg, int64_t data)
@@ -307,6 +330,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	if (prev == NULL && hv_idle_waking(hv, p))
 		return;		/* leaving a C-state: schedule() runs after its exit latency */
 	next = hv->sched->do_schedule(hv, p, &slice);
+	tick_recheck(p);
 	VS_ASSERT(next == NULL || !next->blocked);
 	VS_ASSERT(next == NULL || next == prev || next->pcpu == NULL);
 	sim_cancel(hv->sim, &p->slice_ev);
