@@ -38,6 +38,10 @@ struct pcpu {
 	sim_time_t tick_at;	/* when tick_ev fires */
 	sim_time_t tick_base;	/* its first tick; the grid is tick_ns apart from there */
 	sim_time_t tick_ran;	/* its last tick that ran (the grid point before the first) */
+	/* The next tick is armed by the schedule (tick_recheck): held, not yet
+	 * pushed, by a tick whose reschedule runs now; due, for a change
+	 * inside schedule() (hv_tick_soon). */
+	unsigned char tick_held, tick_due, scheduling;
 	void *sched_priv;
 	sim_time_t busy_since;
 	sim_time_t busy_time;
