@@ -7,7 +7,7 @@
 #include "hw/machine.h"
 #include "yconf.h"
 
-static int order[8], norder;
+static int order[16], norder;
 
 static void
 record(void *s, void *arg, int64_t data)
@@ -84,6 +84,55 @@ START_TEST(a_deferred_event_keeps_the_place_sim_at_gives)
 	ck_assert_int_eq(order[1], 8);
 	ck_assert_int_eq(s.now, 100);
 	ck_assert_uint_eq(s.events, 3);
+	sim_destroy(&s);
+}
+END_TEST
+
+/* E of the test below: 7 more deferred (10..16), while 2 is held unpushed. */
+static void
+raise_seven(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+	int i;
+
+	(void)arg;
+	order[norder++] = (int)data;
+	ck_assert_uint_eq(evq_size(s->q), 0);	/* held, not queued */
+	for (i = 10; i < 17; i++)
+		sim_defer(s, record, NULL, i);
+}
+
+/* A: defer 1, queue E for now, defer 2. */
+static void
+raise_around(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	(void)arg;
+	(void)data;
+	sim_defer(s, record, NULL, 1);
+	sim_at(s, s->now, raise_seven, NULL, 3);
+	sim_defer(s, record, NULL, 2);
+}
+
+/* A deferred event behind one queued before it waits, unpushed, for that
+ * event's end; those deferred meanwhile follow it, more than SIM_DEFER_MAX
+ * held at once as the run ones leave the array. */
+START_TEST(a_deferred_event_waits_unpushed_behind_an_earlier_one)
+{
+	struct sim s;
+	static const int want[] = { 1, 3, 2, 10, 11, 12, 13, 14, 15, 16 };
+	int i;
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, raise_around, NULL, 0);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 10);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(order[i], want[i]);
+	ck_assert_uint_eq(s.events, 11);
+	ck_assert_int_eq(s.now, 100);
 	sim_destroy(&s);
 }
 END_TEST
@@ -331,6 +380,7 @@ engine_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
+	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);

@@ -155,11 +155,12 @@ sim_at_key(struct sim *s, sim_time_t t, uint64_t key, sim_fn fn, void *arg, int6
 
 /*
  * fn at now, in the place sim_at(now) would give it (its key is taken now),
- * but not pushed yet: when the current event ends, sim_run runs it at once
- * if it then comes before every pending event (nothing else is due at now),
- * counted as an event, as the pop would have; else it is pushed with its
- * key.  A push and a pop fewer for an event raised for now, as the host's
- * SCHEDULE softirq is (hv_resched); no id, so it cannot be cancelled.
+ * but not pushed: sim_run runs it, counted as an event as the pop would
+ * have, once it comes before every pending event - when the current event
+ * ends, or after the events queued before it (at now, earlier keys) have
+ * run; only a ghost before it or a stop pushes it with its key.  A push and
+ * a pop fewer for an event raised for now, as the host's SCHEDULE softirq
+ * is (hv_resched); no id, so it cannot be cancelled.
  */
 void sim_defer(struct sim *, sim_fn fn, void *arg, int64_t data);
 

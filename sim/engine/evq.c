@@ -1077,6 +1077,22 @@ evq_peek_time(const struct evq *q)
 	return q->gh.time < t ? q->gh.time : t;
 }
 
+int
+evq_first_before(struct evq *q, sim_time_t t, uint64_t key)
+{
+	const struct hent e = { t, key }, *min;
+	const struct ghost *g;
+
+	if (evq_peek_time(q) > t)
+		return EVQ_NONE_BEFORE;	/* the usual answer, without the hole's refill */
+	fill_hole(q);
+	min = evq_min(q);
+	if ((g = ghost_first(q, min)) != NULL)
+		return !hless(&q->gh, &e) ? EVQ_NONE_BEFORE :
+		    g->fn != NULL ? EVQ_EVENT_BEFORE : EVQ_GHOST_BEFORE;
+	return min != NULL && hless(min, &e) ? EVQ_EVENT_BEFORE : EVQ_NONE_BEFORE;
+}
+
 size_t
 evq_size(const struct evq *q)
 {

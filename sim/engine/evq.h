@@ -60,6 +60,11 @@ int evq_pop(struct evq *, struct evq_ev *out);
 int evq_pop_until(struct evq *, sim_time_t end, struct evq_ev *out);
 /* Earliest event's time, or INT64_MAX when empty. */
 sim_time_t evq_peek_time(const struct evq *);
+/* Whether a pending entry comes before (t, key), a key evq_reserve gave:
+ * EVQ_NONE_BEFORE; EVQ_EVENT_BEFORE, an event that evq_pop takes next;
+ * EVQ_GHOST_BEFORE, a ghost (evq_pop would pop it and go on past (t, key)). */
+enum { EVQ_NONE_BEFORE, EVQ_EVENT_BEFORE, EVQ_GHOST_BEFORE };
+int evq_first_before(struct evq *, sim_time_t t, uint64_t key);
 size_t evq_size(const struct evq *);
 int evq_pending(const struct evq *, evq_id id);
 
