@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_stats.c - tw on a hand-computed trace, hist quantiles and mean, a
- * histogram's growing octave range (order and merges change nothing), rep
+ * histogram's growing octave range (order and merges change nothing), its
+ * pending samples counted by reads, growth and merges, rep
  * mean/sd/ci95 on known data.
  */
 #include "stats.h"
@@ -155,6 +156,39 @@ START_TEST(test_hist_grow)
 }
 END_TEST
 
+/* Samples whose bucket counts still wait (stats.c HIST_PEND) are counted
+ * by every read, before the bucket table moves, and in a merge. */
+START_TEST(test_hist_pending)
+{
+	struct hist *h = hist_new(), *g = hist_new(), *src = hist_new(), *dst = hist_new();
+	int i;
+
+	for (i = 0; i < 3; i++)
+		hist_add(h, 100);
+	ck_assert_double_eq_tol(hist_quantile(h, 0.5), 100, 2);	/* a read counts them */
+	for (i = 0; i < 5; i++)
+		hist_add(g, 100);
+	hist_add(g, 0.5);	/* an octave below: the table moves */
+	hist_add(g, 1e6);	/* and one above */
+	ck_assert_double_eq_tol(hist_quantile(g, 0.1), 0.5, 0.01);
+	ck_assert_double_eq_tol(hist_quantile(g, 0.5), 100, 2);
+	ck_assert_double_eq_tol(hist_quantile(g, 0.75), 100, 2);
+	for (i = 0; i < 4; i++)
+		hist_add(src, 1000);
+	hist_merge(dst, src);	/* a merge counts src's */
+	ck_assert_double_eq_tol(hist_quantile(dst, 0.5), 1000, 20);
+	for (i = 0; i < 100; i++)	/* many batches, then the rest */
+		hist_add(h, i < 50 ? 7 : 70);
+	ck_assert_double_eq_tol(hist_quantile(h, 0.25), 7, 0.2);
+	ck_assert_double_eq_tol(hist_quantile(h, 0.75), 70, 2);
+	ck_assert_uint_eq(hist_count(h), 103);
+	hist_free(h);
+	hist_free(g);
+	hist_free(src);
+	hist_free(dst);
+}
+END_TEST
+
 START_TEST(test_rep_known)
 {
 	static const double xs[] = { 1, 2, 3, 4, 5 };
@@ -195,6 +229,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_hist_uniform);
 	tcase_add_test(tc, test_hist_range);
 	tcase_add_test(tc, test_hist_grow);
+	tcase_add_test(tc, test_hist_pending);
 	tcase_add_test(tc, test_rep_known);
 	suite_add_tcase(s, tc);
 	return s;

@@ -63,6 +63,15 @@ tw_mean(const struct tw *w, int64_t now)
 #define HIST_SUB	(1 << HIST_SUB_BITS)
 #define HIST_EMIN	(-10)
 #define HIST_EMAX	50
+/*
+ * A sample's bucket count waits in pend[] until HIST_PEND have come, then
+ * all are added at once (hist_flush), before any read of b[] and before b[]
+ * moves (hist_cover).  With thousands of histograms their buckets are out
+ * of cache (CFS 2x at 4096 vCPUs, 512 locks' wait histograms: hist_add 8.6%
+ * of the CPU, stalled on its one increment); a batch's increments are
+ * independent, so their misses overlap.  Counts are sums: the same either way.
+ */
+#define HIST_PEND	14
 
 struct hist {
 	/* what hist_add reads, in one line */
@@ -71,9 +80,25 @@ struct hist {
 	uint64_t *b;		/* octaves lo..hi-1, HIST_SUB buckets each; NULL: none */
 	int lo, hi;		/* octave indexes from HIST_EMIN */
 	uint64_t zeros;
+	uint32_t npend;
+	uint32_t pend[HIST_PEND];	/* b[] indexes of samples not yet counted */
 	uint64_t under, over;
 	double umin, umax, omin;	/* extent of the underflow/overflow bucket */
 };
+
+/* Count the pending samples in b[].  Readers call it on a const histogram:
+ * what it holds does not change, only where (the histogram is allocated,
+ * never a const object). */
+static void
+hist_flush(const struct hist *ch)
+{
+	struct hist *h = (struct hist *)ch;
+	uint32_t i;
+
+	for (i = 0; i < h->npend; i++)
+		h->b[h->pend[i]]++;
+	h->npend = 0;
+}
 
 struct hist *
 hist_new(void)
@@ -109,6 +134,7 @@ hist_cover(struct hist *h, int lo, int hi)
 {
 	uint64_t *b;
 
+	hist_flush(h);
 	if (h->b != NULL) {
 		if (h->lo < lo)
 			lo = h->lo;
@@ -172,9 +198,12 @@ hist_add(struct hist *h, double v)
 	 * covers is one of HIST_EMIN..HIST_EMAX-1 (hist_cover's callers). */
 	memcpy(&b, &v, sizeof b);
 	o = (int)(b >> 52 & 0x7ff) - 1023 - HIST_EMIN;
-	if (h->b != NULL && o >= h->lo && o < h->hi)
-		h->b[(o - h->lo) * HIST_SUB + (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1))]++;
-	else
+	if (h->b != NULL && o >= h->lo && o < h->hi) {
+		h->pend[h->npend++] = (uint32_t)((o - h->lo) * HIST_SUB +
+		    (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1)));
+		if (h->npend == HIST_PEND)
+			hist_flush(h);
+	} else
 		hist_add_rare(h, v, o + HIST_EMIN, b);
 }
 
@@ -224,6 +253,7 @@ hist_quantile(const struct hist *h, double q)
 	if (r < (double)(cum + h->under))
 		return interp(h->umin, h->umax, r - (double)cum, h->under);
 	cum += h->under;
+	hist_flush(h);
 	/* the buckets outside lo..hi-1 are empty: start and stop there */
 	for (i = h->b != NULL ? h->lo * HIST_SUB : 0; h->b != NULL && i < h->hi * HIST_SUB; i++) {
 		uint64_t c = h->b[i - h->lo * HIST_SUB];
@@ -296,6 +326,7 @@ hist_merge(struct hist *dst, const struct hist *src)
 	dst->omin = fmin(dst->omin, src->omin);
 	if (src->b == NULL)
 		return;
+	hist_flush(src);
 	hist_cover(dst, src->lo, src->hi);
 	for (i = 0; i < (size_t)(src->hi - src->lo) * HIST_SUB; i++)
 		dst->b[(size_t)(src->lo - dst->lo) * HIST_SUB + i] += src->b[i];
