@@ -562,7 +562,8 @@ END_TEST
  * grid (ties) or in between, toggle owners out and in.  With ghosts, an
  * owner out re-arms its tick as a ghost and an owner in again makes it real
  * (evq_unghost); without, every tick runs.  The events both runs handle
- * (the others, the ticks of owners in) come in the same order.
+ * (the others, the ticks of owners in) come in the same order, and after
+ * each the queue's peek says the same time (a ghost is its tick pending).
  */
 #define GP 10
 #define GK 3
@@ -574,6 +575,7 @@ struct gdrive {
 	int32_t at[GK];
 	evq_id tick[GK];
 	sim_time_t log[3 * GN];
+	sim_time_t peek[3 * GN];	/* evq_peek_time after log[i]'s event */
 	int nlog;
 };
 
@@ -605,6 +607,8 @@ gdrive_run(struct gdrive *d, int ghosts)
 				d->tick[o] = EVQ_NONE;
 			else
 				d->tick[o] = evq_push(d->q, ev.time + GP, gtick, NULL, o);
+			if (!d->out[o])
+				d->peek[d->nlog - 1] = evq_peek_time(d->q);
 			continue;
 		}
 		d->log[d->nlog++] = ev.time * 8192 + ev.data;
@@ -627,6 +631,7 @@ gdrive_run(struct gdrive *d, int ghosts)
 				t += (int64_t)(r >> 8) % 23;
 			evq_push(d->q, t, gother, NULL, c);
 		}
+		d->peek[d->nlog - 1] = evq_peek_time(d->q);
 	}
 }
 
@@ -641,10 +646,44 @@ START_TEST(test_ghosts_as_real)
 	ck_assert_uint_gt(evq_ghost_pops(b.q), 20);
 	ck_assert_int_gt(a.nlog, 1000);
 	ck_assert_int_eq(a.nlog, b.nlog);
-	for (i = 0; i < a.nlog; i++)
+	for (i = 0; i < a.nlog; i++) {
 		ck_assert_int_eq(a.log[i], b.log[i]);
+		ck_assert_int_eq(a.peek[i], b.peek[i]);
+	}
 	evq_free(a.q);
 	evq_free(b.q);
+}
+END_TEST
+
+/*
+ * The peek reads the far top, the lanes' heads and the ghost ring's head
+ * through one kept time (struct evq_top side): each alone in the queue,
+ * and each coming first, it says that one's time; empty again, none.
+ */
+START_TEST(test_peek_each_part)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int32_t at = -1;
+	int lane = evq_lane(q, 40);
+
+	evq_push(q, 0, gother, NULL, 0);
+	ck_assert(evq_pop(q, &ev));
+	ck_assert(evq_ghost(q, 30, &at));	/* alone: a ghost at 30 */
+	ck_assert_int_eq(evq_peek_time(q), 30);
+	evq_push_lane(q, lane, 20, gother, NULL, 1);	/* a lane head before it */
+	ck_assert_int_eq(evq_peek_time(q), 20);
+	evq_push(q, 3 * EVQ_HORIZON, gother, NULL, 2);	/* far: after both */
+	ck_assert_int_eq(evq_peek_time(q), 20);
+	ck_assert(evq_pop(q, &ev) && ev.data == 1);
+	ck_assert_int_eq(evq_peek_time(q), 30);
+	evq_ghost_cancel(q, &at);
+	ck_assert_int_eq(evq_peek_time(q), 3 * EVQ_HORIZON);	/* the far top alone */
+	ck_assert(evq_pop(q, &ev) && ev.data == 2);
+	ck_assert_int_eq(evq_peek_time(q), INT64_MAX);
+	evq_push(q, 4 * EVQ_HORIZON, gother, NULL, 3);
+	ck_assert_int_eq(evq_peek_time(q), 4 * EVQ_HORIZON);
+	evq_free(q);
 }
 END_TEST
 
@@ -666,6 +705,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_small_and_large_as_reference);
 	tcase_add_test(tc, test_near_and_far_as_reference);
 	tcase_add_test(tc, test_ghosts_as_real);
+	tcase_add_test(tc, test_peek_each_part);
 	suite_add_tcase(s, tc);
 	return s;
 }

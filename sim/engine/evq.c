@@ -111,13 +111,8 @@
 #define EVQ_FAR_BIT	(1u << 30)
 #define EVQ_INSORT	(EVQ_FAR_BIT - 1)	/* a slot's pos in the sorted array */
 
-struct hent {
-	sim_time_t time;
-	uint64_t key;		/* seq << EVQ_SLOT_BITS | slot; seq is unique */
-};
-
 /* An empty lane's head: after every entry (no live key is EVQ_DEAD). */
-static const struct hent LANE_EMPTY = { INT64_MAX, EVQ_DEAD };
+static const struct evq_hent LANE_EMPTY = { INT64_MAX, EVQ_DEAD };
 
 struct slot {
 	void (*fn)(void *, void *, int64_t);
@@ -128,37 +123,37 @@ struct slot {
 };
 
 struct lane {
-	struct hent *r;		/* ring, cap a power of two */
+	struct evq_hent *r;		/* ring, cap a power of two */
 	uint32_t cap, head, n;	/* n counts tombstones too */
 	sim_time_t tag;		/* what evq_lane was asked for */
 	sim_time_t last;	/* the latest time appended */
 	uint64_t lastkey;	/* ... and its key */
 };
 
+/* (struct evq_top, first: what a peek reads, evq.h) */
 struct evq {
+	struct evq_top t;
 	struct lane lanes[EVQ_LANES];
 	int nlanes;
 	int lmin;		/* the lane whose head is least, -1: all empty */
-	/* A copy of lhd[lmin], kept where lmin or that head changes: a pop or
-	 * a peek compares it without lmin's indexed load (reading lhd[lmin]
-	 * instead cost +0.8% instructions on seed001-x5570 3x). */
-	struct hent lh;
+	/* A copy of lhd[lmin], kept where lmin or that head changes: a pop
+	 * compares it without lmin's indexed load (reading lhd[lmin] instead
+	 * cost +0.8% instructions on seed001-x5570 3x). */
+	struct evq_hent lh;
 	/* Each lane's head, LANE_EMPTY while it has none: lane_min compares
 	 * these, one array, without the loads from a lane to its ring
 	 * (seed001-x5570 2x: a lane pop was 89 instructions, 40 of them
 	 * lane_min's). */
-	struct hent lhd[EVQ_LANES];
+	struct evq_hent lhd[EVQ_LANES];
 	size_t nlive;		/* live lane entries, all lanes */
-	struct hent *base;	/* aligned allocation */
-	struct hent *h;		/* the least entry: base + EVQ_PAD, or later when sorted */
-	size_t n, cap;
-	int sorted;		/* h[0 .. n) sorted, else a heap at base + EVQ_PAD */
-	int hole;		/* the heap's root was popped, not yet refilled (n counts it) */
+	struct evq_hent *base;	/* aligned allocation */
+	size_t cap;
+	int sorted;		/* t.h[0 .. t.n) sorted, else a heap at base + EVQ_PAD */
 	struct slot *slots;
 	size_t nslots, slotcap;
 	uint32_t free_head, free_tail;
 	uint64_t seq;
-	struct hent *fbase, *fh;	/* the far heap: aligned allocation, fbase + EVQ_PAD */
+	struct evq_hent *fbase, *fh;	/* the far heap: aligned allocation, fbase + EVQ_PAD */
 	size_t fn, fcap;
 	sim_time_t now;		/* the latest popped event's time */
 	/* Ghosts (evq.h evq_ghost): a FIFO ring, cap a power of two; gn counts
@@ -173,10 +168,24 @@ struct evq {
 		int64_t data;
 	} *gr;
 	uint32_t gcap, ghead, gn;
-	struct hent gh;		/* the head's time and key (time INT64_MAX: none) */
+	struct evq_hent gh;	/* the head's time and key (time INT64_MAX: none) */
 	sim_time_t gper;	/* the period every ghost repeats at */
 	uint64_t gpops;		/* ghost pops: events not run */
 };
+
+/* t.side again, after the far heap's top, the least lane head or the
+ * ghost ring's head changed (each of those changes calls it). */
+static inline void
+side_note(struct evq *q)
+{
+	sim_time_t t = q->gh.time;
+
+	if (q->fn && q->fh->time < t)
+		t = q->fh->time;
+	if (q->lmin >= 0 && q->lh.time < t)
+		t = q->lh.time;
+	q->t.side = t;
+}
 
 /* A lane entry's slot pos, and back. */
 static inline uint32_t
@@ -185,14 +194,14 @@ lane_pos(int l, uint32_t i)
 	return EVQ_LANE_BIT | (uint32_t)l << EVQ_LANE_SHIFT | i;
 }
 
-static inline struct hent *
+static inline struct evq_hent *
 lane_ent(struct evq *q, uint32_t pos)
 {
 	return &q->lanes[(pos & ~EVQ_LANE_BIT) >> EVQ_LANE_SHIFT].r[pos & EVQ_RING_MASK];
 }
 
 static inline int
-hless(const struct hent *a, const struct hent *b)
+hless(const struct evq_hent *a, const struct evq_hent *b)
 {
 	return a->time < b->time || (a->time == b->time && a->key < b->key);
 }
@@ -203,7 +212,7 @@ hless(const struct hent *a, const struct hent *b)
  * order is their order.  (CFS at 4096 vCPUs: sift_down's instructions
  * -22%; sift_up keeps hless, whose first compare mostly decides.) */
 static inline int
-hless_nb(const struct hent *a, const struct hent *b)
+hless_nb(const struct evq_hent *a, const struct evq_hent *b)
 {
 #ifdef __SIZEOF_INT128__
 	return ((unsigned __int128)(uint64_t)a->time << 64 | a->key) <
@@ -215,14 +224,14 @@ hless_nb(const struct hent *a, const struct hent *b)
 
 /* Heap h's index i takes e; its slot learns where (flag: which heap). */
 static inline void
-hput(struct slot *slots, struct hent *h, size_t i, struct hent e, uint32_t flag)
+hput(struct slot *slots, struct evq_hent *h, size_t i, struct evq_hent e, uint32_t flag)
 {
 	h[i] = e;
 	slots[e.key & EVQ_SLOT_MASK].pos = (uint32_t)i | flag;
 }
 
 static void
-sift_up(struct slot *slots, struct hent *h, size_t i, struct hent e, uint32_t flag)
+sift_up(struct slot *slots, struct evq_hent *h, size_t i, struct evq_hent e, uint32_t flag)
 {
 	while (i > 0) {
 		size_t p = (i - 1) >> 2;
@@ -236,7 +245,7 @@ sift_up(struct slot *slots, struct hent *h, size_t i, struct hent e, uint32_t fl
 }
 
 static void
-sift_down(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e,
+sift_down(struct slot *slots, struct evq_hent *h, size_t n, size_t i, struct evq_hent e,
     uint32_t flag)
 {
 	for (;;) {
@@ -269,7 +278,7 @@ sift_down(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e,
 /* Heap h (n entries) takes e at index i, where an entry left or changed:
  * up if e sorts before i's parent, else down. */
 static void
-hplace(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e, uint32_t flag)
+hplace(struct slot *slots, struct evq_hent *h, size_t n, size_t i, struct evq_hent e, uint32_t flag)
 {
 	if (i > 0 && hless(&e, &h[(i - 1) >> 2]))
 		sift_up(slots, h, i, e, flag);
@@ -279,18 +288,18 @@ hplace(struct slot *slots, struct hent *h, size_t n, size_t i, struct hent e, ui
 
 /* Double a heap's array (*base, its n entries from *h); *h becomes base + EVQ_PAD. */
 static void
-hgrow(struct hent **base, struct hent **h, size_t *cap, size_t n)
+hgrow(struct evq_hent **base, struct evq_hent **h, size_t *cap, size_t n)
 {
 	size_t ncap = *cap ? *cap * 2 : 64;
-	size_t bytes = (ncap + EVQ_PAD) * sizeof(struct hent);
-	struct hent *nb;
+	size_t bytes = (ncap + EVQ_PAD) * sizeof(struct evq_hent);
+	struct evq_hent *nb;
 
 	bytes = (bytes + EVQ_LINE - 1) & ~(size_t)(EVQ_LINE - 1);
 	nb = aligned_alloc(EVQ_LINE, bytes);
 	if (nb == NULL)
 		vs_fatal("out of memory (event heap, %zu bytes)", bytes);
 	if (n > 0)
-		memcpy(nb + EVQ_PAD, *h, n * sizeof(struct hent));
+		memcpy(nb + EVQ_PAD, *h, n * sizeof(struct evq_hent));
 	free(*base);
 	*base = nb;
 	*h = nb + EVQ_PAD;
@@ -300,7 +309,7 @@ hgrow(struct hent **base, struct hent **h, size_t *cap, size_t n)
 static void
 heap_grow(struct evq *q)
 {
-	hgrow(&q->base, &q->h, &q->cap, q->n);
+	hgrow(&q->base, &q->t.h, &q->cap, q->t.n);
 }
 
 static uint32_t
@@ -365,6 +374,7 @@ evq_new(void)
 	q->sorted = 1;
 	q->lmin = -1;
 	q->gh.time = INT64_MAX;
+	q->t.side = INT64_MAX;
 	heap_grow(q);
 	return q;
 }
@@ -418,40 +428,40 @@ key_next(struct evq *q, uint32_t s, uint64_t class)
 static void
 sorted_to_front(struct evq *q)
 {
-	struct hent *h0 = q->base + EVQ_PAD;
+	struct evq_hent *h0 = q->base + EVQ_PAD;
 
-	if (q->h == h0)
+	if (q->t.h == h0)
 		return;
-	memmove(h0, q->h, q->n * sizeof *q->h);
-	q->h = h0;
+	memmove(h0, q->t.h, q->t.n * sizeof *q->t.h);
+	q->t.h = h0;
 }
 
 /* A push walks in from the nearer end: from the head when e sorts before
  * the middle and there is room before the head (pops leave it), so an event
  * due soon, as most near ones are, passes few entries. */
 static void
-sorted_insert(struct evq *q, struct hent e)
+sorted_insert(struct evq *q, struct evq_hent e)
 {
-	struct hent *h = q->h;
-	size_t i, n = q->n;
+	struct evq_hent *h = q->t.h;
+	size_t i, n = q->t.n;
 
 	if (h > q->base + EVQ_PAD && n > 0 && hless(&e, &h[n >> 1])) {
-		q->h = --h;
-		q->n++;
+		q->t.h = --h;
+		q->t.n++;
 		for (i = 0; hless(&h[i + 1], &e); i++)
 			h[i] = h[i + 1];
 		h[i] = e;
 		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
 		return;
 	}
-	if ((size_t)(q->h - q->base - EVQ_PAD) + q->n == q->cap) {
+	if ((size_t)(q->t.h - q->base - EVQ_PAD) + q->t.n == q->cap) {
 		sorted_to_front(q);
-		if (q->n == q->cap)
+		if (q->t.n == q->cap)
 			heap_grow(q);
 	}
-	for (i = q->n++; i > 0 && hless(&e, &q->h[i - 1]); i--)
-		q->h[i] = q->h[i - 1];
-	q->h[i] = e;
+	for (i = q->t.n++; i > 0 && hless(&e, &q->t.h[i - 1]); i--)
+		q->t.h[i] = q->t.h[i - 1];
+	q->t.h[i] = e;
 	q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
 }
 
@@ -461,8 +471,8 @@ sorted_find(const struct evq *q, uint32_t s)
 {
 	size_t i;
 
-	for (i = 0; (q->h[i].key & EVQ_SLOT_MASK) != s; i++)
-		VS_ASSERT(i + 1 < q->n);
+	for (i = 0; (q->t.h[i].key & EVQ_SLOT_MASK) != s; i++)
+		VS_ASSERT(i + 1 < q->t.n);
 	return i;
 }
 
@@ -470,32 +480,32 @@ sorted_find(const struct evq *q, uint32_t s)
 static void
 sorted_remove(struct evq *q, size_t i)
 {
-	size_t end = --q->n;
+	size_t end = --q->t.n;
 
 	if (i <= end - i) {
 		for (; i > 0; i--)
-			q->h[i] = q->h[i - 1];
-		q->h++;
+			q->t.h[i] = q->t.h[i - 1];
+		q->t.h++;
 	} else
 		for (; i < end; i++)
-			q->h[i] = q->h[i + 1];
-	if (q->n == 0)
-		q->h = q->base + EVQ_PAD;
+			q->t.h[i] = q->t.h[i + 1];
+	if (q->t.n == 0)
+		q->t.h = q->base + EVQ_PAD;
 }
 
 /* Sorted index i takes entry e (a later seq): it moves to e's place. */
 static void
-sorted_replace(struct evq *q, size_t i, struct hent e)
+sorted_replace(struct evq *q, size_t i, struct evq_hent e)
 {
-	size_t end = q->n - 1;
+	size_t end = q->t.n - 1;
 
-	if (i > 0 && hless(&e, &q->h[i - 1]))
-		for (; i > 0 && hless(&e, &q->h[i - 1]); i--)
-			q->h[i] = q->h[i - 1];
+	if (i > 0 && hless(&e, &q->t.h[i - 1]))
+		for (; i > 0 && hless(&e, &q->t.h[i - 1]); i--)
+			q->t.h[i] = q->t.h[i - 1];
 	else
-		for (; i < end && hless(&q->h[i + 1], &e); i++)
-			q->h[i] = q->h[i + 1];
-	q->h[i] = e;
+		for (; i < end && hless(&q->t.h[i + 1], &e); i++)
+			q->t.h[i] = q->t.h[i + 1];
+	q->t.h[i] = e;
 }
 
 /* A sorted array is a heap already: it only moves to the front. */
@@ -506,8 +516,8 @@ to_heap(struct evq *q)
 
 	sorted_to_front(q);
 	q->sorted = 0;
-	for (i = 0; i < q->n; i++)
-		q->slots[q->h[i].key & EVQ_SLOT_MASK].pos = (uint32_t)i;
+	for (i = 0; i < q->t.n; i++)
+		q->slots[q->t.h[i].key & EVQ_SLOT_MASK].pos = (uint32_t)i;
 }
 
 /* The heap, insertion-sorted in place; it is small (EVQ_SORT_MIN). */
@@ -516,35 +526,37 @@ to_sorted(struct evq *q)
 {
 	size_t i, j;
 
-	for (i = 1; i < q->n; i++) {
-		struct hent e = q->h[i];
+	for (i = 1; i < q->t.n; i++) {
+		struct evq_hent e = q->t.h[i];
 
-		for (j = i; j > 0 && hless(&e, &q->h[j - 1]); j--)
-			q->h[j] = q->h[j - 1];
-		q->h[j] = e;
+		for (j = i; j > 0 && hless(&e, &q->t.h[j - 1]); j--)
+			q->t.h[j] = q->t.h[j - 1];
+		q->t.h[j] = e;
 	}
-	for (i = 0; i < q->n; i++)
-		q->slots[q->h[i].key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
+	for (i = 0; i < q->t.n; i++)
+		q->slots[q->t.h[i].key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
 	q->sorted = 1;
 }
 
 /* The far heap: events pushed EVQ_HORIZON or more after now. */
 static void
-far_insert(struct evq *q, struct hent e)
+far_insert(struct evq *q, struct evq_hent e)
 {
 	if (q->fn == q->fcap)
 		hgrow(&q->fbase, &q->fh, &q->fcap, q->fn);
 	q->fn++;
 	sift_up(q->slots, q->fh, q->fn - 1, e, EVQ_FAR_BIT);
+	side_note(q);
 }
 
 static void
 far_remove(struct evq *q, size_t i)
 {
-	struct hent last = q->fh[--q->fn];
+	struct evq_hent last = q->fh[--q->fn];
 
 	if (i < q->fn)
 		hplace(q->slots, q->fh, q->fn, i, last, EVQ_FAR_BIT);
+	side_note(q);
 }
 
 static inline int
@@ -554,30 +566,30 @@ is_far(const struct evq *q, sim_time_t t)
 }
 
 static inline void
-near_insert(struct evq *q, struct hent e)
+near_insert(struct evq *q, struct evq_hent e)
 {
-	if (q->hole) {	/* the popped root's place: one sift instead of two */
-		q->hole = 0;
-		sift_down(q->slots, q->h, q->n, 0, e, 0);
+	if (q->t.hole) {	/* the popped root's place: one sift instead of two */
+		q->t.hole = 0;
+		sift_down(q->slots, q->t.h, q->t.n, 0, e, 0);
 		return;
 	}
 	if (q->sorted) {
-		if (q->n < EVQ_SORT_MAX) {
+		if (q->t.n < EVQ_SORT_MAX) {
 			sorted_insert(q, e);
 			return;
 		}
 		to_heap(q);
 	}
-	if (q->n == q->cap)
+	if (q->t.n == q->cap)
 		heap_grow(q);
-	q->n++;
-	sift_up(q->slots, q->h, q->n - 1, e, 0);
+	q->t.n++;
+	sift_up(q->slots, q->t.h, q->t.n - 1, e, 0);
 }
 
 static inline void
 heap_insert_key(struct evq *q, sim_time_t t, uint64_t key)
 {
-	struct hent e;
+	struct evq_hent e;
 
 	VS_ASSERT(t >= 0);	/* hless_nb */
 	e.time = t;
@@ -663,13 +675,13 @@ lane_grow(struct evq *q, int l)
 {
 	struct lane *ln = &q->lanes[l];
 	uint32_t i, k = 0, ncap = ln->cap * 2;
-	struct hent *nr;
+	struct evq_hent *nr;
 
 	if (ncap - 1 > EVQ_RING_MASK)
 		vs_fatal("event queue: lane %d holds more than %u events", l, EVQ_RING_MASK);
 	nr = xcalloc(ncap, sizeof *nr);
 	for (i = 0; i < ln->n; i++) {
-		struct hent e = ln->r[(ln->head + i) & (ln->cap - 1)];
+		struct evq_hent e = ln->r[(ln->head + i) & (ln->cap - 1)];
 
 		if (e.key == EVQ_DEAD)
 			continue;
@@ -684,7 +696,7 @@ lane_grow(struct evq *q, int l)
 }
 
 /* Lane l's head, which is live (lane_trim). */
-static inline struct hent *
+static inline struct evq_hent *
 lane_head(const struct evq *q, int l)
 {
 	const struct lane *ln = &q->lanes[l];
@@ -708,6 +720,7 @@ lane_min(struct evq *q)
 		m = hless_nb(&q->lhd[l], &q->lhd[m]) ? l : m;
 	q->lmin = q->lhd[m].key == EVQ_DEAD ? -1 : m;
 	q->lh = q->lhd[m];
+	side_note(q);
 }
 
 /* Append slot s at time t to lane l, or to the heap if that would break the
@@ -740,6 +753,7 @@ lane_insert(struct evq *q, int l, uint32_t s, sim_time_t t, uint64_t class)
 		if (q->lmin < 0 || hless(&ln->r[i], &q->lh)) {
 			q->lmin = l;
 			q->lh = ln->r[i];
+			side_note(q);
 		}
 	}
 }
@@ -812,10 +826,10 @@ lane_pop(struct evq *q)
 static void
 heap_remove(struct evq *q, size_t i)
 {
-	struct hent last = q->h[--q->n];
+	struct evq_hent last = q->t.h[--q->t.n];
 
-	if (i < q->n)
-		hplace(q->slots, q->h, q->n, i, last, 0);
+	if (i < q->t.n)
+		hplace(q->slots, q->t.h, q->t.n, i, last, 0);
 }
 
 /*
@@ -830,19 +844,19 @@ heap_remove(struct evq *q, size_t i)
 static inline void
 fill_hole(struct evq *q)
 {
-	if (q->hole) {
-		q->hole = 0;
+	if (q->t.hole) {
+		q->t.hole = 0;
 		heap_remove(q, 0);
-		VS_ASSERT(q->n > EVQ_SORT_MIN);
+		VS_ASSERT(q->t.n > EVQ_SORT_MIN);
 	}
 }
 
 /* The least entry under the hole: the root's children, all 4 there (a
  * hole leaves more than EVQ_SORT_MIN entries), a tournament as sift_down's. */
-static inline const struct hent *
+static inline const struct evq_hent *
 hole_min(const struct evq *q)
 {
-	const struct hent *h = q->h;
+	const struct evq_hent *h = q->t.h;
 	size_t a = 1 + hless_nb(&h[2], &h[1]);
 	size_t b = 3 + hless_nb(&h[4], &h[3]);
 
@@ -858,7 +872,7 @@ ent_remove(struct evq *q, size_t i)
 		return;
 	}
 	heap_remove(q, i);
-	if (q->n <= EVQ_SORT_MIN)
+	if (q->t.n <= EVQ_SORT_MIN)
 		to_sorted(q);
 }
 
@@ -873,7 +887,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
     void *arg, int64_t data)
 {
 	struct slot *sl = slot_of(q, id);
-	struct hent e;
+	struct evq_hent e;
 	size_t i;
 	uint32_t s;
 
@@ -900,20 +914,22 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 		if (!is_far(q, t)) {
 			far_remove(q, i);
 			near_insert(q, e);
-		} else
+		} else {
 			hplace(q->slots, q->fh, q->fn, i, e, EVQ_FAR_BIT);
+			side_note(q);
+		}
 		return id;
 	}
 	fill_hole(q);
 	i = q->sorted ? sorted_find(q, s) : sl->pos;
-	e.key = key_next(q, s, q->h[i].key & EVQ_ORDINARY);
+	e.key = key_next(q, s, q->t.h[i].key & EVQ_ORDINARY);
 	if (is_far(q, t)) {
 		ent_remove(q, i);
 		far_insert(q, e);
 	} else if (q->sorted)
 		sorted_replace(q, i, e);
 	else	/* the new key is never smaller in seq: only an earlier time moves up */
-		hplace(q->slots, q->h, q->n, i, e, 0);
+		hplace(q->slots, q->t.h, q->t.n, i, e, 0);
 	return id;
 }
 
@@ -939,7 +955,7 @@ evq_cancel(struct evq *q, evq_id id)
 
 		fill_hole(q);
 		i = q->sorted ? sorted_find(q, s) : sl->pos;
-		VS_ASSERT(i < q->n && (q->h[i].key & EVQ_SLOT_MASK) == s);
+		VS_ASSERT(i < q->t.n && (q->t.h[i].key & EVQ_SLOT_MASK) == s);
 		ent_remove(q, i);
 	}
 	slot_free(q, s);
@@ -948,7 +964,7 @@ evq_cancel(struct evq *q, evq_id id)
 
 /* Start loading the first two lines of entry e's payload object. */
 static inline void
-prefetch_arg(const struct evq *q, const struct hent *e)
+prefetch_arg(const struct evq *q, const struct evq_hent *e)
 {
 	uintptr_t a = (uintptr_t)q->slots[e->key & EVQ_SLOT_MASK].arg;
 
@@ -959,11 +975,13 @@ prefetch_arg(const struct evq *q, const struct hent *e)
 /* The earliest event's entry (the near part's head, the far heap's top or
  * the least lane head), NULL: none.  (Branch-free selects of the three were
  * slower: seed001-x5570 3x +5% CPU; the first compare mostly decides.) */
-static inline const struct hent *
+static inline const struct evq_hent *
 evq_min(const struct evq *q)
 {
-	const struct hent *best = q->n ? &q->h[0] : NULL;
+	const struct evq_hent *best = q->t.n ? &q->t.h[0] : NULL;
 
+	if (best != NULL && best->time < q->t.side)
+		return best;	/* before the far top, every lane and ghost */
 	if (q->fn && (best == NULL || hless(q->fh, best)))
 		best = q->fh;
 	if (q->lmin >= 0 && (best == NULL || hless(&q->lh, best)))
@@ -973,7 +991,7 @@ evq_min(const struct evq *q)
 
 /* The ghost at the ring's head, if it comes before min (NULL: none). */
 static inline const struct ghost *
-ghost_first(const struct evq *q, const struct hent *min)
+ghost_first(const struct evq *q, const struct evq_hent *min)
 {
 	if (min == NULL ? q->gn == 0 : hless(min, &q->gh))
 		return NULL;
@@ -986,9 +1004,9 @@ static void ghost_trim(struct evq *);
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
-	const struct hent *min;
+	const struct evq_hent *min;
 	const struct ghost *g;
-	struct hent top;
+	struct evq_hent top;
 	struct slot *sl;
 	uint32_t s;
 
@@ -1026,22 +1044,22 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 		far_remove(q, 0);
 		if (q->fn >= EVQ_PREFETCH_N)
 			prefetch_arg(q, q->fh);
-	} else if (min != q->h)	/* lane lmin's head */
+	} else if (min != q->t.h)	/* lane lmin's head */
 		lane_pop(q);
 	else if (q->sorted) {
-		if (--q->n == 0)
-			q->h = q->base + EVQ_PAD;
+		if (--q->t.n == 0)
+			q->t.h = q->base + EVQ_PAD;
 		else
-			q->h++;
-	} else if (q->n - 1 > EVQ_SORT_MIN) {
-		q->hole = 1;	/* refilled by the next push or use (fill_hole) */
+			q->t.h++;
+	} else if (q->t.n - 1 > EVQ_SORT_MIN) {
+		q->t.hole = 1;	/* refilled by the next push or use (fill_hole) */
 		/* The least child is most often the next event: start loading
 		 * the first two lines of its payload's object (a vCPU's guest
 		 * state, cold with thousands of vCPUs) while this event runs.
 		 * Loads only; with few pending events everything is in cache
 		 * and they cost more than they save (pinned 4 vCPUs +2% CPU, CFS
 		 * 4096 -7.5%). */
-		if (q->n >= EVQ_PREFETCH_N)
+		if (q->t.n >= EVQ_PREFETCH_N)
 			prefetch_arg(q, hole_min(q));
 	} else {
 		heap_remove(q, 0);
@@ -1057,30 +1075,10 @@ evq_pop(struct evq *q, struct evq_ev *out)
 	return evq_pop_until(q, INT64_MAX, out);
 }
 
-sim_time_t
-evq_peek_time(const struct evq *q)
-{
-	const struct hent *min;
-	sim_time_t t;
-
-	if (q->hole) {	/* the least of the root's children, the far top, the lanes' */
-		t = hole_min(q)->time;
-		if (q->fn && q->fh->time < t)
-			t = q->fh->time;
-		if (q->lmin >= 0 && q->lh.time < t)
-			t = q->lh.time;
-	} else {
-		min = evq_min(q);
-		t = min != NULL ? min->time : INT64_MAX;
-	}
-
-	return q->gh.time < t ? q->gh.time : t;
-}
-
 int
 evq_first_before(struct evq *q, sim_time_t t, uint64_t key)
 {
-	const struct hent e = { t, key }, *min;
+	const struct evq_hent e = { t, key }, *min;
 	const struct ghost *g;
 
 	if (evq_peek_time(q) > t)
@@ -1096,7 +1094,7 @@ evq_first_before(struct evq *q, sim_time_t t, uint64_t key)
 size_t
 evq_size(const struct evq *q)
 {
-	return q->n - (size_t)q->hole + q->fn + q->nlive;
+	return q->t.n - (size_t)q->t.hole + q->fn + q->nlive;
 }
 
 int
@@ -1124,6 +1122,7 @@ ghost_trim(struct evq *q)
 	}
 	q->gh.time = q->gn > 0 ? q->gr[q->ghead].time : INT64_MAX;
 	q->gh.key = q->gn > 0 ? q->gr[q->ghead].key : 0;
+	side_note(q);
 }
 
 static void
@@ -1154,6 +1153,7 @@ ghost_append(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
 	if (q->gn == 1) {
 		q->gh.time = t;
 		q->gh.key = key;
+		side_note(q);
 	}
 }
 

@@ -25,6 +25,30 @@ typedef uint32_t evq_id;              /* 0 is "no event" */
 
 struct evq;
 
+/* A pending event's place in the order: its time, then its key (evq.c). */
+struct evq_hent {
+	sim_time_t time;
+	uint64_t key;		/* seq << EVQ_SLOT_BITS | slot; seq is unique */
+};
+
+/*
+ * What a peek reads, the first member of struct evq (evq.c, which alone
+ * writes it): public so that evq_peek_time is inline in every build (with
+ * or without LTO, the sanitizers', the Debian package's).  It runs once or
+ * more an event (sim_next_time: the fold's bound, run_deferred); out of
+ * line it cost 31.7 instructions an acquisition (d1f5c4a,
+ * bench/peer-ticket.yaml at 4 vCPUs).
+ */
+struct evq_top {
+	struct evq_hent *h;	/* the near part's least entry: base + EVQ_PAD, or later when sorted */
+	size_t n;		/* near entries (the hole counted) */
+	int hole;		/* the heap's root was popped, not yet refilled */
+	/* The least time of the far heap's top, the lanes' heads and the
+	 * ghost ring's head (INT64_MAX: none), kept where one of them
+	 * changes, which is rarer than a peek */
+	sim_time_t side;
+};
+
 /* What an event carries: a handler and two arguments (opaque to the queue). */
 struct evq_ev {
 	sim_time_t time;
@@ -58,8 +82,8 @@ evq_id evq_push_key(struct evq *, sim_time_t t, uint64_t key,
 int evq_pop(struct evq *, struct evq_ev *out);
 /* As evq_pop, but only an event at or before end (else 0, nothing taken). */
 int evq_pop_until(struct evq *, sim_time_t end, struct evq_ev *out);
-/* Earliest event's time, or INT64_MAX when empty. */
-sim_time_t evq_peek_time(const struct evq *);
+/* Earliest event's time, or INT64_MAX when empty (inline below). */
+static inline sim_time_t evq_peek_time(const struct evq *);
 /* Whether a pending entry comes before (t, key), a key evq_reserve gave:
  * EVQ_NONE_BEFORE; EVQ_EVENT_BEFORE, an event that evq_pop takes next;
  * EVQ_GHOST_BEFORE, a ghost (evq_pop would pop it and go on past (t, key)). */
@@ -102,5 +126,30 @@ void evq_ghost_wake(struct evq *, int32_t at, void (*fn)(void *, void *, int64_t
 void evq_ghost_cancel(struct evq *, int32_t *at);
 /* Ghost pops so far: events the real ones would have run. */
 uint64_t evq_ghost_pops(const struct evq *);
+
+/* The least time of the near part's head (under a hole, the root's four
+ * children: evq.c keeps more than EVQ_SORT_MIN entries then) and the rest
+ * (side): the time of the entry evq_pop would take, as only times are
+ * compared. */
+static inline sim_time_t
+evq_peek_time(const struct evq *q)
+{
+	const struct evq_top *p = (const struct evq_top *)q;	/* its first member */
+	sim_time_t t = p->side;
+
+	if (p->n) {
+		if (p->hole) {
+			sim_time_t a = p->h[1].time < p->h[2].time ? p->h[1].time : p->h[2].time;
+			sim_time_t b = p->h[3].time < p->h[4].time ? p->h[3].time : p->h[4].time;
+
+			if (b < a)
+				a = b;
+			if (a < t)
+				t = a;
+		} else if (p->h[0].time < t)
+			t = p->h[0].time;
+	}
+	return t;
+}
 
 #endif
