@@ -5,7 +5,8 @@
 # loop (compute, a PIO exit, a counter): every metric the same bytes but the
 # engine's cost figures (events, events_per_sec), and the same trace and lock
 # statistics; a body with a random compute is never fast-forwarded; a
-# deliberately broken fast-forward is caught.
+# forever loop of computes only, its vCPU's only task, has no events (and one
+# sharing its vCPU does); a deliberately broken fast-forward is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -77,6 +78,22 @@ check "gtod + a busy VM: the same metrics" both hog --set "$L.loop=100000" --set
 check "gtod + a busy VM: it preempts (ctx switches)" positive hog ctx_switches
 check "gtod + a busy VM: the hog's steps counted" positive hog hog.steps
 check "gtod + a busy VM: fewer events" fewer hog 1.5
+# an endless busy VM (a forever loop of computes only, one task a vCPU):
+# one compute without an end, no event at its iterations (interp.c endless)
+HE='workloads.hog={program: [{loop: forever, do: [{compute: 20us}]}]}'
+check "gtod + an endless busy VM: the same metrics" both endless --set "$L.loop=100000" \
+    --set "$HV" --set "$HE"
+check "gtod + an endless busy VM: < 1/100 of the events" fewer endless 100
+# two such tasks share vCPU 0 (their loop ends are preemption points: run),
+# one has vCPU 1 to itself (endless); the guest's tick preempts on vCPU 0
+check "task form, endless loops, 2 tasks on vCPU 0: the same metrics" both endtasks \
+    --set 'vms=[{name: guest, vcpus: 2, lock: ticket, workload: w, guest: {hz: 1000}}]' \
+    --set 'workloads.w={programs: {g: [{loop: forever, do: [{compute: 300us},
+    {compute: 70us}]}]}, tasks: [{program: g, count: 2, cpus: [0]},
+    {program: g, count: 1, cpus: [1]}]}' --set until=duration --set duration=50ms
+check "task form, endless loops: the guest switches tasks" positive endtasks \
+    guest.guest_ctx_switches
+check "task form, endless loops: fewer events" fewer endtasks 2
 # a random compute: iterations differ, so none is taken in bulk
 check "random compute: the same metrics" both rnd --set "$L.loop=20000" \
     --set "$L.do[0].compute={dist: exponential, mean: 300ns}"

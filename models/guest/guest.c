@@ -306,6 +306,13 @@ ev_at(struct guest *g, sim_time_t t, int64_t data)
 	ev_move(g, t, data);
 }
 
+static void
+ev_cancel(struct guest *g)
+{
+	g->fold = g->held = 0;
+	sim_cancel(g->sim, &g->ev);
+}
+
 /* arm's work case: the vCPU runs code at its pCPU's rate until rem is done
  * (inline: guest_work and seg_chain take it without the rest of arm) */
 static inline void
@@ -313,15 +320,12 @@ arm_work(struct guest *g)
 {
 	hv_set_load(g->v, LOAD_BUSY);
 	g->rate = hv_rate(g->v);
+	if (g->rem == GUEST_FOREVER) {
+		ev_cancel(g);	/* work without an end (interp.c loop_endless) */
+		return;
+	}
 	/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
 	ev_at(g, g->sim->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
-}
-
-static void
-ev_cancel(struct guest *g)
-{
-	g->fold = g->held = 0;
-	sim_cancel(g->sim, &g->ev);
 }
 
 /*

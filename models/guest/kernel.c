@@ -73,6 +73,16 @@ cpu_stopped(struct vcpu *v)
 int gk_live(const struct gkernel *k) { return k->live; }
 
 int
+gk_alone(struct vcpu *v)
+{
+	const struct gcpu *c = cpu_of(v);
+
+	/* a wake, a pull or a tick's preemption needs another task allowed here */
+	return c->k->allowed_live[c->idx] == 1 && !c->k->cfg.can_spawn && c->curr != NULL &&
+	    c->nwake == 0 && !c->need_resched;
+}
+
+int
 gk_task_allowed(const struct task *t, int cpu)
 {
 	return t->aff == NULL || t->aff[cpu];

@@ -156,6 +156,10 @@ const struct gk_stats *gk_stats(const struct gkernel *);
 /* Timer functions run (gtimer.h). */
 const struct gt_stats *gk_timer_stats(const struct gkernel *);
 int gk_live(const struct gkernel *);
+/* v's current task is the only one that can ever run on it (no other task
+ * allowed there, none spawned) and nothing is due: no preemption point of
+ * its can act. */
+int gk_alone(struct vcpu *);
 
 /* From the current task of v. */
 struct task *gk_current(struct vcpu *);

@@ -214,6 +214,24 @@ body_fixed(const struct workload *w, size_t from)
 	return n > 0;
 }
 
+/*
+ * A forever loop of fixed computes only (no exit, no counter): its
+ * iterations' ends change nothing a run reports, so where nothing can act at
+ * them (interp.c, gk_alone) it is one compute without an end.
+ */
+static int
+body_endless(const struct workload *w, size_t at)
+{
+	size_t i;
+
+	if (w->ops[at].n >= 0 || !w->ops[at].ff)
+		return 0;
+	for (i = at + 1; i < w->nops; i++)
+		if (w->ops[i].op != OP_COMPUTE)
+			return 0;
+	return 1;
+}
+
 /* `ipi: {to: ...}` */
 static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
 
@@ -893,6 +911,7 @@ prim_loop(struct wl_cc *c, const struct yc_node *n, const struct yc_node *v,
 	if (loop_body(c, body, iters, at, err))
 		return -1;
 	c->w->ops[at].ff = body_fixed(c->w, at + 1);
+	c->w->ops[at].endless = body_endless(c->w, at);
 	loop_close(c, at);
 	return 0;
 }

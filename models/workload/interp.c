@@ -353,6 +353,24 @@ loop_ff(struct vcpu *v, struct wl_thread *th, const struct wl_op *end)
 }
 
 /*
+ * A forever loop of computes only (compile.c body_endless), at the end of an
+ * iteration, on a vCPU whose only task it is with nothing due (gk_alone):
+ * every later iteration's end would find nothing to do (its preemption point
+ * needs another task here), so the loop is one compute without an end
+ * (GUEST_FOREVER: no event), marked as op_compute's gk_compute marks it.
+ * fast_forward: false runs every iteration.
+ */
+static int
+loop_endless(struct vcpu *v)
+{
+	if (!v->vm->hv->fast_forward || !gk_alone(v))
+		return 0;
+	gk_compute_mark(v);
+	guest_work(v, GUEST_FOREVER, wl_continue);
+	return 1;
+}
+
+/*
  * The watchdog inside one event: primitives that take no time (count, mark,
  * an ipi with no one to send to, a wake of no one) in a row.  A program's
  * straight run is at most WL_MAX_COST of them; this many means a loop whose
@@ -670,6 +688,8 @@ wl_run(struct vcpu *v, struct wl_thread *th, int tail)
 		case OP_ENDLOOP:
 			if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0) {
 				th->pc = o->jump;
+				if (tail && th->ops[o->jump - 1].endless && loop_endless(v))
+					return;
 				if (tail && th->ops[o->jump - 1].ff)
 					loop_ff(v, th, o);
 			} else

@@ -42,6 +42,7 @@ struct wl_op {
 				 * spawn: the program's first op; ipi: wait; acquire,
 				 * lock, wait, wake: the instance (WL_BY_INDEX) */
 	int ff;			/* loop: its body is fixed steps only (loop_ff) */
+	int endless;		/* loop: forever, of fixed computes only (body_endless) */
 	int sync;		/* wake: a sync wake (WF_SYNC) */
 	int loop;		/* by: {loop: K}: the LOOP op whose iteration i names
 				 * instance K + i (K in jump) */
