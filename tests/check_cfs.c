@@ -108,6 +108,66 @@ START_TEST(ticks_run_where_they_preempt)
 }
 END_TEST
 
+/* Two busy vCPUs on one pCPU that yield every 5 us (a PLE storm's switches):
+ * counts the switches after which the host tick, not run since, lies later. */
+struct pp {
+	struct rig *t;
+	sim_time_t at, ran;	/* the tick's place and last run at the last yield */
+	int later;
+};
+
+static void
+pp_yield(void *s, void *arg, int64_t data)
+{
+	struct pp *x = arg;
+	struct pcpu *p = &x->t->hv.pcpus[0];
+
+	if (p->tick_ran == x->ran && p->tick_at > x->at)
+		x->later++;
+	x->at = p->tick_at;
+	x->ran = p->tick_ran;
+	hv_yield(p->curr);
+	sim_after(&x->t->sim, 5 * US, pp_yield, x, 0);
+}
+
+static void
+ping_pong(struct rig *t, struct pp *x, int fast_forward)
+{
+	rig_init(t, &sched_cfs_ops, M1, NULL, 200 * MS);
+	t->hv.fast_forward = fast_forward;
+	th_vm(t, "a", 1, 0);
+	th_vm(t, "b", 1, 0);
+	rig_start(t);
+	x->t = t;
+	x->at = x->ran = -1;
+	x->later = 0;
+	sim_after(&t->sim, 5 * US, pp_yield, x, 0);
+	th_run(t);
+}
+
+/* A switch that makes the tick's first act later leaves the tick where it is
+ * (hv.c tick_recheck): it runs there, changes nothing and re-arms, where
+ * moving it out at every switch cost more; the same switches and run times
+ * as with every tick run. */
+START_TEST(a_switch_never_moves_the_tick_later)
+{
+	struct rig slow, fast;
+	struct pp xs, xf;
+	int i;
+
+	ping_pong(&slow, &xs, 0);
+	ping_pong(&fast, &xf, 1);
+	ck_assert_uint_gt(fast.hv.st.ctx_switches, 10000);
+	ck_assert_uint_eq(fast.hv.st.ctx_switches, slow.hv.st.ctx_switches);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(fast.hv.vcpus[i]->rs_time[RS_RUNNING],
+		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
+	ck_assert_msg(xf.later == 0, "the tick moved later at %d switches", xf.later);
+	rig_free(&slow);
+	rig_free(&fast);
+}
+END_TEST
+
 /* ---- wakeup preemption ---- */
 
 struct wk {
@@ -803,6 +863,7 @@ cfs_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);
+	tcase_add_test(tc, a_switch_never_moves_the_tick_later);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);
