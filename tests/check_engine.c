@@ -249,8 +249,9 @@ START_TEST(runstates_add_up_in_a_run)
 }
 END_TEST
 
+/* vcpus vCPUs computing 1 ms each on one socket of cores x threads_per_core. */
 static double
-two_threads_1ms(int threads_per_core)
+threads_1ms(int cores, int threads_per_core, int vcpus)
 {
 	char text[1024];
 	struct metrics m;
@@ -261,14 +262,20 @@ two_threads_1ms(int threads_per_core)
 	    "  costs: {ctx_switch: 0ns}}\n"
 	    "until: done\n"
 	    "vms:\n"
-	    "  - {name: g, vcpus: 2, workload: w}\n"
+	    "  - {name: g, vcpus: %d, workload: w}\n"
 	    "workloads:\n"
 	    "  w: {program: [{compute: 1ms}]}\n",
-	    threads_per_core == 2 ? 1 : 2, threads_per_core);
+	    cores, threads_per_core, vcpus);
 	tu_run(text, 1, NULL, &m);
 	t = tu_metric(&m, "completion_seconds");
 	metrics_free(&m);
 	return t;
+}
+
+static double
+two_threads_1ms(int threads_per_core)
+{
+	return threads_1ms(threads_per_core == 2 ? 1 : 2, threads_per_core, 2);
 }
 
 /* The precomputed tables give machine.h's numbering for every pair of pCPUs. */
@@ -304,6 +311,16 @@ START_TEST(smt_sibling_slows_work)
 	/* Default smt_busy_slowdown 1.3: siblings both computing take 1.3x. */
 	ck_assert_double_eq_tol(two_threads_1ms(1), 1e-3, 1e-8);
 	ck_assert_double_eq_tol(two_threads_1ms(2), 1.3e-3, 1e-8);
+}
+END_TEST
+
+/* A core of more than two threads (hv_rerate_siblings): each thread is
+ * slowed by its busiest sibling, and one thread alone runs at full speed. */
+START_TEST(smt_wide_core_slows_work)
+{
+	ck_assert_double_eq_tol(threads_1ms(1, 4, 4), 1.3e-3, 1e-8);
+	ck_assert_double_eq_tol(threads_1ms(1, 4, 3), 1.3e-3, 1e-8);
+	ck_assert_double_eq_tol(threads_1ms(1, 4, 1), 1e-3, 1e-8);
 }
 END_TEST
 
@@ -386,6 +403,7 @@ engine_suite(void)
 	tcase_add_test(tc, runstates_add_up_in_a_run);
 	tcase_add_test(tc, machine_dist_follows_the_numbering);
 	tcase_add_test(tc, smt_sibling_slows_work);
+	tcase_add_test(tc, smt_wide_core_slows_work);
 	tcase_add_test(tc, a_spin_is_one_event);
 	tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
 	tcase_add_test(tc, adding_a_vm_does_not_shift_another_vms_numbers);

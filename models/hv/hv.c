@@ -20,6 +20,20 @@ set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
 	hv_probe(hv, PR_RUNSTATE, v->id, v->pcpu != NULL ? v->pcpu->id : -1, NULL, rs);
 }
 
+/* The speed of work on a pCPU whose busiest sibling has load l (models/README.md, Machine). */
+static double
+load_rate(const struct hv *hv, enum hw_load l)
+{
+	switch (l) {
+	case LOAD_BUSY:
+		return 1.0 / hv->m->smt_busy_slowdown;
+	case LOAD_SPIN:
+		return 1.0 / hv->m->smt_spin_slowdown;
+	default:
+		return 1.0;
+	}
+}
+
 void
 hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
     const struct sched_ops *sched, const struct hv_guest_ops *gops)
@@ -40,9 +54,14 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 		hv->pcpus[i].hv = hv;
 		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
 		hv->pcpus[i].smt = m->threads_per_core > 1;
+		if (m->threads_per_core == 2)	/* the core's other thread */
+			hv->pcpus[i].sib = &hv->pcpus[machine_core_of(m, i) * 2 +
+			    (machine_core_of(m, i) * 2 == i)];
 		hv->pcpus[i].timer_at = SIM_NEVER;
 		LIST_INIT(&hv->pcpus[i].parked);
 	}
+	for (i = LOAD_IDLE; i <= LOAD_BUSY; i++)
+		hv->load_rate[i] = load_rate(hv, (enum hw_load)i);
 }
 
 void
@@ -239,52 +258,22 @@ sibling_load(const struct hv *hv, int id)
 	return l;
 }
 
-/* The speed of work on a pCPU whose busiest sibling has load l (models/README.md, Machine). */
-static double
-load_rate(const struct hv *hv, enum hw_load l)
-{
-	switch (l) {
-	case LOAD_BUSY:
-		return 1.0 / hv->m->smt_busy_slowdown;
-	case LOAD_SPIN:
-		return 1.0 / hv->m->smt_spin_slowdown;
-	default:
-		return 1.0;
-	}
-}
-
 static double
 sibling_rate(const struct hv *hv, int id)
 {
-	return load_rate(hv, sibling_load(hv, id));
+	return hv->load_rate[sibling_load(hv, id)];
 }
 
+/* hv_set_pcpu_load's case of more than two threads a core (p's load
+ * stored): hv_rate is read at every work segment, so it is kept per pCPU and
+ * recomputed here, where it changes: every sibling's first, as a rerate
+ * below may read any of them. */
 void
-hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
+hv_rerate_siblings(struct pcpu *p)
 {
 	struct hv *hv = p->hv;
-	int tpc, base, i;
+	int tpc = hv->m->threads_per_core, base = machine_core_of(hv->m, p->id) * tpc, i;
 
-	if (p->load == load)
-		return;
-	p->load = load;
-	tpc = hv->m->threads_per_core;
-	if (tpc == 1)
-		return;		/* no sibling to slow down (its core's division spared) */
-	base = machine_core_of(hv->m, p->id) * tpc;
-	if (tpc == 2) {
-		/* two threads a core, the usual SMT: one sibling, whose only
-		 * sibling is p, without the loops */
-		struct pcpu *s = &hv->pcpus[base + (base == p->id)];
-
-		s->rate = load_rate(hv, load);
-		if (s->curr != NULL)
-			hv->gops->rerate(s->curr);
-		return;
-	}
-	/* hv_rate is read at every work segment, so it is kept per pCPU and
-	 * recomputed here, where it changes: every sibling's first, as a
-	 * rerate below may read any of them */
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id)
 			hv->pcpus[i].rate = sibling_rate(hv, i);

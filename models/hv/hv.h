@@ -29,6 +29,7 @@ struct pcpu {
 	struct vcpu *curr;	/* NULL: idle */
 	enum hw_load load;
 	int smt;		/* it has SMT siblings, whose rate its load sets */
+	struct pcpu *sib;	/* two threads a core: the other (else NULL) */
 	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
 	sim_time_t sched_at;
@@ -143,6 +144,7 @@ struct hv {
 	int check;		/* run_opts.check: 3 (--check=full) adds the costly invariants */
 	int fast_forward;	/* exact shortcuts on (scenario key fast_forward; 0: the slow
 				 * path, the reference) */
+	double load_rate[3];	/* a pCPU's speed while its busiest sibling has load l */
 };
 
 /* Tell the probe, if any, of an event at time t (a fast-forward's past steps). */
@@ -209,19 +211,32 @@ void hv_pv_kick(struct vcpu *from, struct vcpu *to);
 int hv_pv_sched_yield(struct vcpu *from, struct vcpu *to);
 
 /* The guest says what its running vCPU does; siblings are re-rated.  Inline
- * so the usual case (the load it already has) costs no call. */
-void hv_set_pcpu_load(struct pcpu *, enum hw_load);
+ * so the usual cases (the load it already has, no sibling, one sibling: the
+ * usual SMT, whose only sibling is p) cost no call. */
+void hv_rerate_siblings(struct pcpu *);
+static inline void
+hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
+{
+	struct pcpu *s = p->sib;
+
+	if (p->load == load)
+		return;
+	p->load = load;
+	if (!p->smt)
+		return;		/* no sibling to slow down (its core's division spared) */
+	if (s == NULL) {
+		hv_rerate_siblings(p);
+		return;
+	}
+	s->rate = p->hv->load_rate[load];
+	if (s->curr != NULL)
+		p->hv->gops->rerate(s->curr);
+}
 static inline void
 hv_set_load(struct vcpu *v, enum hw_load load)
 {
-	struct pcpu *p = v->pcpu;
-
-	if (p == NULL || p->load == load)
-		return;
-	if (!p->smt)
-		p->load = load;	/* no sibling to re-rate: all hv_set_pcpu_load does */
-	else
-		hv_set_pcpu_load(p, load);
+	if (v->pcpu != NULL)
+		hv_set_pcpu_load(v->pcpu, load);
 }
 /* Speed of guest work on v's pCPU now (1 = nominal): its SMT siblings'
  * loads, kept per pCPU by hv_set_pcpu_load. */
