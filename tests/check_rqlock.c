@@ -390,6 +390,51 @@ START_TEST(a_childs_exit_tries_to_wake_its_parent_twice)
 }
 END_TEST
 
+/* Counts acquisitions of pi[20], the last child's p->pi_lock (two digits). */
+static void
+count_pi20(void *ctx, const struct probe_ev *e)
+{
+	if (e->kind == PR_LOCK_TAKEN && strcmp(((const struct glock *)e->lock)->name, "pi[20]") == 0)
+		(*(int *)ctx)++;
+}
+
+/* The parent forks two children 40 times; each child counts 3 steps. */
+static const char many_forks[] =
+    "name: f\nseed: 1\nduration: 50ms\n" TEST_MACHINE
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms: [{name: g, vcpus: 2, workload: w, guest: {hz: 250, sched_locks: true}}]\n"
+    "workloads:\n  w:\n    programs:\n"
+    "      parent: [{loop: 40, do: [{spawn: {program: child, count: 2}}, {join: children}]}]\n"
+    "      child: [{loop: 3, do: [{compute: 20us}, {count: steps}]}]\n"
+    "    tasks: [{program: parent}]\n";
+
+START_TEST(a_renewed_pi_lock_runs_as_a_new_one)
+{
+	struct probe p;
+	struct metrics kept, renewed;
+	size_t i;
+	int n = 0;
+
+	/* a dead child's lock goes to a later child (ks_pi_new renews it),
+	 * except while a probe watches (ks_pi_put keeps every lock): the two
+	 * runs give the same metrics, the scheduler locks' statistics too */
+	p = (struct probe){ count_pi20, &n };
+	tu_run(many_forks, 1, &p, &kept);
+	tu_run(many_forks, 1, NULL, &renewed);
+	ck_assert_int_gt(n, 0);
+	ck_assert_double_eq(tu_metric(&renewed, "g.tasks_spawned"), 80);
+	ck_assert_double_eq(tu_metric(&renewed, "g.steps"), 240);
+	ck_assert_uint_eq(kept.n, renewed.n);
+	for (i = 0; i < kept.n; i++) {
+		ck_assert_str_eq(kept.names[i], renewed.names[i]);
+		ck_assert_msg(kept.vals[i] == renewed.vals[i], "%s: %g kept, %g renewed",
+		    kept.names[i], kept.vals[i], renewed.vals[i]);
+	}
+	metrics_free(&kept);
+	metrics_free(&renewed);
+}
+END_TEST
+
 /* Task 0 computes and execs; one task pinned to each vCPU beside it. */
 static const char execs[] =
     "name: e\nseed: 1\nduration: 100ms\n" TEST_MACHINE
@@ -544,6 +589,7 @@ suite(void)
 	tcase_add_test(tc, a_scheduling_vcpus_prev_is_not_pulled);
 	tcase_add_test(tc, a_wake_waits_under_pi_lock_for_the_wakee_to_be_switched_out);
 	tcase_add_test(tc, a_childs_exit_tries_to_wake_its_parent_twice);
+	tcase_add_test(tc, a_renewed_pi_lock_runs_as_a_new_one);
 	tcase_add_test(tc, exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu);
 	tcase_add_test(tc, the_scheduler_locks_are_on_with_tasks_unless_the_lock_combines);
 	suite_add_tcase(s, tc);

@@ -207,6 +207,9 @@ gk_free(struct gkernel *k)
 		free(k->tasks[i]);
 	}
 	free(k->tasks);
+	while (k->npi_spare > 0)
+		lock_free(k->pi_spare[--k->npi_spare]);
+	free(k->pi_spare);
 	free(k->pi_gone);
 	gt_free(k->timers);
 	hist_free(k->st.wake_lat);
@@ -247,7 +250,7 @@ gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int
 	gt_init(&t->timer, k->timers, GT_HRTIMER, task_timer_fn, t);
 	t->mm = parent != NULL ? parent->mm : -1;
 	if (k->cfg.sched_locks)
-		t->pi_lock = ks_lock_new(k, "pi", t->id, &ks_pi_lines);
+		t->pi_lock = ks_pi_new(k, t->id);
 	VS_GROW(k->tasks, k->captasks, (size_t)k->ntasks);
 	k->tasks[k->ntasks++] = t;
 	k->live++;

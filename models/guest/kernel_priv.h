@@ -46,6 +46,9 @@ struct gkernel {
 	/* by task id: the statistics of a dead task's pi lock, freed (ks_pi_put) */
 	struct gk_lockclass *pi_gone;
 	size_t cap_pi_gone;
+	/* the freed pi locks, for the next tasks' (ks_pi_new renews one) */
+	struct glock **pi_spare;
+	size_t npi_spare, cap_pi_spare;
 };
 
 static inline struct sim *
@@ -156,6 +159,8 @@ int ks_wakes(struct gcpu *, guest_fn resume);
 int ks_exec(struct gcpu *, guest_fn resume);
 void ks_touch(struct gcpu *, struct task *);
 void ks_pi_put(struct gkernel *, struct task *);
+/* Task id's p->pi_lock: a freed one renewed if there is one, else a new one. */
+struct glock *ks_pi_new(struct gkernel *, int id);
 void ks_schedule(struct gcpu *, struct task *prev);
 void ks_tick(struct gcpu *);
 

@@ -30,15 +30,46 @@ static const struct lock_client ks_client = { .cont = ks_cont };
 const struct lock_lines ks_rq_lines = { .cs = 2 };
 const struct lock_lines ks_pi_lines = { .cs = 1 };
 
+/* Lock i's name "cls[i]" in buf (without printf's cost: every fork names one). */
+static const char *
+ks_name(char (*buf)[32], const char *cls, int i)
+{
+	char d[12];
+	size_t c = strlen(cls), n = 0;
+
+	VS_ASSERT(i >= 0 && c + sizeof d + 2 < sizeof *buf);
+	do
+		d[n++] = (char)('0' + i % 10);
+	while ((i /= 10) > 0);
+	memcpy(*buf, cls, c);
+	(*buf)[c++] = '[';
+	while (n > 0)
+		(*buf)[c++] = d[--n];
+	(*buf)[c++] = ']';
+	(*buf)[c] = '\0';
+	return *buf;
+}
+
 /* Lock i of class cls ("rq", "pi"): one lockdep class each (run --lock-stat). */
 struct glock *
 ks_lock_new(struct gkernel *k, const char *cls, int i, const struct lock_lines *lines)
 {
-	char *nm = xasprintf("%s[%d]", cls, i);
-	struct glock *l = lock_new(k->cfg.lock_ops, k->cfg.lock_cfg, nm, k->vm, lines,
-	    &ks_client);
+	char nm[32];
 
-	free(nm);
+	return lock_new(k->cfg.lock_ops, k->cfg.lock_cfg, ks_name(&nm, cls, i), k->vm, lines,
+	    &ks_client);
+}
+
+struct glock *
+ks_pi_new(struct gkernel *k, int id)
+{
+	struct glock *l;
+	char nm[32];
+
+	if (k->npi_spare == 0)
+		return ks_lock_new(k, "pi", id, &ks_pi_lines);
+	l = k->pi_spare[--k->npi_spare];
+	lock_renew(l, k->cfg.lock_cfg, ks_name(&nm, "pi", id), &ks_pi_lines, &ks_client);
 	return l;
 }
 
@@ -193,7 +224,8 @@ ks_touch(struct gcpu *c, struct task *t)
 
 /* A wake or try of t is done (or t has died): a dead task that nobody will
  * lock again gives its p->pi_lock back, its statistics kept (140 k short
- * processes in a kernbench run would otherwise hold 140 k locks).  Not
+ * processes in a kernbench run would otherwise hold 140 k locks), for a
+ * later task's (ks_pi_new renews it without the allocations).  Not
  * while a probe watches: traces and --lock-stat know a lock by its address,
  * which a later lock would take over. */
 void
@@ -204,7 +236,8 @@ ks_pi_put(struct gkernel *k, struct task *t)
 		return;
 	VS_GROW(k->pi_gone, k->cap_pi_gone, (size_t)t->id);
 	k->pi_gone[t->id] = ks_class_of(t->pi_lock);
-	lock_free(t->pi_lock);
+	VS_GROW(k->pi_spare, k->cap_pi_spare, k->npi_spare);
+	k->pi_spare[k->npi_spare++] = t->pi_lock;
 	t->pi_lock = NULL;
 }
 

@@ -13,11 +13,20 @@
 #include "hv/hv.h"
 #include "stats.h"
 
-struct glock *
-lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
-    const struct lock_lines *lines, const struct lock_client *client)
+/* n zeroed elements: a renewed lock's own array cleared, else a new one. */
+static void *
+lock_array(void *keep, size_t n, size_t size)
 {
-	struct glock *l = xcalloc(1, sizeof *l);
+	return keep != NULL ? memset(keep, 0, n * size) : xcalloc(n, size);
+}
+
+/* Everything lock_new sets, on l zeroed but for the arrays a renewed lock
+ * keeps (NULL in a new one). */
+static void
+lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const char *name,
+    struct vm *vm, const struct lock_lines *lines, const struct lock_client *client)
+{
+	size_t n = (size_t)vm->nvcpus;
 	int i;
 
 	l->ops = ops;
@@ -33,18 +42,20 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->word_lines = lines->word;
 	l->req_lines = lines->req;
 	l->req_stream = lines->req_stream;
-	l->node = xcalloc_line((size_t)vm->nvcpus, sizeof *l->node);
+	l->node = l->node != NULL ? memset(l->node, 0, n * sizeof *l->node) :
+	    xcalloc_line(n, sizeof *l->node);
 	for (i = 0; i < vm->nvcpus; i++) {
 		l->node[i].wait_since = -1;
 		l->node[i].req_pcpu = -1;
 		l->node[i].spin_pcpu = -1;
 		l->node[i].pool_put = (unsigned char)(i & 1);	/* half of them put first */
 	}
-	l->spin_sock = xcalloc((size_t)l->hv->m->sockets, sizeof *l->spin_sock);
+	l->spin_sock = lock_array(l->spin_sock, (size_t)l->hv->m->sockets, sizeof *l->spin_sock);
 	if (l->hv->m->threads_per_core > 1)
-		l->spin_core = xcalloc((size_t)l->hv->m->npcpus, sizeof *l->spin_core);
+		l->spin_core = lock_array(l->spin_core, (size_t)l->hv->m->npcpus,
+		    sizeof *l->spin_core);
 	if (ops->reads_word != NULL)
-		l->spinners = xcalloc((size_t)vm->nvcpus, sizeof *l->spinners);
+		l->spinners = lock_array(l->spinners, n, sizeof *l->spinners);
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
@@ -52,10 +63,40 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 	l->slow_ns = lines->slow_ns;
 	l->check_fifo = ops->fifo && l->hv->check >= 3;
 	if (l->check_fifo)
-		l->arrival = xcalloc((size_t)vm->nvcpus, sizeof *l->arrival);
-	l->st.wait = hist_new();
+		l->arrival = lock_array(l->arrival, n, sizeof *l->arrival);
+	if (l->st.wait != NULL)
+		hist_reset(l->st.wait);
+	else
+		l->st.wait = hist_new();
 	l->priv = ops->create(l, cfg);
+}
+
+struct glock *
+lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
+    const struct lock_lines *lines, const struct lock_client *client)
+{
+	struct glock *l = xcalloc(1, sizeof *l);
+
+	lock_init(l, ops, cfg, name, vm, lines, client);
 	return l;
+}
+
+void
+lock_renew(struct glock *l, const void *cfg, const char *name,
+    const struct lock_lines *lines, const struct lock_client *client)
+{
+	struct glock keep = *l;
+
+	lock_op_destroy(l->ops, l->priv);
+	free(l->name);
+	memset(l, 0, sizeof *l);
+	l->node = keep.node;
+	l->spin_sock = keep.spin_sock;
+	l->spin_core = keep.spin_core;
+	l->spinners = keep.spinners;
+	l->arrival = keep.arrival;
+	l->st.wait = keep.st.wait;
+	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client);
 }
 
 void

@@ -233,6 +233,11 @@ struct lock_lines {
 struct glock *lock_new(const struct lock_ops *, const void *cfg, const char *name,
     struct vm *, const struct lock_lines *, const struct lock_client *);
 void lock_free(struct glock *);
+/* l, of a lock nobody will use again, made what lock_new would make of the
+ * same algorithm and VM, with its arrays kept: a short process's lock
+ * without the allocations (kernel_rqlock.c's pi_lock). */
+void lock_renew(struct glock *l, const void *cfg, const char *name,
+    const struct lock_lines *, const struct lock_client *);
 /* The warm-up ends: its stats start again from zero. */
 void lock_stats_reset(struct glock *);
 
