@@ -417,7 +417,9 @@ START_TEST(a_renewed_pi_lock_runs_as_a_new_one)
 
 	/* a dead child's lock goes to a later child (ks_pi_new renews it),
 	 * except while a probe watches (ks_pi_put keeps every lock): the two
-	 * runs give the same metrics, the scheduler locks' statistics too */
+	 * runs give the same metrics, the scheduler locks' statistics too; the
+	 * later children run on the threads of exited ones, cleared (interp.c
+	 * thread_new) */
 	p = (struct probe){ count_pi20, &n };
 	tu_run(many_forks, 1, &p, &kept);
 	tu_run(many_forks, 1, NULL, &renewed);

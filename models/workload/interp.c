@@ -37,6 +37,10 @@ struct wl_vm {
 	int64_t *arrived;	/* per barrier queue: parties arrived */
 	sim_time_t *mark_at;	/* per mark: when it was last started; -1 none */
 	struct rep *mark_rep;	/* per mark: the intervals' statistics */
+	/* exited tasks' threads, for the next spawns' (thread_new clears one):
+	 * sysbench's 10,000 requests are a process each */
+	struct wl_thread **spare;
+	size_t nspare, capspare;
 };
 
 /* One block, line-aligned: the struct, then left[], then path_since[], so a
@@ -68,9 +72,11 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 {
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
 	size_t ninst = npath + wv->wl->nslocks;
-	struct wl_thread *th = xcalloc_line(1, sizeof *th + nleft * sizeof *th->left +
-	    npath * sizeof *th->path_since + npath * sizeof *th->lock + sizeof *th->pos +
-	    ninst * sizeof *th->inst);
+	struct wl_thread *th;
+	size_t size = sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
+	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst;
+
+	th = wv->nspare > 0 ? memset(wv->spare[--wv->nspare], 0, size) : xcalloc_line(1, size);
 
 	th->wv = wv;
 	th->g = g;
@@ -225,6 +231,9 @@ wl_vm_teardown(struct vm *vm)
 		return;
 	wv = g->prog;
 	gvm_free(g);		/* frees the threads of tasks still alive (task_free) */
+	while (wv->nspare > 0)
+		thread_free(wv->spare[--wv->nspare]);
+	free(wv->spare);
 	free(wv->counts);
 	free(wv->arrived);
 	free(wv->mark_at);
@@ -280,7 +289,8 @@ task_exited(struct task *t)
 
 	if (wv->run->last == th)
 		wv->run->last = NULL;
-	thread_free(th);
+	VS_GROW(wv->spare, wv->capspare, wv->nspare);
+	wv->spare[wv->nspare++] = th;
 	if (--wv->live == 0)
 		wv->done_at = s->now;
 	if (!wv->counted)
