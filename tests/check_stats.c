@@ -3,7 +3,7 @@
  * check_stats.c - tw on a hand-computed trace, hist quantiles and mean, a
  * histogram's growing octave range (order and merges change nothing), its
  * pending samples counted by reads, growth and merges, rep
- * mean/sd/ci95 on known data.
+ * mean/sd/ci95 on known data, fsum_repeat against its loop.
  */
 #include "stats.h"
 
@@ -218,6 +218,63 @@ START_TEST(test_rep_known)
 }
 END_TEST
 
+/* The loop that fsum_repeat stands for. */
+static double
+sum_loop(double s, const double *c, int n, int64_t k)
+{
+	int64_t i;
+	int j;
+
+	for (i = 0; i < k; i++)
+		for (j = 0; j < n; j++)
+			s += c[j];
+	return s;
+}
+
+/* fsum_repeat gives the loop's bits: sums that cross binades, ties (a c of
+ * half an ulp, whose rounding follows the sum's parity), zeros, c larger
+ * than the sum, tiny c that round away, and random ones. */
+START_TEST(test_fsum_repeat_is_the_loop)
+{
+	static const double fixed[][3] = {
+		{ 1.0, 0x1p-53, 0 },		/* half an ulp of 1: a tie each time */
+		{ 1.0, 0x1p-52, 0x1p-54 },
+		{ 0x1p52, 0.5, 1.5 },		/* ties at 2^52 */
+		{ 3.0, 1e-300, 2.0 },
+		{ 0.0, 0.1, 0.2 },
+		{ 1e6, 0.1, 0 },
+		{ 100.0, 1e9, 7.25 },
+	};
+	uint64_t x = 88172645463325252ULL;
+	size_t i;
+	int t;
+
+	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		double a = sum_loop(fixed[i][0], &fixed[i][1], 2, 5000);
+		double b = fsum_repeat(fixed[i][0], &fixed[i][1], 2, 5000);
+
+		ck_assert_msg(a == b, "case %zu: %a loop, %a repeat", i, a, b);
+	}
+	for (t = 0; t < 300; t++) {
+		double c[4], s;
+		int n = 1 + t % 4, j;
+		int64_t k;
+
+		for (j = 0; j < n; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* costs of ns to us, some of them a few ulps' worth */
+			c[j] = (double)(x % 100000) / (double)(1 + (x >> 40) % 1000);
+		}
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		s = (double)(x % 1000000) * 0.37;
+		k = 1 + (int64_t)((x >> 32) % 20000);
+		ck_assert_msg(sum_loop(s, c, n, k) == fsum_repeat(s, c, n, k),
+		    "trial %d: %a loop, %a repeat", t, sum_loop(s, c, n, k),
+		    fsum_repeat(s, c, n, k));
+	}
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -231,6 +288,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_hist_grow);
 	tcase_add_test(tc, test_hist_pending);
 	tcase_add_test(tc, test_rep_known);
+	tcase_add_test(tc, test_fsum_repeat_is_the_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }

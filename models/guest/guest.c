@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "hv/hv.h"
+#include "stats.h"
 
 enum gact { GA_NONE, GA_WORK, GA_SPIN, GA_HALT, GA_DONE, GA_MEM, GA_POLL, GA_BUSY };
 /* Which interrupts end a halt: none (halt() with interrupts off), the idle
@@ -472,10 +473,10 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	struct hv *hv = v->vm->hv;
 	struct sim *s = g->sim;
 	sim_time_t dt[GUEST_FF_STEPS], p = 0, bound, k, i, t;
-	double ns[GUEST_FF_STEPS], cost[GUEST_FF_STEPS], rate, rem;
+	double ns[GUEST_FF_STEPS], cost[GUEST_FF_STEPS], cexit[GUEST_FF_STEPS], rate, rem;
 	uint64_t nio = 0, nhc = 0;
 	int path[GUEST_FF_STEPS], exits[GUEST_FF_STEPS];
-	int j;
+	int j, nc;
 
 	if (!hv->fast_forward || n <= 0 || n > GUEST_FF_STEPS || max <= 0 || v->pcpu == NULL ||
 	    g->act != GA_NONE || g->pre != 0 || g->ev != EVQ_NONE || g->fold || g->poll_ev != EVQ_NONE ||
@@ -519,11 +520,13 @@ guest_loop_ff(struct vcpu *v, const struct guest_step *st, int n, int64_t max)
 	for (j = 0; j < n; j++)
 		if (path[j] >= 0)
 			hv->st.io_path[path[j]] += (uint64_t)k;
-	/* io_ns is a float sum: the slow path's additions, one by one, in order */
-	for (i = 0; !g->ff_fault && i < k; i++)
-		for (j = 0; j < n; j++)
-			if (exits[j])
-				hv->st.io_ns += cost[j];
+	/* io_ns is a float sum: the slow path's additions, one by one, in order
+	 * (fsum_repeat gives their bits without a loop of k) */
+	for (j = 0, nc = 0; j < n; j++)
+		if (exits[j])
+			cexit[nc++] = cost[j];
+	if (!g->ff_fault)
+		hv->st.io_ns = fsum_repeat(hv->st.io_ns, cexit, nc, k);
 	/* settle at the last step's end: what is left of it, as the slow path leaves it */
 	rem = ns[n - 1];
 	if (dt[n - 1] > 0) {

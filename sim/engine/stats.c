@@ -5,6 +5,7 @@
 #include "stats.h"
 #include "util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,4 +331,59 @@ hist_merge(struct hist *dst, const struct hist *src)
 	hist_cover(dst, src->lo, src->hi);
 	for (i = 0; i < (size_t)(src->hi - src->lo) * HIST_SUB; i++)
 		dst->b[(size_t)(src->lo - dst->lo) * HIST_SUB + i] += src->b[i];
+}
+
+/*
+ * s plus, k times over, c[0], ..., c[n-1] added one by one in that order:
+ * bit for bit what that loop of k * n additions gives (binary64, round to
+ * nearest even), in a few steps per binade the sum crosses.  Within the
+ * binade of s, whose ulp u is fixed, adding c (>= 0) rounds s + c to a
+ * multiple of u, and s is one: it adds round(c / u) * u whatever s is, unless
+ * c / u is a tie (then the parity of s decides).  So while no sum leaves the
+ * binade, an iteration adds the same number of ulps, and m iterations add m
+ * times that, exactly (integers below 2^53).  Ties, a c < 0 or not finite,
+ * and s at 0 or near its binade's top go the loop's own way, one iteration.
+ */
+double
+fsum_repeat(double s, const double *c, int n, int64_t k)
+{
+	int j;
+
+	while (k > 0) {
+		int64_t units, step = 0, m;
+		double u;
+		int e, exact = s >= DBL_MIN && s < DBL_MAX;
+
+		if (exact) {
+			(void)frexp(s, &e);	/* s in [2^(e-1), 2^e): u = 2^(e-53) */
+			u = ldexp(1.0, e - 53);
+			for (j = 0; exact && j < n; j++) {
+				double r = c[j] / u, f = floor(r);
+
+				exact = c[j] >= 0 && r < 0x1p52 && r - f != 0.5;
+				step += (int64_t)f + (r - f > 0.5);
+			}
+		}
+		if (!exact) {	/* one iteration, as the loop does it */
+			for (j = 0; j < n; j++)
+				s += c[j];
+			k--;
+			continue;
+		}
+		units = (int64_t)(s / u);	/* in [2^52, 2^53) */
+		/* every sum of the m iterations, and each exact s + c before its
+		 * rounding (at most half an ulp above), stays below 2^53 ulps */
+		m = step == 0 ? k : ((INT64_C(1) << 53) - 2 - units) / step;
+		if (m > k)
+			m = k;
+		if (m == 0) {
+			for (j = 0; j < n; j++)
+				s += c[j];
+			k--;
+			continue;
+		}
+		s = (double)(units + m * step) * u;
+		k -= m;
+	}
+	return s;
 }

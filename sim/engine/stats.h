@@ -46,4 +46,8 @@ double rep_mean(const struct rep *);
 double rep_sd(const struct rep *);			/* sample sd, 0 if n < 2 */
 double rep_ci95(const struct rep *);			/* half-width, 0 if n < 2 */
 
+/* s + c[0] + ... + c[n-1], the n additions repeated k times in order, with
+ * the loop's rounding, bit for bit, in a few steps per binade crossed. */
+double fsum_repeat(double s, const double *c, int n, int64_t k);
+
 #endif
