@@ -1263,7 +1263,7 @@ int
 fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol,
     const struct fair_cfg *cfg, struct vs_err *err)
 {
-	int i, k, *order;
+	int i, k, *order, *nallowed, *nr;
 
 	hv->sched_priv = f;
 	f->hv = hv;
@@ -1324,16 +1324,28 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 		order[j] = i;
 	}
 	/* ...except that vCPUs with fewer allowed pCPUs go first (stable), so
-	 * affinity never forces a pCPU past its share. */
+	 * affinity never forces a pCPU past its share.  (Each vCPU's count
+	 * once: counted in the sort's compares, 4096 vCPUs on 2048 pCPUs
+	 * took 17 M pCPU visits.) */
+	nallowed = xmalloc((size_t)hv->nvcpus * sizeof *nallowed);
+	for (i = 0; i < hv->nvcpus; i++)
+		nallowed[i] = allowed(hv, hv->vcpus[i]);
 	for (i = 1; i < hv->nvcpus; i++) {
 		int x = order[i], j = i;
 
-		while (j > 0 && allowed(hv, hv->vcpus[order[j - 1]]) > allowed(hv, hv->vcpus[x])) {
+		while (j > 0 && nallowed[order[j - 1]] > nallowed[x]) {
 			order[j] = order[j - 1];
 			j--;
 		}
 		order[j] = x;
 	}
+	free(nallowed);
+	/* The placement below reads every pCPU's count per vCPU: a dense copy
+	 * of them, not a line of f->cpu each (CFS 2x at 4096 vCPUs: fair_init
+	 * 8.7 M of 40 M D1 read misses in a 5 ms run); only best's changes. */
+	nr = xmalloc((size_t)hv->npcpus * sizeof *nr);
+	for (i = 0; i < hv->npcpus; i++)
+		nr[i] = f->cpu[i].root.h_nr_running;
 	for (i = 0; i < hv->nvcpus; i++) {
 		struct vcpu *v = hv->vcpus[order[i]];
 		struct fair_se *se = &f->se[v->id];
@@ -1350,17 +1362,16 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 		for (p = 0; p < hv->npcpus; p++) {
 			if (!v->affinity[p])
 				continue;
-			if (best < 0 || f->cpu[p].root.h_nr_running <
-			    f->cpu[best].root.h_nr_running) {
+			if (best < 0 || nr[p] < nr[best]) {
 				best = p;
 				ties = 1;
-			} else if (f->cpu[p].root.h_nr_running == f->cpu[best].root.h_nr_running &&
-			    rng_below(f->rng, (uint64_t)++ties) == 0) {
+			} else if (nr[p] == nr[best] && rng_below(f->rng, (uint64_t)++ties) == 0) {
 				best = p;
 			}
 		}
 		if (best < 0) {
 			free(order);
+			free(nr);
 			return vs_errf(err, NULL, 0, 0, "%s: vm '%s' vCPU %d may run on no pCPU",
 			    v->vm->where, v->vm->name, v->idx);
 		}
@@ -1369,9 +1380,11 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 		cls->place_initial(f, se->cfs_rq, se);
 		if (!v->blocked)
 			enqueue_task(f, se, FAIR_INITIAL);
+		nr[best] = f->cpu[best].root.h_nr_running;
 		v->processor = best;
 	}
 	free(order);
+	free(nr);
 	return 0;
 }
 
