@@ -314,7 +314,7 @@ START_TEST(smt_sibling_slows_work)
 }
 END_TEST
 
-/* A core of more than two threads (hv_rerate_siblings): each thread is
+/* A core of more than two threads (hv_set_pcpu_load's loops): each thread is
  * slowed by its busiest sibling, and one thread alone runs at full speed. */
 START_TEST(smt_wide_core_slows_work)
 {

@@ -264,16 +264,31 @@ sibling_rate(const struct hv *hv, int id)
 	return hv->load_rate[sibling_load(hv, id)];
 }
 
-/* hv_set_pcpu_load's case of more than two threads a core (p's load
- * stored): hv_rate is read at every work segment, so it is kept per pCPU and
- * recomputed here, where it changes: every sibling's first, as a rerate
- * below may read any of them. */
 void
-hv_rerate_siblings(struct pcpu *p)
+hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 {
 	struct hv *hv = p->hv;
-	int tpc = hv->m->threads_per_core, base = machine_core_of(hv->m, p->id) * tpc, i;
+	struct pcpu *s = p->sib;
+	int tpc, base, i;
 
+	if (p->load == load)
+		return;
+	p->load = load;
+	if (!p->smt)
+		return;		/* no sibling to slow down (its core's division spared) */
+	if (s != NULL) {
+		/* two threads a core, the usual SMT: one sibling, whose only
+		 * sibling is p; its rate from the table, no divide */
+		s->rate = hv->load_rate[load];
+		if (s->curr != NULL)
+			hv->gops->rerate(s->curr);
+		return;
+	}
+	/* hv_rate is read at every work segment, so it is kept per pCPU and
+	 * recomputed here, where it changes: every sibling's first, as a
+	 * rerate below may read any of them */
+	tpc = hv->m->threads_per_core;
+	base = machine_core_of(hv->m, p->id) * tpc;
 	for (i = base; i < base + tpc; i++)
 		if (i != p->id)
 			hv->pcpus[i].rate = sibling_rate(hv, i);
