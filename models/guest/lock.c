@@ -13,11 +13,14 @@
 #include "hv/hv.h"
 #include "stats.h"
 
-/* n zeroed elements: a renewed lock's own array cleared, else a new one. */
+/* n zeroed elements: a renewed lock's own array cleared, else a new one
+ * (line-aligned where the hot path reads it per vCPU). */
 static void *
-lock_array(void *keep, size_t n, size_t size)
+lock_array(void *keep, size_t n, size_t size, int line)
 {
-	return keep != NULL ? memset(keep, 0, n * size) : xcalloc(n, size);
+	if (keep != NULL)
+		return memset(keep, 0, n * size);
+	return line ? xcalloc_line(n, size) : xcalloc(n, size);
 }
 
 /* Everything lock_new sets, on l zeroed but for the arrays a renewed lock
@@ -42,20 +45,19 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->word_lines = lines->word;
 	l->req_lines = lines->req;
 	l->req_stream = lines->req_stream;
-	l->node = l->node != NULL ? memset(l->node, 0, n * sizeof *l->node) :
-	    xcalloc_line(n, sizeof *l->node);
+	l->node = lock_array(l->node, n, sizeof *l->node, 1);
 	for (i = 0; i < vm->nvcpus; i++) {
 		l->node[i].wait_since = -1;
 		l->node[i].req_pcpu = -1;
 		l->node[i].spin_pcpu = -1;
 		l->node[i].pool_put = (unsigned char)(i & 1);	/* half of them put first */
 	}
-	l->spin_sock = lock_array(l->spin_sock, (size_t)l->hv->m->sockets, sizeof *l->spin_sock);
+	l->spin_sock = lock_array(l->spin_sock, (size_t)l->hv->m->sockets, sizeof *l->spin_sock, 0);
 	if (l->hv->m->threads_per_core > 1)
 		l->spin_core = lock_array(l->spin_core, (size_t)l->hv->m->npcpus,
-		    sizeof *l->spin_core);
+		    sizeof *l->spin_core, 0);
 	if (ops->reads_word != NULL)
-		l->spinners = lock_array(l->spinners, n, sizeof *l->spinners);
+		l->spinners = lock_array(l->spinners, n, sizeof *l->spinners, 0);
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
@@ -63,7 +65,7 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->slow_ns = lines->slow_ns;
 	l->check_fifo = ops->fifo && l->hv->check >= 3;
 	if (l->check_fifo)
-		l->arrival = lock_array(l->arrival, n, sizeof *l->arrival);
+		l->arrival = lock_array(l->arrival, n, sizeof *l->arrival, 0);
 	if (l->st.wait != NULL)
 		hist_reset(l->st.wait);
 	else
