@@ -131,9 +131,9 @@ pp_yield(void *s, void *arg, int64_t data)
 }
 
 static void
-ping_pong(struct rig *t, struct pp *x, int fast_forward)
+ping_pong_ops(struct rig *t, struct pp *x, int fast_forward, const struct sched_ops *ops)
 {
-	rig_init(t, &sched_cfs_ops, M1, NULL, 200 * MS);
+	rig_init(t, ops, M1, NULL, 200 * MS);
 	t->hv.fast_forward = fast_forward;
 	th_vm(t, "a", 1, 0);
 	th_vm(t, "b", 1, 0);
@@ -143,6 +143,12 @@ ping_pong(struct rig *t, struct pp *x, int fast_forward)
 	x->later = 0;
 	sim_after(&t->sim, 5 * US, pp_yield, x, 0);
 	th_run(t);
+}
+
+static void
+ping_pong(struct rig *t, struct pp *x, int fast_forward)
+{
+	ping_pong_ops(t, x, fast_forward, &sched_cfs_ops);
 }
 
 /* A switch that makes the tick's first act later leaves the tick where it is
@@ -163,6 +169,51 @@ START_TEST(a_switch_never_moves_the_tick_later)
 		ck_assert_int_eq(fast.hv.vcpus[i]->rs_time[RS_RUNNING],
 		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
 	ck_assert_msg(xf.later == 0, "the tick moved later at %d switches", xf.later);
+	rig_free(&slow);
+	rig_free(&fast);
+}
+END_TEST
+
+/* cfs's tick_next, counting the looks a switch took at a tick that was
+ * armed already at the next one on the grid (hv_tick_ev's own look runs
+ * with no tick armed, a held tick is not yet armed) */
+static int tn_looks, tn_wasted;
+
+static sim_time_t
+counting_tick_next(struct hv *hv, struct pcpu *p)
+{
+	sim_time_t next = hv_tick_last(p, hv->sim->now) + hv->tick_ns;
+
+	tn_looks++;
+	if (next < p->tick_base)
+		next = p->tick_base;
+	if (p->tick_ev != EVQ_NONE && !p->tick_held && p->tick_at <= next)
+		tn_wasted++;
+	return sched_cfs_ops.tick_next(hv, p);
+}
+
+/* A due tick already armed at the next tick on the grid can only stay (hv.c
+ * tick_recheck returns before tick_next); the same switches and run times
+ * as with every tick run. */
+START_TEST(a_tick_already_next_is_not_looked_again)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig slow, fast;
+	struct pp xs, xf;
+	int i;
+
+	ops.tick_next = counting_tick_next;
+	ping_pong_ops(&slow, &xs, 0, &ops);
+	tn_looks = tn_wasted = 0;
+	ping_pong_ops(&fast, &xf, 1, &ops);
+	ck_assert_uint_gt(fast.hv.st.ctx_switches, 10000);
+	ck_assert_uint_eq(fast.hv.st.ctx_switches, slow.hv.st.ctx_switches);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(fast.hv.vcpus[i]->rs_time[RS_RUNNING],
+		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
+	ck_assert_int_gt(tn_looks, 0);
+	ck_assert_msg(tn_wasted == 0, "%d of %d looks at a tick already next", tn_wasted,
+	    tn_looks);
 	rig_free(&slow);
 	rig_free(&fast);
 }
@@ -864,6 +915,7 @@ cfs_suite(void)
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, a_switch_never_moves_the_tick_later);
+	tcase_add_test(tc, a_tick_already_next_is_not_looked_again);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);

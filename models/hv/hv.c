@@ -326,8 +326,8 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 		at = hv_tick_last(p, now) + per;
 		if (at < p->tick_base)
 			at = p->tick_base;	/* the grid starts at the first tick */
-		if (at > p->tick_at)
-			at = p->tick_at;
+		if (at >= p->tick_at)
+			return;	/* already the next on the grid: it can only stay */
 	} else
 		return;
 	if (hv->fast_forward && (next = sched_op_tick_next(hv->sched, hv, p)) > at)
