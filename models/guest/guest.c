@@ -572,20 +572,28 @@ ple_done(struct guest *g)
 /* Take a pending interrupt now if the vCPU runs guest code that can. */
 static void poll_interrupted(struct guest *);
 
-static void
-deliver(struct guest *g)
+static __attribute__((noinline)) void
+deliver_pending(struct guest *g)
 {
 	if (g->act == GA_POLL) {
 		/* pending while the host had the pCPU: the poll sees it on return */
-		if (g->irq_pending && g->v->pcpu != NULL)
+		if (g->v->pcpu != NULL)
 			poll_interrupted(g);
 		return;
 	}
-	if (!g->irq_pending || g->irq_hook == NULL || g->v->pcpu == NULL ||
+	if (g->irq_hook == NULL || g->v->pcpu == NULL ||
 	    g->act == GA_HALT || g->act == GA_DONE || g->irq_wakes || g->irqs_off)
 		return;
 	g->irq_pending = 0;
 	g->irq_hook(g->v);
+}
+
+/* (the check inline: every switch-in asks, few have one pending) */
+static inline void
+deliver(struct guest *g)
+{
+	if (g->irq_pending)
+		deliver_pending(g);
 }
 
 /*
