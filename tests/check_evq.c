@@ -687,6 +687,54 @@ START_TEST(test_peek_each_part)
 }
 END_TEST
 
+/*
+ * sift_down moves entries up without telling their slots (evq.c
+ * heap_find): after pops that sift a path up, every cancel and move must
+ * still find its entry, in the near heap and in the far one, also once the
+ * heap has shrunk below an entry's recorded place.
+ */
+START_TEST(test_cancel_after_sifts)
+{
+	enum { N = 341 };	/* five full levels of the 4-ary heap */
+	sim_time_t base;
+
+	for (base = 1000; base <= EVQ_HORIZON * 2; base += EVQ_HORIZON * 2 - 1000) {
+		struct evq *q = evq_new();
+		evq_id id[N];
+		int live[N] = { 0 };
+		struct evq_ev ev;
+		size_t i, k, popped = 0;
+
+		for (i = 0; i < N; i++) {	/* times in a scattered order */
+			id[(i * 97) % N] = evq_push(q, base + (sim_time_t)((i * 97) % N),
+			    NULL, NULL, (int64_t)((i * 97) % N));
+			live[(i * 97) % N] = 1;
+		}
+		for (k = 0; k < 60; k++) {	/* pops sift paths up */
+			ck_assert_int_eq(evq_pop(q, &ev), 1);
+			ck_assert_int_eq(ev.data, (int64_t)popped);
+			live[popped++] = 0;
+		}
+		/* the latest first: the deepest entries, moved up the most */
+		for (i = N; i-- > popped + 120; ) {
+			ck_assert_int_eq(evq_cancel(q, id[i]), 1);
+			live[i] = 0;
+		}
+		for (i = popped + 119; i >= popped + 60; i--)	/* back, still in order */
+			ck_assert_uint_eq(evq_move(q, id[i], base + (sim_time_t)i, NULL, NULL,
+			    (int64_t)i), id[i]);
+		for (i = popped; i < N; i++) {
+			if (!live[i])
+				continue;
+			ck_assert_int_eq(evq_pop(q, &ev), 1);
+			ck_assert_int_eq(ev.data, (int64_t)i);
+		}
+		ck_assert_int_eq(evq_pop(q, &ev), 0);
+		evq_free(q);
+	}
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -706,6 +754,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_near_and_far_as_reference);
 	tcase_add_test(tc, test_ghosts_as_real);
 	tcase_add_test(tc, test_peek_each_part);
+	tcase_add_test(tc, test_cancel_after_sifts);
 	suite_add_tcase(s, tc);
 	return s;
 }

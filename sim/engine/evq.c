@@ -64,8 +64,8 @@
  * at a pop were within 1 ms and sift_down was 14% of the CPU; -6% CPU;
  * seed004-cpu: 84 pending, 6 near, -5%.)
  *
- * A slot's pos is its heap index, its lane place, or EVQ_INSORT while its
- * entry is in the sorted array: cancel and move find it there by a scan of
+ * A slot's pos is its heap index (or a descendant's: heap_find), its lane
+ * place, or EVQ_INSORT while its entry is in the sorted array: cancel and move find it there by a scan of
  * at most EVQ_SORT_MAX, so a push's shifts write no slot; a far heap
  * entry's is EVQ_FAR_BIT | its index.
  *
@@ -118,7 +118,7 @@ struct slot {
 	void (*fn)(void *, void *, int64_t);
 	void *arg;
 	int64_t data;		/* while free: index of the next free slot */
-	uint32_t pos;		/* heap index, EVQ_NOPOS while free */
+	uint32_t pos;		/* heap index (heap_find), EVQ_NOPOS while free */
 	uint32_t gen;
 };
 
@@ -269,10 +269,28 @@ sift_down(struct slot *slots, struct evq_hent *h, size_t n, size_t i, struct evq
 		}
 		if (!hless(&h[m], &e))
 			break;
-		hput(slots, h, i, h[m], flag);
+		h[i] = h[m];	/* its slot's pos stays m, a descendant (heap_find) */
 		i = m;
 	}
 	hput(slots, h, i, e, flag);
+}
+
+/*
+ * The index of slot s's entry in heap h (n entries, no hole), from its
+ * slot's pos i.  sift_down moves an entry up a level without writing its
+ * slot's pos (that store, a slot line out of cache at 4096 vCPUs, was most
+ * of each level's cost), and every other move writes it, so pos names the
+ * entry's index or a descendant of it, maybe past n: walk up to it.  Within
+ * h[0..n) each live slot is once.
+ */
+static size_t
+heap_find(const struct evq_hent *h, size_t n, size_t i, uint32_t s)
+{
+	while (i >= n || (h[i].key & EVQ_SLOT_MASK) != s) {
+		VS_ASSERT(i > 0);
+		i = (i - 1) >> 2;
+	}
+	return i;
 }
 
 /* Heap h (n entries) takes e at index i, where an entry left or changed:
@@ -909,7 +927,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 	VS_ASSERT(t >= 0);	/* hless_nb */
 	e.time = t;
 	if (sl->pos & EVQ_FAR_BIT) {
-		i = sl->pos & ~EVQ_FAR_BIT;
+		i = heap_find(q->fh, q->fn, sl->pos & ~EVQ_FAR_BIT, s);
 		e.key = key_next(q, s, q->fh[i].key & EVQ_ORDINARY);
 		if (!is_far(q, t)) {
 			far_remove(q, i);
@@ -921,7 +939,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 		return id;
 	}
 	fill_hole(q);
-	i = q->sorted ? sorted_find(q, s) : sl->pos;
+	i = q->sorted ? sorted_find(q, s) : heap_find(q->t.h, q->t.n, sl->pos, s);
 	e.key = key_next(q, s, q->t.h[i].key & EVQ_ORDINARY);
 	if (is_far(q, t)) {
 		ent_remove(q, i);
@@ -946,15 +964,12 @@ evq_cancel(struct evq *q, evq_id id)
 		VS_ASSERT((lane_ent(q, sl->pos)->key & EVQ_SLOT_MASK) == s);
 		lane_remove(q, sl->pos);
 	} else if (sl->pos & EVQ_FAR_BIT) {
-		size_t i = sl->pos & ~EVQ_FAR_BIT;
-
-		VS_ASSERT(i < q->fn && (q->fh[i].key & EVQ_SLOT_MASK) == s);
-		far_remove(q, i);
+		far_remove(q, heap_find(q->fh, q->fn, sl->pos & ~EVQ_FAR_BIT, s));
 	} else {
 		size_t i;
 
 		fill_hole(q);
-		i = q->sorted ? sorted_find(q, s) : sl->pos;
+		i = q->sorted ? sorted_find(q, s) : heap_find(q->t.h, q->t.n, sl->pos, s);
 		VS_ASSERT(i < q->t.n && (q->t.h[i].key & EVQ_SLOT_MASK) == s);
 		ent_remove(q, i);
 	}
