@@ -9,8 +9,11 @@
  * release's store first owns the lock word's line).
  */
 #include "testutil.h"
+#include "rig.h"
 
 #include "guest/lock.h"
+#include "guest/ticket_word.h"
+#include "hv/sched_cfs.h"
 #include "workload/workload.h"
 #include "hv/vcpu.h"
 #include "registry.h"
@@ -1267,6 +1270,64 @@ START_TEST(spinner_upgrades_the_line)
 }
 END_TEST
 
+/*
+ * lock_renew with the algorithm's renew op (ticket, pv-ticket): the state
+ * kept in place (no allocation), made what create makes: an empty ticket
+ * word, pv-ticket's halt_irqs from its configuration again (lock_init
+ * clears the lock).
+ */
+START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
+{
+	static const char *const kinds[] = { "ticket", "pv-ticket" };
+	unsigned char aff[2] = { 1, 1 };
+	const struct lock_ops *ops = registry_lock(kinds[_i]);
+	struct lock_lines lines = { 0 };
+	struct lock_client client = { 0 };
+	struct vs_err err = { "" };
+	struct yc_doc *doc = yc_load_string("p", "{irqs: on}", &err);
+	struct glock *l;
+	struct rig r;
+	struct vm *vm;
+	void *cfg = NULL, *priv;
+	int i;
+
+	rig_init(&r, &sched_cfs_ops, "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, "
+	    "clock: 2GHz}", NULL, 1000000);
+	vm = hv_add_vm(&r.hv, "g", 3, aff, "test");
+	ck_assert_ptr_nonnull(ops);
+	ck_assert_ptr_nonnull(ops->renew);
+	ck_assert_int_eq(lock_op_parse(ops, ops->params != NULL ? yc_root(doc) : NULL, &r.m, &cfg,
+	    &err), 0);
+	l = lock_new(ops, cfg, "a", vm, &lines, &client);
+	priv = l->priv;
+	if (_i == 0) {
+		/* two tickets taken, one handed on: a word in use */
+		tkt_take(priv, vm->vcpus[2]);
+		tkt_take(priv, vm->vcpus[0]);
+		tkt_advance(priv);
+	} else
+		ck_assert_int_eq(l->halt_irqs, 1);
+	lock_renew(l, cfg, "b", &lines, &client);
+	ck_assert_ptr_eq(l->priv, priv);
+	ck_assert_str_eq(l->name, "b");
+	if (_i == 0) {
+		const struct ticket_word *t = priv;
+
+		ck_assert(t->head == 0 && t->tail == 0 && t->hi == 0 && t->ti == 0);
+		for (i = 0; i < 3; i++) {
+			ck_assert(t->my[i] == 0);
+			ck_assert_ptr_null(t->owner[i]);
+		}
+		ck_assert_int_eq(t->n, 3);
+	} else
+		ck_assert_int_eq(l->halt_irqs, 1);
+	lock_free(l);
+	lock_op_free_cfg(ops, cfg);
+	yc_free(doc);
+	rig_free(&r);
+}
+END_TEST
+
 static Suite *
 locks_suite(void)
 {
@@ -1305,6 +1366,7 @@ locks_suite(void)
 	tcase_add_loop_test(tc, pvticket_backend_switch, 0, 2);
 	tcase_add_loop_test(tc, pv_halt_irqs_switch, 0, 2);
 	tcase_add_loop_test(tc, pv_halt_irqs_under_overcommit, 0, 4);
+	tcase_add_loop_test(tc, a_renewed_ticket_lock_is_a_new_one_in_place, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,10 +24,11 @@ lock_array(void *keep, size_t n, size_t size, int line)
 }
 
 /* Everything lock_new sets, on l zeroed but for the arrays a renewed lock
- * keeps (NULL in a new one). */
+ * keeps (NULL in a new one); keep: the algorithm's state to renew, or NULL. */
 static void
 lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const char *name,
-    struct vm *vm, const struct lock_lines *lines, const struct lock_client *client)
+    struct vm *vm, const struct lock_lines *lines, const struct lock_client *client,
+    void *keep)
 {
 	size_t n = (size_t)vm->nvcpus;
 	int i;
@@ -70,7 +71,7 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 		hist_reset(l->st.wait);
 	else
 		l->st.wait = hist_new();
-	l->priv = ops->create(l, cfg);
+	l->priv = keep != NULL ? ops->renew(l, keep, cfg) : ops->create(l, cfg);
 }
 
 struct glock *
@@ -79,7 +80,7 @@ lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct v
 {
 	struct glock *l = xcalloc(1, sizeof *l);
 
-	lock_init(l, ops, cfg, name, vm, lines, client);
+	lock_init(l, ops, cfg, name, vm, lines, client, NULL);
 	return l;
 }
 
@@ -89,7 +90,10 @@ lock_renew(struct glock *l, const void *cfg, const char *name,
 {
 	struct glock keep = *l;
 
-	lock_op_destroy(l->ops, l->priv);
+	if (l->ops->renew == NULL) {
+		lock_op_destroy(l->ops, l->priv);
+		keep.priv = NULL;
+	}
 	free(l->name);
 	memset(l, 0, sizeof *l);
 	l->node = keep.node;
@@ -98,7 +102,7 @@ lock_renew(struct glock *l, const void *cfg, const char *name,
 	l->spinners = keep.spinners;
 	l->arrival = keep.arrival;
 	l->st.wait = keep.st.wait;
-	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client);
+	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client, keep.priv);
 }
 
 void

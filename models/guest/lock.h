@@ -62,6 +62,10 @@ struct lock_ops {
 	void (*free_cfg)(void *cfg);
 	void *(*create)(struct glock *, const void *cfg);
 	void (*destroy)(void *priv);
+	/* Optional: priv, a lock's state, made in place (its allocations kept)
+	 * what create would return for l, renewed in the same VM with cfg;
+	 * NULL: lock_renew destroys priv and creates a new one. */
+	void *(*renew)(struct glock *, void *priv, const void *cfg);
 	/* Take the lock (lock_taken) or start waiting (lock_wait, halt...). */
 	void (*acquire)(struct glock *, struct vcpu *);
 	/* Give it up; returns extra ns the releaser spends (a kick hypercall). */

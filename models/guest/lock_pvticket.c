@@ -24,6 +24,7 @@
  * has not come (a spurious wakeup) spins SPIN_THRESHOLD again, then halts.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "guest/lock.h"
 #include "guest/ticket_word.h"
@@ -95,16 +96,36 @@ pvt_needs_hv(const void *cfg)
 	    "KVM_HC_KICK_CPU hypercall" : NULL;
 }
 
+/* What create sets besides the allocations (cleared): renew's too. */
+static void *
+pvt_set(struct glock *l, struct pvt *t, const void *cfg)
+{
+	t->cfg = cfg;
+	l->halt_irqs = t->cfg->irqs;
+	return t;
+}
+
 static void *
 pvt_create(struct glock *l, const void *cfg)
 {
 	struct pvt *t = xcalloc(1, sizeof *t);
 
-	t->cfg = cfg;
 	tkt_init(&t->w, l->vm->nvcpus);
 	t->registered = xcalloc((size_t)l->vm->nvcpus, 1);
-	l->halt_irqs = t->cfg->irqs;
-	return t;
+	return pvt_set(l, t, cfg);
+}
+
+/* a renewed lock of the same VM: its arrays kept, cleared */
+static void *
+pvt_renew(struct glock *l, void *p, const void *cfg)
+{
+	struct pvt *t = p;
+
+	VS_ASSERT(t->w.n == l->vm->nvcpus);
+	tkt_clear(&t->w);
+	t->slowpath = 0;
+	memset(t->registered, 0, (size_t)t->w.n);
+	return pvt_set(l, t, cfg);
 }
 
 static void
@@ -244,6 +265,7 @@ const struct lock_ops lock_pvticket_ops = {
 	.free_cfg = pvt_free_cfg,
 	.create = pvt_create,
 	.destroy = pvt_destroy,
+	.renew = pvt_renew,
 	.acquire = pvt_acquire,
 	.fifo = 1,
 	.needs_hv = pvt_needs_hv,

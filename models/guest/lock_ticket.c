@@ -24,6 +24,17 @@ ticket_create(struct glock *l, const void *cfg)
 	return t;
 }
 
+/* the word of a renewed lock of the same VM: its ring kept */
+static void *
+ticket_renew(struct glock *l, void *p, const void *cfg)
+{
+	struct ticket_word *t = p;
+
+	VS_ASSERT(t->n == l->vm->nvcpus);
+	tkt_clear(t);
+	return t;
+}
+
 static void
 ticket_destroy(void *p)
 {
@@ -78,6 +89,7 @@ const struct lock_ops lock_ticket_ops = {
 	.desc = "x86 ticket spinlock: FIFO, spins forever (Linux 2.6.25-3.x)",
 	.create = ticket_create,
 	.destroy = ticket_destroy,
+	.renew = ticket_renew,
 	.acquire = ticket_acquire,
 	.fifo = 1,
 	.release = ticket_release,

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "guest/guest.h"
 #include "hv/hv.h"
@@ -40,6 +41,16 @@ tkt_init(struct ticket_word *t, int nvcpus)
 	t->n = nvcpus;
 	t->my = xcalloc((size_t)nvcpus, sizeof *t->my);
 	t->owner = xcalloc((size_t)nvcpus, sizeof *t->owner);
+}
+
+/* t as tkt_init leaves it, its arrays kept (a renewed lock: lock_renew) */
+static inline void
+tkt_clear(struct ticket_word *t)
+{
+	t->head = t->tail = 0;
+	t->hi = t->ti = 0;
+	memset(t->my, 0, (size_t)t->n * sizeof *t->my);
+	memset(t->owner, 0, (size_t)t->n * sizeof *t->owner);
 }
 
 static inline void
