@@ -188,6 +188,33 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 	return k;	/* gvm.c installs the IPI layer (gk_set_smp) */
 }
 
+/*
+ * Tasks are made in line-aligned chunks (task.h: hot fields first), never
+ * freed before the end (k->tasks keeps every one): one allocation a chunk,
+ * not a fork.  Chunks double up to TASK_CHUNK tasks (a kernel of a few
+ * tasks stays small): task i starts one of task_chunk(i) tasks, or 0.
+ */
+#define TASK_CHUNK 64
+
+static int
+task_chunk(int i)
+{
+	if (i >= TASK_CHUNK)
+		return i % TASK_CHUNK == 0 ? TASK_CHUNK : 0;
+	return (i & (i - 1)) == 0 ? (i > 0 ? i : 1) : 0;
+}
+
+static struct task *
+task_alloc(struct gkernel *k)
+{
+	size_t stride = (sizeof(struct task) + 63) / 64 * 64;
+	int n = task_chunk(k->ntasks);
+
+	if (n > 0)
+		return xcalloc_line((size_t)n, stride);
+	return (struct task *)(void *)((char *)k->tasks[k->ntasks - 1] + stride);
+}
+
 void
 gk_free(struct gkernel *k)
 {
@@ -204,8 +231,10 @@ gk_free(struct gkernel *k)
 		gt_cancel(&k->tasks[i]->timer);
 		if (k->tasks[i]->th != NULL && k->cfg.task_free != NULL)
 			k->cfg.task_free(k->tasks[i]->th);
-		free(k->tasks[i]);
 	}
+	for (i = 0; i < k->ntasks; i++)
+		if (task_chunk(i) > 0)
+			free(k->tasks[i]);	/* its chunk (task_alloc) */
 	free(k->tasks);
 	while (k->npi_spare > 0)
 		lock_free(k->pi_spare[--k->npi_spare]);
@@ -233,7 +262,7 @@ struct task *
 gk_task_new(struct gkernel *k, void *th, const unsigned char *aff, int only, int nice,
     struct task *parent)
 {
-	struct task *t = xcalloc_line(1, sizeof *t);	/* task.h: hot fields first */
+	struct task *t = task_alloc(k);
 	int i;
 
 	t->k = k;
