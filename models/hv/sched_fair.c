@@ -181,11 +181,17 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	int i;
 
 	if (rq->nq <= RQ_SHORT) {
-		for (i = 0; i < rq->nq && rq->q[i] != se; i++)
-			;
-		VS_ASSERT(se->queued && i < rq->nq);
-		for (; i + 1 < rq->nq; i++)
-			rq->q[i] = rq->q[i + 1];
+		/* one pass from the back, moving each entry after se down one:
+		 * a search then a shift took two, and the compiler made the
+		 * shift a memmove call */
+		struct fair_se *up, *t;
+
+		VS_ASSERT(se->queued && rq->nq > 0);
+		for (i = rq->nq - 1, up = rq->q[i]; up != se; up = t) {
+			VS_ASSERT(i > 0);
+			t = rq->q[--i];
+			rq->q[i] = up;
+		}
 	} else {
 		i = rq_bsearch(rq, se);
 		VS_ASSERT(se->queued && i < rq->nq && rq->q[i] == se);
