@@ -6,7 +6,8 @@
 # engine's cost figures (events, events_per_sec), and the same trace and lock
 # statistics; a body with a random compute is never fast-forwarded; a
 # forever loop of computes only, its vCPU's only task, has no events (and one
-# sharing its vCPU does); a deliberately broken fast-forward is caught.
+# sharing its vCPU does), nor has the overhead paid ahead of it (a switch-in,
+# a tick's exit); a deliberately broken fast-forward is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -84,6 +85,20 @@ HE='workloads.hog={program: [{loop: forever, do: [{compute: 20us}]}]}'
 check "gtod + an endless busy VM: the same metrics" both endless --set "$L.loop=100000" \
     --set "$HV" --set "$HE"
 check "gtod + an endless busy VM: < 1/100 of the events" fewer endless 100
+# two endless VMs with guest ticks beside gtod: switch-ins and tick exits on
+# an endless loop pay their overhead without an event (guest.c pre_unevented)
+HT='vms=[{name: guest, vcpus: 4, threads: 1, lock: ticket, workload: gtod},
+    {name: hog, vcpus: 8, workload: hog, guest: {hz: 1000}},
+    {name: hog2, vcpus: 8, workload: hog, guest: {hz: 1000}}]'
+check "gtod + two endless VMs, guest ticks: the same metrics" both endtick \
+    --set "$L.loop=100000" --set "$HT" --set "$HE"
+# the endless VMs alone: each tick is its one event (its exit once took a second)
+check "two endless VMs alone: the same metrics" both endonly --set until=duration \
+    --set duration=50ms --set "$HE" --set "vms=[{name: hog, vcpus: 8, workload: hog,
+    guest: {hz: 1000}}, {name: hog2, vcpus: 8, workload: hog, guest: {hz: 1000}}]"
+check "two endless VMs alone: fewer events than 2 per timer exit" awk -v \
+    e="$(metric events "$tmp/endonly.true")" -v x="$(metric timer_exits "$tmp/endonly.true")" \
+    'BEGIN { exit !(x > 100 && e < 2 * x) }'
 # two such tasks share vCPU 0 (their loop ends are preemption points: run),
 # one has vCPU 1 to itself (endless); the guest's tick preempts on vCPU 0
 check "task form, endless loops, 2 tasks on vCPU 0: the same metrics" both endtasks \
