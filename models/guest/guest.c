@@ -45,6 +45,7 @@ struct guest {
 	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	int seg;		/* work: a second segment follows this one (guest_work_then) */
+	int then_ok;		/* ... whose boundary may be taken at once (guest_tail_then) */
 	int held;		/* fold: its event waits for its pCPU's schedule at now (guest_kept) */
 	double seg_ns;		/* ... its nominal ns */
 	guest_mid_fn seg_mid;	/* ... and what runs at the boundary */
@@ -772,7 +773,7 @@ seg_chain(struct guest *g)
 	if (g->spin_on || g->pre != 0)
 		return 0;
 	g->seg = 0;
-	if (!g->seg_mid(g->v))
+	if (!g->seg_mid(g->v, s->now))
 		return 0;
 	g->t0 = s->now;
 	g->rem = g->seg_ns;
@@ -884,6 +885,7 @@ spin_step(struct guest *g)
 {
 	struct sim *sim = g->sim;
 	guest_fn f;
+	int on;
 
 	if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {
 		/* the condition a guest_spin_wait watched is seen */
@@ -898,8 +900,12 @@ spin_step(struct guest *g)
 	}
 	if (g->obs_at >= 0 && g->obs_at <= sim->now) {
 		g->obs_at = -1;
-		/* The lock either hands the vCPU a new activity or it spins on. */
-		if (!g->wops->observe(g->lock, g->v))
+		/* The lock either hands the vCPU a new activity, the event's
+		 * last step (guest_tail_then), or it spins on. */
+		g->then_ok = 1;
+		on = g->wops->observe(g->lock, g->v);
+		g->then_ok = 0;
+		if (!on)
 			arm(g);
 		return;
 	}
@@ -953,7 +959,7 @@ guest_step(struct guest *g, int64_t data)
 			 * what its guest_work would set (rem, the same cont), armed
 			 * the same way */
 			g->seg = 0;
-			if (g->seg_mid(g->v)) {
+			if (g->seg_mid(g->v, g->sim->now)) {
 				g->rem = g->seg_ns;
 				arm(g);
 				break;
@@ -973,6 +979,7 @@ guest_step(struct guest *g, int64_t data)
 		f(g->v);
 		if (g->act == GA_NONE && g->cont == f)
 			g->cont = NULL;
+		g->then_ok = 0;	/* (f's, if its lock call made no guest_work_then) */
 		break;
 	case GA_SPIN:
 		spin_step(g);
@@ -1091,7 +1098,45 @@ work_start(struct vcpu *v, double ns, guest_fn done)
 void
 guest_work(struct vcpu *v, double ns, guest_fn done)
 {
+	v->g->then_ok = 0;	/* the step's first activity: a later one is not its last */
 	work_start(v, ns, done);
+}
+
+void
+guest_tail_then(struct vcpu *v)
+{
+	v->g->then_ok = 1;
+}
+
+/*
+ * guest_work_then's boundary taken at once, in the step that armed its first
+ * segment: that step ends with this call (then_ok), and the boundary comes
+ * before every pending event (the second place's too), so guest_ev's next
+ * step is this boundary (seg_chain), with nothing run and no place in the
+ * order taken in between.  So mid runs now for the boundary's time, and the
+ * second segment is armed as seg_chain would arm it there (the load and rate
+ * are the first segment's: nothing ran since), in the first one's place in
+ * the order, which comes where the second's would.  mid's 0 leaves the
+ * first segment alone: done runs at its end (guest_step), as after
+ * seg_chain's 0.  0: not taken (tests/e2e_fold.sh, bench/ident.sh).
+ */
+static int
+seg_now(struct guest *g, guest_mid_fn mid)
+{
+	struct sim *s = g->sim;
+	sim_time_t t1 = g->fold_t;
+
+	/* (no spin to note: work_start ended it) */
+	if (!g->fold || g->fold_data != EV_ACT || g->seg_ns == GUEST_FOREVER ||
+	    !(t1 < next_time(s) && t1 <= s->end && t1 <= SIM_TIME_CAP && !s->stopped))
+		return 0;
+	if (!mid(g->v, t1))
+		return 1;
+	s->folded++;	/* the boundary's step, as guest_ev counts it */
+	g->t0 = t1;
+	g->rem = g->seg_ns;
+	g->fold_t = t1 + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate);
+	return 1;
 }
 
 /*
@@ -1100,16 +1145,21 @@ guest_work(struct vcpu *v, double ns, guest_fn done)
  * would have done there, and the second's event is armed as done's
  * guest_work would arm it; or mid finds done would do more (0) and done
  * runs.  mid vouches for the rest (lock.c lock_taken, lock_release: the
- * workload's next compute).
+ * workload's next compute).  A step that ends with this call may have the
+ * boundary taken at once (seg_now).
  */
 void
 guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, guest_fn done)
 {
 	struct guest *g = v->g;
+	int now_ok = g->then_ok;
 
+	g->then_ok = 0;
 	work_start(v, ns, done);
-	g->seg = 1;
 	g->seg_ns = next_ns > 0 ? next_ns : 0;
+	if (now_ok && seg_now(g, mid))
+		return;
+	g->seg = 1;
 	g->seg_mid = mid;
 }
 

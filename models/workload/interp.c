@@ -105,7 +105,7 @@ static void task_exited(struct task *);
 
 static void wl_continue_after(struct vcpu *, double);
 static double wl_next_work(struct vcpu *);
-static int wl_next_mid(struct vcpu *);
+static int wl_next_mid(struct vcpu *, sim_time_t);
 /* The hooks its locks call up through (guest/lock.h). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
     wl_take_section, wl_next_work, wl_next_mid };
@@ -301,11 +301,11 @@ task_exited(struct task *t)
 		sim_stop(s);
 }
 
-/* Past a release: the call's critical path (acquire to here) ends. */
+/* Past a release, at: the call's critical path (acquire to here) ends. */
 static inline void
-close_path(struct vcpu *v, struct wl_thread *th)
+close_path(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 {
-	th->lock[th->closing]->st.path_ns += (double)(th->sim->now - th->path_since[th->closing]);
+	th->lock[th->closing]->st.path_ns += (double)(at - th->path_since[th->closing]);
 	th->closing = -1;
 	gk_preempt_enable(v);
 }
@@ -315,7 +315,7 @@ static inline void
 wl_close_path(struct vcpu *v, struct wl_thread *th)
 {
 	if (th->closing >= 0)
-		close_path(v, th);
+		close_path(v, th, th->sim->now);
 }
 
 /* The lock call returned; ns of the caller's own work follow, off its path. */
@@ -725,12 +725,18 @@ wl_continue(struct vcpu *v)
 	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
 	if (gk_preempt_point(v, wl_continue))
 		return;
-	/* a lock loop's steps begin with one of these: no loop, no watchdog */
+	/* a lock loop's steps begin with one of these: no loop, no watchdog;
+	 * the lock call is the step's last (guest_tail_then) */
 	o = &th->ops[th->pc];
-	if (o->op == OP_ACQUIRE)
+	if (o->op == OP_ACQUIRE) {
+		if (tail)
+			guest_tail_then(v);
 		op_acquire(v, th, o);
-	else if (o->op == OP_RELEASE)
+	} else if (o->op == OP_RELEASE) {
+		if (tail)
+			guest_tail_then(v);
 		op_release(v, th, o);
+	}
 	else if (o->op == OP_COMPUTE)
 		op_compute(v, th, o);
 	else
@@ -776,14 +782,15 @@ wl_next_work(struct vcpu *v)
 }
 
 /*
- * At the end of the lock's costs, in wl_continue's place: what it would do
- * up to that compute (the path closed, the preempt point, counters, the loop
- * end, the compute's mark), 1; or, if its preempt point would switch tasks,
- * nothing but taking the draw back (the stream as it was), 0: wl_continue
- * runs.
+ * At the end of the lock's costs (at), in wl_continue's place: what it would
+ * do up to that compute (the path closed, the preempt point, counters, the
+ * loop end, the compute's mark), 1; or, if its preempt point would switch
+ * tasks, nothing but taking the draw back (the stream as it was), 0:
+ * wl_continue runs.  Nothing here reads the clock but the path's end, which
+ * takes at (guest_work_then may run this before the clock gets there).
  */
 static int
-wl_next_mid(struct vcpu *v)
+wl_next_mid(struct vcpu *v, sim_time_t at)
 {
 	struct wl_thread *th = guest_wl(v);
 	struct wl_vm *wv = th->wv;
@@ -806,7 +813,8 @@ wl_next_mid(struct vcpu *v)
 		return 0;
 	}
 	th->run->last = th;
-	wl_close_path(v, th);
+	if (th->closing >= 0)
+		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	if (gk_preempt_point(v, wl_continue))
 		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
 	while (th->pc != th->ahead) {
