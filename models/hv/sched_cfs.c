@@ -90,8 +90,9 @@ sched_period(const struct cfs *c, int nr)
 }
 
 /* LNX-3.2 fair.c sched_slice: the entity's weighted share of the period,
- * scaled by its share at every level of the hierarchy */
-static int64_t
+ * scaled by its share at every level of the hierarchy (inline: the tick's
+ * look after every switch, cfs_tick_act, asks it) */
+static inline int64_t
 sched_slice(const struct cfs *c, const struct fair_rq *rq, const struct fair_se *se)
 {
 	int64_t slice = sched_period(c, rq->nr_running + !se->on_rq);
