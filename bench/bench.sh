@@ -3,9 +3,9 @@
 # bench.sh VLOCKSIM EVQ_HOLD SRCDIR [PEERS] - the tables `make bench` prints.
 #
 # 1. Reference scenarios: each runs BENCH_RUNS times (default 3); every rate
-#    is per CPU-second of the vlocksim process (user + sys, from
-#    /usr/bin/time), so a loaded machine slows the wall clock but not the
-#    figures; the median run gives the rates, min/median/max CPU seconds show
+#    is per CPU-second of the vlocksim process (user + sys, in microseconds
+#    from bench/cputime.c, see timed), so a loaded machine slows the wall
+#    clock but not the figures; the median run gives the rates, min/median/max CPU seconds show
 #    the spread.  Acquisitions are the scenario's VM.LOCK.acquisitions
 #    metrics summed.  "evq ns/ev" is the bare event queue (bench/evq_hold.c,
 #    the hold model) with as many pending events as the scenario has vCPUs +
@@ -35,15 +35,26 @@ VS=$1 EVQ=$2 SRC=$3 PEERS=${4:-$3/../shared/peers}
 RUNS=${BENCH_RUNS:-3}
 ONLY=${BENCH_ONLY:-}
 SET=${BENCH_SET:-}
-TIME=/usr/bin/time
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
-[ -x "$TIME" ] || { echo "bench: needs GNU time ($TIME)"; exit 2; }
+${CC:-cc} -O2 -o "$tmp/cputime" "$SRC/bench/cputime.c" 2> "$tmp/cc.err" ||
+    { echo "bench: bench/cputime.c does not build:"; cat "$tmp/cc.err"; exit 2; }
 
 want() { [ -z "$ONLY" ] && return 0; case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
 
 # stats FILE: min med max of a column of numbers
-stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f %.3f %.3f", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
+stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.6f %.6f %.6f", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
+
+# timed OUT CMD...: run CMD with stdout to OUT; write "cpu_s peak_rss_kB
+# wall_s" to $tmp/t1 (the whole process: user + sys at microsecond
+# resolution, max RSS; GNU time's %U/%S have 10 ms steps, 15% of a 0.06 CPU-s
+# row).  Every timed run goes through here.
+timed() {
+	out=$1; shift
+	if ! "$tmp/cputime" "$tmp/t1" "$@" > "$out" 2> "$tmp/terr"; then
+		echo "bench: $* failed:"; cat "$tmp/terr"; return 1
+	fi
+}
 
 # row NAME PENDING REPS ARGS...: run vlocksim ARGS (REPS replications, so a
 # short scenario runs long enough to time) RUNS times and print one row
@@ -53,13 +64,10 @@ row() {
 	: > "$tmp/cpu"; : > "$tmp/wall"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		if ! $TIME -f '%e %U %S' -o "$tmp/t" "$VS" run "$@" --reps "$reps" --set 'metrics=[]' \
-		    ${SET:+--set} ${SET:+"$SET"} --no-wall-clock --format csv > "$tmp/out" \
-		    2> "$tmp/err"; then
-			echo "bench: $name failed:"; cat "$tmp/err"; return 1
-		fi
-		awk '{ print $2 + $3 }' "$tmp/t" >> "$tmp/cpu"
-		awk '{ print $1 }' "$tmp/t" >> "$tmp/wall"
+		timed "$tmp/out" "$VS" run "$@" --reps "$reps" --set 'metrics=[]' \
+		    ${SET:+--set} ${SET:+"$SET"} --no-wall-clock --format csv || return 1
+		awk '{ print $1 }' "$tmp/t1" >> "$tmp/cpu"
+		awk '{ print $3 }' "$tmp/t1" >> "$tmp/wall"
 		i=$((i + 1))
 	done
 	# the metrics are means per replication
@@ -100,16 +108,6 @@ if [ -s "$tmp/ple" ]; then
 	awk '{ printf "  %-16s %12s exits, %12s in bulk (%s%%)\n", $1, $2, $3, $4 }' "$tmp/ple"
 fi
 
-# timed OUT CMD...: run CMD with stdout to OUT; append "cpu_s peak_rss_kB" to
-# $tmp/t1 (the whole process: user + sys, max RSS)
-timed() {
-	out=$1; shift
-	if ! $TIME -f '%U %S %M' -o "$tmp/tt" "$@" > "$out" 2> "$tmp/terr"; then
-		echo "bench: $* failed:"; cat "$tmp/terr"; return 1
-	fi
-	awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$tmp/tt" > "$tmp/t1"
-}
-
 # vl_sockets N: "SOCKETS CORES" for N pinned vCPUs (at most 1024 cores a socket)
 vl_sockets() { if [ "$1" -le 1024 ]; then echo "1 $1"; else echo "$(($1 / 1024)) 1024"; fi; }
 
@@ -127,8 +125,8 @@ csv_acq() { awk -F, '$1 ~ /^[^.]+\.[^.]+\.acquisitions$/ { s += $3 } END { print
 # Section 2: the peers.  Same model, same arguments: cs 100 ns, ncs 1 us, a
 # 56 ns hand-over, seed 1.  Durations (simulated) keep each run near a second
 # or more: at 4 vCPUs every tool's is 5 times as long (vlocksim's run was
-# 0.2 CPU-s there, so the 10 ms granularity of the CPU time was 5%), the
-# same factor for all so a ratio compares the same work.
+# 0.2 CPU-s there, when GNU time's 10 ms step was 5% of it), the same
+# factor for all so a ratio compares the same work.
 if want peers; then
 	echo
 	echo "peers: bench/peer-ticket.yaml beside $PEERS (same model: cs Exp(100 ns),"
