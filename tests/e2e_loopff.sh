@@ -7,7 +7,8 @@
 # statistics; a body with a random compute is never fast-forwarded; a
 # forever loop of computes only, its vCPU's only task, has no events (and one
 # sharing its vCPU does), nor has the overhead paid ahead of it (a switch-in,
-# a tick's exit); a deliberately broken fast-forward is caught.
+# a tick's exit), nor has that of a spin without an end (a ticket waiter, no
+# PLE); a deliberately broken fast-forward is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -99,6 +100,21 @@ check "two endless VMs alone: the same metrics" both endonly --set until=duratio
 check "two endless VMs alone: fewer events than 2 per timer exit" awk -v \
     e="$(metric events "$tmp/endonly.true")" -v x="$(metric timer_exits "$tmp/endonly.true")" \
     'BEGIN { exit !(x > 100 && e < 2 * x) }'
+# ticket waiters on a host without PLE spin without an end behind a holder
+# that holds for longer than the run: their tick exits have no event either
+SX=$top_srcdir/configs/seed001/x5570.yaml
+WX='workloads.w={locks: {big: {}}, program: [{loop: forever, do: [{acquire: big},
+    {compute: 1s}, {release: big}]}]}'
+check "ticket waiters without PLE + an endless VM: the same metrics" ff_both spinhog "$SX" \
+    --set until=duration --set duration=50ms --set "$WX" --set "$HE" \
+    --set "vms=[{name: g, vcpus: 4, threads: 4, lock: ticket, workload: w, guest: {hz: 1000}},
+    {name: hog, vcpus: 8, workload: hog, guest: {hz: 1000}}]"
+check "ticket waiters without PLE alone: the same metrics" ff_both spinonly "$SX" \
+    --set until=duration --set duration=50ms --set "$WX" \
+    --set "vms=[{name: g, vcpus: 8, threads: 8, lock: ticket, workload: w, guest: {hz: 1000}}]"
+check "ticket waiters without PLE alone: fewer events than 1.5 per timer exit" awk -v \
+    e="$(metric events "$tmp/spinonly.true")" -v x="$(metric timer_exits "$tmp/spinonly.true")" \
+    'BEGIN { exit !(x > 100 && e < 1.5 * x) }'
 # two such tasks share vCPU 0 (their loop ends are preemption points: run),
 # one has vCPU 1 to itself (endless); the guest's tick preempts on vCPU 0
 check "task form, endless loops, 2 tasks on vCPU 0: the same metrics" both endtasks \

@@ -21,7 +21,8 @@ const struct metric_doc metric_docs[] = {
 	  "which change nothing, not simulated (0 with fast_forward: false; a cost figure like "
 	  "events)" },
 	{ "steps_folded", "count", "vCPU steps due before every other event, taken inside the "
-	  "event before them: one event fewer each (0 with fast_forward: false; a cost figure "
+	  "event before them, and overhead ends ahead of work or a spin without an end, taken "
+	  "without one: one event fewer each (0 with fast_forward: false; a cost figure "
 	  "like events)" },
 	{ "ctx_switches", "count", "host context switches between vCPUs" },
 	{ "hlt_exits", "count", "HLT exits (a vCPU halted)" },
