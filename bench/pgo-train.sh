@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# pgo-train.sh BIN SRCDIR OUTDIR - the training runs of `make pgo`: short runs
+# of the scenarios whose speed matters (seed 000 S1/S2, seed 004, lab-c, seed
+# 001's X5570 and X7560 at 2x, the peer ticket model), about two CPU-seconds
+# in all, so that an instrumented BIN records the branches and calls they take.
+# Outputs go to OUTDIR (the caller removes it); exits 1 if a run failed.
+B=$1; S=$2; O=$3
+t() { # tag args...
+	tag=$1; shift
+	"$B" run "$@" --reps 1 --no-wall-clock --out "$O/$tag" >/dev/null ||
+	    { echo "pgo-train.sh: $tag failed" >&2; exit 1; }
+}
+s0="$S/configs/seed000/spinlock-thread.yaml --set until=duration --set duration=200ms"
+t s0s1 $s0 --set 'metrics=[]'
+t s0s2 $s0 --set 'metrics=[]' --set 'vms[0].workload=s2'
+t s4 "$S/configs/seed004/seed004.yaml" --set duration=1s
+t labc "$S/configs/lab-c/scenario.yaml" --set 'vms[0].vcpus=4'
+t x5570 "$S/configs/seed001/x5570.yaml" --set duration=60s --set 'vms[1].count=2' \
+    --set 'vms[0].lock=ticket'
+t x7560 "$S/configs/seed001/x7560-ple.yaml" --set duration=10s --set 'vms[1].count=2' \
+    --set 'vms[0].lock=ticket'
+t peer "$S/bench/peer-ticket.yaml" --set 'vms[0].vcpus=4' --set machine.cores_per_socket=4 \
+    --set duration=50ms --set 'metrics=[]'
