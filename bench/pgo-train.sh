@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # pgo-train.sh BIN SRCDIR OUTDIR - the training runs of `make pgo`: short runs
 # of the scenarios whose speed matters (seed 000 S1/S2, seed 004, lab-c, seed
-# 001's X5570 and X7560 at 2x, the peer ticket model), about two CPU-seconds
+# 001's X5570 and X7560 at 3x, the peer ticket model), about two CPU-seconds
 # in all, so that an instrumented BIN records the branches and calls they take.
 # Outputs go to OUTDIR (the caller removes it); exits 1 if a run failed.
 B=$1; S=$2; O=$3
