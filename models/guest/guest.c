@@ -681,10 +681,12 @@ finish_halt(struct guest *g)
 static inline int
 pre_unevented(const struct guest *g)
 {
-	enum hw_load l = g->v->pcpu->load;
+	enum hw_load l;
 
-	if (!g->ff || g->in_ple || g->t0 != g->sim->now || g->rem != GUEST_FOREVER)
+	/* in_ple first: a PLE exit's overhead (seed001-x7560) is never unevented */
+	if (g->in_ple || g->rem != GUEST_FOREVER || !g->ff || g->t0 != g->sim->now)
 		return 0;
+	l = g->v->pcpu->load;
 	return g->act == GA_WORK ? l == LOAD_BUSY :
 	    g->act == GA_SPIN && !g->cond && g->ple_left == GUEST_FOREVER && g->obs_at < 0 &&
 	    l == LOAD_SPIN;
