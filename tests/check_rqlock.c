@@ -355,12 +355,19 @@ START_TEST(a_wake_waits_under_pi_lock_for_the_wakee_to_be_switched_out)
 }
 END_TEST
 
-/* Counts acquisitions of pi[0] (the first task's p->pi_lock). */
+/* Acquisitions of the lock named name (pi[0]: the first task's p->pi_lock). */
+struct taken {
+	const char *name;
+	int n;
+};
+
 static void
-count_pi0(void *ctx, const struct probe_ev *e)
+count_taken(void *ctx, const struct probe_ev *e)
 {
-	if (e->kind == PR_LOCK_TAKEN && strcmp(((const struct glock *)e->lock)->name, "pi[0]") == 0)
-		(*(int *)ctx)++;
+	struct taken *t = ctx;
+
+	if (e->kind == PR_LOCK_TAKEN && strcmp(((const struct glock *)e->lock)->name, t->name) == 0)
+		t->n++;
 }
 
 /* A parent forks two children and waits for both, ten times. */
@@ -377,26 +384,18 @@ START_TEST(a_childs_exit_tries_to_wake_its_parent_twice)
 {
 	struct probe p;
 	struct metrics m;
-	int n = 0;
+	struct taken pi0 = { "pi[0]", 0 };
 
 	/* do_notify_parent: SIGCHLD's signal_wake_up and __wake_up_parent, each
 	 * a try_to_wake_up under the parent's p->pi_lock: the first child's
 	 * exit two (neither wakes it), the second's two (one wakes it) */
-	p = (struct probe){ count_pi0, &n };
+	p = (struct probe){ count_taken, &pi0 };
 	tu_run(forks, 1, &p, &m);
 	ck_assert_double_eq(tu_metric(&m, "g.tasks_spawned"), 20);
-	ck_assert_int_eq(n, 10 * 4);
+	ck_assert_int_eq(pi0.n, 10 * 4);
 	metrics_free(&m);
 }
 END_TEST
-
-/* Counts acquisitions of pi[20], the last child's p->pi_lock (two digits). */
-static void
-count_pi20(void *ctx, const struct probe_ev *e)
-{
-	if (e->kind == PR_LOCK_TAKEN && strcmp(((const struct glock *)e->lock)->name, "pi[20]") == 0)
-		(*(int *)ctx)++;
-}
 
 /* The parent forks two children 40 times; each child counts 3 steps; the
  * VM's locks (its scheduler's too) of kind %s. */
@@ -419,7 +418,7 @@ START_TEST(a_renewed_pi_lock_runs_as_a_new_one)
 	struct metrics kept, renewed;
 	char text[1024];
 	size_t i, k;
-	int n = 0;
+	struct taken pi20 = { "pi[20]", 0 };	/* the last child's (two digits) */
 
 	/* a dead child's lock goes to a later child (ks_pi_new renews it),
 	 * except while a probe watches (ks_pi_put keeps every lock): the two
@@ -428,11 +427,11 @@ START_TEST(a_renewed_pi_lock_runs_as_a_new_one)
 	 * thread_new) */
 	for (k = 0; k < sizeof kinds / sizeof *kinds; k++) {
 		snprintf(text, sizeof text, many_forks, kinds[k]);
-		n = 0;
-		p = (struct probe){ count_pi20, &n };
+		pi20.n = 0;
+		p = (struct probe){ count_taken, &pi20 };
 		tu_run(text, 1, &p, &kept);
 		tu_run(text, 1, NULL, &renewed);
-		ck_assert_int_gt(n, 0);
+		ck_assert_int_gt(pi20.n, 0);
 		ck_assert_double_eq(tu_metric(&renewed, "g.tasks_spawned"), 80);
 		ck_assert_double_eq(tu_metric(&renewed, "g.steps"), 240);
 		ck_assert_uint_eq(kept.n, renewed.n);
@@ -462,17 +461,17 @@ START_TEST(exec_takes_the_pi_lock_and_moves_to_the_idlest_vcpu)
 	char text[4096];
 	struct probe p;
 	struct metrics m;
-	int n = 0;
+	struct taken pi0 = { "pi[0]", 0 };
 
 	/* sched_exec: select_task_rq(WF_EXEC) under current's p->pi_lock; the
 	 * vCPU the task shares is the busier, so each exec moves it (there it
 	 * waits for a tick's preemption: about one exec per 4 ms tick) */
 	snprintf(text, sizeof text, execs, "true");
-	p = (struct probe){ count_pi0, &n };
+	p = (struct probe){ count_taken, &pi0 };
 	tu_run(text, 1, &p, &m);
 	ck_assert_double_gt(tu_metric(&m, "g.task_migrations"), 15);
 	/* an exec's lock and the stopper's wake of the task after it */
-	ck_assert_int_gt(n, 2 * 15);
+	ck_assert_int_gt(pi0.n, 2 * 15);
 	metrics_free(&m);
 	/* without the locks it moves all the same */
 	snprintf(text, sizeof text, execs, "false");
