@@ -528,7 +528,7 @@ widen(void *s, void *arg, int64_t data)
 
 	for (i = 0; i < hv->nvcpus; i++)
 		for (c = 0; c < hv->npcpus; c++)
-			hv->vcpus[i]->affinity[c] = data == 0 || (data >> c & 1);
+			hv_vcpu_affinity(hv->vcpus[i])[c] = data == 0 || (data >> c & 1);
 }
 
 START_TEST(idle_pcpu_pulls_work_within_affinity)

@@ -4,6 +4,10 @@
 
 #include <math.h>
 
+#include "guest/gsched.h"
+#include "guest/gvm.h"
+#include "hv/hv.h"
+
 /* no C-states: the wake latencies here are the guest's (check_idle has the exits) */
 #define HOST "machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 2, " \
     "clock: 2GHz, cstates: []}\n" "hypervisor: {kind: kvm, scheduler: cfs}\n"
@@ -125,6 +129,52 @@ START_TEST(tasks_share_a_vcpu_by_weight)
 	b = tu_metric(&m, "g.b");
 	/* within the guest's granularity: a slice is ms, the run 3 s */
 	ck_assert_double_lt(fabs(a / b - want) / want, 0.03);
+	metrics_free(&m);
+}
+END_TEST
+
+/* At the first lock event, each initial task's mask read through
+ * gk_task_allowed: want[i] is task i's vCPUs as bits. */
+struct masks {
+	unsigned want[4];
+	int seen;
+};
+
+static void
+masks_probe(void *ctx, const struct probe_ev *e)
+{
+	struct masks *mk = ctx;
+	const struct glock *l = e->lock;
+	const struct gvm *g;
+	int i, c;
+
+	if (l == NULL || mk->seen)
+		return;
+	mk->seen = 1;
+	g = gvm_of(l->vm);
+	ck_assert_int_eq(g->ntasks, 4);
+	for (i = 0; i < 4; i++)
+		for (c = 0; c < l->vm->nvcpus; c++)
+			ck_assert_msg(gk_task_allowed(g->tasks[i], c) == (int)(mk->want[i] >> c & 1),
+			    "task %d, vCPU %d", i, c);
+}
+
+/* A task pinned to one vCPU reads a window of a shared one-hot array
+ * (gvm.c pinned); its mask is still exactly that vCPU, at either end too. */
+START_TEST(pinned_tasks_allow_their_vcpu_only)
+{
+	struct masks mk = { { 1u << 4, 1u << 0, 0x1f, (1u << 1) | (1u << 3) }, 0 };
+	struct probe pr = { masks_probe, &mk };
+	struct metrics m;
+
+	tu_run_check("name: p\nseed: 1\nduration: 1ms\n" HOST
+	    "vms: [{name: g, vcpus: 5, lock: ticket, workload: w}]\n"
+	    "workloads:\n  w:\n    locks: {k: {cs_lines: 1}}\n"
+	    "    programs: {p: [{loop: forever, do: [{compute: 10us}, {acquire: k},"
+	    " {compute: 1us}, {release: k}]}]}\n"
+	    "    tasks: [{program: p, cpus: [4]}, {program: p, cpus: [0, 0]}, {program: p},"
+	    " {program: p, cpus: [1, 3]}]\n", 1, &pr, 2, &m);
+	ck_assert_int_eq(mk.seen, 1);
 	metrics_free(&m);
 }
 END_TEST
@@ -448,6 +498,7 @@ main(void)
 	tcase_add_test(tc, block_resumes_after_t_plus_wake_latency);
 	tcase_add_test(tc, fewer_tasks_than_vcpus_halt_the_rest);
 	tcase_add_test(tc, tasks_never_on_two_vcpus_and_holders_stay);
+	tcase_add_test(tc, pinned_tasks_allow_their_vcpu_only);
 	tcase_add_test(tc, tasks_share_a_vcpu_by_weight);
 	tcase_add_test(tc, random_phases_make_replications_differ);
 	tcase_add_test(tc, fifo_runs_a_task_until_it_blocks);

@@ -68,10 +68,11 @@ rig_free(struct rig *r)
 static inline void
 rig_aff(struct rig *r, struct vcpu *v, unsigned mask)
 {
+	unsigned char *aff = hv_vcpu_affinity(v);
 	int i;
 
 	for (i = 0; i < r->hv.npcpus; i++)
-		v->affinity[i] = mask >> i & 1;
+		aff[i] = mask >> i & 1;
 }
 
 /* Run the rig's simulation up to t. */

@@ -15,6 +15,33 @@
 #include "guest/vdisk.h"
 #include "hv/hv.h"
 
+/* The mask of a task pinned to vCPU cpu: the window of g->one_hot whose
+ * byte cpu is its middle one, so N pinned tasks share 2N-1 bytes, not N^2
+ * (what gk_task_allowed reads is the same). */
+static const unsigned char *
+pinned(struct gvm *g, int cpu)
+{
+	int n = g->vm->nvcpus;
+
+	if (g->one_hot == NULL) {
+		g->one_hot = xcalloc((size_t)(2 * n - 1), 1);
+		g->one_hot[n - 1] = 1;
+	}
+	return g->one_hot + (n - 1 - cpu);
+}
+
+/* whether the list names one vCPU only (perhaps more than once) */
+static int
+one_cpu(const struct gvm_taskdef *td)
+{
+	int j;
+
+	for (j = 1; j < td->ncpus; j++)
+		if (td->cpus[j] != td->cpus[0])
+			return 0;
+	return td->ncpus > 0;
+}
+
 static void
 make_tasks(struct gvm *g, const struct gvm_config *c)
 {
@@ -27,19 +54,20 @@ make_tasks(struct gvm *g, const struct gvm_config *c)
 	g->naff = c->ntaskdefs;
 	for (i = 0; i < c->ntaskdefs; i++) {
 		const struct gvm_taskdef *td = &c->tasks[i];
-		int only = -1, nallowed = 0;
+		const unsigned char *aff = NULL;
+		int only = -1;
 
-		if (td->cpus != NULL) {
+		if (td->cpus != NULL && one_cpu(td)) {
+			only = (int)td->cpus[0];
+			aff = pinned(g, only);
+		} else if (td->cpus != NULL) {
 			g->aff[i] = xcalloc((size_t)g->vm->nvcpus, 1);
-			for (j = 0; j < td->ncpus; j++) {
-				nallowed += !g->aff[i][td->cpus[j]];
+			for (j = 0; j < td->ncpus; j++)
 				g->aff[i][td->cpus[j]] = 1;
-			}
-			if (nallowed == 1)
-				only = (int)td->cpus[0];
+			aff = g->aff[i];
 		}
 		for (j = 0; j < td->count; j++) {
-			struct task *t = gk_task_new(g->k, NULL, g->aff[i], only, td->nice, NULL);
+			struct task *t = gk_task_new(g->k, NULL, aff, only, td->nice, NULL);
 
 			t->mm = td->mm;
 			g->tasks[g->ntasks++] = t;
@@ -179,6 +207,7 @@ gvm_free(struct gvm *g)
 	for (i = 0; i < g->naff; i++)
 		free(g->aff[i]);
 	free(g->aff);
+	free(g->one_hot);
 	for (i = 0; i < g->nlocks; i++)
 		lock_free(g->locks[i]);
 	free(g->locks);

@@ -78,8 +78,10 @@ struct gvm {
 	int *queue_base;
 	struct task **tasks;		/* the initial tasks, taskdef by taskdef */
 	int ntasks;
-	unsigned char **aff;		/* per taskdef: its vCPU mask, or NULL */
+	unsigned char **aff;		/* per taskdef: its vCPU mask, or NULL (any
+					 * vCPU, or one: a window of one_hot) */
 	int naff;
+	unsigned char *one_hot;		/* 2n-1 bytes, a 1 in the middle (gvm.c pinned) */
 	void *prog;			/* the workload's per-VM state (opaque here) */
 };
 

@@ -75,11 +75,12 @@ hv_destroy(struct hv *hv)
 		kind_op_deinit(hv->kind, hv);
 	for (i = 0; i < hv->nvcpus; i++) {
 		hv->gops->detach(hv->vcpus[i]);
-		free(hv->vcpus[i]->affinity);
+		free(hv->vcpus[i]->own_affinity);
 		free(hv->vcpus[i]);
 	}
 	for (i = 0; i < hv->nvms; i++) {
 		free(hv->vms[i]->name);
+		free(hv->vms[i]->affinity);
 		free(hv->vms[i]->vcpus);
 		free(hv->vms[i]);
 	}
@@ -106,6 +107,13 @@ hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affi
 	vm->cg.quota = -1;	/* cpu.max "max 100000" */
 	vm->cg.period = 100000000;
 	vm->vcpus = xcalloc((size_t)nvcpus, sizeof *vm->vcpus);
+	/* one array for all its vCPUs (xl's per-domain cpus=): N vCPUs of N
+	 * pCPUs would otherwise fill N^2 bytes at start-up */
+	vm->affinity = xmalloc((size_t)hv->npcpus);
+	if (affinity != NULL)
+		memcpy(vm->affinity, affinity, (size_t)hv->npcpus);
+	else
+		memset(vm->affinity, 1, (size_t)hv->npcpus);
 	hv->vms = xrealloc(hv->vms, (size_t)(hv->nvms + 1) * sizeof *hv->vms);
 	hv->vms[hv->nvms++] = vm;
 	hv->vcpus = xrealloc(hv->vcpus, (size_t)(hv->nvcpus + nvcpus) * sizeof *hv->vcpus);
@@ -118,16 +126,23 @@ hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affi
 		v->rs = RS_OFFLINE;
 		v->last_pcpu = -1;
 		v->processor = -1;
-		v->affinity = xmalloc((size_t)hv->npcpus);
-		if (affinity != NULL)
-			memcpy(v->affinity, affinity, (size_t)hv->npcpus);
-		else
-			memset(v->affinity, 1, (size_t)hv->npcpus);
+		v->affinity = vm->affinity;
 		vm->vcpus[i] = v;
 		hv->vcpus[hv->nvcpus++] = v;
 		hv->gops->attach(v);
 	}
 	return vm;
+}
+
+unsigned char *
+hv_vcpu_affinity(struct vcpu *v)
+{
+	if (v->own_affinity == NULL) {
+		v->own_affinity = xmalloc((size_t)v->vm->hv->npcpus);
+		memcpy(v->own_affinity, v->vm->affinity, (size_t)v->vm->hv->npcpus);
+		v->affinity = v->own_affinity;
+	}
+	return v->own_affinity;
 }
 
 static void hv_schedule_ev(void *s, void *arg, int64_t data);

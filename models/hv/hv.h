@@ -84,6 +84,7 @@ struct vm {
 	void *guest;		/* the workload layer's per-VM data (locks, counters) */
 	void *kernel;		/* the guest kernel's (struct gkernel) */
 	const char *where;	/* "file:line:col" of its scenario entry, for errors */
+	unsigned char *affinity;	/* its vCPUs' pCPUs, one byte each, shared by them */
 	struct vm_cgroup cg;
 };
 
@@ -173,6 +174,9 @@ void hv_destroy(struct hv *);
 /* Add a VM of n vCPUs; affinity: NULL = all pCPUs, else npcpus bytes. */
 struct vm *hv_add_vm(struct hv *, const char *name, int nvcpus,
     const unsigned char *affinity, const char *where);
+/* v's affinity, its own from now on, to be changed without its VM's
+ * other vCPUs (a per-vCPU pin, xl vcpu-pin); it starts as the VM's. */
+unsigned char *hv_vcpu_affinity(struct vcpu *v);
 /* Hand the vCPUs to the scheduler and start the pCPUs. */
 int hv_start(struct hv *, const void *sched_cfg, struct vs_err *);
 /* Close runstate books at the end of the run. */

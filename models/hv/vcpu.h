@@ -36,7 +36,8 @@ struct vcpu {
 	int blocked;		/* halted or waiting: the scheduler must not pick it */
 	enum runstate rs;
 	void *sched_priv;	/* the host scheduler's per-vCPU data */
-	unsigned char *affinity; /* one byte per pCPU: 1 = may run there */
+	const unsigned char *affinity; /* one byte per pCPU: 1 = may run there;
+					  * its VM's (hv_vcpu_affinity: its own) */
 	sim_time_t rs_since;
 	sim_time_t rs_time[RS_N];
 	/* The books at the warm-up's end (hv_stats_reset): metrics report
@@ -48,6 +49,7 @@ struct vcpu {
 	struct pcpu *parked_on;
 	sim_time_t park_at;
 	LIST_ENTRY(vcpu) park_link;
+	unsigned char *own_affinity;	/* hv_vcpu_affinity's copy; NULL: the VM's */
 };
 
 void vcpu_set_runstate(struct vcpu *, enum runstate, sim_time_t now);
