@@ -8,7 +8,8 @@
 # forever loop of computes only, its vCPU's only task, has no events (and one
 # sharing its vCPU does), nor has the overhead paid ahead of it (a switch-in,
 # a tick's exit), nor has that of a spin without an end (a ticket waiter, no
-# PLE); a deliberately broken fast-forward is caught.
+# PLE, or one switched in on a pCPU without an SMT sibling); a deliberately
+# broken fast-forward is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -115,6 +116,17 @@ check "ticket waiters without PLE alone: the same metrics" ff_both spinonly "$SX
 check "ticket waiters without PLE alone: fewer events than 1.5 per timer exit" awk -v \
     e="$(metric events "$tmp/spinonly.true")" -v x="$(metric timer_exits "$tmp/spinonly.true")" \
     'BEGIN { exit !(x > 100 && e < 1.5 * x) }'
+# ... switched in and out beside an endless VM, without guest ticks, on a
+# host without SMT (X5570): the switch-in set the pCPU busy, the spin's load
+# is set at once (guest.c pre_load), so only the holder's switch-ins, 1 of
+# the 12 vCPUs, end their overhead with an event
+check "ticket waiters without PLE, switched in beside an endless VM: the same metrics" \
+    ff_both spinsw "$SX" --set until=duration --set duration=200ms --set "$WX" --set "$HE" \
+    --set "vms=[{name: g, vcpus: 4, threads: 4, lock: ticket, workload: w},
+    {name: hog, vcpus: 8, workload: hog}]"
+check "ticket waiters switched in: over 3/4 of the switch-ins without an event" awk -v \
+    f="$(metric steps_folded "$tmp/spinsw.true")" -v n="$(metric ctx_switches "$tmp/spinsw.true")" \
+    'BEGIN { exit !(n > 40 && f > 0.75 * n) }'
 # two such tasks share vCPU 0 (their loop ends are preemption points: run),
 # one has vCPU 1 to itself (endless); the guest's tick preempts on vCPU 0
 check "task form, endless loops, 2 tasks on vCPU 0: the same metrics" both endtasks \
