@@ -8,8 +8,9 @@
 # forever loop of computes only, its vCPU's only task, has no events (and one
 # sharing its vCPU does), nor has the overhead paid ahead of it (a switch-in,
 # a tick's exit), nor has that of a spin without an end (a ticket waiter, no
-# PLE, or one switched in on a pCPU without an SMT sibling); a deliberately
-# broken fast-forward is caught.
+# PLE, or one switched in on a pCPU without an SMT sibling), nor have such a
+# waiter's ticks while tasks wait (they run when something looks); a
+# deliberately broken fast-forward is caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -127,6 +128,28 @@ check "ticket waiters without PLE, switched in beside an endless VM: the same me
 check "ticket waiters switched in: over 3/4 of the switch-ins without an event" awk -v \
     f="$(metric steps_folded "$tmp/spinsw.true")" -v n="$(metric ctx_switches "$tmp/spinsw.true")" \
     'BEGIN { exit !(n > 40 && f > 0.75 * n) }'
+# the task form: 8 tasks on 4 vCPUs, one holds, 3 spin, 4 wait queued: the
+# spinners' ticks run later, when something looks (kernel.c tick_lazy), so
+# over half of the ticks are ghosts; with a warm-up (the host's books reset
+# first) and beside an endless VM (switch-outs) too
+TL='workloads.w={locks: {big: {}}, programs: {p: [{loop: forever, do: [{acquire: big},
+    {compute: 1s}, {release: big}]}]}, tasks: [{program: p, count: 8}]}'
+GL='{name: g, vcpus: 4, lock: ticket, workload: w, guest: {hz: 1000}}'
+check "ticket waiters without PLE, tasks queued: the same metrics" ff_both lazy "$SX" \
+    --set until=duration --set duration=50ms --set "$TL" --set "vms=[$GL]"
+check "ticket waiters, tasks queued: over half of the ticks are ghosts" awk -v \
+    g="$(metric guest_ticks_skipped "$tmp/lazy.true")" -v x="$(metric timer_exits "$tmp/lazy.true")" \
+    'BEGIN { exit !(x > 100 && g > x / 2) }'
+check "... with a warm-up, beside an endless VM: the same metrics" ff_both lazyw "$SX" \
+    --set until=duration --set duration=50ms --set warmup=21ms --set "$TL" --set "$HE" \
+    --set "vms=[$GL, {name: hog, vcpus: 8, workload: hog}]"
+# sections of 500 us: a spin ends between two ticks, and its vCPU's
+# need_resched, set by a tick run later, preempts at the release
+check "... sections shorter than a tick: the same metrics" ff_both lazys "$SX" \
+    --set until=duration --set duration=100ms --set "vms=[$GL]" \
+    --set 'workloads.w={locks: {big: {}}, programs: {p: [{loop: forever, do: [{acquire: big},
+    {compute: 500us}, {release: big}, {compute: 300us}]}]}, tasks: [{program: p, count: 8}]}'
+check "... sections shorter than a tick: some ticks are ghosts" positive lazys guest_ticks_skipped
 # two such tasks share vCPU 0 (their loop ends are preemption points: run),
 # one has vCPU 1 to itself (endless); the guest's tick preempts on vCPU 0
 check "task form, endless loops, 2 tasks on vCPU 0: the same metrics" both endtasks \

@@ -52,6 +52,7 @@ struct guest {
 	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
 	int in_ple;		/* pre is a PLE exit being handled */
 	int irq_pending;	/* an interrupt waits for the vCPU to take it */
+	int lazy;		/* its ticks stand as a ghost: sync_hook first (kernel.c) */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
 	/* colder */
@@ -62,6 +63,7 @@ struct guest {
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
 	int polling;		/* halted, but polling before it blocks */
 	guest_fn irq_hook;	/* the kernel's interrupt entry (kernel.c) */
+	guest_fn sync_hook;	/* the kernel runs the ticks its ghost stood for */
 	guest_fn entry_hook;	/* the kernel's VM-entry work (ipi.c: a PV TLB flush) */
 	guest_fn stop_hook;	/* the kernel hears the host took the pCPU (slock.c) */
 	guest_time_fn timer_hook;	/* the kernel's next timer here (kernel.c) */
@@ -84,6 +86,15 @@ struct guest {
 };
 
 enum { EV_PRE, EV_ACT, EV_RESUME };
+
+/* Before the guest's state is read or changed from outside: the kernel's
+ * lazy ticks first (guest_tick_lazy). */
+static inline void
+lazy_sync(struct guest *g)
+{
+	if (__builtin_expect(g->lazy, 0))
+		g->sync_hook(g->v);
+}
 
 static struct sim *
 vsim(struct vcpu *v)
@@ -1062,6 +1073,8 @@ guest_stop(struct vcpu *v)
 {
 	struct guest *g = v->g;
 
+	lazy_sync(g);
+
 	settle(g);
 	/* A switch-in cut short never entered the guest, so the next switch-in
 	 * pays its own cost and owes nothing of this one (LNX-3.2 x86.c
@@ -1089,6 +1102,8 @@ void
 guest_rerate(struct vcpu *v)
 {
 	struct guest *g = v->g;
+
+	lazy_sync(g);
 
 	if (g->act != GA_WORK || pre_left(g) > 0)
 		return;
@@ -1328,6 +1343,7 @@ guest_poke(struct vcpu *v, double latency_ns)
 	struct guest *g = v->g;
 	sim_time_t at;
 
+	lazy_sync(g);
 	if (g->act != GA_SPIN || g->cond || v->pcpu == NULL)
 		return;
 	/* its step follows this one's: start the loads guest_step starts */
@@ -1511,6 +1527,8 @@ guest_interrupt(struct vcpu *v)
 {
 	struct guest *g = v->g;
 
+	lazy_sync(g);
+
 	g->irq_pending = 1;
 	if (g->irqs_off)
 		return;		/* taken at guest_irqs_on */
@@ -1569,6 +1587,54 @@ guest_set_irq_hook(struct vcpu *v, guest_fn hook)
 }
 
 void
+guest_set_sync_hook(struct vcpu *v, guest_fn hook)
+{
+	v->g->sync_hook = hook;
+}
+
+/* A tick's exit here ends without an event (pre_unevented's spin case),
+ * and one a tick later finds it ended: settle leaves the spin as it is. */
+int
+guest_tick_quiet(const struct vcpu *v)
+{
+	const struct guest *g = v->g;
+	const struct pcpu *p = v->pcpu;
+
+	return p != NULL && g->act == GA_SPIN && g->rem == GUEST_FOREVER && !g->cond &&
+	    g->ple_left == GUEST_FOREVER && g->obs_at < 0 && !g->in_ple && !g->irqs_off &&
+	    !g->irq_pending && !g->irq_wakes && g->ev == EVQ_NONE && !g->fold && g->ff &&
+	    (p->load == LOAD_SPIN || !p->smt);
+}
+
+void
+guest_tick_lazy(struct vcpu *v)
+{
+	v->g->lazy = 1;
+}
+
+/*
+ * The n ticks' exits as the slow path leaves them: each tick's settle found
+ * the last exit paid (its end is µs after it, the next tick a period on),
+ * so pre 0, then pre_unevented's case for this one's exit_ns (n = 0: none;
+ * exit_ns 0 on bare metal: no exit, nothing here).
+ */
+void
+guest_tick_replay(struct vcpu *v, int64_t last, double exit_ns, uint64_t n)
+{
+	struct guest *g = v->g;
+
+	g->lazy = 0;
+	if (n == 0 || exit_ns <= 0)
+		return;
+	VS_ASSERT(g->pre_end <= last - (sim_time_t)1 && g->act == GA_SPIN);
+	g->t0 = last;
+	g->pre = exit_ns;
+	g->sw = 0;
+	g->pre_end = last + sim_ns(exit_ns);
+	g->sim->folded += n;
+}
+
+void
 guest_set_entry_hook(struct vcpu *v, guest_fn hook)
 {
 	v->g->entry_hook = hook;
@@ -1604,6 +1670,7 @@ guest_save(struct vcpu *v, double *rem, guest_fn *cont)
 	struct guest *g = v->g;
 	int mem = g->act == GA_MEM;
 
+	lazy_sync(g);
 	VS_ASSERT(g->act == GA_WORK || g->act == GA_MEM || g->act == GA_BUSY);
 	/* only a task that may be preempted is saved, and a chained segment is
 	 * a section's (lock.c lock_taken), preemption off */
@@ -1625,6 +1692,8 @@ guest_overhead(struct vcpu *v, double ns)
 {
 	struct guest *g = v->g;
 
+	lazy_sync(g);
+
 	if (v->pcpu == NULL)
 		return ns > 0 ? ns : 0;
 	if (ns <= 0)
@@ -1642,6 +1711,8 @@ void
 guest_kick(struct vcpu *v)
 {
 	struct guest *g = v->g;
+
+	lazy_sync(g);
 
 	if (g->act == GA_HALT && g->polling) {
 		/* LNX-4.5 kvm_vcpu_block: the poll saw the event; no sleep (halt_successful_poll) */

@@ -142,6 +142,15 @@ enum guest_irq_at guest_irq_at(const struct vcpu *);
  * other effect: v is off its pCPU, neither halted nor polling. */
 int guest_irq_deferred(const struct vcpu *);
 void guest_set_irq_hook(struct vcpu *, guest_fn hook);
+/* The kernel's lazy ticks (kernel.c tick_lazy): the guest is quiet (spins
+ * without an end, interrupts on, nothing pending); it is told its ticks
+ * stand as a ghost, calls the sync hook before its state is read or
+ * changed, and is told what they did (the last one's time, its exit's ns,
+ * how many). */
+void guest_set_sync_hook(struct vcpu *, guest_fn hook);
+int guest_tick_quiet(const struct vcpu *);
+void guest_tick_lazy(struct vcpu *);
+void guest_tick_replay(struct vcpu *, int64_t last, double exit_ns, uint64_t n);
 /* The kernel's next timer on the vCPU, for the host's idle governor
  * (hv_guest_ops.next_timer). */
 void guest_set_timer_hook(struct vcpu *, guest_time_fn hook);

@@ -89,6 +89,7 @@ gk_task_allowed(const struct task *t, int cpu)
 }
 
 static void cpu_irq(struct vcpu *);
+static void cpu_sync(struct vcpu *);
 static void timer_raise(void *ctx, int cpu, int kind);
 
 /* The vCPU's LAPIC deadline as its kernel last programmed it: the earliest
@@ -128,6 +129,7 @@ cpu_entry(struct vcpu *v)
 static void
 tick_stop(struct gcpu *c)
 {
+	tick_sync(c);
 	sim_cancel(ksim(c->k), &c->tick_ev);
 	sim_ghost_cancel(ksim(c->k), &c->tick_ghost);
 }
@@ -179,6 +181,7 @@ gk_new(struct vm *vm, const struct gk_config *cfg)
 		c->idle_since = -1;
 		guest_set_kcpu(c->v, c);
 		guest_set_irq_hook(c->v, cpu_irq);
+		guest_set_sync_hook(c->v, cpu_sync);
 		guest_set_entry_hook(c->v, cpu_entry);
 		guest_set_stop_hook(c->v, cpu_stopped);
 		guest_set_timer_hook(c->v, cpu_next_timer);
@@ -507,6 +510,8 @@ kc_go_idle(struct gcpu *c)
 	c->curr = NULL;
 	guest_set_wl(c->v, NULL);
 	if (!c->idle) {
+		if (k->nidle == 0)
+			kc_tick_sync_all(k, 1);	/* their ticks' balance would kick it now */
 		c->idle = 1;
 		k->nidle++;
 		c->idle_since = ksim(k)->now;
@@ -529,21 +534,25 @@ static void timer_irq(struct gcpu *);
  * PV timer (Linux 3.2 arch/x86/xen/time.c xen_vcpuop_set_next_event) re-arms
  * with the VCPUOP_set_singleshot_timer hypercall in place of the write: the
  * interrupt's half of timer_tick and a hypercall exit. */
-void
-kc_timer_exits(struct gcpu *c)
+static double
+timer_exits_ns(struct gcpu *c, int count)
 {
 	struct hv *hv = c->k->vm->hv;
 	const struct machine *m = kmach(c->k);
 
-	if (hv_native(hv))
-		return;
-	hv->st.exits_timer++;
+	hv->st.exits_timer += (uint64_t)count;
 	if (c->k->pv_timer) {
-		hv->st.exits_hypercall++;
-		guest_overhead(c->v, m->timer_tick_ns / 2 + m->exit_hypercall_ns);
-	} else {
-		guest_overhead(c->v, m->timer_tick_ns);
+		hv->st.exits_hypercall += (uint64_t)count;
+		return m->timer_tick_ns / 2 + m->exit_hypercall_ns;
 	}
+	return m->timer_tick_ns;
+}
+
+void
+kc_timer_exits(struct gcpu *c)
+{
+	if (!hv_native(c->k->vm->hv))
+		guest_overhead(c->v, timer_exits_ns(c, 1));
 }
 
 /*
@@ -783,6 +792,7 @@ kc_balance_pull(struct gcpu *c, struct task *t)
 		enqueue(c, t, GS_MIGRATE);
 	} else {
 		/* asleep: in no count or load here, only the policy's queue */
+		tick_sync(b);
 		k->cfg.sched->dequeue(b, t, GS_MIGRATE);
 		t->cpu = c->idx;
 		k->cfg.sched->enqueue(c, t, GS_MIGRATE);
@@ -857,7 +867,10 @@ timer_raise(void *ctx, int cpu, int kind)
 {
 	struct gkernel *k = ctx;
 	struct gcpu *c = &k->cpus[cpu];
-	int ticking = c->tick_ev != EVQ_NONE || c->tick_ghost >= 0;
+	int ticking;
+
+	tick_sync(c);	/* the next tick runs the due wheel timers */
+	ticking = c->tick_ev != EVQ_NONE || c->tick_ghost >= 0;
 
 	if (c->finished || (kind != GT_HRTIMER && ticking) ||
 	    (kind == GT_DEFERRABLE && (c->idle || c->sleeping)))
@@ -884,16 +897,108 @@ tick_ghost(struct gcpu *c)
 	    sim_ghost(ksim(k), sim_ns(k->tick_ns), &c->tick_ghost);
 }
 
+/*
+ * Lazy ticks.  A tick on a vCPU whose task spins without an end (a ticket
+ * waiter on a host without PLE, interrupts on: guest.c guest_tick_quiet),
+ * with tasks queued and no vCPU of its VM idle, runs scheduler_tick (Linux
+ * kernel/time/tick-sched.c tick_sched_timer -> scheduler_tick: update_curr,
+ * check_preempt_tick; trigger_load_balance, which finds no idle CPU to
+ * kick; run_local_timers, none due) and changes nothing anyone reads until
+ * the spin ends or something looks at the vCPU: the counts, the exit's
+ * overhead (unevented: guest.c pre_unevented), the task's runtime and
+ * need_resched.  So the ticks after such a tick keep their places in the
+ * event order as ghosts (engine.h sim_ghost), and run, in order and with
+ * the clock each had, when the state they read or write is next read or
+ * changed (kc_tick_sync: the guest's entries, an enqueue or dequeue here or
+ * of a task that last ran here, a wake here, a vCPU of the VM going idle, a
+ * timer coming due, the run's end and the warm-up's); the pending one
+ * becomes the real tick.  seed001-x5570 3x: 2/3 of the guest ticks are on
+ * such spinners.  fast_forward: false, or a probe, runs them all
+ * (tests/e2e_loopff.sh).
+ */
+static int
+tick_quiet(const struct gcpu *c)
+{
+	const struct gkernel *k = c->k;
+	const struct task *t = c->curr;
+
+	return t != NULL && !t->compute && !t->slock_spinning && c->nqueued > 0 &&
+	    c->nwake == 0 && k->nidle == 0 && guest_tick_quiet(c->v);
+}
+
+/* The ticks the lazy ghost stood for, those before its pending one, as
+ * do_tick ran them (the quiet state is the same up to now); hv: whether
+ * they count in the host's exits (not at the warm-up's end, where the host's
+ * books were reset first: they counted before it). */
+static void
+tick_replay(struct gcpu *c, int hv)
+{
+	struct gkernel *k = c->k;
+	sim_time_t per = sim_ns(k->tick_ns), next = sim_ghost_time(ksim(k), c->tick_ghost), t;
+	uint64_t n = 0;
+	double ns = 0;
+
+	c->tick_lazy = 0;
+	for (t = c->tick_at + per; t < next; t += per, n++) {
+		k->st.ticks++;
+		if (!hv_native(k->vm->hv))
+			ns = timer_exits_ns(c, hv);
+		account_at(c, cpu_clock_at(c, t));
+		if (k->cfg.sched->tick_preempt(c, c->curr))
+			c->need_resched = 1;
+	}
+	guest_tick_replay(c->v, next - per, ns, n);
+	c->tick_at = next;
+	sim_ghost_wake(ksim(k), c->tick_ghost, tick_ev, c, 0);
+}
+
+void
+kc_tick_sync(struct gcpu *c)
+{
+	if (c->tick_lazy)
+		tick_replay(c, 1);
+}
+
+void
+kc_tick_sync_all(struct gkernel *k, int hv)
+{
+	int i;
+
+	for (i = 0; i < k->ncpu; i++)
+		if (k->cpus[i].tick_lazy)
+			tick_replay(&k->cpus[i], hv);
+}
+
+static void
+cpu_sync(struct vcpu *v)
+{
+	kc_tick_sync(cpu_of(v));
+}
+
 static void
 tick_ev(void *s, void *arg, int64_t data)
 {
 	struct gcpu *c = arg;
+	struct gkernel *k = c->k;
+	int lazy = 0;
 
 	c->tick_ev = EVQ_NONE;
-	if (!tick_ghost(c))
+	/* the ghost takes the place tick_arm's push would take */
+	if (!tick_ghost(c) && !(lazy = k->vm->hv->fast_forward && k->vm->hv->probe == NULL &&
+	    !c->finished && k->tick_ns > 0 && tick_quiet(c) &&
+	    sim_ghost(ksim(k), sim_ns(k->tick_ns), &c->tick_ghost)))
 		tick_arm(c);
 	c->tick_pending = 1;
 	guest_interrupt(c->v);	/* the LAPIC timer; taken when the vCPU runs guest code */
+	if (!lazy)
+		return;
+	if (tick_quiet(c) && !c->tick_pending) {
+		c->tick_lazy = 1;
+		guest_tick_lazy(c->v);
+	} else {
+		c->tick_at = sim_ghost_time(ksim(k), c->tick_ghost);	/* a real tick after all */
+		sim_ghost_wake(ksim(k), c->tick_ghost, tick_ev, c, 0);
+	}
 }
 
 /* try_to_wake_up() on the vCPU chosen: queue t there, make that vCPU look. */
@@ -905,6 +1010,7 @@ kc_wake_on(struct gkernel *k, struct task *t, int cpu, int waker, int flags)
 
 	VS_ASSERT(t->state == T_BLOCKED && gk_task_allowed(t, cpu));
 	c = &k->cpus[cpu];
+	tick_sync(c);	/* need_resched read before the enqueue */
 	k->st.wakeups++;
 	t->woken_at = ksim(k)->now;
 	was = c->need_resched;
@@ -995,6 +1101,7 @@ gk_finish(struct gkernel *k)
 {
 	int i;
 
+	kc_tick_sync_all(k, 1);
 	for (i = 0; i < k->ncpu; i++)
 		if (k->cpus[i].idle && !k->cpus[i].finished) {
 			k->st.idle_ns += (double)(ksim(k)->now - k->cpus[i].idle_since);
@@ -1008,6 +1115,7 @@ gk_stats_reset(struct gkernel *k)
 	struct hist *wl = k->st.wake_lat, *iw = k->st.ipi_wait;
 	int i;
 
+	kc_tick_sync_all(k, 0);	/* (run.c warmup_end reset the host's books first) */
 	gk_finish(k);
 	memset(&k->st, 0, sizeof k->st);
 	hist_reset(wl);

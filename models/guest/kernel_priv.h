@@ -81,21 +81,27 @@ owner_off(struct gkernel *k, const struct task *t)
 }
 /* The scheduler's clock: the guest's time, less steal time if it is told. */
 static inline double
-cpu_clock(const struct gcpu *c)
+cpu_clock_at(const struct gcpu *c, sim_time_t now)
 {
 	const struct vcpu *v = c->v;
-	sim_time_t now = ksim(c->k)->now;
 
 	if (!c->k->cfg.steal_clock)
 		return (double)now;
 	return (double)(v->rs_time[RS_RUNNING] + (v->rs == RS_RUNNING ? now - v->rs_since : 0));
 }
 
+static inline double
+cpu_clock(const struct gcpu *c)
+{
+	return cpu_clock_at(c, ksim(c->k)->now);
+}
+
+/* update_curr as of the scheduler's clock `now` (account: the clock now) */
 static inline void
-account(struct gcpu *c)
+account_at(struct gcpu *c, double now)
 {
 	struct task *t = c->curr;
-	double now = cpu_clock(c), ns;
+	double ns;
 
 	if (t == NULL)
 		return;
@@ -107,6 +113,23 @@ account(struct gcpu *c)
 	c->k->cfg.sched->update_curr(c, t, ns);
 }
 
+static inline void
+account(struct gcpu *c)
+{
+	account_at(c, cpu_clock(c));
+}
+
+/* Lazy ticks (kernel.c tick_lazy): replayed before c's state is read or
+ * changed. */
+void kc_tick_sync(struct gcpu *c);
+
+static inline void
+tick_sync(struct gcpu *c)
+{
+	if (__builtin_expect(c->tick_lazy, 0))
+		kc_tick_sync(c);
+}
+
 static inline int
 cpu_is_idle(const struct gcpu *c)
 {
@@ -115,6 +138,9 @@ cpu_is_idle(const struct gcpu *c)
 static inline void
 enqueue(struct gcpu *c, struct task *t, int flags)
 {
+	tick_sync(c);
+	if (t->prev_cpu >= 0)	/* a wake reads the previous queue's min_vruntime */
+		tick_sync(&c->k->cpus[t->prev_cpu]);
 	t->state = T_RUNNABLE;
 	t->cpu = c->idx;
 	c->nqueued++;
@@ -125,6 +151,7 @@ enqueue(struct gcpu *c, struct task *t, int flags)
 static inline void
 dequeue(struct gcpu *c, struct task *t, int flags)
 {
+	tick_sync(c);
 	c->k->cfg.sched->dequeue(c, t, flags);
 	c->nqueued--;
 	c->load -= t->weight;
@@ -143,6 +170,7 @@ kernel_code(const struct gkernel *k, const struct task *t)
 
 /* kernel.c */
 void kc_timer_exits(struct gcpu *);
+void kc_tick_sync_all(struct gkernel *, int hv);
 void kc_switch_to(struct gcpu *, struct task *t, struct task *prev);
 void kc_schedule_from(struct gcpu *, struct task *prev);
 void kc_go_idle(struct gcpu *);

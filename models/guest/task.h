@@ -103,6 +103,7 @@ struct gcpu {
 	int32_t tick_ghost;	/* the tick's ghost (sim_ghost), -1: none */
 	sim_time_t tick_phase;	/* ticks fall at phase + k / HZ */
 	sim_time_t tick_at;	/* the last tick armed (-1: none): from there the next is one period on */
+	int tick_lazy;		/* the ghost stands for ticks run later (kernel.c tick_lazy) */
 	sim_time_t idle_since;
 	double min_vruntime;	/* the policy's (CFS; EEVDF: zero_vruntime) */
 	/* EEVDF's (gsched_eevdf.c): sum of (vruntime - zero_vruntime) x weight and

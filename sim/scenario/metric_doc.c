@@ -18,8 +18,9 @@ const struct metric_doc metric_docs[] = {
 	{ "host_ticks_skipped", "count", "host ticks that could change nothing, not simulated "
 	  "(0 with fast_forward: false, which runs them; a cost figure like events)" },
 	{ "guest_ticks_skipped", "count", "guest ticks on a vCPU off its pCPU with one pending, "
-	  "which change nothing, not simulated (0 with fast_forward: false; a cost figure like "
-	  "events)" },
+	  "which change nothing, not simulated, and those on a vCPU spinning without an end, "
+	  "run in one step when something looks (0 with fast_forward: false; a cost figure "
+	  "like events)" },
 	{ "steps_folded", "count", "vCPU steps due before every other event, taken inside the "
 	  "event before them, and overhead ends ahead of work or a spin without an end, taken "
 	  "without one: one event fewer each (0 with fast_forward: false; a cost figure "
