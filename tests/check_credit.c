@@ -362,6 +362,37 @@ START_TEST(tick_moves_running_vcpu_to_an_idle_core)
 }
 END_TEST
 
+/* _csched_cpu_pick's walk (2 sockets x 4 cores x 2 threads): from v's pCPU
+ * 10 it moves to the idle core 6 (12, 13), to the more idle socket 0 after
+ * the wrap (by idle_bias, pCPU 0), then to core 1 (2, 3), which beats core 0
+ * (1 busy); the cores it left are skipped, so cores 2 and 3, as idle as
+ * core 1 but later, are not taken.  A walk that left core 6's pCPU 13 (or
+ * cleared another core's) ends elsewhere. */
+START_TEST(cpu_pick_walks_cores_and_sockets)
+{
+	static const unsigned char idle[16] = { 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0 };
+	struct csched_priv *pr;
+	struct rig r;
+	struct vm *vm;
+	int i;
+
+	rig_init(&r, &sched_credit_ops, "{sockets: 2, cores_per_socket: 4, threads_per_core: 2, "
+	    "clock: 2.4GHz}", NULL, 0);
+	vm = hv_add_vm(&r.hv, "g", 1, NULL, "test");
+	rig_aff(&r, vm->vcpus[0], 0xffff);
+	rig_start(&r);
+	pr = csched_priv(&r.hv);
+	for (i = 0; i < 16; i++)
+		pr->idlers[i] = idle[i];
+	vm->vcpus[0]->processor = 10;
+	ck_assert_int_eq(csched_cpu_pick(pr, vm->vcpus[0], 0), 2);
+	/* only pCPU 3 of socket 0 in the affinity: the socket move takes it */
+	rig_aff(&r, vm->vcpus[0], 0xff08);
+	ck_assert_int_eq(csched_cpu_pick(pr, vm->vcpus[0], 0), 3);
+	rig_free(&r);
+}
+END_TEST
+
 /* Seed 004's host and pinning (machines/numa16-wsm.yaml: 2 sockets x 4 cores x
  * 2 threads; each VM's 2 busy vCPUs pinned to node 0's pCPUs 0-7): creation
  * puts a VM's vCPUs on sibling threads (pCPU n, n+1), and _csched_cpu_pick at
@@ -789,6 +820,7 @@ credit_suite(void)
 	tcase_add_test(tc, yield_goes_behind_one_lower_priority_vcpu);
 	tcase_add_test(tc, tick_moves_running_vcpu_to_an_idle_core);
 	tcase_add_test(tc, tick_resorts_the_run_queue_after_accounting);
+	tcase_add_test(tc, cpu_pick_walks_cores_and_sockets);
 	tcase_add_loop_test(tc, seed004_topology_spreads_over_cores_first, 1, 6);
 	tcase_add_loop_test(tc, tickle_new_pinned_busy_cpu, 0, 3);
 	tcase_add_loop_test(tc, tickle_new_free_busy_cpu, 0, 3);

@@ -34,18 +34,21 @@
 
 /* ---- masks: one byte per pCPU ---- */
 
-/* Xen cpumask_cycle: the next set pCPU after n, wrapping; -1 if none. */
-static int
+/* Xen cpumask_cycle: the next set pCPU after n (-1: from the first),
+ * wrapping; -1 if none.  Two runs, n+1..np-1 then 0..n, without a divide
+ * per pCPU. */
+static inline int
 mask_cycle(int n, const unsigned char *m, int np)
 {
-	int i;
+	int c;
 
-	for (i = 1; i <= np; i++) {
-		int c = (n + i) % np;
-
+	VS_ASSERT(n >= -1 && n < np);
+	for (c = n + 1; c < np; c++)
 		if (m[c])
 			return c;
-	}
+	for (c = 0; c <= n; c++)
+		if (m[c])
+			return c;
 	return -1;
 }
 
@@ -341,19 +344,20 @@ idlers_in(const unsigned char *idl, int lo, int hi)
 
 /* Xen 4.2 sched_credit.c: _csched_cpu_pick - the idle pCPU whose group has
  * most idlers: SMT siblings within a socket (factor 1), cores across
- * sockets (factor 2); idle_bias rotates among equals. */
-static int
-cpu_pick(struct csched_priv *pr, struct vcpu *v, int commit)
+ * sockets (factor 2); idle_bias rotates among equals.  A pCPU's core and
+ * socket come from the machine's tables (a group's first pCPU is its index
+ * times its size), not from divides. */
+int
+csched_cpu_pick(struct csched_priv *pr, struct vcpu *v, int commit)
 {
 	struct hv *hv = pr->hv;
 	const struct machine *m = hv->m;
 	int np = hv->npcpus, tpc = m->threads_per_core, tps = tpc * m->cores_per_socket;
+	const unsigned char *aff = v->affinity;
 	unsigned char *cpus = pr->pick[0], *idl = pr->pick[1], *nxt_idl = pr->pick[2];
-	int i, cpu, pick_bias = -1;
+	int i, cpu, nxt, pick_bias = -1;
 
-	for (i = 0; i < np; i++)
-		cpus[i] = v->affinity[i];
-	cpu = cpus[v->processor] ? v->processor : mask_cycle(v->processor, cpus, np);
+	cpu = aff[v->processor] ? v->processor : mask_cycle(v->processor, aff, np);
 	VS_ASSERT(cpu >= 0);
 	memcpy(idl, pr->idlers, (size_t)np);
 	if (pr->cfg.tickle != CSCHED_TICKLE_XEN_43)
@@ -361,42 +365,45 @@ cpu_pick(struct csched_priv *pr, struct vcpu *v, int commit)
 	else if (v->processor == cpu && TAILQ_EMPTY(&spc_of(pr, cpu)->runq))
 		idl[cpu] = 1;	/* Xen 4.3 (750ec2271d): only if IS_RUNQ_IDLE */
 	for (i = 0; i < np; i++)
-		cpus[i] = cpus[i] && idl[i];
+		cpus[i] = aff[i] && idl[i];
 	cpus[cpu] = 0;
-	while (!mask_empty(cpus, np)) {
-		int nxt = mask_cycle(cpu, cpus, np), wc, wn, factor;
+	/* (mask_cycle from cpu finds nothing only when cpus is empty) */
+	while ((nxt = mask_cycle(cpu, cpus, np)) >= 0) {
+		int wc, wn, factor, size, lo;
 
-		if (nxt / tps == cpu / tps) {
+		if (machine_socket_of(m, nxt) == machine_socket_of(m, cpu)) {
 			/* Same socket: compare idle SMT siblings. */
 			factor = 1;
-			wc = idlers_in(idl, cpu - cpu % tpc, cpu - cpu % tpc + tpc);
-			wn = idlers_in(idl, nxt - nxt % tpc, nxt - nxt % tpc + tpc);
+			size = tpc;
+			wc = idlers_in(idl, machine_core_of(m, cpu) * tpc,
+			    machine_core_of(m, cpu) * tpc + tpc);
+			lo = machine_core_of(m, nxt) * tpc;
 		} else {
 			/* Other socket: compare idle threads per socket; move
 			 * only if the other one is twice as idle. */
 			factor = 2;
-			wc = idlers_in(idl, cpu - cpu % tps, cpu - cpu % tps + tps);
-			wn = idlers_in(idl, nxt - nxt % tps, nxt - nxt % tps + tps);
+			size = tps;
+			wc = idlers_in(idl, machine_socket_of(m, cpu) * tps,
+			    machine_socket_of(m, cpu) * tps + tps);
+			lo = machine_socket_of(m, nxt) * tps;
 		}
+		wn = idlers_in(idl, lo, lo + size);
 		if (wc * factor < wn) {
-			int lo = nxt - nxt % (factor == 1 ? tpc : tps);
-			int hi = lo + (factor == 1 ? tpc : tps), c2;
+			int c2;
 
 			/* nxt_idlers &= cpus; pick by nxt's idle_bias */
 			memset(nxt_idl, 0, (size_t)np);
-			for (i = lo; i < hi; i++)
+			for (i = lo; i < lo + size; i++)
 				nxt_idl[i] = cpus[i] && idl[i];
 			c2 = mask_cycle(spc_of(pr, nxt)->idle_bias, nxt_idl, np);
 			VS_ASSERT(c2 >= 0);
 			pick_bias = nxt;
 			cpu = c2;
-			for (i = cpu - cpu % tpc; i < cpu - cpu % tpc + tpc; i++)
+			lo = machine_core_of(m, cpu) * tpc;
+			for (i = lo; i < lo + tpc; i++)
 				cpus[i] = 0;
 		} else {
-			int lo = nxt - nxt % (factor == 1 ? tpc : tps);
-			int hi = lo + (factor == 1 ? tpc : tps);
-
-			for (i = lo; i < hi; i++)
+			for (i = lo; i < lo + size; i++)
 				if (idl[i])
 					cpus[i] = 0;
 		}
@@ -586,7 +593,7 @@ csched_tick(struct hv *hv, struct pcpu *p)
 		csched_burn_credits(svc, hv->sim->now);
 		if (!svc->active) {
 			acct_start(pr, svc);
-		} else if (!svc->migrating && cpu_pick(pr, spc->curr, 0) != p->id) {
+		} else if (!svc->migrating && csched_cpu_pick(pr, spc->curr, 0) != p->id) {
 			/* A more idle core exists: migrate the running vCPU. */
 			svc->migrating = 1;
 			pr->st.migrations++;
@@ -638,12 +645,16 @@ runq_steal(struct csched_priv *pr, int peer, int cpu, int pri)
 static struct csched_vcpu *
 load_balance(struct csched_priv *pr, int cpu, struct csched_vcpu *snext)
 {
-	int np = pr->hv->npcpus, k, pri = snext ? snext->pri : CSCHED_PRI_IDLE;
+	int np = pr->hv->npcpus, peer = cpu, pri = snext ? snext->pri : CSCHED_PRI_IDLE;
 
-	for (k = 1; k < np; k++) {
-		int peer = (cpu + k) % np;
+	/* peer = (cpu + k) % np for k = 1..np-1, without a divide */
+	for (;;) {
 		struct csched_vcpu *speer;
 
+		if (++peer == np)
+			peer = 0;
+		if (peer == cpu)
+			break;
 		if (pr->idlers[peer])
 			continue;
 		if ((speer = runq_steal(pr, peer, cpu, pri)) != NULL)
@@ -662,7 +673,7 @@ migrate(struct csched_priv *pr, struct csched_vcpu *svc)
 	struct vcpu *v = svc->v;
 
 	svc->migrating = 0;
-	v->processor = cpu_pick(pr, v, 1);
+	v->processor = csched_cpu_pick(pr, v, 1);
 	if (!v->blocked && !(svc->flags & CSCHED_FLAG_PARKED))
 		csched_wake_svc(pr, svc);
 }
@@ -799,7 +810,7 @@ csched_init(struct hv *hv, const void *cfgp, struct vs_err *err)
 			v->processor = (v->vm->vcpus[v->idx - 1]->processor + 1) % np;
 		}
 		if (!v->affinity[v->processor])
-			v->processor = cpu_pick(pr, v, 1);
+			v->processor = csched_cpu_pick(pr, v, 1);
 		load[v->processor]++;
 	}
 	free(load);

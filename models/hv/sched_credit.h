@@ -133,6 +133,10 @@ int csched_acct_share(struct csched_acct_ctx *, int weight, int cap, int nactive
 /* Credits burnt by delta ns of running: Xen 4.2 burn_credits rounding. */
 int csched_burn_credits(struct csched_vcpu *, sim_time_t now);
 
+/* Xen 4.2 _csched_cpu_pick: the pCPU v should run on, from the idlers and
+ * v's affinity and processor; commit: remember the choice (idle_bias). */
+int csched_cpu_pick(struct csched_priv *, struct vcpu *, int commit);
+
 /* Accessors for tests. */
 struct csched_priv *csched_priv(struct hv *);
 struct csched_vcpu *csched_vcpu(struct vcpu *);
