@@ -219,6 +219,84 @@ START_TEST(a_tick_already_next_is_not_looked_again)
 }
 END_TEST
 
+/* cfs's tick_next, brought forward to a varying point of the next few
+ * periods (a tick earlier than needed runs and changes nothing), and what a
+ * look inside a switch must leave the tick at, by the grid's divisions:
+ * the first tick after now, rounded up to tick_next, if before the armed one. */
+static struct tp {
+	int n;			/* looks so far */
+	int valid;		/* at, ran: the last look's outcome, to check */
+	sim_time_t at, ran;
+	int checked, moved;
+} tp;
+
+static sim_time_t
+early_tick_next(struct hv *hv, struct pcpu *p)
+{
+	sim_time_t per = hv->tick_ns, now = hv->sim->now, next, at;
+
+	next = sched_cfs_ops.tick_next(hv, p);
+	if (p->tick_ev == EVQ_NONE || p->tick_held)
+		return next;	/* hv_tick_ev's own look or a held tick's: armed after */
+	/* the edges: a period before the armed tick, and just after that */
+	at = tp.n % 4 == 0 ? p->tick_at - per : tp.n % 4 == 1 ? p->tick_at - per + 1 :
+	    now + (tp.n * 7919 % 9 + 1) * per / 2;
+	if (next > at)
+		next = at;
+	tp.n++;
+	at = hv_tick_last(p, now) + per;
+	if (at < p->tick_base)
+		at = p->tick_base;
+	if (next > at)
+		at += (next - at + per - 1) / per * per;
+	tp.moved += at < p->tick_at;
+	tp.at = at < p->tick_at ? at : p->tick_at;
+	tp.ran = p->tick_ran;
+	tp.valid = 1;
+	return next;
+}
+
+static void
+tp_yield(void *s, void *arg, int64_t data)
+{
+	struct rig *t = arg;
+	struct pcpu *p = &t->hv.pcpus[0];
+
+	if (tp.valid && p->tick_ran == tp.ran) {
+		ck_assert_msg(p->tick_at == tp.at, "look %d: tick at %lld, not %lld", tp.n,
+		    (long long)p->tick_at, (long long)tp.at);
+		tp.checked++;
+	}
+	tp.valid = 0;
+	hv_yield(p->curr);
+	sim_after(&t->sim, 5 * US, tp_yield, t, 0);
+}
+
+/* A switch whose tick_next lies a period or more before the armed tick
+ * pulls it back to the first grid tick at or after both now and tick_next
+ * (hv.c tick_recheck decides that by comparisons and divides only for the
+ * move); otherwise it stays. */
+START_TEST(a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig t;
+
+	ops.tick_next = early_tick_next;
+	memset(&tp, 0, sizeof tp);
+	rig_init(&t, &ops, M1, NULL, 200 * MS);
+	t.hv.fast_forward = 1;
+	th_vm(&t, "a", 1, 0);
+	th_vm(&t, "b", 1, 0);
+	rig_start(&t);
+	sim_after(&t.sim, 5 * US, tp_yield, &t, 0);
+	th_run(&t);
+	ck_assert_int_gt(tp.checked, 500);
+	ck_assert_int_gt(tp.moved, 100);
+	ck_assert_int_lt(tp.moved, tp.n);
+	rig_free(&t);
+}
+END_TEST
+
 /* ---- wakeup preemption ---- */
 
 struct wk {
@@ -916,6 +994,7 @@ cfs_suite(void)
 	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, a_switch_never_moves_the_tick_later);
 	tcase_add_test(tc, a_tick_already_next_is_not_looked_again);
+	tcase_add_test(tc, a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);
