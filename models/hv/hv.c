@@ -312,6 +312,13 @@ hv_set_pcpu_load(struct pcpu *p, enum hw_load load)
 			hv->gops->rerate(hv->pcpus[i].curr);
 }
 
+/* The first tick on the grid at or after t, from a grid point at before t. */
+static inline sim_time_t
+tick_ceil(sim_time_t at, sim_time_t t, sim_time_t per)
+{
+	return at + (t - at + per - 1) / per * per;
+}
+
 /*
  * After schedule() the next tick, held by a tick that rescheduled (tick_next:
  * it may act while a reschedule is pending), pulled back by a change inside
@@ -344,7 +351,7 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 	if (p->tick_held) {
 		at = p->tick_at;	/* one period after the tick */
 		if (hv->fast_forward && (next = sched_op_tick_next(hv->sched, hv, p)) > at)
-			at += (next - at + per - 1) / per * per;
+			at = tick_ceil(at, next, per);
 		p->tick_held = 0;
 		p->tick_ev = sim_at_early(hv->sim, at, hv_tick_ev, p, 0);
 		p->tick_at = at;
@@ -361,7 +368,7 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 	if (at < p->tick_base)
 		at = p->tick_base;	/* the grid starts at the first tick */
 	if (next > at)
-		at += (next - at + per - 1) / per * per;
+		at = tick_ceil(at, next, per);
 	VS_ASSERT(at < p->tick_at);
 	sim_move(hv->sim, &p->tick_ev, at, hv_tick_ev, p, 0);
 	p->tick_at = at;
@@ -469,7 +476,7 @@ hv_tick_ev(void *s, void *arg, int64_t data)
 	 * but most skips stand (seed001-x5570 3x: 11% fewer events, -7% CPU). */
 	if (hv->fast_forward &&
 	    (next = sched_op_tick_next(hv->sched, hv, p)) > p->tick_at) {
-		p->tick_at = now + (next - now + per - 1) / per * per;
+		p->tick_at = tick_ceil(now, next, per);
 		p->tick_ev = sim_at_early(hv->sim, p->tick_at, hv_tick_ev, p, 0);
 	} else
 		p->tick_ev = sim_after_lane_early(hv->sim, hv->tick_lane, per, hv_tick_ev, p, 0);
