@@ -3,9 +3,9 @@
 # e2e_pgo.sh - make pgo's training runs (bench/pgo-train.sh) still run with
 # this build's vlocksim, each scenario and --set it names valid, so that a
 # renamed scenario or parameter breaks make check, not a user's make pgo; and
-# that a source edited after make pgo still builds.  The instrumented build
-# itself (a minute of CPU) runs in neither make check nor CI: after a change
-# to the build, run make pgo and bench/ident.sh by hand.
+# that a source edited after make pgo still builds.  make check does not run
+# the instrumented build itself (a minute of CPU); CI does, in quickstart.sh
+# and make deb.  After a change to the build, run bench/ident.sh by hand.
 . "$(dirname "$0")/e2e_lib.sh"
 
 sh "$top_srcdir/bench/pgo-train.sh" "$VS" "$top_srcdir" "$tmp/t" > "$tmp/out" 2> "$tmp/err"
