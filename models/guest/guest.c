@@ -693,6 +693,16 @@ finish_halt(struct guest *g)
  * switched in, which the switch-in set busy, needs no event either.
  * fast_forward: false keeps the event (tests/e2e_loopff.sh).
  */
+/* A spin without a condition, a PLE window or an observation pending, its
+ * pCPU's load already what arm sets (or read by nothing: no SMT sibling):
+ * pre_unevented's spin case and guest_tick_quiet's say it once here. */
+static inline int
+spin_unobserved(const struct guest *g, const struct pcpu *p)
+{
+	return g->act == GA_SPIN && !g->cond && g->ple_left == GUEST_FOREVER && g->obs_at < 0 &&
+	    (p->load == LOAD_SPIN || !p->smt);
+}
+
 static inline int
 pre_unevented(const struct guest *g)
 {
@@ -704,9 +714,7 @@ pre_unevented(const struct guest *g)
 		return 0;
 	p = g->v->pcpu;
 	l = p->load;
-	return g->act == GA_WORK ? l == LOAD_BUSY || !p->smt :
-	    g->act == GA_SPIN && !g->cond && g->ple_left == GUEST_FOREVER && g->obs_at < 0 &&
-	    (l == LOAD_SPIN || !p->smt);
+	return g->act == GA_WORK ? l == LOAD_BUSY || !p->smt : spin_unobserved(g, p);
 }
 
 /* ... and the load arm's case would set at its end, set now (unobserved
@@ -1600,10 +1608,9 @@ guest_tick_quiet(const struct vcpu *v)
 	const struct guest *g = v->g;
 	const struct pcpu *p = v->pcpu;
 
-	return p != NULL && g->act == GA_SPIN && g->rem == GUEST_FOREVER && !g->cond &&
-	    g->ple_left == GUEST_FOREVER && g->obs_at < 0 && !g->in_ple && !g->irqs_off &&
-	    !g->irq_pending && !g->irq_wakes && g->ev == EVQ_NONE && !g->fold && g->ff &&
-	    (p->load == LOAD_SPIN || !p->smt);
+	return p != NULL && g->rem == GUEST_FOREVER && !g->in_ple && g->ff &&
+	    spin_unobserved(g, p) && !g->irqs_off && !g->irq_pending && !g->irq_wakes &&
+	    g->ev == EVQ_NONE && !g->fold;
 }
 
 void
