@@ -25,11 +25,9 @@ fi
 [ -f Makefile ] || ./configure -q
 # vlocksim with profile feedback, as the Debian package (make pgo: training
 # runs, about two CPU-seconds, then the build that uses them; README: Building
-# by hand).  Once pgo.flags says -fprofile-use, a run again only rebuilds what
-# changed, with the same flags; make pgo again after an interrupted one.
-target=pgo
-grep -q -e -fprofile-use pgo.flags 2>/dev/null && target=
-make -j"$(nproc)" $target >/dev/null
+# by hand).  Run again, it only rebuilds what changed with the same profiles,
+# or trains anew when a source changed since they were made (make pgo-update).
+make -j"$(nproc)" pgo-update >/dev/null
 
 # The main job: kernbench under 1x-4x overcommit, ticket (BASE) against
 # pv-ticket, on the non-PLE X5570 and the PLE X7560 of seed 001; predicted

@@ -34,4 +34,20 @@ rc=$?
 check "the edited source builds with PGO_USE" [ "$rc" -eq 0 ]
 check "... and gcc warns that its profile does not fit" grep -q 'Wcoverage-mismatch' "$tmp/err"
 cd - > /dev/null
+
+# make pgo-update (quickstart.sh) trains anew only when the sources changed
+# since the profiles were made: run from another folder with MAKE=echo, it
+# names the target it would build, against a copy of the sources.
+mkdir "$tmp/upd" "$tmp/src" && cp -R "$top_srcdir/sim" "$top_srcdir/models" "$top_srcdir/bench" "$tmp/src/"
+mk=$(cd "$top_builddir" && pwd)/Makefile
+upd() { (cd "$tmp/upd" && MAKEFLAGS= make -s -f "$mk" srcdir="$tmp/src" MAKE=echo "$@" 2> /dev/null); }
+check "with no profiles, pgo-update trains" [ "$(upd pgo-update)" = pgo ]
+echo "$(sed -n 's/^PGO_USE = //p' "$top_builddir/Makefile")" > "$tmp/upd/pgo.flags"
+upd pgo-sum > /dev/null
+check "with profiles of these sources, it only rebuilds" [ "$(upd pgo-update)" = all ]
+echo '/* edited */' >> "$tmp/src/sim/engine/evq.c"
+check "after a source changed, it trains anew" [ "$(upd pgo-update)" = pgo ]
+upd pgo-sum > /dev/null
+: > "$tmp/upd/pgo.flags"
+check "after make clean's plain flags, it trains anew" [ "$(upd pgo-update)" = pgo ]
 e2e_finish
