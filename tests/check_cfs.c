@@ -463,6 +463,63 @@ START_TEST(yield_to_a_target_too_far_right_changes_nothing)
 }
 END_TEST
 
+/* Right after a yield_to across pCPUs (seed001-x7560's PLE exits) every
+ * vCPU not running has been charged exactly the time it ran: the yielder at
+ * its yield and not again at its switch at the same instant, the target
+ * pCPU's preempted one at its switch (fair.c update_curr; fair_do_schedule
+ * skips a level charged at this instant). */
+struct yc {
+	struct rig *t;
+	int yielded, switched, off;
+};
+
+static void
+yc_look(void *s, void *arg, int64_t data)
+{
+	struct yc *y = arg;
+	struct hv *hv = &y->t->hv;
+	int i;
+
+	for (i = 0; i < hv->nvcpus; i++) {
+		struct vcpu *v = hv->vcpus[i];
+
+		if (v->pcpu == NULL && FAIR_SE(v)->sum_exec != v->rs_time[RS_RUNNING])
+			y->off++;
+	}
+	y->switched = (int)hv->st.ctx_switches - y->switched;
+}
+
+static void
+yc_yield(void *s, void *arg, int64_t data)
+{
+	struct yc *y = arg;
+	struct hv *hv = &y->t->hv;
+	struct vcpu *f0 = hv->vms[0]->vcpus[0], *f1 = hv->vms[0]->vcpus[1];
+	struct vcpu *g0 = hv->vms[1]->vcpus[0], *g1 = hv->vms[1]->vcpus[1];
+
+	y->switched = (int)hv->st.ctx_switches;
+	y->yielded = hv_yield_to(f0->pcpu != NULL ? f0 : f1, g0->pcpu != NULL ? g1 : g0);
+	sim_after(&y->t->sim, 1 * US, yc_look, y, 0);
+}
+
+START_TEST(a_switch_charges_what_ran_since_the_last_charge_once)
+{
+	struct rig t;
+	struct yc y = { &t, 0, 0, 0 };
+
+	rig_init(&t, &sched_cfs_ops, M2, NULL, 60 * MS);
+	th_vm(&t, "f", 2, 0x1);	/* two: the yielder's pCPU switches too */
+	th_vm(&t, "g", 2, 0x2);
+	rig_start(&t);
+	sim_at(&t.sim, 20 * MS + 10 * US, yc_yield, &y, 0);
+	th_run(&t);
+	rig_free(&t);
+	ck_assert_int_eq(y.yielded, 1);
+	ck_assert_int_eq(y.switched, 2);	/* both pCPUs switched */
+	ck_assert_int_eq(y.off, 0);
+}
+END_TEST
+
 struct ytf {
 	struct rig *t;
 	int to_running, to_blocked, to_self, to_lone;
@@ -1000,6 +1057,7 @@ cfs_suite(void)
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);
 	tcase_add_test(tc, yield_to_a_target_too_far_right_changes_nothing);
 	tcase_add_test(tc, yield_to_never_targets_a_running_or_blocked_vcpu);
+	tcase_add_test(tc, a_switch_charges_what_ran_since_the_last_charge_once);
 	tcase_add_test(tc, yield_to_esrch_when_both_queues_hold_one_task);
 	tcase_add_test(tc, affinity_is_never_broken_under_churn);
 	tcase_add_test(tc, idle_pcpu_pulls_work_within_affinity);
