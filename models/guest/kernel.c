@@ -892,8 +892,10 @@ tick_ghost(struct gcpu *c)
 {
 	struct gkernel *k = c->k;
 
-	return k->vm->hv->fast_forward && !c->finished && ksim(k)->now == c->tick_at &&
-	    k->tick_ns > 0 && guest_irq_deferred(c->v) &&
+	/* the vCPU off its pCPU first: most ticks find it on (and then quiet
+	 * asked first below), the settings mostly pass */
+	return guest_irq_deferred(c->v) && k->vm->hv->fast_forward && !c->finished &&
+	    ksim(k)->now == c->tick_at && k->tick_ns > 0 &&
 	    sim_ghost(ksim(k), sim_ns(k->tick_ns), &c->tick_ghost);
 }
 
@@ -984,8 +986,8 @@ tick_ev(void *s, void *arg, int64_t data)
 
 	c->tick_ev = EVQ_NONE;
 	/* the ghost takes the place tick_arm's push would take */
-	if (!tick_ghost(c) && !(lazy = k->vm->hv->fast_forward && k->vm->hv->probe == NULL &&
-	    !c->finished && k->tick_ns > 0 && tick_quiet(c) &&
+	if (!tick_ghost(c) && !(lazy = tick_quiet(c) && k->vm->hv->fast_forward &&
+	    k->vm->hv->probe == NULL && !c->finished && k->tick_ns > 0 &&
 	    sim_ghost(ksim(k), sim_ns(k->tick_ns), &c->tick_ghost)))
 		tick_arm(c);
 	c->tick_pending = 1;
