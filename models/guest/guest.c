@@ -1548,8 +1548,8 @@ guest_interrupt(struct vcpu *v)
 		poll_interrupted(g);	/* poll_idle sees need_resched on its next check */
 		return;
 	}
-	if (g->act == GA_POLL)
-		return;		/* taken when the poll resumes on a pCPU */
+	if (g->act == GA_POLL || v->pcpu == NULL)
+		return;		/* taken when the poll resumes, or the vCPU runs, on a pCPU */
 	deliver(g);
 }
 
