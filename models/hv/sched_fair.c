@@ -358,17 +358,25 @@ assign_cfs_rq_runtime(struct fair *f, struct fair_rq *rq)
 	return rq->runtime_remaining > 0;
 }
 
-/* LNX-3.2 fair.c account_cfs_rq_runtime: out of runtime -> resched curr */
+/* LNX-3.2 fair.c __account_cfs_rq_runtime: out of runtime -> resched curr */
 static void
-account_cfs_rq_runtime(struct fair *f, struct fair_rq *rq, int64_t delta)
+account_runtime_used(struct fair *f, struct fair_rq *rq, int64_t delta)
 {
-	if (rq->tg == NULL || rq->tg->quota < 0 || rq->throttled)
-		return;
 	rq->runtime_remaining -= delta;
 	if (rq->runtime_remaining > 0)
 		return;
 	if (!assign_cfs_rq_runtime(f, rq) && rq->curr != NULL)
 		fair_resched(f, fair_cpu_of(f, rq));
+}
+
+/* LNX-3.2 fair.c account_cfs_rq_runtime: only an rq with a quota (inline:
+ * update_curr, at every switch, charges a root rq that has none) */
+static inline void
+account_cfs_rq_runtime(struct fair *f, struct fair_rq *rq, int64_t delta)
+{
+	if (rq->tg == NULL || rq->tg->quota < 0 || rq->throttled)
+		return;
+	account_runtime_used(f, rq, delta);
 }
 
 /* LNX-3.2 fair.c check_cfs_rq_runtime (from put_prev_entity) */
