@@ -492,17 +492,13 @@ hv_tick_last(const struct pcpu *p, sim_time_t t)
 }
 
 void
-hv_tick_soon(struct pcpu *p)
+hv_tick_pull(struct pcpu *p)
 {
 	struct hv *hv = p->hv;
 	sim_time_t next;
 
 	if (!hv->tick_skip)
 		return;
-	if (p->scheduling) {
-		p->tick_due = 1;	/* tick_recheck, after schedule() */
-		return;
-	}
 	/* in its own tick, which arms the next one after; or already the next one */
 	if (p->tick_ev == EVQ_NONE || p->tick_at - hv->sim->now <= hv->tick_ns)
 		return;

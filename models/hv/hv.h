@@ -193,8 +193,19 @@ sim_time_t hv_measured_ns(const struct hv *);
 
 /* Raise the SCHEDULE softirq on p after delay (an earlier pending one stands). */
 void hv_resched(struct pcpu *p, sim_time_t delay);
-/* p's scheduling state changed: its next tick is the next one on its grid. */
-void hv_tick_soon(struct pcpu *p);
+/* hv_tick_soon outside schedule(): pull the armed tick back (hv.c). */
+void hv_tick_pull(struct pcpu *p);
+/* p's scheduling state changed: its next tick is the next one on its grid.
+ * Inside schedule() (a new curr, at every switch) that is a flag for
+ * tick_recheck, which reads it only when ticks are skipped. */
+static inline void
+hv_tick_soon(struct pcpu *p)
+{
+	if (p->scheduling)
+		p->tick_due = 1;
+	else
+		hv_tick_pull(p);
+}
 /* The latest time <= t on p's tick grid. */
 sim_time_t hv_tick_last(const struct pcpu *p, sim_time_t t);
 /* Raise it on p from the current context: local now, remote after an IPI. */
