@@ -10,7 +10,9 @@
 # a tick's exit), nor has that of a spin without an end (a ticket waiter, no
 # PLE, or one switched in on a pCPU without an SMT sibling), nor have such a
 # waiter's ticks while tasks wait (they run when something looks); a
-# deliberately broken fast-forward is caught.
+# deliberately broken fast-forward is caught; the ring fast-forward of a
+# lock's hand-overs (seed 000), plain, pv-ticket, broken by odd events, and
+# a wrong one caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -168,6 +170,57 @@ check "random compute + a busy VM: the same metrics" both rndhog --set "$L.loop=
     --set "$L.do[0].compute={dist: exponential, mean: 300ns}" --set "$HV" --set "$HW"
 # the self-checks see nothing amiss either
 check "--check=full: the same metrics" both chk --set "$L.loop=50000" --set "$HV" --set "$HW" --check=full
+
+# the ring fast-forward (guest/ring_ff.c): seed 000's S1, 4 ticket waiters
+# handing the lock over in a fixed ring, whole cycles taken at once
+R=$top_srcdir/configs/seed000/spinlock-thread.yaml
+RS='workloads.s1.program[0].loop=100000'
+ring() {
+	name=$1
+	shift
+	ff_both "$name" "$R" --set reps=1 --set "$RS" "$@"
+}
+check "ticket ring: the same metrics" ring ring
+check "ticket ring: < 1/1000 of the events" fewer ring 1000
+check "pv-ticket ring without a backend: the same metrics" ring ringpv \
+    --set 'vms[0].lock={kind: pv-ticket, backend: none}'
+check "pv-ticket ring: < 1/1000 of the events" fewer ringpv 1000
+# odd events break the ring: a second VM's computes and I/O exit; the
+# guest's ticks (their exits, a cycle unlike the others); a warm-up's end
+check "ticket ring + another VM's few events: the same metrics" ring ringodd \
+    --set 'vms=[{name: guest, vcpus: 4, affinity: "0,2,8,10", lock: ticket, workload: s1},
+    {name: odd, vcpus: 1, affinity: "4", workload: odd}]' \
+    --set 'workloads.odd={program: [{compute: 30us}, {io: pio-user}, {compute: 40us}]}'
+check "... the other VM's exit counted" positive ringodd io_exits
+check "... < 1/1000 of the events" fewer ringodd 1000
+# another VM on the ring's SMT siblings: the ring's loads re-rate its
+# vCPUs without an event, so the ring runs event by event beside them
+M=$top_srcdir/configs/machines/x7560-8core-ht.yaml
+check "ticket ring beside a VM on its SMT siblings, ticks: the same metrics" ring ringsmt \
+    --set machine="$M" --set 'vms=[{name: guest, vcpus: 4, affinity: "0,2,4,6", lock: ticket,
+    workload: s1, guest: {hz: 1000}}, {name: hog, vcpus: 4, affinity: "1,3,5,7", workload: hog}]' \
+    --set 'workloads.hog={program: [{loop: 3, do: [{compute: 5ms}, {count: steps}]}]}'
+check "... < 1/4 of the events (after the hogs)" fewer ringsmt 4
+# the vCPUs on SMT siblings of one another, and not all waiting at a hand-over
+check "ticket-4threads (pCPUs 0-3): the same metrics" ff_both ring4t \
+    "$top_srcdir/configs/examples/ticket-4threads.yaml" --set reps=1
+check "... < 1/1000 of the events" fewer ring4t 1000
+check "ticket ring, guest ticks at 250 Hz: the same metrics" ring ringhz \
+    --set 'vms[0].guest={hz: 250}'
+check "... the ticks' exits counted" positive ringhz timer_exits
+check "... < 1/1000 of the events" fewer ringhz 1000
+check "ticket ring, a warm-up, forever: the same metrics" ring ringwarm \
+    --set until=duration --set duration=50ms --set warmup=10ms \
+    --set 'workloads.s1.program[0].loop=forever'
+check "... < 1/1000 of the events" fewer ringwarm 1000
+# a deliberately wrong replay (its clocks and counters a cycle short) is caught
+export VLOCKSIM_TEST_RINGFF_FAULT=1
+if ring ringbroken; then
+	notok "a wrong ring fast-forward is caught"
+else
+	ok "a wrong ring fast-forward is caught"
+fi
+unset VLOCKSIM_TEST_RINGFF_FAULT
 
 # what a probe sees: the same trace and lock statistics
 for ff in true false; do

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "ffsnap.h"
 #include "hv/hv.h"
 #include "stats.h"
 
@@ -1871,6 +1872,34 @@ void
 guest_set_acquiring(struct vcpu *v, struct glock *l)
 {
 	v->g->acquiring = l;
+}
+
+/*
+ * v's guest state in a snapshot of a periodic run (ring_ff.c): every field
+ * as it is, but its clocks (shifted by the period) and a pending fold's key
+ * (relative to the queue's next), and which of the fold's two places it has.
+ */
+void
+guest_ffs(struct ffs *s, struct vcpu *v)
+{
+	struct guest *g = v->g;
+
+	ffs_bytes(s, g, sizeof *g);
+	ffs_time(s, &g->t0);
+	if (g->obs_at >= 0)
+		ffs_time(s, &g->obs_at);
+	if (g->pre_end != SIM_NEVER)
+		ffs_time(s, &g->pre_end);
+	if (g->fold) {
+		ffs_time(s, &g->fold_t);
+		ffs_skip(s, &g->fold_key, sizeof g->fold_key);
+		ffs_value(s, (int64_t)(evq_next_key(g->sim->q) - g->fold_key));
+	} else {
+		/* the last fold's, read only while fold is set (ev_at sets them first) */
+		ffs_skip(s, &g->fold_t, sizeof g->fold_t);
+		ffs_skip(s, &g->fold_key, sizeof g->fold_key);
+	}
+	ffs_value(s, (g == fold_run) | (g == fold_other) << 1);
 }
 
 /* The hv core's way up into this layer (hv.h). */

@@ -151,6 +151,9 @@ void guest_set_sync_hook(struct vcpu *, guest_fn hook);
 int guest_tick_quiet(const struct vcpu *);
 void guest_tick_lazy(struct vcpu *);
 void guest_tick_replay(struct vcpu *, int64_t last, double exit_ns, uint64_t n);
+struct ffs;
+/* v's guest state in a snapshot of a periodic run (ring_ff.c, ffsnap.h) */
+void guest_ffs(struct ffs *, struct vcpu *);
 /* The kernel's next timer on the vCPU, for the host's idle governor
  * (hv_guest_ops.next_timer). */
 void guest_set_timer_hook(struct vcpu *, guest_time_fn hook);

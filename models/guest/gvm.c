@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "ffsnap.h"
 #include "guest/ipi.h"
 #include "guest/slock.h"
 #include "guest/vdisk.h"
@@ -147,6 +148,23 @@ make_slocks(struct gvm *g, const struct gvm_config *c)
 	}
 }
 
+int
+gvm_ffs(struct ffs *s, struct gvm *g)
+{
+	int i;
+
+	for (i = 0; i < g->nlocks; i++)
+		if (!lock_ffs(s, g->locks[i]))
+			return 0;
+	/* as they are: a lock, an unlock, a wait or a post changes them */
+	for (i = 0; i < g->nsl; i++)
+		ffs_bytes(s, g->sl[i], sizeof *g->sl[i]);
+	ffs_bytes(s, g->queues, (size_t)g->nqueues * sizeof *g->queues);
+	if (g->disk != NULL)
+		vdisk_ffs(s, g->disk);
+	return 1;
+}
+
 struct gvm *
 gvm_new(struct vm *vm, const struct gvm_config *c)
 {
@@ -156,7 +174,8 @@ gvm_new(struct vm *vm, const struct gvm_config *c)
 	g->vm = vm;
 	make_locks(g, c);
 	g->queue_base = bases(c->nqueues, c->queue_inst);
-	g->queues = xcalloc((size_t)g->queue_base[c->nqueues] + 1, sizeof *g->queues);
+	g->nqueues = g->queue_base[c->nqueues];
+	g->queues = xcalloc((size_t)g->nqueues + 1, sizeof *g->queues);
 	for (i = 0; i < g->queue_base[c->nqueues]; i++)
 		gk_waitq_init(&g->queues[i]);
 	vm->guest = g;

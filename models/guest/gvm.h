@@ -76,6 +76,7 @@ struct gvm {
 	int *sl_base;
 	struct gk_waitq *queues;	/* each queue's instances from queue_base[queue] */
 	int *queue_base;
+	int nqueues;			/* all instances */
 	struct task **tasks;		/* the initial tasks, taskdef by taskdef */
 	int ntasks;
 	unsigned char **aff;		/* per taskdef: its vCPU mask, or NULL (any
@@ -91,6 +92,11 @@ void gvm_free(struct gvm *);
 struct gvm *gvm_of(const struct vm *);
 /* The warm-up ends: the kernel's, locks' and disk's stats start from zero. */
 void gvm_stats_reset(struct gvm *);
+
+struct ffs;
+/* The VM's locks, sleeping locks, wait queues and disk in a snapshot of a
+ * periodic run (ring_ff.c, ffsnap.h); 0: a lock it cannot list. */
+int gvm_ffs(struct ffs *, struct gvm *);
 
 /* Instance i of lock class k. */
 static inline struct glock *

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "ffsnap.h"
 #include "guest/kernel_priv.h"
 #include "guest/lock.h"
 #include "hv/hv.h"
@@ -1233,6 +1234,30 @@ gk_busy_until(struct vcpu *v, sim_time_t until, guest_fn done)
 
 	t->compute = t->preempt_count == 0;
 	guest_busy_until(v, until, done);
+}
+
+/* v's kernel state in a snapshot of a periodic run (ring_ff.c): its CPU,
+ * its current task and the kernel's counters, every field as it is (a
+ * cycle of lock hand-overs changes only preempt_count and compute, and
+ * back), and the scheduler's locks there (sched_locks); 0: one it cannot
+ * list. */
+int
+gk_ffs(struct ffs *s, struct vcpu *v)
+{
+	struct gcpu *c = cpu_of(v);
+
+	ffs_bytes(s, c, sizeof *c);
+	if (c->curr != NULL) {
+		ffs_bytes(s, c->curr, sizeof *c->curr);
+		if (c->curr->pi_lock != NULL && !lock_ffs(s, c->curr->pi_lock))
+			return 0;
+	}
+	if (c->rq_lock != NULL && !lock_ffs(s, c->rq_lock))
+		return 0;
+	ffs_bytes(s, &c->k->st, sizeof c->k->st);
+	ffs_value(s, c->k->live);
+	ffs_value(s, c->k->nidle);
+	return 1;
 }
 
 void gk_preempt_disable(struct vcpu *v) { cpu_of(v)->curr->preempt_count++; }

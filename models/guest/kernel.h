@@ -135,6 +135,10 @@ struct gk_smp_ops {
 };
 void gk_set_smp(struct gkernel *, const struct gk_smp_ops *, struct ipi *);
 struct gk_stats *gk_stats_rw(struct gkernel *);
+struct ffs;
+/* v's kernel state in a snapshot of a periodic run (ring_ff.c, ffsnap.h);
+ * 0: a lock it cannot list */
+int gk_ffs(struct ffs *, struct vcpu *);
 /* vcpu_is_preempted() as the guest reads it from steal time: the host
  * preempted the vCPU while runnable (KVM kvm_steal_time_set_preempted). */
 int gk_vcpu_is_preempted(const struct vcpu *);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ffsnap.h"
 #include "hv/hv.h"
 #include "stats.h"
 
@@ -74,6 +75,15 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->priv = keep != NULL ? ops->renew(l, keep, cfg) : ops->create(l, cfg);
 }
 
+/* The ring fast-forward's state (ring_ff.c, which frees it: this file
+ * does not call it) */
+static void
+ring_drop(struct glock *l)
+{
+	if (l->ring != NULL)
+		l->ring_free(l);
+}
+
 struct glock *
 lock_new(const struct lock_ops *ops, const void *cfg, const char *name, struct vm *vm,
     const struct lock_lines *lines, const struct lock_client *client)
@@ -88,8 +98,10 @@ void
 lock_renew(struct glock *l, const void *cfg, const char *name,
     const struct lock_lines *lines, const struct lock_client *client)
 {
-	struct glock keep = *l;
+	struct glock keep;
 
+	ring_drop(l);
+	keep = *l;
 	if (l->ops->renew == NULL) {
 		lock_op_destroy(l->ops, l->priv);
 		keep.priv = NULL;
@@ -113,6 +125,8 @@ lock_stats_reset(struct glock *l)
 	memset(&l->st, 0, sizeof l->st);
 	hist_reset(w);
 	l->st.wait = w;
+	ring_drop(l);	/* its snapshots' counters start again */
+	l->ring_at = 0;
 }
 
 void
@@ -121,6 +135,7 @@ lock_free(struct glock *l)
 	if (l == NULL)
 		return;
 	lock_op_destroy(l->ops, l->priv);
+	ring_drop(l);
 	hist_free(l->st.wait);
 	free(l->node);
 	free(l->arrival);
@@ -129,6 +144,55 @@ lock_free(struct glock *l)
 	free(l->spinners);
 	free(l->name);
 	free(l);
+}
+
+/*
+ * l's state in a snapshot of a periodic run (ring_ff.c): every field as it
+ * is, but its clocks (shifted by the period), its counters and its float
+ * sums, each of whole ns (differences of clocks), which a cycle advances by
+ * the same step; then the algorithm's own (ops->ffs).  0: l has state this
+ * does not list (--check=full's turns, an algorithm without ffs).
+ */
+int
+lock_ffs(struct ffs *s, struct glock *l)
+{
+	int i;
+
+	if (l->ops->ffs == NULL || l->check_fifo || l->spinners != NULL)
+		return 0;
+	ffs_bytes(s, l, sizeof *l);
+	ffs_skip(s, &l->ring_at, sizeof l->ring_at);	/* the looks' own, not the model's */
+	ffs_fsum(s, &l->lhp_closed);
+	ffs_fsum(s, &l->free_closed);
+	ffs_time(s, &l->free_since);
+	ffs_time(s, &l->hold_since);
+	ffs_count(s, &l->st.acquisitions);
+	ffs_count(s, &l->st.contended);
+	ffs_fsum(s, &l->st.wait_ns);
+	ffs_fsum(s, &l->st.hold_ns);
+	ffs_fsum(s, &l->st.wait_lhp_ns);
+	ffs_fsum(s, &l->st.wait_free_ns);
+	ffs_fsum(s, &l->st.path_ns);
+	hist_ffs(s, l->st.wait);
+	for (i = 0; i < l->vm->nvcpus; i++) {
+		struct lock_node *n = &l->node[i];
+
+		ffs_bytes(s, n, sizeof *n);
+		if (n->wait_since >= 0) {
+			ffs_time(s, &n->wait_since);
+			ffs_fsum(s, &n->lhp_at);
+			ffs_fsum(s, &n->free_at);
+		} else {
+			/* the last wait's, read only while waiting (lock_acquire sets them) */
+			ffs_skip(s, &n->lhp_at, sizeof n->lhp_at);
+			ffs_skip(s, &n->free_at, sizeof n->free_at);
+		}
+	}
+	ffs_bytes(s, l->spin_sock, (size_t)l->hv->m->sockets * sizeof *l->spin_sock);
+	if (l->spin_core != NULL)
+		ffs_bytes(s, l->spin_core, (size_t)l->hv->m->npcpus * sizeof *l->spin_core);
+	l->ops->ffs(s, l);
+	return 1;
 }
 
 /* lock_line_ns, inline for this file's hot paths (seen, own, enter) */

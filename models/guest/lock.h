@@ -49,6 +49,8 @@ struct vcpu;
 struct vm;
 struct hv;
 struct hist;
+struct ffs;
+struct ring_ff;
 struct yc_node;
 struct machine;
 
@@ -88,6 +90,9 @@ struct lock_ops {
 	/* Optional: what this configuration asks of a hypervisor (its PV kick's
 	 * hypercall), or NULL; bare metal refuses it (scenario.c). */
 	const char *(*needs_hv)(const void *cfg);
+	/* Optional: the algorithm's state in a snapshot of a periodic run
+	 * (ring_ff.c, ffsnap.h); NULL: such runs are not fast-forwarded. */
+	void (*ffs)(struct ffs *, struct glock *);
 };
 
 /* The optional hooks, reached through these (the NULL test in one place). */
@@ -162,6 +167,9 @@ struct lock_client {
 	 * at the boundary (guest.h: it says whether cont's step was that). */
 	double (*next_work)(struct vcpu *);
 	guest_mid_fn next_mid;
+	/* Optional: v's program state in a snapshot of a periodic run
+	 * (ring_ff.c, ffsnap.h); NULL: such runs are not fast-forwarded. */
+	void (*ffs)(struct ffs *, struct vcpu *);
 };
 
 /*
@@ -225,6 +233,12 @@ struct glock {
 	int halt_irqs;		/* the slow path halts with interrupts on (the algorithm sets it;
 				 * the report then gives spurious_wakeups) */
 	struct glock_stats st;
+	/* The ring fast-forward (ring_ff.c): its next look at this many
+	 * acquisitions (0 at first; UINT64_MAX: never), its snapshots, and
+	 * what frees them (set with them) */
+	uint64_t ring_at;
+	struct ring_ff *ring;
+	void (*ring_free)(struct glock *);
 };
 
 /* The lines a section touches (workload `locks:` settings), and its pool. */
@@ -244,6 +258,8 @@ void lock_renew(struct glock *l, const void *cfg, const char *name,
     const struct lock_lines *, const struct lock_client *);
 /* The warm-up ends: its stats start again from zero. */
 void lock_stats_reset(struct glock *);
+/* l's state in a snapshot of a periodic run (ring_ff.c); 0: not listable */
+int lock_ffs(struct ffs *, struct glock *);
 
 /* Entry points used by workloads; both continue the workload when done. */
 void lock_acquire(struct glock *, struct vcpu *);

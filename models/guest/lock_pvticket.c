@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "guest/lock.h"
+#include "guest/ring_ff.h"
 #include "guest/ticket_word.h"
 #include "hv/hv.h"
 #include "yconf.h"
@@ -246,8 +247,21 @@ pvt_observe(struct glock *l, struct vcpu *v)
 {
 	if (!pvt_ready(l, v))
 		return 0;
+	ring_ff_turn(l, v);	/* a hand-over: the ring's cycles may repeat from here */
 	lock_taken(l, v, 0);
 	return 1;
+}
+
+/* The lock in a snapshot of a periodic run (ring_ff.c): the word's, and the
+ * slow path's flag and registrations as they are. */
+static void
+pvt_ffs(struct ffs *s, struct glock *l)
+{
+	struct pvt *t = l->priv;
+
+	ffs_bytes(s, t, sizeof *t);
+	tkt_ffs(s, &t->w);
+	ffs_bytes(s, t->registered, (size_t)t->w.n);
 }
 
 static void
@@ -272,4 +286,5 @@ const struct lock_ops lock_pvticket_ops = {
 	.release = pvt_release,
 	.observe = pvt_observe,
 	.ready = pvt_ready,
+	.ffs = pvt_ffs,
 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "guest/lock.h"
+#include "guest/ring_ff.h"
 #include "guest/ticket_word.h"
 #include "hv/hv.h"
 
@@ -80,8 +81,15 @@ ticket_observe(struct glock *l, struct vcpu *v)
 {
 	if (!ticket_ready(l, v))
 		return 0;
+	ring_ff_turn(l, v);	/* a hand-over: the ring's cycles may repeat from here */
 	lock_taken(l, v, 0);
 	return 1;
+}
+
+static void
+ticket_ffs(struct ffs *s, struct glock *l)
+{
+	tkt_ffs(s, l->priv);
 }
 
 const struct lock_ops lock_ticket_ops = {
@@ -95,4 +103,5 @@ const struct lock_ops lock_ticket_ops = {
 	.release = ticket_release,
 	.observe = ticket_observe,
 	.ready = ticket_ready,
+	.ffs = ticket_ffs,
 };

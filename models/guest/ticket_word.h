@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ffsnap.h"
 #include "guest/guest.h"
 #include "hv/hv.h"
 #include "util.h"
@@ -108,6 +109,22 @@ tkt_prefetch(const struct ticket_word *t)
 		return NULL;
 	guest_prefetch(t->owner[i1]);
 	return t->owner[i1];
+}
+
+/* The word in a snapshot of a periodic run (ring_ff.c): head, tail and the
+ * waiters' tickets count up, a cycle by as many as it hands over; the rest,
+ * the ring of owners and its indexes, repeats. */
+static inline void
+tkt_ffs(struct ffs *s, struct ticket_word *t)
+{
+	int i;
+
+	ffs_bytes(s, t, sizeof *t);
+	ffs_count(s, &t->head);
+	ffs_count(s, &t->tail);
+	for (i = 0; i < t->n; i++)
+		ffs_count(s, &t->my[i]);
+	ffs_bytes(s, t->owner, (size_t)t->n * sizeof *t->owner);
 }
 
 #endif

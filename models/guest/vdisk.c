@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "ffsnap.h"
 #include "guest/kernel.h"
 #include "util.h"
 
@@ -35,6 +36,14 @@ vdisk_new(struct sim *s)
 	d->sim = s;
 	d->ev = EVQ_NONE;
 	return d;
+}
+
+/* d in a snapshot of a periodic run (ring_ff.c): as it is (a request
+ * changes it: served, busy) */
+void
+vdisk_ffs(struct ffs *s, struct vdisk *d)
+{
+	ffs_bytes(s, d, sizeof *d);
 }
 
 void

@@ -20,6 +20,9 @@ struct task;
 
 struct vdisk *vdisk_new(struct sim *);
 void vdisk_free(struct vdisk *);
+struct ffs;
+/* d in a snapshot of a periodic run (ring_ff.c, ffsnap.h) */
+void vdisk_ffs(struct ffs *, struct vdisk *);
 /* The current task of v submits a request of service_ns and sleeps until done. */
 void vdisk_read(struct vdisk *, struct vcpu *, double service_ns, guest_fn resume);
 /* Time the device was busy (ns) and requests served. */

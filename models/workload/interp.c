@@ -14,6 +14,7 @@
 
 #include "dist.h"
 #include "engine.h"
+#include "ffsnap.h"
 #include "guest/guest.h"
 #include "guest/gvm.h"
 #include "guest/ipi.h"
@@ -106,9 +107,10 @@ static void task_exited(struct task *);
 static void wl_continue_after(struct vcpu *, double);
 static double wl_next_work(struct vcpu *);
 static int wl_next_mid(struct vcpu *, sim_time_t);
+static void wl_ffs(struct ffs *, struct vcpu *);
 /* The hooks its locks call up through (guest/lock.h). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
-    wl_take_section, wl_next_work, wl_next_mid };
+    wl_take_section, wl_next_work, wl_next_mid, wl_ffs };
 
 /* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
  * pins holds the per-vCPU form's cpus. */
@@ -831,6 +833,39 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	th->ahead = -1;
 	gk_compute_mark(v);
 	return 1;
+}
+
+/*
+ * v's program state in a snapshot of a periodic run (guest/ring_ff.c): its
+ * thread (loop counts, which count down, and the acquires' clocks), the
+ * VM's counters and its run, every other field as it is.
+ */
+static void
+wl_ffs(struct ffs *s, struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	struct wl_vm *wv;
+	size_t i, nleft, npath, ninst;
+
+	if (th == NULL) {
+		ffs_value(s, -1);
+		return;
+	}
+	wv = th->wv;
+	nleft = (size_t)wv->wl->depth + 1;
+	npath = wv->wl->nlocks + 1;
+	ninst = npath + wv->wl->nslocks;
+	ffs_bytes(s, th, sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
+	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst);
+	for (i = 0; i < nleft; i++)
+		ffs_left(s, &th->left[i]);
+	for (i = 0; i < npath; i++)
+		if (th->lock[i] != NULL)
+			ffs_time(s, &th->path_since[i]);
+	ffs_bytes(s, wv, sizeof *wv);
+	for (i = 0; i < wv->wl->ncounters; i++)
+		ffs_count(s, &wv->counts[i]);
+	ffs_bytes(s, wv->run, sizeof *wv->run);
 }
 
 double

@@ -649,6 +649,14 @@ evq_reserve(struct evq *q)
 	return EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS);
 }
 
+/* The key evq_reserve would give now, not taken (a key relative to it
+ * repeats in a periodic run: models/guest/ring_ff.c) */
+uint64_t
+evq_next_key(const struct evq *q)
+{
+	return EVQ_ORDINARY | (q->seq << EVQ_SLOT_BITS);
+}
+
 evq_id
 evq_push_key(struct evq *q, sim_time_t t, uint64_t key, void (*fn)(void *, void *, int64_t),
     void *arg, int64_t data)

@@ -76,6 +76,7 @@ int evq_cancel(struct evq *, evq_id id);
 /* The place in the order an evq_push would take now (its seq), for a push
  * made later with evq_push_key: the event sorts as if pushed now. */
 uint64_t evq_reserve(struct evq *);
+uint64_t evq_next_key(const struct evq *);
 evq_id evq_push_key(struct evq *, sim_time_t t, uint64_t key,
     void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
 /* Remove the earliest event into *out; returns 0 when empty. */

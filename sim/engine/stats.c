@@ -3,6 +3,7 @@
  * stats.c - time-weighted levels, log-bucketed histograms, replications.
  */
 #include "stats.h"
+#include "ffsnap.h"
 #include "util.h"
 
 #include <float.h>
@@ -206,6 +207,32 @@ hist_add(struct hist *h, double v)
 			hist_flush(h);
 	} else
 		hist_add_rare(h, v, o + HIST_EMIN, b);
+}
+
+/* h as ring_ff.c's snapshot lists it (ffsnap.h): its pending samples
+ * counted first (what a reader does; the counts are the same), then the
+ * counts and the sum (of whole ns, as every wait is) as counters, the
+ * extremes as they are. */
+void
+hist_ffs(struct ffs *s, struct hist *h)
+{
+	size_t i, nb = h->b != NULL ? (size_t)(h->hi - h->lo) * HIST_SUB : 0;
+
+	hist_flush(h);
+	ffs_count(s, &h->count);
+	ffs_fsum(s, &h->sum);
+	ffs_bytes(s, &h->min, sizeof h->min);
+	ffs_bytes(s, &h->max, sizeof h->max);
+	ffs_value(s, h->lo);
+	ffs_value(s, h->hi);
+	ffs_count(s, &h->zeros);
+	ffs_count(s, &h->under);
+	ffs_count(s, &h->over);
+	ffs_bytes(s, &h->umin, sizeof h->umin);
+	ffs_bytes(s, &h->umax, sizeof h->umax);
+	ffs_bytes(s, &h->omin, sizeof h->omin);
+	for (i = 0; i < nb; i++)
+		ffs_count(s, &h->b[i]);
 }
 
 uint64_t

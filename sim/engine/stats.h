@@ -35,6 +35,9 @@ double hist_mean(const struct hist *);
 double hist_quantile(const struct hist *, double q);	/* q in [0,1] */
 /* Add src's samples to dst. */
 void hist_merge(struct hist *dst, const struct hist *src);
+struct ffs;
+/* h's state in a snapshot of a periodic run (ffsnap.h) */
+void hist_ffs(struct ffs *, struct hist *);
 
 struct rep {
 	size_t n;

@@ -55,7 +55,7 @@ const struct vs_param scen_params[] = {
 	  "lasts warmup + duration and every metric covers the duration after it", "time",
 	  "ns", VP_TIME, VS_AT(struct top_keys, warmup), 0, 1e18, 0, NULL },
 	/* the engine's exact shortcuts; false runs the slow path (the reference) */
-	{ "fast_forward", NULL, "exact shortcuts (PLE, loop and tick fast-forwards); false: "
+	{ "fast_forward", NULL, "exact shortcuts (PLE, loop, lock ring and tick fast-forwards); false: "
 	  "the slow path, event by event", "bool", "",
 	  VP_BOOL, VS_AT(struct top_keys, fast_forward), 0, 1, 1, NULL },
 	{ "machine", "(machine defaults)", "a machine file or mapping (vlocksim list: machine)",
