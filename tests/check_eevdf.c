@@ -47,6 +47,7 @@ prq_add(struct prq *p, int i, int64_t v, int64_t d)
 	se->deadline = d;
 	se->on_rq = 1;
 	se->cfs_rq = &p->rq;
+	p->rq.keep_avg = 1;	/* an eevdf rq keeps avg_vruntime (fair_init) */
 	fair_rq_insert(&p->f, &p->rq, se);
 	fair_account_enqueue(&p->f, &p->rq, se);
 }

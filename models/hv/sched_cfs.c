@@ -336,6 +336,7 @@ cfs_sd_init(enum hw_dist level, int weight, struct fair_sd_param *p)
 static const struct fair_class cfs_class = {
 	.pick_with_curr = 0,
 	.min_vr_curr_on_rq = 0,
+	.avg_vruntime = 0,
 	.update_curr = cfs_update_curr,
 	.enqueue_entity = cfs_enqueue_entity,
 	.dequeue_entity = cfs_dequeue_entity,

@@ -386,6 +386,7 @@ eevdf_sd_init(enum hw_dist level, int weight, struct fair_sd_param *p)
 static const struct fair_class eevdf_class = {
 	.pick_with_curr = 1,
 	.min_vr_curr_on_rq = 1,
+	.avg_vruntime = 1,
 	.update_curr = eevdf_update_curr,
 	.enqueue_entity = eevdf_enqueue_entity,
 	.dequeue_entity = eevdf_dequeue_entity,

@@ -170,8 +170,10 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->q[i] = se;
 	rq->nq++;
 	se->queued = 1;
-	rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
-	rq->avg_load += se->weight;
+	if (rq->keep_avg) {
+		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load += se->weight;
+	}
 }
 
 /* LNX-6.6 fair.c __dequeue_entity + avg_vruntime_sub */
@@ -199,8 +201,10 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	}
 	rq->nq--;
 	se->queued = 0;
-	rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
-	rq->avg_load -= se->weight;
+	if (rq->keep_avg) {
+		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load -= se->weight;
+	}
 }
 
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
@@ -315,7 +319,8 @@ update_min_vruntime(struct fair *f, struct fair_rq *rq)
 		vr = curr != NULL && curr->vruntime < rq->q[0]->vruntime ? curr->vruntime :
 		    rq->q[0]->vruntime;
 	if (vr > rq->min_vruntime) {
-		rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
+		if (rq->keep_avg)
+			rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
 		rq->min_vruntime = vr;
 	}
 }
@@ -484,7 +489,7 @@ reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long wei
 	if (se->on_rq) {
 		if (rq->curr == se)
 			fair_update_curr(f, rq);
-		if (se->queued) {
+		if (se->queued && rq->keep_avg) {
 			rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
 			rq->avg_load -= se->weight;
 		}
@@ -493,7 +498,7 @@ reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long wei
 	f->cls->reweight(f, rq, se, weight);
 	if (se->on_rq) {
 		fair_account_enqueue(f, rq, se);
-		if (se->queued) {
+		if (se->queued && rq->keep_avg) {
 			rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
 			rq->avg_load += se->weight;
 		}
@@ -1147,11 +1152,13 @@ allowed(const struct hv *hv, const struct vcpu *v)
 }
 
 static void
-init_rq(struct fair_rq *rq, int cpu, struct fair_tg *tg, struct fair_se *owner)
+init_rq(const struct fair *f, struct fair_rq *rq, int cpu, struct fair_tg *tg,
+    struct fair_se *owner)
 {
 	rq->cpu = cpu;
 	rq->tg = tg;
 	rq->owner = owner;
+	rq->keep_avg = f->cls->avg_vruntime;
 }
 
 /*
@@ -1208,7 +1215,7 @@ init_groups(struct fair *f, struct vs_err *err)
 		for (c = 0; c < hv->npcpus; c++) {
 			struct fair_se *se = &tg->se[c];
 
-			init_rq(&tg->rq[c], c, tg, se);
+			init_rq(f, &tg->rq[c], c, tg, se);
 			/* LNX-3.2 sched.c init_tg_cfs_entry: NICE_0_LOAD until reweighted */
 			se->weight = FAIR_NICE0;
 			se->cfs_rq = &f->cpu[c].root;
@@ -1293,7 +1300,7 @@ fair_init(struct hv *hv, struct fair *f, const struct fair_class *cls, void *pol
 	f->nr_ge = xcalloc((size_t)hv->nvcpus + 2, sizeof *f->nr_ge);
 	f->nr_ge[0] = hv->npcpus;
 	for (i = 0; i < hv->npcpus; i++) {
-		init_rq(&f->cpu[i].root, i, NULL, NULL);
+		init_rq(f, &f->cpu[i].root, i, NULL, NULL);
 		f->cpu[i].idle_stamp = -1;
 		f->cpu[i].avg_idle = 2 * f->migration_cost;	/* core.c sched_init */
 		f->cpu[i].next_balance = 0;	/* sched_init: jiffies */

@@ -23,7 +23,8 @@
  *   - nr_running and load count every on_rq entity of the rq, curr included;
  *     h_nr_running counts the runnable tasks below (throttled ones left out).
  *   - avg_vruntime/avg_load: sum of (vruntime - min_vruntime) * weight and of
- *     weight over the queued entities (not curr), as 6.6 avg_vruntime_add.
+ *     weight over the queued entities (not curr), as 6.6 avg_vruntime_add;
+ *     kept only where the policy reads them (fair_class.avg_vruntime).
  * A sorted array costs O(log n) to search and O(n) memmove to insert or
  * remove; with at most ~100 vCPUs per pCPU that is cheaper than a tree.
  */
@@ -94,6 +95,7 @@ struct fair_rq {
 	int64_t min_vruntime;
 	int64_t avg_vruntime;
 	long avg_load;
+	int keep_avg;		/* fair_class.avg_vruntime: the two above are kept */
 	struct fair_tg *tg;	/* NULL: the root */
 	struct fair_se *owner;	/* the group entity that holds this rq (NULL: root) */
 	int throttled;		/* CFS bandwidth: out of runtime this period */
@@ -159,6 +161,10 @@ struct fair_class {
 	int pick_with_curr;
 	/* 1: update_min_vruntime follows curr only while curr->on_rq (6.6). */
 	int min_vr_curr_on_rq;
+	/* 1: the rqs keep avg_vruntime/avg_load (6.6 avg_vruntime_add), which
+	 * its placement and pick read; 0: nothing reads them (3.2), and they
+	 * are not kept (an imul at every insert, remove and min_vruntime move). */
+	int avg_vruntime;
 	void (*update_curr)(struct fair *, struct fair_rq *, struct fair_se *curr,
 	    int64_t delta);
 	void (*enqueue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
