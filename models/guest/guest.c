@@ -45,20 +45,22 @@ struct guest {
 	sim_time_t fold_t;	/* ... at this time */
 	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
-	int seg;		/* work: a second segment follows this one (guest_work_then) */
-	int then_ok;		/* ... whose boundary may be taken at once (guest_tail_then) */
-	int held;		/* fold: its event waits for its pCPU's schedule at now (guest_kept) */
-	double seg_ns;		/* ... its nominal ns */
-	guest_mid_fn seg_mid;	/* ... and what runs at the boundary */
-	int cond;		/* spin: on a condition (guest_spin_wait), not a lock */
-	int in_ple;		/* pre is a PLE exit being handled */
-	int irq_pending;	/* an interrupt waits for the vCPU to take it */
-	int lazy;		/* its ticks stand as a ghost: sync_hook first (kernel.c) */
+	sim_time_t pre_end;	/* pre's end, unevented (pre_unevented); else SIM_NEVER */
+	double seg_ns;		/* work: a second segment's nominal ns (guest_work_then) */
+	guest_mid_fn seg_mid;	/* ... and what runs at its boundary */
+	/* line 3's flags, bytes: with them a ticket acquisition's every field
+	 * is in the three lines guest_prefetch loads (a poke reads cond, lazy) */
+	unsigned char seg;	/* work: a second segment follows this one */
+	unsigned char then_ok;	/* ... whose boundary may be taken at once (guest_tail_then) */
+	unsigned char held;	/* fold: its event waits for its pCPU's schedule at now (guest_kept) */
+	unsigned char cond;	/* spin: on a condition (guest_spin_wait), not a lock */
+	unsigned char in_ple;	/* pre is a PLE exit being handled */
+	unsigned char irq_pending;	/* an interrupt waits for the vCPU to take it */
+	unsigned char lazy;	/* its ticks stand as a ghost: sync_hook first (kernel.c) */
+	/* colder */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
-	/* colder */
 	double sw;		/* of pre, this switch-in's own cost still to pay (paid first) */
-	sim_time_t pre_end;	/* pre's end, unevented (pre_unevented); else SIM_NEVER */
 	int streaming;		/* mem: counted among its socket's streamers */
 	int woken;		/* halt: woken, waiting for a pCPU */
 	int kicked;		/* a kick came before the halt (KVM pv_unhalted) */
