@@ -47,11 +47,12 @@ ticket_destroy(void *p)
 static void
 ticket_acquire(struct glock *l, struct vcpu *v)
 {
-	double xadd = lock_seen_ns(l, v) + lock_atomic_ns(l);
+	int from = l->last_pcpu;	/* the xadd's line: the last writer's */
 
 	l->last_pcpu = v->pcpu->id;
 	if (tkt_take(l->priv, v)) {
-		lock_taken(l, v, xadd);
+		/* (priced only when it takes the lock: a waiter pays its turn's) */
+		lock_taken(l, v, lock_line_ns(l, from, v) + lock_atomic_ns(l));
 		return;
 	}
 	lock_wait(l, v, GUEST_FOREVER, NULL);
