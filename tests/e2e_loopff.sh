@@ -11,8 +11,9 @@
 # PLE, or one switched in on a pCPU without an SMT sibling), nor have such a
 # waiter's ticks while tasks wait (they run when something looks); a
 # deliberately broken fast-forward is caught; the ring fast-forward of a
-# lock's hand-overs (seed 000), plain, pv-ticket, broken by odd events, and
-# a wrong one caught.
+# lock's hand-overs (seed 000), plain, pv-ticket, broken by odd events, a
+# loop ending mid-cycle, rings overcommitted under credit and CFS, and a
+# wrong one caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -213,6 +214,32 @@ check "ticket ring, a warm-up, forever: the same metrics" ring ringwarm \
     --set until=duration --set duration=50ms --set warmup=10ms \
     --set 'workloads.s1.program[0].loop=forever'
 check "... < 1/1000 of the events" fewer ringwarm 1000
+# a finite loop that ends mid-cycle (30001 rounds of 3 waiters): its count's
+# bound (FFS_LEFT) stops the last bulk take two cycles short of the end
+check "3 waiters, a loop ending mid-cycle: the same metrics" ring ringodd3 \
+    --set 'workloads.s1.program[0].loop=30001' --set 'vms[0].vcpus=3' \
+    --set 'vms[0].affinity="0,2,8"'
+check "... < 1/1000 of the events" fewer ringodd3 1000
+# two ring VMs overcommitting 4 pCPUs under Xen's credit scheduler, guest
+# ticks at two rates: each runs its ring between the host's switches
+check "two ticket rings overcommitted under credit, ticks: the same metrics" ring ringcredit \
+    --set until=duration --set duration=40ms --set hypervisor.scheduler=credit \
+    --set 'workloads.s1.program[0].loop=forever' \
+    --set 'vms=[{name: guest, vcpus: 4, affinity: "0-3", lock: ticket, workload: s1,
+    guest: {hz: 250}}, {name: g2, vcpus: 4, affinity: "0-3", lock: ticket, workload: s1,
+    guest: {hz: 100}}]'
+check "... the host switches them" positive ringcredit ctx_switches
+check "... < 1/100 of the events" fewer ringcredit 100
+# a pv-ticket ring under CFS sharing pCPUs 0-1 with a VM that computes and
+# halts: preempted waiters, wake-ups, the ring taken between them
+check "pv-ticket ring under CFS beside a halting VM: the same metrics" ring ringcfs \
+    --set until=duration --set duration=30ms --set hypervisor.scheduler=cfs \
+    --set 'workloads.s1.program[0].loop=forever' \
+    --set 'vms=[{name: guest, vcpus: 4, affinity: "0-3", lock: {kind: pv-ticket, backend: none},
+    workload: s1}, {name: h, vcpus: 2, affinity: "0-1", workload: h}]' \
+    --set 'workloads.h={program: [{loop: forever, do: [{compute: 2ms}, {sleep: 1ms}]}]}'
+check "... the other VM halts" positive ringcfs hlt_exits
+check "... < 1/2 of the events" fewer ringcfs 2
 # a deliberately wrong replay (its clocks and counters a cycle short) is caught
 export VLOCKSIM_TEST_RINGFF_FAULT=1
 if ring ringbroken; then
