@@ -149,6 +149,26 @@ rq_bsearch(const struct fair_rq *rq, const struct fair_se *se)
  * step from the right and a scan by pointer beat bsearch and memmove's call. */
 #define RQ_SHORT 8
 
+/* LNX-6.6 fair.c avg_vruntime_add / avg_vruntime_sub: the queued entities'
+ * weighted lags, kept only for a policy that reads them (keep_avg: eevdf) */
+static inline void
+avg_vruntime_add(struct fair_rq *rq, const struct fair_se *se)
+{
+	if (rq->keep_avg) {
+		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load += se->weight;
+	}
+}
+
+static inline void
+avg_vruntime_sub(struct fair_rq *rq, const struct fair_se *se)
+{
+	if (rq->keep_avg) {
+		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load -= se->weight;
+	}
+}
+
 /* LNX-6.6 fair.c __enqueue_entity + avg_vruntime_add */
 void
 fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
@@ -170,10 +190,7 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->q[i] = se;
 	rq->nq++;
 	se->queued = 1;
-	if (rq->keep_avg) {
-		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
-		rq->avg_load += se->weight;
-	}
+	avg_vruntime_add(rq, se);
 }
 
 /* LNX-6.6 fair.c __dequeue_entity + avg_vruntime_sub */
@@ -201,10 +218,7 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	}
 	rq->nq--;
 	se->queued = 0;
-	if (rq->keep_avg) {
-		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
-		rq->avg_load -= se->weight;
-	}
+	avg_vruntime_sub(rq, se);
 }
 
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
@@ -489,19 +503,15 @@ reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long wei
 	if (se->on_rq) {
 		if (rq->curr == se)
 			fair_update_curr(f, rq);
-		if (se->queued && rq->keep_avg) {
-			rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
-			rq->avg_load -= se->weight;
-		}
+		if (se->queued)
+			avg_vruntime_sub(rq, se);
 		fair_account_dequeue(f, rq, se);
 	}
 	f->cls->reweight(f, rq, se, weight);
 	if (se->on_rq) {
 		fair_account_enqueue(f, rq, se);
-		if (se->queued && rq->keep_avg) {
-			rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
-			rq->avg_load += se->weight;
-		}
+		if (se->queued)
+			avg_vruntime_add(rq, se);
 	}
 }
 
