@@ -68,14 +68,24 @@ struct wl_thread {
 				 * instance its acquire or lock took */
 };
 
+/* A thread's bytes: the struct and its arrays after it (thread_new) */
+static size_t
+thread_size(const struct wl_vm *wv)
+{
+	const struct wl_thread *th = NULL;
+	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
+	size_t ninst = npath + wv->wl->nslocks;
+
+	return sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
+	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst;
+}
+
 static struct wl_thread *
 thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 {
 	size_t nleft = (size_t)wv->wl->depth + 1, npath = wv->wl->nlocks + 1;
-	size_t ninst = npath + wv->wl->nslocks;
 	struct wl_thread *th;
-	size_t size = sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
-	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst;
+	size_t size = thread_size(wv);
 
 	th = wv->nspare > 0 ? memset(wv->spare[--wv->nspare], 0, size) : xcalloc_line(1, size);
 
@@ -845,7 +855,7 @@ wl_ffs(struct ffs *s, struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
 	struct wl_vm *wv;
-	size_t i, nleft, npath, ninst;
+	size_t i, nleft, npath;
 
 	if (th == NULL) {
 		ffs_value(s, -1);
@@ -854,9 +864,7 @@ wl_ffs(struct ffs *s, struct vcpu *v)
 	wv = th->wv;
 	nleft = (size_t)wv->wl->depth + 1;
 	npath = wv->wl->nlocks + 1;
-	ninst = npath + wv->wl->nslocks;
-	ffs_bytes(s, th, sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
-	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst);
+	ffs_bytes(s, th, thread_size(wv));
 	for (i = 0; i < nleft; i++)
 		ffs_left(s, &th->left[i]);
 	for (i = 0; i < npath; i++)
