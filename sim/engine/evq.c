@@ -641,20 +641,24 @@ evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
 	return push(q, t, fn, arg, data, EVQ_ORDINARY);
 }
 
-uint64_t
-evq_reserve(struct evq *q)
-{
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
-	return EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS);
-}
-
 /* The key evq_reserve would give now, not taken (a key relative to it
  * repeats in a periodic run: models/guest/ring_ff.c) */
 uint64_t
 evq_next_key(const struct evq *q)
 {
 	return EVQ_ORDINARY | (q->seq << EVQ_SLOT_BITS);
+}
+
+uint64_t
+evq_reserve(struct evq *q)
+{
+	uint64_t key;
+
+	if (q->seq >= EVQ_MAX_SEQ)
+		vs_fatal("event queue: sequence counter exhausted");
+	key = evq_next_key(q);
+	q->seq++;
+	return key;
 }
 
 evq_id
