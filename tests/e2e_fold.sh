@@ -6,7 +6,7 @@
 # metric the same bytes but the engine's cost figures, the same trace and
 # lock statistics; the pinned ticket model handles fewer events per
 # acquisition.  fast_forward: false also keeps a lock call's costs and the
-# caller's next compute apart (lock.c lock_cont).
+# caller's next compute apart (interp.c wl_lock_then).
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -55,9 +55,9 @@ check "seed 001 X5570, 1 hog, pv-ticket: folded = slow path" both x5 "$X5" --set
 check "seed 003, pv-qspinlock: folded = slow path" both s3 \
     "$top_srcdir/configs/seed003/kvm-overcommit.yaml" --set 'vms[0].lock=pv-qspinlock' \
     --set duration=100ms
-# a lock call's costs and the next compute as one activity (lock.c
-# lock_cont), here with tasks that switch at the release's preempt_enable:
-# the draw taken back (interp.c wl_next_mid)
+# a lock call's costs and the next compute as one activity (interp.c
+# wl_lock_then), here with tasks that switch at the release's
+# preempt_enable: the draw taken back (interp.c wl_next_mid)
 check "3 tasks on a vCPU, switched at a release: folded = slow path" both chain \
     "$top_srcdir/tests/data/chain-preempt.yaml"
 check "3 tasks on a vCPU: the tasks switch" awk -F, '$1 == "g.guest_ctx_switches" { n = $3 }

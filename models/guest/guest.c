@@ -1211,9 +1211,9 @@ seg_now(struct guest *g, guest_mid_fn mid)
  * the first one's end (its own event, as guest_work's) mid does what done
  * would have done there, and the second's event is armed as done's
  * guest_work would arm it; or mid finds done would do more (0) and done
- * runs.  mid vouches for the rest (lock.c lock_taken, lock_release: the
- * workload's next compute).  A step that ends with this call may have the
- * boundary taken at once (seg_now).
+ * runs.  mid vouches for the rest (interp.c wl_lock_then: the workload's
+ * next compute after a lock call).  A step that ends with this call may
+ * have the boundary taken at once (seg_now).
  */
 void
 guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, guest_fn done)

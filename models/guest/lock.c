@@ -541,20 +541,15 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
  * (an atomic, the lock word's line); the protected data's lines follow from
  * the previous holder's pCPU.
  */
-/*
- * The lock call's own costs, then the caller goes on (client->cont).  Its
- * next compute, when it has one right away, follows in the same activity:
- * the same times, one step of the caller's fewer (fast_forward: false keeps
- * the step, tests/e2e_fold.sh compares the two).
- */
-static void
+/* The lock call's own costs, then the caller goes on (client->then, or
+ * client->cont after them). */
+static inline void
 lock_cont(struct glock *l, struct vcpu *v, double ns)
 {
 	const struct lock_client *c = l->client;
-	double next;
 
-	if (c->next_work != NULL && l->hv->fast_forward && (next = c->next_work(v)) >= 0)
-		guest_work_then(v, ns, c->next_mid, next, c->cont);
+	if (c->then != NULL)
+		c->then(v, ns);
 	else
 		guest_work(v, ns, c->cont);
 }

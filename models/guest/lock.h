@@ -160,13 +160,11 @@ struct lock_client {
 	void (*cont_after)(struct vcpu *, double ns);
 	double (*take_section)(struct vcpu *);	/* takes_sections: v's section (ns), and
 						 * moves v's program past its release */
-	/* Optional: v has just taken or released the lock.  If cont, right after
-	 * the lock's own costs, may start a compute of the caller's, that
-	 * compute's ns, drawn now, else < 0: lock_taken / lock_release then run
-	 * the two as one activity (guest_work_then), next_mid in cont's place
-	 * at the boundary (guest.h: it says whether cont's step was that). */
-	double (*next_work)(struct vcpu *);
-	guest_mid_fn next_mid;
+	/* Optional: v has just taken or released the lock, whose own costs
+	 * are ns: the caller runs them and goes on, in place of
+	 * guest_work(v, ns, cont), so that it may start its next compute in
+	 * the same activity (interp.c wl_lock_then: guest_work_then). */
+	void (*then)(struct vcpu *, double ns);
 	/* Optional: v's program state in a snapshot of a periodic run
 	 * (ring_ff.c, ffsnap.h); NULL: such runs are not fast-forwarded. */
 	void (*ffs)(struct ffs *, struct vcpu *);

@@ -115,12 +115,11 @@ thread_free(struct wl_thread *th)
 static void task_exited(struct task *);
 
 static void wl_continue_after(struct vcpu *, double);
-static double wl_next_work(struct vcpu *);
-static int wl_next_mid(struct vcpu *, sim_time_t);
+static void wl_lock_then(struct vcpu *, double);
 static void wl_ffs(struct ffs *, struct vcpu *);
 /* The hooks its locks call up through (guest/lock.h). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
-    wl_take_section, wl_next_work, wl_next_mid, wl_ffs };
+    wl_take_section, wl_lock_then, wl_ffs };
 
 /* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
  * pins holds the per-vCPU form's cpus. */
@@ -756,7 +755,7 @@ wl_continue(struct vcpu *v)
 }
 
 /*
- * After a lock's acquire or release (lock.c lock_cont): the compute that
+ * After a lock's acquire or release (wl_lock_then): the compute that
  * wl_continue would start once the lock's costs are paid, if it starts one
  * after counters and loop ends only (a loop the fast-forward may take is
  * left alone: it needs wl_continue's tail).  It is drawn now, the stream's
@@ -765,10 +764,9 @@ wl_continue(struct vcpu *v)
  * only its current task does, and it runs nothing until then (no switch: a
  * lock held, or a release's preempt_enable still to come, preempt_count > 0).
  */
-static double
-wl_next_work(struct vcpu *v)
+static inline double
+wl_next_work(struct vcpu *v, struct wl_thread *th)
 {
-	struct wl_thread *th = guest_wl(v);
 	const struct wl_op *ops = th->ops, *o;
 	int pc = th->pc, k, loops = 0;
 
@@ -843,6 +841,23 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	th->ahead = -1;
 	gk_compute_mark(v);
 	return 1;
+}
+
+/*
+ * The lock call's own costs (ns), then the caller goes on (lock.h
+ * lock_client then): its next compute, when it has one right away, follows
+ * in the same activity: the same times, one step of the caller's fewer
+ * (fast_forward: false keeps the step, tests/e2e_fold.sh compares the two).
+ */
+static void
+wl_lock_then(struct vcpu *v, double ns)
+{
+	double next;
+
+	if (v->vm->hv->fast_forward && (next = wl_next_work(v, guest_wl(v))) >= 0)
+		guest_work_then(v, ns, wl_next_mid, next, wl_continue);
+	else
+		guest_work(v, ns, wl_continue);
 }
 
 /*

@@ -27,7 +27,7 @@ double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
 /* A stream's position, to draw ahead and take the draws back (rng_restore):
  * the generator's whole state (taus2: 24 bytes), copied inline (a save
- * comes with every lock call, lock.c lock_cont). */
+ * comes with every lock call, interp.c wl_lock_then). */
 struct rng_pos {
 	unsigned long s[3];
 };
