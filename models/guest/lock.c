@@ -484,15 +484,19 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->node[v->idx].wait_since = -1;
 	spin_update(l, v);
 	l->waiting--;
-	{
+	if (wait > 0) {
 		/* The wait's holder-preempted and free parts; both clocks only
-		 * grow, and never faster than time, so their sum is at most the wait. */
+		 * grow, and never faster than time, so their sum is at most the
+		 * wait.  A wait of 0 (most takes) adds 0 to both, exactly: each
+		 * clock read twice at one instant (a hand-over in between closes
+		 * into its sum just what its open part showed). */
 		double lhp = lock_lhp_clock(l, now) - l->node[v->idx].lhp_at;
 		double fr = lock_free_clock(l, now) - l->node[v->idx].free_at;
 
 		VS_ASSERT(lhp >= 0 && fr >= 0 && lhp + fr <= wait + 1e-6);
 		l->st.wait_lhp_ns += lhp;
 		l->st.wait_free_ns += fr;
+		l->st.contended++;
 	}
 	l->free_closed += (double)(now - l->free_since);
 	l->holder = v;
@@ -500,8 +504,6 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->hold_since = now;
 	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
 	l->st.acquisitions++;
-	if (wait > 0)
-		l->st.contended++;
 	l->st.wait_ns += wait;
 	hist_add(l->st.wait, wait);
 	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
