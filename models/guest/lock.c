@@ -324,8 +324,8 @@ watch_spinning(struct glock *l, struct vcpu *v, int on)
  * in constant time; where only some spinners read the word (an MCS queue:
  * ops->reads_word), from the list of spinners.
  */
-double
-lock_own_ns(const struct glock *l, const struct vcpu *v)
+static inline __attribute__((always_inline)) double
+own_ns(const struct glock *l, const struct vcpu *v)
 {
 	const struct machine *m = l->hv->m;
 	double ns = lock_seen_ns(l, v), d;
@@ -359,6 +359,13 @@ lock_own_ns(const struct glock *l, const struct vcpu *v)
 	if (core > self && m->line_ns[HW_SIBLING] > ns)
 		ns = m->line_ns[HW_SIBLING];
 	return ns;
+}
+
+/* (own_ns inline in lock_release: its call less at every release) */
+double
+lock_own_ns(const struct glock *l, const struct vcpu *v)
+{
+	return own_ns(l, v);
 }
 
 /*
@@ -464,8 +471,9 @@ pool_slow(struct glock *l, const struct vcpu *v)
 	return 0;
 }
 
-double
-lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+/* lock_enter's body, inline in lock_taken (a take's call less) */
+static inline __attribute__((always_inline)) double
+enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
 	sim_time_t now = l->sim->now;
 	double wait, lines;
@@ -538,6 +546,12 @@ lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	return lines;
 }
 
+double
+lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+{
+	return enter(l, v, runner);
+}
+
 /*
  * v owns the lock.  extra_ns is what the algorithm charges for getting it
  * (an atomic, the lock word's line); the protected data's lines follow from
@@ -561,12 +575,13 @@ lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 {
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
-	extra_ns += lock_enter(l, v, v);
+	extra_ns += enter(l, v, v);
 	lock_cont(l, v, extra_ns);
 }
 
-void
-lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+/* lock_leave's body, inline in lock_release */
+static inline __attribute__((always_inline)) void
+leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
 	if (l->holder != v)
 		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
@@ -575,6 +590,12 @@ lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->free_since = l->sim->now;
 	l->holder = NULL;
 	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
+}
+
+void
+lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+{
+	leave(l, v, runner);
 }
 
 /* The wake of `to` leaves once the releaser's stores are done (release_kick):
@@ -631,10 +652,10 @@ lock_release(struct glock *l, struct vcpu *v)
 	struct lock_node *n = &l->node[v->idx];
 	double cost, own;
 
-	lock_leave(l, v, v);
+	leave(l, v, v);
 	/* The store to the lock word needs the line here first; with
 	 * release_visibility no waiter sees it before that (lock_own_ns). */
-	cost = own = lock_own_ns(l, v);
+	cost = own = own_ns(l, v);
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
