@@ -455,8 +455,9 @@ lock_acquire(struct glock *l, struct vcpu *v)
  * v's section moves a batch through the pool: 1 if the pool cannot serve it
  * (mm/slab.c 4.3: transfer_objects finds the shared array empty, or
  * cache_flusharray finds it full), so the section takes the slow path.
+ * (Inline: every take asks, most of them of a lock without a pool.)
  */
-static int
+static inline int
 pool_slow(struct glock *l, const struct vcpu *v)
 {
 	int put;
