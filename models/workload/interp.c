@@ -798,8 +798,10 @@ wl_next_work(struct vcpu *v, struct wl_thread *th)
  * tasks, nothing but taking the draw back (the stream as it was), 0:
  * wl_continue runs.  Nothing here reads the clock but the path's end, which
  * takes at (guest_work_then may run this before the clock gets there).
+ * (Always inline: wl_lock_then's seg_now runs it at every lock call; the
+ * boundary that waits for its own event calls it through seg_mid.)
  */
-static int
+static inline __attribute__((always_inline)) int
 wl_next_mid(struct vcpu *v, sim_time_t at)
 {
 	struct wl_thread *th = guest_wl(v);
