@@ -1184,21 +1184,34 @@ ghost_append(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
 	}
 }
 
-static void
+/*
+ * The head ghost popped and put a period on at the tail, in one pass: the
+ * head's place it leaves is the room the tail takes (the same place when
+ * the ring is full), so the ring neither grows nor changes its count here.
+ * (ghost_append then ghost_trim cost 76 instructions a ghost pop:
+ * seed001-x5570 3x pops 44.7 M ghosts a run.)
+ */
+static __attribute__((noinline)) void
 ghost_pop(struct evq *q)
 {
-	struct ghost g = q->gr[q->ghead];
+	uint32_t mask = q->gcap - 1, h = q->ghead, i = (h + q->gn) & mask;
+	struct ghost *g = &q->gr[h], *tail = &q->gr[i];
+	int32_t *at = g->at;
+	sim_time_t t = g->time;
 
-	q->now = g.time;
+	q->now = t;
 	q->gpops++;
-	q->gr[q->ghead].at = NULL;
-	q->ghead = (q->ghead + 1) & (q->gcap - 1);
-	q->gn--;
 	/* the push its run would make: the next seq, as lane_insert takes it */
 	if (q->seq >= EVQ_MAX_SEQ)
 		vs_fatal("event queue: sequence counter exhausted");
-	ghost_append(q, g.time + q->gper, EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS), g.at);
-	ghost_trim(q);
+	g->at = NULL;
+	tail->time = t + q->gper;
+	tail->key = EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS);
+	tail->at = at;
+	tail->fn = NULL;
+	*at = (int32_t)i;
+	q->ghead = (h + 1) & mask;
+	ghost_trim(q);	/* a tombstone at the new head (the tail is live) */
 }
 
 int
