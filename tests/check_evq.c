@@ -735,6 +735,54 @@ START_TEST(test_cancel_after_sifts)
 }
 END_TEST
 
+/*
+ * A far pop leaves the far root's place to the push that follows (evq.c
+ * far_pop): between the two, the peek, the size and a pop until a time
+ * before it see the far heap's least as if the root were refilled; the
+ * push, a cancel, a move and a pop each refill it, and the order stays by
+ * time.
+ */
+START_TEST(test_far_pop_then_use)
+{
+	enum { N = 12 };
+	static const sim_time_t off[N] = { 7, 3, 11, 0, 9, 5, 10, 2, 4, 8, 1, 6 };	/* 1 in the root's second child */
+	int use;
+
+	for (use = 0; use < 4; use++) {
+		struct evq *q = evq_new();
+		evq_id id[N];
+		struct evq_ev ev;
+		sim_time_t t = 2 * EVQ_HORIZON, last = -1;
+		size_t i, n = N;
+
+		for (i = 0; i < N; i++)
+			id[off[i]] = evq_push(q, t + off[i] * 1000, NULL, NULL, off[i]);
+		ck_assert(evq_pop(q, &ev) && ev.data == 0);
+		ck_assert_int_eq(evq_peek_time(q), t + 1000);	/* the root's least child */
+		ck_assert_uint_eq(evq_size(q), N - 1);
+		if (use == 3)		/* nothing due by then: none taken */
+			ck_assert_int_eq(evq_pop_until(q, t + 500, &ev), 0);
+		else if (use == 0)		/* the push takes the place (it sorts last) */
+			evq_push(q, ev.time + EVQ_HORIZON, NULL, NULL, -1);
+		else if (use == 1)	/* the least child cancelled */
+			ck_assert_int_eq(evq_cancel(q, id[1]), 1);
+		else if (use == 2)	/* the least child moved last */
+			ck_assert_uint_eq(evq_move(q, id[1], t + 20000, NULL, NULL, 20), id[1]);
+		n -= use == 1;
+		ck_assert_uint_eq(evq_size(q), n - 1 + (use == 0));
+		ck_assert_int_eq(evq_peek_time(q), t + (use == 1 || use == 2 ? 2000 : 1000));
+		for (i = 0; evq_pop(q, &ev); i++) {
+			ck_assert_int_ge(ev.time, last);
+			ck_assert(use != 1 || ev.data != 1);
+			last = ev.time;
+		}
+		ck_assert_uint_eq(i, n - 1 + (use == 0));
+		ck_assert_int_eq(last, use == 0 ? t + EVQ_HORIZON : use == 2 ? t + 20000 : t + 11000);
+		evq_free(q);
+	}
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -755,6 +803,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_ghosts_as_real);
 	tcase_add_test(tc, test_peek_each_part);
 	tcase_add_test(tc, test_cancel_after_sifts);
+	tcase_add_test(tc, test_far_pop_then_use);
 	suite_add_tcase(s, tc);
 	return s;
 }
