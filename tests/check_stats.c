@@ -2,13 +2,14 @@
 /*
  * check_stats.c - tw on a hand-computed trace, hist quantiles and mean, a
  * histogram's growing octave range (order and merges change nothing), its
- * pending samples counted by reads, growth and merges, rep
- * mean/sd/ci95 on known data, fsum_repeat against its loop.
+ * pending samples counted by reads, growth and merges, a bad sample's
+ * abort, rep mean/sd/ci95 on known data, fsum_repeat against its loop.
  */
 #include "stats.h"
 
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 
 START_TEST(test_tw_hand)
 {
@@ -189,6 +190,24 @@ START_TEST(test_hist_pending)
 }
 END_TEST
 
+/* A negative, NaN or infinite sample is a model bug: hist_add aborts, also
+ * when b[] covers the octave of its magnitude (the sign bit or the
+ * exponent field alone takes it off the common path, to the check). */
+static const double hist_bad[] = { -5, -0x1p-20, -0x1.8p60, NAN, -NAN, INFINITY, -INFINITY };
+
+START_TEST(test_hist_bad_sample)
+{
+	struct hist *h = hist_new();
+
+	hist_add(h, 4);
+	hist_add(h, 7);
+	hist_add(h, -0.0);	/* a zero, as +0 */
+	ck_assert_uint_eq(hist_count(h), 3);
+	ck_assert_double_eq(hist_quantile(h, 0), 0);
+	hist_add(h, hist_bad[_i]);
+}
+END_TEST
+
 START_TEST(test_rep_known)
 {
 	static const double xs[] = { 1, 2, 3, 4, 5 };
@@ -287,6 +306,8 @@ stats_suite(void)
 	tcase_add_test(tc, test_hist_range);
 	tcase_add_test(tc, test_hist_grow);
 	tcase_add_test(tc, test_hist_pending);
+	tcase_add_loop_test_raise_signal(tc, test_hist_bad_sample, SIGABRT, 0,
+	    (int)(sizeof hist_bad / sizeof hist_bad[0]));
 	tcase_add_test(tc, test_rep_known);
 	tcase_add_test(tc, test_fsum_repeat_is_the_loop);
 	suite_add_tcase(s, tc);

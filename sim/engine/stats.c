@@ -80,6 +80,10 @@ struct hist {
 	uint64_t count;
 	double sum, min, max;
 	uint64_t *b;		/* octaves lo..hi-1, HIST_SUB buckets each; NULL: none */
+	/* b[]'s first bucket as a sample's bits >> (52 - HIST_SUB_BITS), and
+	 * its length (0: none): a sample's index is one subtraction, and one
+	 * unsigned compare says whether b[] covers it (hist_add) */
+	uint64_t base, nb;
 	int lo, hi;		/* octave indexes from HIST_EMIN */
 	uint64_t zeros;
 	uint32_t npend;
@@ -153,13 +157,19 @@ hist_cover(struct hist *h, int lo, int hi)
 	h->b = b;
 	h->lo = lo;
 	h->hi = hi;
+	h->base = (uint64_t)(lo + HIST_EMIN + 1023) << HIST_SUB_BITS;
+	h->nb = (uint64_t)(hi - lo) * HIST_SUB;
 }
 
-/* hist_add's samples outside the octaves b[] covers (out of line: its
- * libm calls' registers stay off the common path). */
+/* hist_add's samples that b[] does not cover, and those that are a model
+ * bug (out of line: its libm calls' registers stay off the common path). */
 static __attribute__((noinline)) void
-hist_add_rare(struct hist *h, double v, int e, uint64_t b)
+hist_add_rare(struct hist *h, double v, uint64_t b)
 {
+	int e = (int)(b >> 52) - 1023;
+
+	/* Negative, NaN or infinite samples are a model bug, not bad input. */
+	VS_ASSERT(v >= 0 && isfinite(v));
 	if (e < HIST_EMIN) {
 		h->under++;
 		h->umin = fmin(h->umin, v);
@@ -171,18 +181,15 @@ hist_add_rare(struct hist *h, double v, int e, uint64_t b)
 		int o = e - HIST_EMIN;
 
 		hist_cover(h, o, o + 1);
-		h->b[(o - h->lo) * HIST_SUB + (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1))]++;
+		h->b[(b >> (52 - HIST_SUB_BITS)) - h->base]++;
 	}
 }
 
 void
 hist_add(struct hist *h, double v)
 {
-	uint64_t b;
-	int o;
+	uint64_t b, i;
 
-	/* Negative, NaN or infinite samples are a model bug, not bad input. */
-	VS_ASSERT(v >= 0 && isfinite(v));
 	h->count++;
 	h->sum += v;
 	if (v < h->min)
@@ -194,19 +201,20 @@ hist_add(struct hist *h, double v)
 		return;
 	}
 	/* v in [2^e, 2^(e+1)) and its bucket there, from the IEEE-754 bits
-	 * (no libm call per sample): the exponent field less its bias, and the
-	 * fraction's top bits, which are floor((v / 2^e - 1) * HIST_SUB) exactly.
-	 * A subnormal (exponent field 0) is far below HIST_EMIN.  An octave b[]
-	 * covers is one of HIST_EMIN..HIST_EMAX-1 (hist_cover's callers). */
+	 * (no libm call per sample): the exponent field (e biased) and the
+	 * fraction's top bits, floor((v / 2^e - 1) * HIST_SUB) exactly, side by
+	 * side in bits >> (52 - HIST_SUB_BITS), which grows with v; less base,
+	 * b[]'s index.  A negative sample's sign bit, a NaN's or infinity's
+	 * exponent field put it past any b[] (the rare path checks them); a
+	 * subnormal (exponent field 0) is far below HIST_EMIN. */
 	memcpy(&b, &v, sizeof b);
-	o = (int)(b >> 52 & 0x7ff) - 1023 - HIST_EMIN;
-	if (h->b != NULL && o >= h->lo && o < h->hi) {
-		h->pend[h->npend++] = (uint32_t)((o - h->lo) * HIST_SUB +
-		    (int)(b >> (52 - HIST_SUB_BITS) & (HIST_SUB - 1)));
+	i = (b >> (52 - HIST_SUB_BITS)) - h->base;
+	if (i < h->nb) {
+		h->pend[h->npend++] = (uint32_t)i;
 		if (h->npend == HIST_PEND)
 			hist_flush(h);
 	} else
-		hist_add_rare(h, v, o + HIST_EMIN, b);
+		hist_add_rare(h, v, b);
 }
 
 /* h as ring_ff.c's snapshot lists it (ffsnap.h): its pending samples
