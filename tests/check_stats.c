@@ -2,8 +2,9 @@
 /*
  * check_stats.c - tw on a hand-computed trace, hist quantiles and mean, a
  * histogram's growing octave range (order and merges change nothing), its
- * pending samples counted by reads, growth and merges, a bad sample's
- * abort, rep mean/sd/ci95 on known data, fsum_repeat against its loop.
+ * pending samples counted by reads, growth and merges, zeros, a bad
+ * sample's abort, rep mean/sd/ci95 on known data, fsum_repeat against its
+ * loop.
  */
 #include "stats.h"
 
@@ -190,6 +191,31 @@ START_TEST(test_hist_pending)
 }
 END_TEST
 
+/* Zeros (hist_add's inline path, stats.h): counted, in the mean and the
+ * quantiles, the extremes; alone, and below other samples. */
+START_TEST(test_hist_zeros)
+{
+	struct hist *h = hist_new();
+	int i;
+
+	for (i = 0; i < 10; i++)
+		hist_add(h, 0);
+	ck_assert_uint_eq(hist_count(h), 10);
+	ck_assert_double_eq(hist_mean(h), 0);
+	ck_assert_double_eq(hist_quantile(h, 0), 0);
+	ck_assert_double_eq(hist_quantile(h, 0.5), 0);
+	ck_assert_double_eq(hist_quantile(h, 1), 0);
+	for (i = 0; i < 10; i++)
+		hist_add(h, 64);
+	ck_assert_uint_eq(hist_count(h), 20);
+	ck_assert_double_eq(hist_mean(h), 32);
+	ck_assert_double_eq(hist_quantile(h, 0.4), 0);
+	ck_assert_double_eq_tol(hist_quantile(h, 0.6), 64, 1);
+	ck_assert_double_eq(hist_quantile(h, 1), 64);
+	hist_free(h);
+}
+END_TEST
+
 /* A negative, NaN or infinite sample is a model bug: hist_add aborts, also
  * when b[] covers the octave of its magnitude (the sign bit or the
  * exponent field alone takes it off the common path, to the check). */
@@ -306,6 +332,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_hist_range);
 	tcase_add_test(tc, test_hist_grow);
 	tcase_add_test(tc, test_hist_pending);
+	tcase_add_test(tc, test_hist_zeros);
 	tcase_add_loop_test_raise_signal(tc, test_hist_bad_sample, SIGABRT, 0,
 	    (int)(sizeof hist_bad / sizeof hist_bad[0]));
 	tcase_add_test(tc, test_rep_known);

@@ -76,16 +76,15 @@ tw_mean(const struct tw *w, int64_t now)
 #define HIST_PEND	14
 
 struct hist {
-	/* what hist_add reads, in one line */
-	uint64_t count;
-	double sum, min, max;
+	/* what hist_add reads, in one line: first what its inline zero path
+	 * changes (stats.h) */
+	struct hist_zero z;
 	uint64_t *b;		/* octaves lo..hi-1, HIST_SUB buckets each; NULL: none */
 	/* b[]'s first bucket as a sample's bits >> (52 - HIST_SUB_BITS), and
 	 * its length (0: none): a sample's index is one subtraction, and one
 	 * unsigned compare says whether b[] covers it (hist_add) */
 	uint64_t base, nb;
 	int lo, hi;		/* octave indexes from HIST_EMIN */
-	uint64_t zeros;
 	uint32_t npend;
 	uint32_t pend[HIST_PEND];	/* b[] indexes of samples not yet counted */
 	uint64_t under, over;
@@ -111,8 +110,8 @@ hist_new(void)
 {
 	struct hist *h = xcalloc(1, sizeof *h);
 
-	h->min = h->umin = h->omin = INFINITY;
-	h->max = h->umax = -INFINITY;
+	h->z.min = h->umin = h->omin = INFINITY;
+	h->z.max = h->umax = -INFINITY;
 	return h;
 }
 
@@ -130,8 +129,8 @@ hist_reset(struct hist *h)
 {
 	free(h->b);
 	memset(h, 0, sizeof *h);
-	h->min = h->umin = h->omin = INFINITY;
-	h->max = h->umax = -INFINITY;
+	h->z.min = h->umin = h->omin = INFINITY;
+	h->z.max = h->umax = -INFINITY;
 }
 
 /* Make b[] cover octaves lo..hi-1 (a superset of what it covers now). */
@@ -168,8 +167,9 @@ hist_add_rare(struct hist *h, double v, uint64_t b)
 {
 	int e = (int)(b >> 52) - 1023;
 
-	/* Negative, NaN or infinite samples are a model bug, not bad input. */
-	VS_ASSERT(v >= 0 && isfinite(v));
+	/* Negative, NaN or infinite samples are a model bug, not bad input
+	 * (and a 0 is hist_add's own, never hist_add_nz's). */
+	VS_ASSERT(v > 0 && isfinite(v));
 	if (e < HIST_EMIN) {
 		h->under++;
 		h->umin = fmin(h->umin, v);
@@ -186,20 +186,16 @@ hist_add_rare(struct hist *h, double v, uint64_t b)
 }
 
 void
-hist_add(struct hist *h, double v)
+hist_add_nz(struct hist *h, double v)
 {
 	uint64_t b, i;
 
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	if (v == 0) {
-		h->zeros++;
-		return;
-	}
+	h->z.count++;
+	h->z.sum += v;
+	if (v < h->z.min)
+		h->z.min = v;
+	if (v > h->z.max)
+		h->z.max = v;
 	/* v in [2^e, 2^(e+1)) and its bucket there, from the IEEE-754 bits
 	 * (no libm call per sample): the exponent field (e biased) and the
 	 * fraction's top bits, floor((v / 2^e - 1) * HIST_SUB) exactly, side by
@@ -227,13 +223,13 @@ hist_ffs(struct ffs *s, struct hist *h)
 	size_t i, nb = h->b != NULL ? (size_t)(h->hi - h->lo) * HIST_SUB : 0;
 
 	hist_flush(h);
-	ffs_count(s, &h->count);
-	ffs_fsum(s, &h->sum);
-	ffs_bytes(s, &h->min, sizeof h->min);
-	ffs_bytes(s, &h->max, sizeof h->max);
+	ffs_count(s, &h->z.count);
+	ffs_fsum(s, &h->z.sum);
+	ffs_bytes(s, &h->z.min, sizeof h->z.min);
+	ffs_bytes(s, &h->z.max, sizeof h->z.max);
 	ffs_value(s, h->lo);
 	ffs_value(s, h->hi);
-	ffs_count(s, &h->zeros);
+	ffs_count(s, &h->z.zeros);
 	ffs_count(s, &h->under);
 	ffs_count(s, &h->over);
 	ffs_bytes(s, &h->umin, sizeof h->umin);
@@ -246,13 +242,13 @@ hist_ffs(struct ffs *s, struct hist *h)
 uint64_t
 hist_count(const struct hist *h)
 {
-	return h->count;
+	return h->z.count;
 }
 
 double
 hist_mean(const struct hist *h)
 {
-	return h->count ? h->sum / (double)h->count : 0;
+	return h->z.count ? h->z.sum / (double)h->z.count : 0;
 }
 
 static double
@@ -275,17 +271,17 @@ hist_quantile(const struct hist *h, double q)
 	uint64_t cum;
 	int i;
 
-	if (h->count == 0)
+	if (h->z.count == 0)
 		return 0;
 	if (q <= 0)
-		return h->min;
+		return h->z.min;
 	if (q >= 1)
-		return h->max;
+		return h->z.max;
 	/* Rank of the wanted sample, 0-based, as in the "lower" definition. */
-	r = q * (double)(h->count - 1);
-	if (r < (double)h->zeros)
+	r = q * (double)(h->z.count - 1);
+	if (r < (double)h->z.zeros)
 		return 0;
-	cum = h->zeros;
+	cum = h->z.zeros;
 	if (r < (double)(cum + h->under))
 		return interp(h->umin, h->umax, r - (double)cum, h->under);
 	cum += h->under;
@@ -301,9 +297,9 @@ hist_quantile(const struct hist *h, double q)
 		lo = ldexp(1 + (double)(i % HIST_SUB) / HIST_SUB,
 		    HIST_EMIN + i / HIST_SUB);
 		return clamp(interp(lo, lo * (1 + 1.0 / (HIST_SUB +
-		    i % HIST_SUB)), r - (double)cum, c), h->min, h->max);
+		    i % HIST_SUB)), r - (double)cum, c), h->z.min, h->z.max);
 	}
-	return interp(h->omin, h->max, r - (double)cum, h->over);
+	return interp(h->omin, h->z.max, r - (double)cum, h->over);
 }
 
 void
@@ -350,13 +346,13 @@ hist_merge(struct hist *dst, const struct hist *src)
 {
 	size_t i;
 
-	dst->count += src->count;
-	dst->zeros += src->zeros;
+	dst->z.count += src->z.count;
+	dst->z.zeros += src->z.zeros;
 	dst->under += src->under;
 	dst->over += src->over;
-	dst->sum += src->sum;
-	dst->min = fmin(dst->min, src->min);
-	dst->max = fmax(dst->max, src->max);
+	dst->z.sum += src->z.sum;
+	dst->z.min = fmin(dst->z.min, src->z.min);
+	dst->z.max = fmax(dst->z.max, src->z.max);
 	dst->umin = fmin(dst->umin, src->umin);
 	dst->umax = fmax(dst->umax, src->umax);
 	dst->omin = fmin(dst->omin, src->omin);

@@ -29,7 +29,32 @@ struct hist *hist_new(void);
 void hist_free(struct hist *);
 /* Empty it, as hist_new left it (a scenario's warm-up ends). */
 void hist_reset(struct hist *);
-void hist_add(struct hist *, double v);
+/*
+ * What a sample of 0 changes, the first member of every histogram
+ * (stats.c): hist_add takes a 0, most of an uncontended lock's waits,
+ * inline, and any other sample out of line (hist_add_nz).  The sum is left
+ * as it is, being never -0 (it starts at +0 and samples are >= 0).
+ */
+struct hist_zero {
+	uint64_t count, zeros;
+	double sum, min, max;
+};
+void hist_add_nz(struct hist *, double v);
+static inline void
+hist_add(struct hist *h, double v)
+{
+	if (v == 0) {
+		struct hist_zero *z = (struct hist_zero *)(void *)h;	/* its first member */
+
+		z->count++;
+		z->zeros++;
+		if (v < z->min)
+			z->min = v;	/* (a -0 stays one, as it was added) */
+		if (v > z->max)
+			z->max = v;
+	} else
+		hist_add_nz(h, v);
+}
 uint64_t hist_count(const struct hist *);
 double hist_mean(const struct hist *);
 double hist_quantile(const struct hist *, double q);	/* q in [0,1] */
