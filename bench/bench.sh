@@ -24,7 +24,8 @@
 # 3. Scaling: ns per event (CPU-s / events) at 8, 64, 512 and 4096 vCPUs,
 #    pinned (peer-ticket.yaml; 4096 is 4 sockets of 1024) and under a CFS
 #    host at 2x overcommit (bench/scale.yaml: N/8 VMs of 8 vCPUs on N/2
-#    pCPUs), median of BENCH_RUNS, with peak RSS; the 4096/8 ratios.
+#    pCPUs), about 8 M events a row, BENCH_RUNS interleaved rounds: median
+#    and spread, with peak RSS; the 4096/8 ratios, median of the rounds'.
 # The load (uptime) is printed before and after.
 # BENCH_ONLY=NAME[,NAME...] runs only those rows of table 1 (names as
 # printed) or the sections `peers`, `scale`.  BENCH_SET=PATH=VALUE adds one
@@ -204,38 +205,56 @@ if want peers; then
 fi
 
 # Section 3: ns per event against the number of vCPUs, pinned and CFS 2x.
+# Every row runs about 8 M events (0.5-1 CPU-s): the same work at every
+# size, so no row's figure is a short run's (the 8-vCPU rows ran 3-5 M, a
+# quarter CPU-second, and moved 60-86 ns/event between runs; 4096 pinned
+# 0.7 M).  The sizes run interleaved, one round of all of them after
+# another, RUNS rounds: a ratio is the same round's 4096 over its 8, the
+# median of the rounds (as the peers' ratios), and each row gives its
+# median and the rounds' spread.
 if want scale; then
 	echo
-	echo "scaling: ns per event (CPU-s / events, median of $RUNS), peak RSS"
-	printf '%-6s %10s %8s %8s %12s %8s %8s\n' vCPUs "pinned ev" "ns/ev" "RSS MB" "CFS 2x ev" "ns/ev" "RSS MB"
+	echo "scaling: ns per event (CPU-s / events; median and min-max of $RUNS interleaved rounds), peak RSS"
+	printf '%-6s %9s %17s %7s %9s %17s %7s\n' vCPUs "pinned ev" "ns/ev (min-max)" "RSS MB" \
+	    "CFS 2x ev" "ns/ev (min-max)" "RSS MB"
 	: > "$tmp/scale"
-	for n in 8 64 512 4096; do
-		case $n in 8) pd=400ms; cd=40s ;; 64) pd=400ms; cd=2s ;;
-		512) pd=400ms; cd=200ms ;; *) pd=100ms; cd=20ms ;; esac
-		# CFS: N/8 VMs of 8 vCPUs on N/2 pCPUs, at most 128 cores a socket
-		p=$((n / 2)); if [ $p -le 128 ]; then cs="1 $p"; else cs="$((p / 128)) 128"; fi
-		: > "$tmp/sp"; : > "$tmp/sc"
-		i=0
-		while [ $i -lt "$RUNS" ]; do
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		for n in 8 64 512 4096; do
+			case $n in 8) pd=640ms; cd=96s ;; 64) pd=560ms; cd=2700ms ;;
+			512) pd=560ms; cd=200ms ;; *) pd=1100ms; cd=20ms ;; esac
+			# CFS: N/8 VMs of 8 vCPUs on N/2 pCPUs, at most 128 cores a socket
+			p=$((n / 2)); if [ $p -le 128 ]; then cs="1 $p"; else cs="$((p / 128)) 128"; fi
 			vl_peer $n $pd "$tmp/o" || exit 1
-			echo "$(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/sp"
+			echo "$n $i pinned $(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/scale"
 			set -- $cs
 			timed "$tmp/o" "$VS" run "$SRC/bench/scale.yaml" --set "vms[0].count=$((n / 8))" \
 			    --set "machine.sockets=$1" --set "machine.cores_per_socket=$2" \
 			    --set "duration=$cd" --reps 1 --no-wall-clock --format csv || exit 1
-			echo "$(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/sc"
-			i=$((i + 1))
+			echo "$n $i cfs $(csv_events "$tmp/o") $(cat "$tmp/t1")" >> "$tmp/scale"
 		done
-		pe=$(awk '{ print $1; exit }' "$tmp/sp"); ce=$(awk '{ print $1; exit }' "$tmp/sc")
-		pns=$(awk '{ print $2 * 1e9 / $1 }' "$tmp/sp" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
-		prss=$(awk '{ print $3 / 1024 }' "$tmp/sp" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
-		cns=$(awk '{ print $2 * 1e9 / $1 }' "$tmp/sc" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
-		crss=$(awk '{ print $3 / 1024 }' "$tmp/sc" > "$tmp/x"; stats "$tmp/x" | awk '{ print $2 }')
-		printf '%-6d %10d %8.1f %8.1f %12d %8.1f %8.1f\n' $n "$pe" "$pns" "$prss" "$ce" "$cns" "$crss"
-		echo "$n $pns $cns" >> "$tmp/scale"
+		i=$((i + 1))
 	done
-	awk '$1 == 8 { p = $2; c = $3 } $1 == 4096 { P = $2; C = $3 }
-	    END { printf "ns/event at 4096 vCPUs / at 8: pinned %.2f, CFS 2x %.2f (target <= 2)\n", P / p, C / c }' \
-	    "$tmp/scale"
+	# $tmp/scale: N round host events cpu_s rss_kB wall_s
+	awk 'function med(a, k,   i, j, x) { for (i = 2; i <= k; i++) { x = a[i]
+		for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return a[int((k + 1) / 2)] }
+	    { ns = $5 * 1e9 / $4; k = $1 SUBSEP $3; c[k]++; v[k, c[k]] = ns; r[k, c[k]] = $6 / 1024
+		ev[k] = $4; byr[$1, $3, $2] = ns; rounds[$2] = 1 }
+	    # row N HOST: "events median (min-max) RSS"
+	    function row(n, h,   k, i, a, b, lo, hi) { k = n SUBSEP h
+		for (i = 1; i <= c[k]; i++) { a[i] = v[k, i]; b[i] = r[k, i]
+			lo = i == 1 || a[i] < lo ? a[i] : lo; hi = i == 1 || a[i] > hi ? a[i] : hi }
+		return sprintf("%9d %17s %7.1f", ev[k], sprintf("%.1f (%.0f-%.0f)", med(a, c[k]), lo, hi),
+		    med(b, c[k])) }
+	    # ratio HOST: the median over the rounds of 4096 / 8, and the extremes
+	    function ratio(h,   i, m, q, lo, hi) { for (i in rounds) { m++
+		q[m] = byr[4096, h, i] / byr[8, h, i]
+		lo = m == 1 || q[m] < lo ? q[m] : lo; hi = m == 1 || q[m] > hi ? q[m] : hi }
+		return sprintf("%.2f (%.2f-%.2f)", med(q, m), lo, hi) }
+	    END { for (n = 8; n <= 4096; n *= 8)
+		printf "%-6d %s %s\n", n, row(n, "pinned"), row(n, "cfs")
+		printf "ns/event at 4096 vCPUs / at 8 (the rounds\047 median, min-max): pinned %s, CFS 2x %s (target <= 2)\n",
+		    ratio("pinned"), ratio("cfs") }' "$tmp/scale"
 fi
 echo "load after: $(uptime)"
