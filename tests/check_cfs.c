@@ -47,6 +47,93 @@ ran_s(const struct vcpu *v)
 #define M2x2 "{sockets: 2, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}"
 #define M8 "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, clock: 2GHz}"
 
+/* ---- the pick (pick_next_entity on a hand-built rq) ---- */
+
+/* Entities 0..n-1 of a one-level rq, entity 0 its curr: vruntimes from a few
+ * values (ties), seqs in a random insertion order, random buddies. */
+struct prq {
+	struct fair f;
+	struct fair_rq rq;
+	struct fair_se se[6];
+};
+
+static uint64_t
+prq_rand(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+/* Build case k; put: 1 curr is put back first (the 3.2 order), 0 it stays
+ * curr, its seq the oldest (fair_do_schedule's fused form: never read). */
+static void
+prq_build(struct prq *p, uint64_t k, int put)
+{
+	static const int64_t vr[] = { 0, 1 * MS, 1 * MS + 500 * US, 3 * MS };
+	uint64_t x = k;
+	int n = 1 + (int)(prq_rand(&x) % 6), order[6], i, j, t;
+	struct fair_se **bud[3] = { &p->rq.skip, &p->rq.last, &p->rq.next };
+
+	memset(p, 0, sizeof *p);
+	for (i = 0; i < n; i++) {
+		p->se[i].weight = prq_rand(&x) % 4 == 0 ? 2 * FAIR_NICE0 : FAIR_NICE0;
+		p->se[i].vruntime = vr[prq_rand(&x) % 4];
+		p->se[i].on_rq = i > 0 || prq_rand(&x) % 4 != 0;
+		p->se[i].cfs_rq = &p->rq;
+		order[i] = i;
+	}
+	for (i = n - 1; i > 1; i--) {	/* the queued ones' insertion order */
+		j = 1 + (int)(prq_rand(&x) % (uint64_t)i);
+		t = order[i], order[i] = order[j], order[j] = t;
+	}
+	for (i = 1; i < n; i++)
+		fair_rq_insert(&p->f, &p->rq, &p->se[order[i]]);
+	for (i = 0; i < 3; i++) {	/* a buddy is an on_rq entity or none */
+		j = (int)(prq_rand(&x) % (uint64_t)(n + 1));
+		*bud[i] = j < n && p->se[j].on_rq ? &p->se[j] : NULL;
+	}
+	if (put) {
+		if (p->se[0].on_rq)
+			fair_rq_insert(&p->f, &p->rq, &p->se[0]);
+	} else {
+		p->rq.curr = &p->se[0];
+	}
+}
+
+START_TEST(the_fused_pick_takes_what_put_prev_then_pick_takes)
+{
+	struct prq a, b;
+	uint64_t k;
+	int kept = 0, other = 0, skipped = 0;
+
+	for (k = 0; k < 20000; k++) {
+		struct fair_se *pa, *pb;
+
+		prq_build(&a, k, 1);
+		prq_build(&b, k, 0);
+		pa = sched_cfs_pick(&a.rq, 1 * MS);
+		pb = sched_cfs_pick(&b.rq, 1 * MS);
+		ck_assert_msg((pa == NULL ? -1 : pa - a.se) == (pb == NULL ? -1 : pb - b.se),
+		    "case %llu: put then pick took %d, the fused pick %d",
+		    (unsigned long long)k, pa == NULL ? -1 : (int)(pa - a.se),
+		    pb == NULL ? -1 : (int)(pb - b.se));
+		/* the same buddies cleared */
+		ck_assert_int_eq(a.rq.skip == NULL, b.rq.skip == NULL);
+		ck_assert_int_eq(a.rq.last == NULL, b.rq.last == NULL);
+		ck_assert_int_eq(a.rq.next == NULL, b.rq.next == NULL);
+		kept += pb == &b.se[0];
+		other += pb != NULL && pb != &b.se[0];
+		skipped += a.rq.skip == a.se && a.se[0].on_rq && pa != a.se;
+		free(a.rq.q);
+		free(b.rq.q);
+	}
+	/* both outcomes, and a skipped curr, occur among the cases */
+	ck_assert_int_gt(kept, 1000);
+	ck_assert_int_gt(other, 1000);
+	ck_assert_int_gt(skipped, 100);
+}
+END_TEST
+
 /* ---- fairness ---- */
 
 START_TEST(three_busy_vcpus_share_one_pcpu_equally)
@@ -1047,6 +1134,7 @@ cfs_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, the_fused_pick_takes_what_put_prev_then_pick_takes);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, a_switch_never_moves_the_tick_later);

@@ -272,19 +272,39 @@ cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 	return f->hv->sim->now + x;
 }
 
-/* LNX-3.6 fair.c pick_next_entity: leftmost, unless a buddy is not too unfair */
+/* The tree's first entity after `after` (NULL: its leftmost) with an on_rq
+ * curr put back (fair_class.pick_with_curr 0): put_prev_entity's seq is the
+ * newest, so curr goes right of equal keys, as 3.2's __enqueue_entity
+ * places it ("entity_before" is strict). */
+static inline struct fair_se *
+tree_next(const struct fair_rq *rq, const struct fair_se *after)
+{
+	struct fair_se *cur = rq->curr, *q;
+	int i = after == NULL ? 0 : after == cur ? -1 : 1;
+
+	if (i < 0)	/* after curr: curr came before the tree's leftmost */
+		return rq->nq > 0 ? rq->q[0] : NULL;
+	q = rq->nq > i ? rq->q[i] : NULL;
+	if (cur != NULL && cur->on_rq && (q == NULL || cur->vruntime < q->vruntime))
+		return cur;
+	return q;
+}
+
+/* LNX-3.6 fair.c pick_next_entity: leftmost, unless a buddy is not too
+ * unfair; curr as put back (tree_next) */
 static struct fair_se *
 cfs_pick_next_entity(struct fair *f, struct fair_rq *rq)
 {
 	const struct cfs *c = CFS_OF(f);
-	struct fair_se *left, *se;
+	struct fair_se *left, *se, *second;
 
-	if (rq->nq == 0)
+	left = se = tree_next(rq, NULL);
+	if (left == NULL)
 		return NULL;
-	left = se = rq->q[0];
 	/* Avoid the skip buddy (a yielder) if the second is close enough. */
-	if (rq->skip == se && rq->nq > 1 && wakeup_preempt_entity(c, rq->q[1], left) < 1)
-		se = rq->q[1];
+	if (rq->skip == se && (second = tree_next(rq, left)) != NULL &&
+	    wakeup_preempt_entity(c, second, left) < 1)
+		se = second;
 	/* Prefer the last buddy (cache locality), then the next buddy. */
 	if (rq->last != NULL && wakeup_preempt_entity(c, rq->last, left) < 1)
 		se = rq->last;
@@ -294,7 +314,8 @@ cfs_pick_next_entity(struct fair *f, struct fair_rq *rq)
 	return se;
 }
 
-/* LNX-3.6 fair.c set_next_entity: out of the tree, a new slice starts */
+/* LNX-3.6 fair.c set_next_entity: out of the tree, a new slice starts
+ * (a kept curr is not in it) */
 static void
 cfs_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
@@ -303,6 +324,15 @@ cfs_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->curr = se;
 	se->exec_start = f->hv->sim->now;
 	se->prev_sum_exec = se->sum_exec;
+}
+
+struct fair_se *
+sched_cfs_pick(struct fair_rq *rq, int64_t wakeup_gran)
+{
+	struct cfs c = { .wakeup_gran = wakeup_gran };
+
+	c.f.pol = &c;
+	return cfs_pick_next_entity(&c.f, rq);
 }
 
 /* LNX-3.2 fair.c yield_task_fair: become the skip buddy (up the hierarchy) */

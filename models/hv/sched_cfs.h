@@ -9,11 +9,17 @@
 
 #include <stdint.h>
 
+struct fair_rq;
+struct fair_se;
 struct hv;
 struct vcpu;
 
 /* v's vruntime now (ns of nice-0 virtual time), charging a running vCPU up
  * to the current time without changing any state.  hv must run cfs. */
 int64_t sched_cfs_vruntime(const struct hv *, const struct vcpu *);
+
+/* cfs's pick_next_entity on a hand-built rq (tests): an on_rq curr is picked
+ * as though queued with the seq it holds. */
+struct fair_se *sched_cfs_pick(struct fair_rq *rq, int64_t wakeup_gran);
 
 #endif

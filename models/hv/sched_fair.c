@@ -1520,7 +1520,11 @@ chain_at(struct fair_se *chain, const struct fair_rq *rq)
 
 /* LNX-3.2 core.c __schedule: put_prev_task, idle_balance, pick_next_task
  * (LNX-6.6 fair.c pick_next_task_fair: pick with curr queued, then
- * put_prev/set_next only on the levels that change) */
+ * put_prev/set_next only on the levels that change).  3.2 puts prev back
+ * before the pick; that is fused in 6.6's manner: its policy picks as
+ * though curr were put back (fair_class.pick_with_curr), and only the levels
+ * that change hands are put back, in the same order (their seqs keep the
+ * order the put would give; a kept curr's seq is never read). */
 struct vcpu *
 fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 {
@@ -1540,11 +1544,6 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 		if (se->exec_start != now)
 			fair_update_curr_at(f, se->cfs_rq, now);
 		check_cfs_rq_runtime(f, se->cfs_rq);
-	}
-	if (!f->cls->pick_with_curr) {
-		for (se = prev; se != NULL; se = se->parent)
-			put_prev_entity(f, se->cfs_rq, se);
-		prev = NULL;
 	}
 again:
 	if (c->root.nr_running == 0) {
@@ -1572,7 +1571,8 @@ again:
 		if (chain_at(next, se->cfs_rq) != se)
 			put_prev_entity(f, se->cfs_rq, se);
 	for (se = next; se != NULL; se = se->parent)
-		if (se->cfs_rq->curr != se) {
+		if (se->cfs_rq->curr != se || !f->cls->pick_with_curr) {
+			/* 3.2: a kept prev is set again: a new slice */
 			f->cls->set_next_entity(f, se->cfs_rq, se);
 			if (se->cfs_rq->tg == NULL)
 				hv_tick_soon(p);	/* a new curr, a new slice */

@@ -156,8 +156,10 @@ struct fair;
 /* The per-level entity operations a policy fills in. */
 struct fair_class {
 	/* 1: pick the next entity at each level with curr still queued (6.6
-	 * pick_next_task_fair, RUN_TO_PARITY needs curr); 0: put prev back
-	 * first and pick from the tree (3.2). */
+	 * pick_next_task_fair, RUN_TO_PARITY needs curr); 0: the pick is from
+	 * the tree with curr (if on_rq) put back first (3.2), which the pick
+	 * works out without the put (fair_do_schedule); a kept curr is set
+	 * again (a new slice). */
 	int pick_with_curr;
 	/* 1: update_min_vruntime follows curr only while curr->on_rq (6.6). */
 	int min_vr_curr_on_rq;
