@@ -134,6 +134,56 @@ START_TEST(the_fused_pick_takes_what_put_prev_then_pick_takes)
 }
 END_TEST
 
+/* A switch's put and take in one pass leave the tree as an insert and a
+ * remove do: order, seqs, flags and the avg_vruntime sums, short and long. */
+START_TEST(a_swap_leaves_the_tree_an_insert_and_a_remove_leave)
+{
+	enum { N = 12 };
+	struct fair fa, fb;
+	struct fair_rq a, b;
+	struct fair_se sa[N], sb[N];
+	uint64_t x = 7, k;
+	int i, n, in, out;
+
+	for (k = 0; k < 20000; k++) {
+		memset(&fa, 0, sizeof fa), memset(&fb, 0, sizeof fb);
+		memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+		memset(sa, 0, sizeof sa);
+		a.keep_avg = b.keep_avg = 1;
+		n = 2 + (int)(prq_rand(&x) % (N - 1));	/* 2..12: over RQ_SHORT too */
+		for (i = 0; i < n; i++) {
+			sa[i].vruntime = (int64_t)(prq_rand(&x) % 5) * MS;
+			sa[i].weight = FAIR_NICE0 << (prq_rand(&x) % 2);
+			sa[i].on_rq = 1;
+		}
+		memcpy(sb, sa, sizeof sa);
+		in = (int)(prq_rand(&x) % (uint64_t)n);
+		for (i = 0; i < n; i++)
+			if (i != in) {
+				fair_rq_insert(&fa, &a, &sa[i]);
+				fair_rq_insert(&fb, &b, &sb[i]);
+			}
+		out = (int)(prq_rand(&x) % (uint64_t)(n - 1));
+		out = a.q[out] - sa;
+		fair_rq_insert(&fa, &a, &sa[in]);
+		fair_rq_remove(&a, &sa[out]);
+		fair_rq_swap(&fb, &b, &sb[in], &sb[out]);
+		ck_assert_int_eq(a.nq, b.nq);
+		for (i = 0; i < a.nq; i++)
+			ck_assert_msg(a.q[i] - sa == b.q[i] - sb, "case %llu: slot %d holds %d, not %d",
+			    (unsigned long long)k, i, (int)(b.q[i] - sb), (int)(a.q[i] - sa));
+		for (i = 0; i < n; i++) {
+			ck_assert_int_eq(sa[i].queued, sb[i].queued);
+			ck_assert(sa[i].seq == sb[i].seq);
+		}
+		ck_assert(fa.seq == fb.seq);
+		ck_assert(a.avg_vruntime == b.avg_vruntime);
+		ck_assert_int_eq(a.avg_load, b.avg_load);
+		free(a.q), free(b.q);
+	}
+}
+END_TEST
+
 /* ---- fairness ---- */
 
 START_TEST(three_busy_vcpus_share_one_pcpu_equally)
@@ -1135,6 +1185,7 @@ cfs_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, the_fused_pick_takes_what_put_prev_then_pick_takes);
+	tcase_add_test(tc, a_swap_leaves_the_tree_an_insert_and_a_remove_leave);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, a_switch_never_moves_the_tick_later);

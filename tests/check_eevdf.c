@@ -117,6 +117,47 @@ START_TEST(next_buddy_is_picked_only_with_next_buddy_and_if_eligible)
 }
 END_TEST
 
+/* A switch's put of curr and take of the pick in one pass (fair_rq_swap)
+ * leaves set_next_entity what an insert left it: the pick's deadline saved
+ * in vlag (RUN_TO_PARITY reads it), the pick out of the tree. */
+START_TEST(set_next_after_a_swap_saves_the_deadline_as_after_a_remove)
+{
+	struct prq p;
+	struct sim s;
+	struct hv hv;
+	struct fair_se *curr = &p.se[0], *b = &p.se[1];
+	int swap;
+
+	memset(&s, 0, sizeof s);
+	memset(&hv, 0, sizeof hv);
+	hv.sim = &s;
+	for (swap = 0; swap < 2; swap++) {
+		memset(&p, 0, sizeof p);
+		curr->weight = FAIR_NICE0;
+		curr->deadline = curr->vlag = 3 * MS;
+		curr->on_rq = 1;
+		curr->cfs_rq = &p.rq;
+		p.rq.curr = curr;
+		p.rq.keep_avg = 1;
+		fair_account_enqueue(&p.f, &p.rq, curr);
+		prq_add(&p, 1, 0, 1 * MS);
+		prq_add(&p, 2, 2 * MS, 5 * MS);
+		if (swap)
+			fair_rq_swap(&p.f, &p.rq, curr, b);
+		else
+			fair_rq_insert(&p.f, &p.rq, curr);
+		p.rq.curr = NULL;
+		sched_eevdf_set_next(&hv, &p.rq, b);
+		ck_assert_ptr_eq(p.rq.curr, b);
+		ck_assert(b->vlag == b->deadline);
+		ck_assert_int_eq(b->queued, 0);
+		ck_assert_int_eq(p.rq.nq, 2);
+		ck_assert_ptr_eq(p.rq.q[0], curr);
+		free(p.rq.q);
+	}
+}
+END_TEST
+
 /* ---- on a host ---- */
 
 START_TEST(three_busy_vcpus_share_one_pcpu_equally)
@@ -383,6 +424,7 @@ eevdf_suite(void)
 	tcase_add_test(tc, ineligible_entity_with_earlier_deadline_is_not_picked);
 	tcase_add_test(tc, run_to_parity_keeps_curr_until_its_deadline);
 	tcase_add_test(tc, next_buddy_is_picked_only_with_next_buddy_and_if_eligible);
+	tcase_add_test(tc, set_next_after_a_swap_saves_the_deadline_as_after_a_remove);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, place_lag_keeps_the_lag_over_a_sleep);
 	tcase_add_test(tc, yield_moves_the_deadline_one_slice_on);

@@ -316,8 +316,9 @@ static void
 eevdf_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	fair_clear_buddies(rq, se);
-	if (se->queued) {
-		fair_rq_remove(rq, se);
+	if (se->on_rq) {	/* not curr: in the tree, or put_prev_entity took it out */
+		if (se->queued)
+			fair_rq_remove(rq, se);
 		se->vlag = se->deadline;
 	}
 	rq->curr = se;
@@ -441,6 +442,14 @@ sched_eevdf_pick(struct fair_rq *rq, int run_to_parity, int next_buddy)
 	struct fair f = { .pol = &e };
 
 	return eevdf_pick_next_entity(&f, rq);
+}
+
+void
+sched_eevdf_set_next(struct hv *hv, struct fair_rq *rq, struct fair_se *se)
+{
+	struct fair f = { .hv = hv };
+
+	eevdf_set_next_entity(&f, rq, se);
 }
 
 static int

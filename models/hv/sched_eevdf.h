@@ -20,5 +20,8 @@ int64_t sched_eevdf_lag_now(const struct hv *, const struct vcpu *);
 /* For tests: pick_next_entity on a hand-built rq with these features. */
 struct fair_rq;
 struct fair_se *sched_eevdf_pick(struct fair_rq *, int run_to_parity, int next_buddy);
+/* For tests: set_next_entity of se on rq (hv: its clock). */
+struct fair_se;
+void sched_eevdf_set_next(struct hv *, struct fair_rq *, struct fair_se *);
 
 #endif

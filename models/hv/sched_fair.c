@@ -221,6 +221,32 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	avg_vruntime_sub(rq, se);
 }
 
+/* in takes out's slot and moves to its place among the others */
+void
+fair_rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *out)
+{
+	int i, n = rq->nq;
+
+	if (n > RQ_SHORT) {
+		fair_rq_insert(f, rq, in);
+		fair_rq_remove(rq, out);
+		return;
+	}
+	VS_ASSERT(!in->queued && out->queued);
+	in->seq = f->seq++;
+	for (i = 0; rq->q[i] != out; i++)
+		VS_ASSERT(i < n - 1);
+	for (; i > 0 && se_before(in, rq->q[i - 1]); i--)
+		rq->q[i] = rq->q[i - 1];
+	for (; i < n - 1 && se_before(rq->q[i + 1], in); i++)
+		rq->q[i] = rq->q[i + 1];
+	rq->q[i] = in;
+	in->queued = 1;
+	out->queued = 0;
+	avg_vruntime_add(rq, in);
+	avg_vruntime_sub(rq, out);
+}
+
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
 static void update_shares(struct fair *, int cpu);
 
@@ -1499,12 +1525,18 @@ fair_sleep(struct hv *hv, struct vcpu *v)
 		c->need_resched = 1;	/* the core raises the softirq */
 }
 
-/* LNX-3.6 fair.c put_prev_entity: curr back into its tree */
+/* LNX-3.6 fair.c put_prev_entity: curr back into its tree; next (or NULL):
+ * the entity set_next_entity will take out of it, taken out here at once */
 static void
-put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev)
+put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev,
+    struct fair_se *next)
 {
-	if (prev->on_rq)
-		fair_rq_insert(f, rq, prev);
+	if (prev->on_rq) {
+		if (next != NULL && next->queued)
+			fair_rq_swap(f, rq, prev, next);
+		else
+			fair_rq_insert(f, rq, prev);
+	}
 	rq->curr = NULL;
 }
 
@@ -1530,7 +1562,7 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 {
 	struct fair *f = FAIR(hv);
 	struct fair_cpu *c = &f->cpu[p->id];
-	struct fair_se *prev = fair_curr_task(c), *se, *next;
+	struct fair_se *prev = fair_curr_task(c), *se, *next, *nse;
 	struct fair_rq *rq;
 	sim_time_t now = hv->sim->now;
 
@@ -1548,7 +1580,7 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 again:
 	if (c->root.nr_running == 0) {
 		for (se = prev; se != NULL; se = se->parent)
-			put_prev_entity(f, se->cfs_rq, se);
+			put_prev_entity(f, se->cfs_rq, se, NULL);
 		prev = NULL;
 		idle_balance(f, c);
 	}
@@ -1568,8 +1600,8 @@ again:
 	}
 	/* The levels where the pick differs from prev's chain change hands. */
 	for (se = prev; se != NULL; se = se->parent)
-		if (chain_at(next, se->cfs_rq) != se)
-			put_prev_entity(f, se->cfs_rq, se);
+		if ((nse = chain_at(next, se->cfs_rq)) != se)
+			put_prev_entity(f, se->cfs_rq, se, nse);
 	for (se = next; se != NULL; se = se->parent)
 		if (se->cfs_rq->curr != se || !f->cls->pick_with_curr) {
 			/* 3.2: a kept prev is set again: a new slice */

@@ -267,6 +267,9 @@ void fair_deinit(struct hv *);
 /* ---- the rq ---- */
 void fair_rq_insert(struct fair *, struct fair_rq *, struct fair_se *);
 void fair_rq_remove(struct fair_rq *, struct fair_se *);
+/* fair_rq_insert of in, then fair_rq_remove of out, in one pass (a switch's
+ * put_prev_entity and set_next_entity at the level that changes hands). */
+void fair_rq_swap(struct fair *, struct fair_rq *, struct fair_se *in, struct fair_se *out);
 void fair_account_enqueue(struct fair *, struct fair_rq *, struct fair_se *);
 void fair_account_dequeue(struct fair *, struct fair_rq *, struct fair_se *);
 void fair_update_min_vruntime(struct fair *, struct fair_rq *);
