@@ -12,8 +12,9 @@
 # waiter's ticks while tasks wait (they run when something looks); a
 # deliberately broken fast-forward is caught; the ring fast-forward of a
 # lock's hand-overs (seed 000), plain, pv-ticket, broken by odd events, a
-# loop ending mid-cycle, rings overcommitted under credit and CFS, and a
-# wrong one caught.
+# loop ending mid-cycle, rings overcommitted under credit and CFS, tas and
+# spinpark takers (one alone, two handing over or parking), and a wrong one
+# caught.
 #
 # Run by `make check`; one line per check, then "N passed, M failed".
 
@@ -37,6 +38,13 @@ both() {
 fewer() {
 	awk -v a="$(metric events "$tmp/$1.true")" -v b="$(metric events "$tmp/$1.false")" \
 	    -v d="$2" 'BEGIN { exit !(a > 0 && a * d < b) }'
+}
+
+# fewer_steps NAME DIV: the same, counting the steps folded into events (a
+# lone vCPU's steps are folded, not events, without a fast-forward too)
+fewer_steps() {
+	awk -v a="$(metric events "$tmp/$1.true")" -v f="$(metric steps_folded "$tmp/$1.true")" \
+	    -v b="$(metric events "$tmp/$1.false")" -v d="$2" 'BEGIN { exit !(a > 0 && (a + f) * d < b) }'
 }
 
 # same_events NAME: no loop fast-forwarded (a skipped host tick or a folded
@@ -240,12 +248,41 @@ check "pv-ticket ring under CFS beside a halting VM: the same metrics" ring ring
     --set 'workloads.h={program: [{loop: forever, do: [{compute: 2ms}, {sleep: 1ms}]}]}'
 check "... the other VM halts" positive ringcfs hlt_exits
 check "... < 1/2 of the events" fewer ringcfs 2
+# the test-and-set locks and the spin-then-park mutex (lock_tas.c,
+# lock_spinpark.c: lab-c's t1 and t2 rows), looked at from each acquisition:
+# one vCPU taking its lock alone, two spinners handing it over, with and
+# without PAUSE, and two parking ones (the futex queue in the cycle)
+check "tas, one vCPU: the same metrics" ring ringtas1 --set 'vms[0].lock=tas' \
+    --set 'vms[0].vcpus=1'
+check "... < 1/100 of the events and folded steps" fewer_steps ringtas1 100
+check "ttas ring of 2: the same metrics" ring ringttas --set 'vms[0].lock=tas' \
+    --set 'vms[0].vcpus=2'
+check "... < 1/1000 of the events" fewer ringttas 1000
+check "tas (cmpxchg loop) ring of 2: the same metrics" ring ringtas \
+    --set 'vms[0].lock={kind: tas, pause: false}' --set 'vms[0].vcpus=2'
+check "... < 1/1000 of the events" fewer ringtas 1000
+check "spinpark, one vCPU: the same metrics" ring ringsp1 --set 'vms[0].lock=spinpark' \
+    --set 'vms[0].vcpus=1'
+check "... < 1/100 of the events and folded steps" fewer_steps ringsp1 100
+check "spinpark without spinning, two vCPUs parking: the same metrics" ring ringmutex \
+    --set 'vms[0].lock={kind: spinpark, spin_count: 0, adaptive: false}' --set 'vms[0].vcpus=2'
+check "... < 1/5 of the events" fewer ringmutex 5
 # a deliberately wrong replay (its clocks and counters a cycle short) is caught
 export VLOCKSIM_TEST_RINGFF_FAULT=1
 if ring ringbroken; then
 	notok "a wrong ring fast-forward is caught"
 else
 	ok "a wrong ring fast-forward is caught"
+fi
+if ring ringtasbroken --set 'vms[0].lock=tas' --set 'vms[0].vcpus=2'; then
+	notok "... on a tas ring too"
+else
+	ok "... on a tas ring too"
+fi
+if ring ringspbroken --set 'vms[0].lock=spinpark' --set 'vms[0].vcpus=1'; then
+	notok "... on a lone spinpark taker too"
+else
+	ok "... on a lone spinpark taker too"
 fi
 unset VLOCKSIM_TEST_RINGFF_FAULT
 

@@ -44,7 +44,9 @@
  */
 #include <stdlib.h>
 
+#include "ffsnap.h"
 #include "guest/lock.h"
+#include "guest/ring_ff.h"
 #include "hv/hv.h"
 #include "yconf.h"
 #include "yparam.h"
@@ -214,10 +216,13 @@ sp_budget(struct vcpu *v)
 static void
 sp_acquire(struct glock *l, struct vcpu *v)
 {
-	struct sp *s = l->priv;
-	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+	struct sp *s;
+	double cmpxchg;
 	int64_t max;
 
+	ring_ff_turn(l, v);	/* an acquisition: the cycles may repeat from here */
+	s = l->priv;
+	cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 	l->last_pcpu = v->pcpu->id;
 	if (s->word == 0) {		/* lll_trylock */
 		take(l, v, 1, cmpxchg);
@@ -284,6 +289,27 @@ sp_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+/* The lock in a snapshot of a periodic run (ring_ff.c): the word, the
+ * estimate, the futex queue, and each waiter's record, its spin's start a
+ * clock while it spins (read only then). */
+static void
+sp_ffs(struct ffs *f, struct glock *l)
+{
+	struct sp *s = l->priv;
+	int i;
+
+	ffs_bytes(f, s, sizeof *s);
+	ffs_bytes(f, s->fq, (size_t)s->n * sizeof *s->fq);
+	for (i = 0; i < s->n; i++) {
+		struct sp_node *n = &s->node[i];
+
+		ffs_bytes(f, n, sizeof *n);
+		if (n->state == SP_SPIN)
+			ffs_time(f, &n->spin_since);
+		else
+			ffs_skip(f, &n->spin_since, sizeof n->spin_since);
+	}
+}
 
 const struct lock_ops lock_spinpark_ops = {
 	.name = "spinpark",
@@ -298,4 +324,5 @@ const struct lock_ops lock_spinpark_ops = {
 	.release = sp_release,
 	.observe = sp_observe,
 	.ready = sp_ready,
+	.ffs = sp_ffs,
 };

@@ -40,7 +40,9 @@
  */
 #include <stdlib.h>
 
+#include "ffsnap.h"
 #include "guest/lock.h"
+#include "guest/ring_ff.h"
 #include "hv/hv.h"
 #include "yconf.h"
 #include "yparam.h"
@@ -54,6 +56,7 @@ struct tas {
 	unsigned char *spinning;	/* per vCPU of the VM: waiting in the loop */
 	int n;
 	double burst_end;	/* TTAS: the line is busy with a release's failed RMWs until then */
+	int64_t ffs_busy;	/* snapshots taken during a burst (tas_ffs) */
 };
 
 static const struct vs_param tas_params[] = {
@@ -148,12 +151,15 @@ take(struct glock *l, struct vcpu *v, double extra)
 static void
 tas_acquire(struct glock *l, struct vcpu *v)
 {
-	struct tas *t = l->priv;
-	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
+	struct tas *t;
+	double cmpxchg;
 	/* No PAUSE: the cmpxchg queues behind the running spinners' RMWs, and
 	 * one of them takes a free word first (MESI: served in turn). */
 	int behind;
 
+	ring_ff_turn(l, v);	/* an acquisition: the cycles may repeat from here */
+	t = l->priv;
+	cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 	storm_ns(l, v, 0, &behind);
 	/* Success or failure, the cmpxchg took the line exclusive. */
 	l->last_pcpu = v->pcpu->id;
@@ -213,6 +219,19 @@ tas_observe(struct glock *l, struct vcpu *v)
 	return 1;
 }
 
+/* The lock in a snapshot of a periodic run (ring_ff.c): who spins, and the
+ * TTAS burst, a clock only while it lasts: a burst still under way is not
+ * listed as one (a double, not a whole-ns clock), so such a snapshot never
+ * matches; one that is over reads as over at any later time. */
+static void
+tas_ffs(struct ffs *s, struct glock *l)
+{
+	struct tas *t = l->priv;
+
+	ffs_bytes(s, t->spinning, (size_t)t->n);
+	ffs_value(s, t->burst_end > (double)l->hv->sim->now ? ++t->ffs_busy : 0);
+}
+
 const struct lock_ops lock_tas_ops = {
 	.name = "tas",
 	.desc = "unfair test-and-set byte lock (virt_spin_lock); pause: false = cmpxchg storm",
@@ -225,4 +244,5 @@ const struct lock_ops lock_tas_ops = {
 	.release = tas_release,
 	.observe = tas_observe,
 	.ready = tas_ready,
+	.ffs = tas_ffs,
 };
