@@ -667,8 +667,10 @@ evq_next_key(const struct evq *q)
 	return EVQ_ORDINARY | (q->seq << EVQ_SLOT_BITS);
 }
 
-uint64_t
-evq_reserve(struct evq *q)
+/* The next ordinary key, taken: evq_reserve's, and a ghost's (the push its
+ * run would make: the next seq, as lane_insert takes it). */
+static inline uint64_t
+key_take(struct evq *q)
 {
 	uint64_t key;
 
@@ -677,6 +679,12 @@ evq_reserve(struct evq *q)
 	key = evq_next_key(q);
 	q->seq++;
 	return key;
+}
+
+uint64_t
+evq_reserve(struct evq *q)
+{
+	return key_take(q);
 }
 
 evq_id
@@ -1242,12 +1250,9 @@ ghost_pop(struct evq *q)
 
 	q->now = t;
 	q->gpops++;
-	/* the push its run would make: the next seq, as lane_insert takes it */
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
 	g->at = NULL;
 	tail->time = t + q->gper;
-	tail->key = EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS);
+	tail->key = key_take(q);
 	tail->at = at;
 	tail->fn = NULL;
 	*at = (int32_t)i;
@@ -1267,9 +1272,7 @@ evq_ghost(struct evq *q, sim_time_t per, int32_t *at)
 			return 0;	/* out of the ring's order: a real push */
 	}
 	q->gper = per;
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
-	ghost_append(q, t, EVQ_ORDINARY | (q->seq++ << EVQ_SLOT_BITS), at);
+	ghost_append(q, t, key_take(q), at);
 	return 1;
 }
 
