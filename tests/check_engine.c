@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "engine.h"
+#include "ffsnap.h"
 #include "hv/vcpu.h"
 #include "hw/machine.h"
 #include "yconf.h"
@@ -374,6 +375,33 @@ ops_of_a(uint64_t seed, int with_b)
 	return v;
 }
 
+/* ffsnap.h: two snapshots of the same state a cycle apart match, unless
+ * either was refused (lock_tas.c tas_ffs: a TTAS burst under way) */
+START_TEST(a_refused_snapshot_matches_none)
+{
+	int64_t x = 7;
+	int r;
+
+	for (r = 0; r < 3; r++) {
+		struct ffs a = { 0 }, b = { 0 };
+
+		ffs_begin(&a, 1000);
+		ffs_bytes(&a, &x, sizeof x);
+		if (r == 1)
+			ffs_refuse(&a);
+		ffs_end(&a);
+		ffs_begin(&b, 2000);
+		ffs_bytes(&b, &x, sizeof x);
+		if (r == 2)
+			ffs_refuse(&b);
+		ffs_end(&b);
+		ck_assert_int_eq(ffs_same(&a, &b), r == 0);
+		ffs_free(&a);
+		ffs_free(&b);
+	}
+}
+END_TEST
+
 START_TEST(same_seed_same_numbers_other_seed_other_numbers)
 {
 	ck_assert_double_eq(ops_of_a(11, 0), ops_of_a(11, 0));
@@ -396,6 +424,7 @@ engine_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
+	tcase_add_test(tc, a_refused_snapshot_matches_none);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);

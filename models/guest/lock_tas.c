@@ -56,7 +56,6 @@ struct tas {
 	unsigned char *spinning;	/* per vCPU of the VM: waiting in the loop */
 	int n;
 	double burst_end;	/* TTAS: the line is busy with a release's failed RMWs until then */
-	int64_t ffs_busy;	/* snapshots taken during a burst (tas_ffs) */
 };
 
 static const struct vs_param tas_params[] = {
@@ -220,16 +219,17 @@ tas_observe(struct glock *l, struct vcpu *v)
 }
 
 /* The lock in a snapshot of a periodic run (ring_ff.c): who spins, and the
- * TTAS burst, a clock only while it lasts: a burst still under way is not
- * listed as one (a double, not a whole-ns clock), so such a snapshot never
- * matches; one that is over reads as over at any later time. */
+ * TTAS burst, a clock only while it lasts: a burst still under way (a
+ * double, not a whole-ns clock) refuses the snapshot; one that is over
+ * reads as over at any later time. */
 static void
 tas_ffs(struct ffs *s, struct glock *l)
 {
 	struct tas *t = l->priv;
 
 	ffs_bytes(s, t->spinning, (size_t)t->n);
-	ffs_value(s, t->burst_end > (double)l->hv->sim->now ? ++t->ffs_busy : 0);
+	if (t->burst_end > (double)l->hv->sim->now)
+		ffs_refuse(s);
 }
 
 const struct lock_ops lock_tas_ops = {

@@ -39,6 +39,7 @@ ffs_begin(struct ffs *s, int64_t now)
 	s->n = s->len = 0;
 	s->now = now;
 	s->masked = 0;
+	s->refused = 0;
 }
 
 void
@@ -79,6 +80,7 @@ ffs_value(struct ffs *s, int64_t v)
 }
 
 void ffs_skip(struct ffs *s, void *p, size_t size) { ffs_slot(s, p, size, FFS_SKIP); }
+void ffs_refuse(struct ffs *s) { s->refused = 1; }
 
 /* The special item (not bytes) at p, from a table of 2^bits slots of
  * item indexes + 1 (0: empty), linear probing. */
@@ -142,7 +144,7 @@ ffs_same(const struct ffs *a, const struct ffs *b)
 	size_t i;
 
 	VS_ASSERT(a->masked && b->masked);
-	if (a->n != b->n || a->len != b->len || !(b->now > a->now))
+	if (a->refused || b->refused || a->n != b->n || a->len != b->len || !(b->now > a->now))
 		return 0;
 	for (i = 0; i < a->n; i++) {
 		const struct ffs_item *x = &a->it[i], *y = &b->it[i];

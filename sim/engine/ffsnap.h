@@ -41,6 +41,7 @@ struct ffs {
 	size_t len, dcap;
 	int64_t now;		/* when it was taken: clocks are kept relative to it */
 	int masked;		/* ffs_end ran */
+	int refused;		/* ffs_refuse: matches no other snapshot */
 };
 
 void ffs_begin(struct ffs *, int64_t now);
@@ -51,6 +52,9 @@ void ffs_left(struct ffs *, int64_t *c);
 void ffs_fsum(struct ffs *, double *x);
 /* A value that must repeat (a count, a key relative to the queue's next) */
 void ffs_value(struct ffs *, int64_t v);
+/* The state is in the middle of something a cycle cannot be proven to
+ * repeat (a clock held as a fraction of a ns): this snapshot matches none. */
+void ffs_refuse(struct ffs *);
 /* Bytes of a region that its caller lists another way (ffs_value). */
 void ffs_skip(struct ffs *, void *p, size_t size);
 /* The counters and clocks inside a region of bytes are left out of its bytes. */
