@@ -310,8 +310,9 @@ next_time(const struct sim *s)
 }
 
 /* (The fold's few stores inline; the queue's move out of line, so the
- * fold does not pay the registers the move's inlined heap code saves.) */
-static inline void
+ * fold does not pay the registers the move's inlined heap code saves.)
+ * 1: folded. */
+static inline int
 ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
 	if (g->ev == EVQ_NONE && (g->in_ev || g == fold_other || fold_take(g, t))) {
@@ -319,9 +320,10 @@ ev_at(struct guest *g, sim_time_t t, int64_t data)
 		g->fold_t = t;
 		g->fold_data = data;
 		g->fold_key = sim_reserve(g->sim);
-		return;
+		return 1;
 	}
 	ev_move(g, t, data);
+	return 0;
 }
 
 /* An unevented pre's end is counted as the step it stands for (a cost
@@ -345,19 +347,35 @@ ev_cancel(struct guest *g)
 	sim_cancel(g->sim, &g->ev);
 }
 
-/* arm's work case: the vCPU runs code at its pCPU's rate until rem is done
- * (inline: guest_work and seg_chain take it without the rest of arm) */
+/* arm_work's load and rate */
 static inline void
-arm_work(struct guest *g)
+work_rate(struct guest *g)
 {
 	hv_set_load(g->v, LOAD_BUSY);
 	g->rate = hv_rate(g->v);
+}
+
+/* The end of ns of work from t at the rate work_rate set (x / 1.0 == x
+ * exactly: no divide when no sibling slows it). */
+static inline sim_time_t
+work_end(const struct guest *g, sim_time_t t, double ns)
+{
+	return t + sim_ns(g->rate == 1.0 ? ns : ns / g->rate);
+}
+
+/* arm's work case: the vCPU runs code at its pCPU's rate until rem is done
+ * (inline: guest_work, guest_work_then and seg_chain take it without the
+ * rest of arm); 1: its event is folded (ev_at), so guest_work_then's
+ * seg_now knows the fold's fields without reading them back */
+static inline int
+arm_work(struct guest *g)
+{
+	work_rate(g);
 	if (g->rem == GUEST_FOREVER) {
 		ev_cancel(g);	/* work without an end (interp.c loop_endless) */
-		return;
+		return 0;
 	}
-	/* x / 1.0 == x exactly: skip the divide when no sibling slows it */
-	ev_at(g, g->sim->now + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate), EV_ACT);
+	return ev_at(g, work_end(g, g->sim->now, g->rem), EV_ACT);
 }
 
 /*
@@ -1137,10 +1155,11 @@ guest_woken(struct vcpu *v)
 	}
 }
 
-/* guest_work, inline in guest_work_then (each lock call's two segments: a
- * call per lock call less) */
-static inline __attribute__((always_inline)) void
-work_start(struct vcpu *v, double ns, guest_fn done)
+/* guest_work up to its arm, inline in guest_work_then (each lock call's two
+ * segments: a call per lock call less); 1: what is left is arm's work case
+ * (no overhead to pay; on its pCPU, asserted), for the caller to take */
+static inline __attribute__((always_inline)) int
+work_set(struct vcpu *v, double ns, guest_fn done)
 {
 	struct guest *g = v->g;
 
@@ -1157,16 +1176,17 @@ work_start(struct vcpu *v, double ns, guest_fn done)
 		spin_note(g);	/* arm's first step: a spin's end (the lock is told) */
 	if (g->pre > 0) {
 		arm(g);
-		return;
+		return 0;
 	}
-	arm_work(g);	/* arm's work case, inline (on its pCPU: asserted above) */
+	return 1;
 }
 
 void
 guest_work(struct vcpu *v, double ns, guest_fn done)
 {
 	v->g->then_ok = 0;	/* the step's first activity: a later one is not its last */
-	work_start(v, ns, done);
+	if (work_set(v, ns, done))
+		arm_work(v->g);
 }
 
 void
@@ -1185,16 +1205,17 @@ guest_tail_then(struct vcpu *v)
  * are the first segment's: nothing ran since), in the first one's place in
  * the order, which comes where the second's would.  mid's 0 leaves the
  * first segment alone: done runs at its end (guest_step), as after
- * seg_chain's 0.  0: not taken (tests/e2e_fold.sh, bench/ident.sh).
+ * seg_chain's 0.  0: not taken (tests/e2e_fold.sh, bench/ident.sh).  The
+ * first segment's event is folded (arm_work's 1).  (Always inline: one call.)
  */
-static int
+static inline __attribute__((always_inline)) int
 seg_now(struct guest *g, guest_mid_fn mid)
 {
 	struct sim *s = g->sim;
 	sim_time_t t1 = g->fold_t;
 
-	/* (no spin to note: work_start ended it) */
-	if (!g->fold || g->fold_data != EV_ACT || g->seg_ns == GUEST_FOREVER ||
+	/* (no spin to note: work_set ended it) */
+	if (g->seg_ns == GUEST_FOREVER ||
 	    !(t1 < next_time(s) && t1 <= s->end && t1 <= SIM_TIME_CAP && !s->stopped))
 		return 0;
 	if (!mid(g->v, t1))
@@ -1202,7 +1223,7 @@ seg_now(struct guest *g, guest_mid_fn mid)
 	s->folded++;	/* the boundary's step, as guest_ev counts it */
 	g->t0 = t1;
 	g->rem = g->seg_ns;
-	g->fold_t = t1 + sim_ns(g->rate == 1.0 ? g->rem : g->rem / g->rate);
+	g->fold_t = work_end(g, t1, g->rem);
 	return 1;
 }
 
@@ -1222,9 +1243,8 @@ guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, gue
 	int now_ok = g->then_ok;
 
 	g->then_ok = 0;
-	work_start(v, ns, done);
 	g->seg_ns = next_ns > 0 ? next_ns : 0;
-	if (now_ok && seg_now(g, mid))
+	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_now(g, mid))
 		return;
 	g->seg = 1;
 	g->seg_mid = mid;
