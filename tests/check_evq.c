@@ -656,6 +656,45 @@ START_TEST(test_ghosts_as_real)
 END_TEST
 
 /*
+ * The ghost ring full (its 16 places, so a pop's tail is the head's own
+ * place) with tombstones right behind the head: each pop goes on past them
+ * to the next live ghost, and every owner's handle follows its ghost.
+ */
+START_TEST(test_ghost_ring_full)
+{
+	enum { NG = 16, PER = 100 };
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int32_t at[NG];
+	int o;
+
+	evq_push(q, 0, gother, NULL, -1);
+	ck_assert(evq_pop(q, &ev));
+	for (o = 0; o < NG; o++) {
+		at[o] = -1;
+		ck_assert(evq_ghost(q, PER, &at[o]));
+	}
+	evq_ghost_cancel(q, &at[1]);
+	evq_ghost_cancel(q, &at[2]);
+	ck_assert_int_eq(at[1], -1);
+	evq_push(q, 10 * PER, gother, NULL, -2);
+	ck_assert(evq_pop(q, &ev) && ev.data == -2 && ev.time == 10 * PER);
+	/* 14 ghosts at 100 .. 900 */
+	ck_assert_uint_eq(evq_ghost_pops(q), (NG - 2) * 9);
+	for (o = 0; o < NG; o++)
+		if (o != 1 && o != 2)
+			ck_assert_int_eq(evq_ghost_time(q, at[o]), 10 * PER);
+	evq_ghost_wake(q, at[5], gtick, NULL, 5);	/* after 0, 3 and 4 at 1000 */
+	ck_assert(evq_pop(q, &ev) && ev.fn == gtick && ev.data == 5 && ev.time == 10 * PER);
+	ck_assert_uint_eq(evq_ghost_pops(q), (NG - 2) * 9 + 3);
+	ck_assert_int_eq(at[5], -1);
+	ck_assert_int_eq(evq_ghost_time(q, at[0]), 11 * PER);
+	ck_assert_int_eq(evq_peek_time(q), 10 * PER);	/* ghost 6 */
+	evq_free(q);
+}
+END_TEST
+
+/*
  * The peek reads the far top, the lanes' heads and the ghost ring's head
  * through one kept time (struct evq_top side): each alone in the queue,
  * and each coming first, it says that one's time; empty again, none.
@@ -801,6 +840,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_small_and_large_as_reference);
 	tcase_add_test(tc, test_near_and_far_as_reference);
 	tcase_add_test(tc, test_ghosts_as_real);
+	tcase_add_test(tc, test_ghost_ring_full);
 	tcase_add_test(tc, test_peek_each_part);
 	tcase_add_test(tc, test_cancel_after_sifts);
 	tcase_add_test(tc, test_far_pop_then_use);
