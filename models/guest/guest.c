@@ -1215,8 +1215,7 @@ seg_now(struct guest *g, guest_mid_fn mid)
 	sim_time_t t1 = g->fold_t;
 
 	/* (no spin to note: work_set ended it) */
-	if (g->seg_ns == GUEST_FOREVER ||
-	    !(t1 < next_time(s) && t1 <= s->end && t1 <= SIM_TIME_CAP && !s->stopped))
+	if (!(t1 < next_time(s) && t1 <= s->end && t1 <= SIM_TIME_CAP && !s->stopped))
 		return 0;
 	if (!mid(g->v, t1))
 		return 1;
@@ -1241,10 +1240,12 @@ guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, gue
 {
 	struct guest *g = v->g;
 	int now_ok = g->then_ok;
+	double seg_ns = next_ns > 0 ? next_ns : 0;
 
 	g->then_ok = 0;
-	g->seg_ns = next_ns > 0 ? next_ns : 0;
-	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_now(g, mid))
+	g->seg_ns = seg_ns;
+	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_ns != GUEST_FOREVER &&
+	    seg_now(g, mid))
 		return;
 	g->seg = 1;
 	g->seg_mid = mid;
