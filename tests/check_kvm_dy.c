@@ -273,6 +273,29 @@ START_TEST(a_scan_that_changes_something_does_not_repeat)
 }
 END_TEST
 
+/* ple_done gives the re-entry's window, the one ple_window gives from then
+ * on (guest.c ple_done takes it from there, without a second call) */
+START_TEST(ple_done_gives_the_new_window)
+{
+	struct t t;
+	int i;
+
+	t_init(&t, "{spin_handler: \"3.2\", ple: {dynamic: true, max: 16384cycles}}");
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+	ck_assert_double_eq(kind_kvm_ops.ple_window(&t.hv, t.v[0]), 2048);	/* 4096 cycles */
+	kind_kvm_ops.ple_exit(&t.hv, t.v[0]);	/* grown to 8192 cycles */
+	ck_assert_double_eq(kind_kvm_ops.ple_done(&t.hv, t.v[0]), 4096);
+	ck_assert_double_eq(kind_kvm_ops.ple_window(&t.hv, t.v[0]), 4096);
+	t_free(&t);
+
+	/* PLE off: no window */
+	t_init(&t, "{spin_handler: \"3.2\", ple: {enabled: false}}");
+	ck_assert_double_eq(kind_kvm_ops.ple_done(&t.hv, t.v[0]), 0);
+	t_free(&t);
+}
+END_TEST
+
 START_TEST(esrch_exit_gives_up_after_three)
 {
 	struct t t;
@@ -420,6 +443,7 @@ main(void)
 	tcase_add_test(tc, dy_eligible_toggles);
 	tcase_add_test(tc, a_scan_that_yields_to_nobody_repeats);
 	tcase_add_test(tc, a_scan_that_changes_something_does_not_repeat);
+	tcase_add_test(tc, ple_done_gives_the_new_window);
 	tcase_add_test(tc, esrch_exit_gives_up_after_three);
 	tcase_add_test(tc, ready_boost_takes_a_woken_vcpu);
 	tcase_add_test(tc, prefer_ipi_target_goes_first);

@@ -236,13 +236,19 @@ static double halt_poll(struct guest *);
 static void poll_charge(struct guest *);
 static void poll_over(void *s, void *arg, int64_t data);
 
+/* A kind's window as the spin's budget to an exit (0, no PLE: none). */
+static inline double
+ple_budget(double w)
+{
+	return w > 0 ? w : GUEST_FOREVER;
+}
+
 static double
 ple_window(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
-	double w = kind_op_ple_window(hv->kind, hv, g->v);
 
-	return w > 0 ? w : GUEST_FOREVER;
+	return ple_budget(kind_op_ple_window(hv->kind, hv, g->v));
 }
 
 static void arm(struct guest *);
@@ -614,8 +620,7 @@ ple_done(struct guest *g)
 	struct hv *hv = g->v->vm->hv;
 
 	g->in_ple = 0;
-	kind_op_ple_done(hv->kind, hv, g->v);
-	g->ple_left = ple_window(g);
+	g->ple_left = ple_budget(kind_op_ple_done(hv->kind, hv, g->v));
 }
 
 /* Take a pending interrupt now if the vCPU runs guest code that can. */

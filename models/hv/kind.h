@@ -65,8 +65,9 @@ struct hv_kind_ops {
 	/* A PLE exit happened (its cost is charged by the caller); required
 	 * with ple_window. */
 	void (*ple_exit)(struct hv *, struct vcpu *);
-	/* The exit handling is over; the vCPU is back in the guest. */
-	void (*ple_done)(struct hv *, struct vcpu *);
+	/* The exit handling is over; the vCPU is back in the guest: the new
+	 * entry's window, as ple_window would give it (one call a re-entry). */
+	double (*ple_done)(struct hv *, struct vcpu *);
 	/* Optional, for the PLE fast-forward (guest.c ple_fast_forward): right
 	 * after ple_exit, >= 0 if that exit changed nothing but counters (no
 	 * yield, the window as it was, no other vCPU's state), so that with
@@ -137,11 +138,11 @@ kind_op_ple_window(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
 	return o->ple_window != NULL ? o->ple_window(hv, v) : 0;
 }
 
-static inline void
+/* the new entry's window (0: no PLE) */
+static inline double
 kind_op_ple_done(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
 {
-	if (o->ple_done != NULL)
-		o->ple_done(hv, v);
+	return o->ple_done != NULL ? o->ple_done(hv, v) : kind_op_ple_window(o, hv, v);
 }
 
 /* -1 (not repeatable) where the kind has no PLE fast-forward */

@@ -535,13 +535,14 @@ kvm_ple_repeat(struct hv *hv, struct vcpu *v, uint64_t n)
 	hv->st.yield_to_fail += n * (uint64_t)kv->ff_fails;
 }
 
-static void
+static double
 kvm_ple_done(struct hv *hv, struct vcpu *v)
 {
 	struct kvm *k = hv->kind_priv;
 
 	k->v[v->id].in_spin_loop = 0;
 	k->v[v->id].dy_eligible = 0;
+	return kvm_ple_window(hv, v);
 }
 
 /* LNX-6.12 sched/core.c single_task_running: nothing else runnable on v's pCPU */
