@@ -444,13 +444,15 @@ ple_fast_forward(struct guest *g)
 	sim_time_t e, w, p, bound, k, i, t;
 	double left, rem = g->rem, win;
 
-	if (g->act != GA_SPIN || g->obs_at >= 0 || g->v->pcpu == NULL || !(g->pre > 0))
-		return;
 	/* the last cycle's exit must come before the next pending event (a tie
 	 * would fire after it in the slow path) and not after the end; the
-	 * cheap test first: with other vCPUs spinning it usually fails */
-	e = sim_ns(g->pre);
+	 * cheap test first: with other vCPUs spinning it usually fails, and an
+	 * exit that yielded has its pCPU's schedule pending at now */
 	bound = next_time(s) - 1;
+	if (bound < s->now || g->act != GA_SPIN || g->obs_at >= 0 || g->v->pcpu == NULL ||
+	    !(g->pre > 0))
+		return;
+	e = sim_ns(g->pre);
 	if (s->end < bound)
 		bound = s->end;
 	if (bound - s->now <= e || (win = ple_window(g)) == GUEST_FOREVER ||
