@@ -252,6 +252,7 @@ ple_window(struct guest *g)
 }
 
 static void arm(struct guest *);
+static inline __attribute__((always_inline)) void arm_body(struct guest *);
 
 /*
  * v's next event, at t (as sim_move).  Inside v's own event with none
@@ -612,7 +613,7 @@ ple_exit(struct guest *g)
 	hv->kind->ple_exit(hv, g->v);
 	if (hv->fast_forward)
 		ple_fast_forward(g);
-	arm(g);
+	arm_body(g);	/* (inline: each exit arms its overhead's end) */
 }
 
 /* Back in the guest after the exit: a new VM entry, a new PLE window. */
@@ -1016,7 +1017,7 @@ pre_step(struct guest *g)
 	g->pre = g->sw = 0;
 	if (g->in_ple)
 		ple_done(g);
-	arm(g);
+	arm_body(g);	/* (inline: a spinner's switch-in and exit end here) */
 }
 
 static inline void
@@ -1100,7 +1101,7 @@ guest_run(struct vcpu *v, double overhead_ns)
 		g->obs_at = g->t0 + sim_ns(g->pre);
 	else if (g->act == GA_SPIN && !g->cond && g->wops->ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + g->wops->seen_ns(g->lock, v));
-	arm(g);
+	arm_body(g);	/* (inline: once a switch-in) */
 	deliver(g);	/* KVM vcpu_enter_guest: inject what became pending while out */
 }
 
