@@ -287,14 +287,15 @@ fold_push(struct guest *g)
 	g->ev = sim_at_key(g->sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
 }
 
-/* May g, not the running vCPU, wait in the second place for an event at t?
- * If another waits there, the earlier stays and the later goes to the queue. */
+/* May g, not the running vCPU, wait in the second place for an event at t
+ * (inside a vCPU's event: fold_run, looked at inline by ev_at)?  If another
+ * waits there, the earlier stays and the later goes to the queue. */
 static __attribute__((noinline)) int
 fold_take(struct guest *g, sim_time_t t)
 {
 	struct guest *o = fold_other;
 
-	if (fold_run == NULL || !g->ff)
+	if (!g->ff)
 		return 0;
 	if (o != NULL && o->fold) {
 		/* o's place was taken before: at an equal time it comes first */
@@ -322,7 +323,8 @@ next_time(const struct sim *s)
 static inline int
 ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
-	if (g->ev == EVQ_NONE && (g->in_ev || g == fold_other || fold_take(g, t))) {
+	if (g->ev == EVQ_NONE &&
+	    (g->in_ev || g == fold_other || (fold_run != NULL && fold_take(g, t)))) {
 		g->fold = 1;
 		g->fold_t = t;
 		g->fold_data = data;
