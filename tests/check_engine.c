@@ -173,6 +173,17 @@ START_TEST(limits_stop_a_run_and_say_which)
 	/* a draw past the cap saturates one past it: no wrap of now + dt */
 	ck_assert_int_eq(sim_ns(1e300), SIM_TIME_CAP + 1);
 	ck_assert_int_eq(sim_ns(INFINITY), SIM_TIME_CAP + 1);
+	/* sim_ns_nonneg: sim_ns's rounding for ns >= 0, 0 and -0 included */
+	{
+		static const double ns[] = { 0.0, -0.0, 1e-9, 0.5, 1.0, 1.5, 999.999, 1e6,
+		    (double)SIM_TIME_CAP, 1e300, INFINITY };
+		size_t i;
+
+		for (i = 0; i < sizeof ns / sizeof ns[0]; i++)
+			ck_assert_int_eq(sim_ns_nonneg(ns[i]), sim_ns(ns[i]));
+		ck_assert_int_eq(sim_ns_nonneg(0.0), 0);
+		ck_assert_int_eq(sim_ns_nonneg(1.5), 2);
+	}
 	/* --max-events: exactly n events run, the n+1-th is refused */
 	sim_init(&s, 1, SIM_NEVER);
 	s.max_events = 10;

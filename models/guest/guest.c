@@ -365,11 +365,12 @@ work_rate(struct guest *g)
 }
 
 /* The end of ns of work from t at the rate work_rate set (x / 1.0 == x
- * exactly: no divide when no sibling slows it). */
+ * exactly: no divide when no sibling slows it); ns is a rem, never
+ * negative (guest_work and settle clamp it at 0), and a rate is positive. */
 static inline sim_time_t
 work_end(const struct guest *g, sim_time_t t, double ns)
 {
-	return t + sim_ns(g->rate == 1.0 ? ns : ns / g->rate);
+	return t + sim_ns_nonneg(g->rate == 1.0 ? ns : ns / g->rate);
 }
 
 /* arm's work case: the vCPU runs code at its pCPU's rate until rem is done
