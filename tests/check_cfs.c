@@ -134,6 +134,53 @@ START_TEST(the_fused_pick_takes_what_put_prev_then_pick_takes)
 }
 END_TEST
 
+/* clear_buddies (3.2): each buddy of the group rq that names the task is
+ * cleared, and the root's too while it names the task's group entity; a
+ * buddy naming another entity stays.  Every combination of the three, for
+ * the task in the group (k < 216) and for a root entity (the group's). */
+START_TEST(clear_buddies_clears_each_buddy_that_names_the_entity)
+{
+	struct fair_rq root, grp;
+	struct fair_se g, t, o;
+	struct fair_se *gv[3] = { NULL, &t, &o }, *rv[2] = { NULL, &g };
+	int k;
+
+	for (k = 0; k < 2 * 3 * 3 * 3 * 2 * 2 * 2; k++) {
+		struct fair_se **gb[3] = { &grp.last, &grp.next, &grp.skip };
+		struct fair_se **rb[3] = { &root.last, &root.next, &root.skip };
+		struct fair_se *g0[3], *r0[3];
+		int i, kk = k;
+
+		memset(&root, 0, sizeof root);
+		memset(&grp, 0, sizeof grp);
+		memset(&g, 0, sizeof g);
+		memset(&t, 0, sizeof t);
+		memset(&o, 0, sizeof o);
+		g.cfs_rq = &root, g.my_q = &grp;
+		t.cfs_rq = &grp, t.parent = &g, t.depth = 1;
+		o.cfs_rq = &grp, o.parent = &g, o.depth = 1;
+		for (i = 0; i < 3; i++, kk /= 3)
+			*gb[i] = g0[i] = gv[kk % 3];
+		for (i = 0; i < 3; i++, kk /= 2)
+			*rb[i] = r0[i] = rv[kk % 2];
+		if (kk == 0) {
+			fair_clear_buddies(&grp, &t);
+		} else {
+			for (i = 0; i < 3; i++)	/* the root's third value: another entity */
+				if (g0[i] == &o)
+					*rb[i] = r0[i] = &o;
+			fair_clear_buddies(&root, &g);
+		}
+		for (i = 0; i < 3; i++) {
+			int hit = kk == 0 && g0[i] == &t, rhit = hit || (kk == 1 && r0[i] == &g);
+
+			ck_assert_msg(*gb[i] == (hit ? NULL : g0[i]), "case %d buddy %d: group rq", k, i);
+			ck_assert_msg(*rb[i] == (rhit ? NULL : r0[i]), "case %d buddy %d: root", k, i);
+		}
+	}
+}
+END_TEST
+
 /* A switch's put and take in one pass leave the tree as an insert and a
  * remove do: order, seqs, flags and the avg_vruntime sums, short and long. */
 START_TEST(a_swap_leaves_the_tree_an_insert_and_a_remove_leave)
@@ -1185,6 +1232,7 @@ cfs_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, the_fused_pick_takes_what_put_prev_then_pick_takes);
+	tcase_add_test(tc, clear_buddies_clears_each_buddy_that_names_the_entity);
 	tcase_add_test(tc, a_swap_leaves_the_tree_an_insert_and_a_remove_leave);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);

@@ -791,9 +791,10 @@ fair_set_skip_buddy(struct fair_se *se)
 }
 
 /* LNX-3.2 fair.c clear_buddies -> __clear_buddies_{last,next,skip}: clear
- * each buddy of se up the hierarchy while it names se's ancestor */
+ * each buddy of se up the hierarchy while it names se's ancestor (an se in
+ * a group: fair_clear_buddies in sched_fair.h) */
 void
-fair_clear_buddies(struct fair_rq *rq, struct fair_se *se)
+fair_clear_buddies_up(struct fair_rq *rq, struct fair_se *se)
 {
 	struct fair_se *s;
 

@@ -292,7 +292,24 @@ void fair_find_matching_se(struct fair_se **se, struct fair_se **pse);
 void fair_set_next_buddy(struct fair_se *);
 void fair_set_last_buddy(struct fair_se *);
 void fair_set_skip_buddy(struct fair_se *);
-void fair_clear_buddies(struct fair_rq *, struct fair_se *);
+void fair_clear_buddies_up(struct fair_rq *, struct fair_se *);
+/* LNX-3.2 fair.c clear_buddies: rq's buddies that name se are cleared, and
+ * above it those naming its ancestors (inline for a root entity, which has
+ * none: every pick and yield asks) */
+static inline void
+fair_clear_buddies(struct fair_rq *rq, struct fair_se *se)
+{
+	if (se->parent != NULL) {
+		fair_clear_buddies_up(rq, se);
+		return;
+	}
+	if (rq->last == se)
+		rq->last = NULL;
+	if (rq->next == se)
+		rq->next = NULL;
+	if (rq->skip == se)
+		rq->skip = NULL;
+}
 /* The task entity running on cpu (NULL: idle). */
 static inline struct fair_se *
 fair_curr_task(struct fair_cpu *c)
