@@ -181,6 +181,35 @@ START_TEST(clear_buddies_clears_each_buddy_that_names_the_entity)
 }
 END_TEST
 
+/* The tick's slice of curr is computed again whenever the rq's nr_running
+ * or load differs from the one it was kept beside (cfs_tick_act's cache):
+ * a weight change alone, a count change alone, then back. */
+START_TEST(the_ticks_slice_follows_nr_running_and_load)
+{
+	static const struct { int nr; long load; int64_t slice; } step[] = {
+		{ 2, 2 * FAIR_NICE0, 3 * MS },		/* latency 6 ms / 2 */
+		{ 2, 3 * FAIR_NICE0, 2 * MS },		/* the other at weight 2048 */
+		{ 9, 3 * FAIR_NICE0, 9 * 750 * US / 3 },	/* 9 > nr_latency 8: 9 x 0.75 ms */
+		{ 9, 9 * FAIR_NICE0, 750 * US },
+		{ 2, 2 * FAIR_NICE0, 3 * MS },
+	};
+	struct fair_rq rq;
+	struct fair_se curr;
+	size_t i;
+
+	memset(&rq, 0, sizeof rq);
+	memset(&curr, 0, sizeof curr);
+	curr.cfs_rq = &rq, curr.on_rq = 1, curr.weight = FAIR_NICE0;
+	rq.curr = &curr;
+	for (i = 0; i < sizeof step / sizeof step[0]; i++) {
+		rq.nr_running = step[i].nr, rq.load = step[i].load;
+		ck_assert_int_eq(sched_cfs_tick_slice(&rq, &curr, 6 * MS, 750 * US), step[i].slice);
+		/* asked again unchanged: the same */
+		ck_assert_int_eq(sched_cfs_tick_slice(&rq, &curr, 6 * MS, 750 * US), step[i].slice);
+	}
+}
+END_TEST
+
 /* A switch's put and take in one pass leave the tree as an insert and a
  * remove do: order, seqs, flags and the avg_vruntime sums, short and long. */
 START_TEST(a_swap_leaves_the_tree_an_insert_and_a_remove_leave)
@@ -1233,6 +1262,7 @@ cfs_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, the_fused_pick_takes_what_put_prev_then_pick_takes);
 	tcase_add_test(tc, clear_buddies_clears_each_buddy_that_names_the_entity);
+	tcase_add_test(tc, the_ticks_slice_follows_nr_running_and_load);
 	tcase_add_test(tc, a_swap_leaves_the_tree_an_insert_and_a_remove_leave);
 	tcase_add_test(tc, three_busy_vcpus_share_one_pcpu_equally);
 	tcase_add_test(tc, ticks_run_where_they_preempt);

@@ -248,6 +248,32 @@ cfs_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 		check_preempt_tick(f, rq, curr);
 }
 
+/* sched_slice of the tick's curr, a root entity (tick_skip: groups none),
+ * on_rq at nice 0 (fair_tick_next): it reads the rq's nr_running and load
+ * only, so it is kept beside them and computed again when either differs
+ * (a switch asks it, and they change only at an enqueue or a dequeue) */
+static inline int64_t
+tick_slice(const struct cfs *c, struct fair_rq *rq, const struct fair_se *curr)
+{
+	VS_ASSERT(curr->parent == NULL);	/* on_rq, nice 0: fair_tick_next tests them */
+	if (rq->slice_nr != rq->nr_running || rq->slice_load != rq->load) {
+		rq->slice_nr = rq->nr_running;
+		rq->slice_load = rq->load;
+		rq->slice_ideal = sched_slice(c, rq, curr);
+	}
+	return rq->slice_ideal;
+}
+
+int64_t
+sched_cfs_tick_slice(struct fair_rq *rq, const struct fair_se *curr, int64_t latency,
+    int64_t min_gran)
+{
+	struct cfs c = { .latency = latency, .min_gran = min_gran,
+	    .nr_latency = (int)((latency + min_gran - 1) / min_gran) };
+
+	return tick_slice(&c, rq, curr);
+}
+
 /*
  * The first tick at which check_preempt_tick above would resched, the queue
  * as it is: just after a tick's update_curr, curr's runtime and vruntime
@@ -257,10 +283,11 @@ static sim_time_t
 cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 {
 	struct cfs *c = CFS_OF(f);
-	int64_t ideal = sched_slice(c, rq, curr), ran = curr->sum_exec - curr->prev_sum_exec;
-	int64_t x = ideal - ran + 1, xb;	/* ran > ideal */
+	int64_t ideal, ran = curr->sum_exec - curr->prev_sum_exec, x, xb;
 
 	VS_ASSERT(curr->exec_start == f->hv->sim->now);
+	ideal = tick_slice(c, rq, curr);
+	x = ideal - ran + 1;	/* ran > ideal */
 	if (rq->nq > 0) {
 		/* ran >= min_gran and curr->vruntime - leftmost > ideal */
 		xb = ideal - (curr->vruntime - rq->q[0]->vruntime) + 1;

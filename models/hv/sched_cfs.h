@@ -21,5 +21,9 @@ int64_t sched_cfs_vruntime(const struct hv *, const struct vcpu *);
 /* cfs's pick_next_entity on a hand-built rq (tests): an on_rq curr is picked
  * as though queued with the seq it holds. */
 struct fair_se *sched_cfs_pick(struct fair_rq *rq, int64_t wakeup_gran);
+/* Tests: the tick's sched_slice of curr (root, on_rq, nice 0) on rq, as
+ * cfs_tick_act takes it (kept in rq beside its inputs). */
+int64_t sched_cfs_tick_slice(struct fair_rq *rq, const struct fair_se *curr, int64_t latency,
+    int64_t min_gran);
 
 #endif

@@ -104,6 +104,11 @@ struct fair_rq {
 	int64_t load_stamp, load_last, load_period, load_unacc;
 	int64_t load_avg;	/* sum of ns x load, halved each window */
 	long load_contribution;	/* what this rq last added to tg->load_weight */
+	/* cfs_tick_act's sched_slice of a nice-0 curr, valid while nr_running
+	 * and load are the two beside it (its only inputs there) */
+	int slice_nr;
+	long slice_load;
+	int64_t slice_ideal;
 };
 
 /* The balancing state of one sched domain of a pCPU (LNX-3.2 struct
