@@ -343,11 +343,14 @@ pp_yield(void *s, void *arg, int64_t data)
 	sim_after(&x->t->sim, 5 * US, pp_yield, x, 0);
 }
 
+/* check: hv->check (3: --check=full) */
 static void
-ping_pong_ops(struct rig *t, struct pp *x, int fast_forward, const struct sched_ops *ops)
+ping_pong_run(struct rig *t, struct pp *x, int fast_forward, const struct sched_ops *ops,
+    int check)
 {
 	rig_init(t, ops, M1, NULL, 200 * MS);
 	t->hv.fast_forward = fast_forward;
+	t->hv.check = check;
 	th_vm(t, "a", 1, 0);
 	th_vm(t, "b", 1, 0);
 	rig_start(t);
@@ -356,6 +359,12 @@ ping_pong_ops(struct rig *t, struct pp *x, int fast_forward, const struct sched_
 	x->later = 0;
 	sim_after(&t->sim, 5 * US, pp_yield, x, 0);
 	th_run(t);
+}
+
+static void
+ping_pong_ops(struct rig *t, struct pp *x, int fast_forward, const struct sched_ops *ops)
+{
+	ping_pong_run(t, x, fast_forward, ops, 0);
 }
 
 static void
@@ -432,6 +441,39 @@ START_TEST(a_tick_already_next_is_not_looked_again)
 }
 END_TEST
 
+/* A switch tells the tick's look what tick_next would say (cfs_set_next_entity:
+ * its tick_act on the new slice), so that tick_next is not asked; the same
+ * answer (--check=full asks and compares), the same switches and run times
+ * as with every tick run. */
+START_TEST(a_switch_tells_the_ticks_look_tick_next)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig slow, fast, full;
+	struct pp xs, xf, xc;
+	int i;
+
+	ops.tick_next = counting_tick_next;
+	ping_pong_ops(&slow, &xs, 0, &ops);
+	tn_looks = 0;
+	ping_pong_ops(&fast, &xf, 1, &ops);
+	ck_assert_uint_gt(fast.hv.st.ctx_switches, 10000);
+	ck_assert_msg(tn_looks < (int)fast.hv.st.ctx_switches / 10, "%d looks, %llu switches",
+	    tn_looks, (unsigned long long)fast.hv.st.ctx_switches);
+	ping_pong_run(&full, &xc, 1, &sched_cfs_ops, 3);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(fast.hv.vcpus[i]->rs_time[RS_RUNNING],
+		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
+		ck_assert_int_eq(full.hv.vcpus[i]->rs_time[RS_RUNNING],
+		    slow.hv.vcpus[i]->rs_time[RS_RUNNING]);
+	}
+	ck_assert_uint_eq(fast.hv.st.ctx_switches, slow.hv.st.ctx_switches);
+	ck_assert_uint_eq(full.hv.st.ctx_switches, slow.hv.st.ctx_switches);
+	rig_free(&slow);
+	rig_free(&fast);
+	rig_free(&full);
+}
+END_TEST
+
 /* cfs's tick_next, brought forward to a varying point of the next few
  * periods (a tick earlier than needed runs and changes nothing), and what a
  * look inside a switch must leave the tick at, by the grid's divisions:
@@ -469,6 +511,17 @@ early_tick_next(struct hv *hv, struct pcpu *p)
 	return next;
 }
 
+/* cfs's schedule, its word on tick_next dropped: early_tick_next is not
+ * cfs's own tick_next, which the word gives */
+static struct vcpu *
+hintless_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
+{
+	struct vcpu *v = sched_cfs_ops.do_schedule(hv, p, slice);
+
+	p->tick_hint = 0;
+	return v;
+}
+
 static void
 tp_yield(void *s, void *arg, int64_t data)
 {
@@ -495,6 +548,7 @@ START_TEST(a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next)
 	struct rig t;
 
 	ops.tick_next = early_tick_next;
+	ops.do_schedule = hintless_do_schedule;
 	memset(&tp, 0, sizeof tp);
 	rig_init(&t, &ops, M1, NULL, 200 * MS);
 	t.hv.fast_forward = 1;
@@ -1268,6 +1322,7 @@ cfs_suite(void)
 	tcase_add_test(tc, ticks_run_where_they_preempt);
 	tcase_add_test(tc, a_switch_never_moves_the_tick_later);
 	tcase_add_test(tc, a_tick_already_next_is_not_looked_again);
+	tcase_add_test(tc, a_switch_tells_the_ticks_look_tick_next);
 	tcase_add_test(tc, a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);

@@ -319,6 +319,20 @@ tick_ceil(sim_time_t at, sim_time_t t, sim_time_t per)
 	return at + (t - at + per - 1) / per * per;
 }
 
+/* sched_ops.tick_next, or its answer as the policy told it with a change
+ * inside this schedule() (due: hv_tick_soon_at) */
+static inline sim_time_t
+tick_next_of(struct pcpu *p, int due)
+{
+	struct hv *hv = p->hv;
+
+	if (due && p->tick_hint != 0) {
+		VS_ASSERT(hv->check < 3 || p->tick_hint == sched_op_tick_next(hv->sched, hv, p));
+		return p->tick_hint;
+	}
+	return sched_op_tick_next(hv->sched, hv, p);
+}
+
 /*
  * After schedule() the next tick, held by a tick that rescheduled (tick_next:
  * it may act while a reschedule is pending), pulled back by a change inside
@@ -338,7 +352,9 @@ tick_ceil(sim_time_t at, sim_time_t t, sim_time_t per)
  * after tick_next only when tick_next is at most tick_at - per.  The floor
  * and ceiling divisions (2 of them at 2.1 M of 2.5 M schedules per 20 s of
  * seed001-x7560 3x, 64-bit divides that cost time, not instructions) run
- * only for a move (5.5 k).
+ * only for a move (5.5 k).  tick_next is not asked where the policy told
+ * its answer with the change (hv_tick_soon_at; --check=full asks anyway and
+ * compares).
  */
 static void
 tick_recheck(struct pcpu *p, sim_time_t now)
@@ -350,7 +366,7 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 	p->tick_due = 0;
 	if (p->tick_held) {
 		at = p->tick_at;	/* one period after the tick */
-		if (hv->fast_forward && (next = sched_op_tick_next(hv->sched, hv, p)) > at)
+		if (hv->fast_forward && (next = tick_next_of(p, due)) > at)
 			at = tick_ceil(at, next, per);
 		p->tick_held = 0;
 		p->tick_ev = sim_at_early(hv->sim, at, hv_tick_ev, p, 0);
@@ -362,7 +378,7 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 	if (!due || p->tick_ev == EVQ_NONE || !hv->tick_skip || p->tick_at - now <= per ||
 	    p->tick_at == p->tick_base)
 		return;
-	if (hv->fast_forward && (next = sched_op_tick_next(hv->sched, hv, p)) > p->tick_at - per)
+	if (hv->fast_forward && (next = tick_next_of(p, 1)) > p->tick_at - per)
 		return;	/* later: it stays, runs, changes nothing and re-arms (hv_tick_ev) */
 	at = hv_tick_last(p, now) + per;
 	if (at < p->tick_base)

@@ -41,8 +41,10 @@ struct pcpu {
 	sim_time_t tick_ran;	/* its last tick that ran (the grid point before the first) */
 	/* The next tick is armed by the schedule (tick_recheck): held, not yet
 	 * pushed, by a tick whose reschedule runs now; due, for a change
-	 * inside schedule() (hv_tick_soon). */
+	 * inside schedule() (hv_tick_soon), with what tick_next will say, if
+	 * the policy gave it (hv_tick_soon_at; 0: not given). */
 	unsigned char tick_held, tick_due, scheduling;
+	sim_time_t tick_hint;
 	void *sched_priv;
 	sim_time_t busy_since;
 	sim_time_t busy_time;
@@ -201,10 +203,25 @@ void hv_tick_pull(struct pcpu *p);
 static inline void
 hv_tick_soon(struct pcpu *p)
 {
-	if (p->scheduling)
+	if (p->scheduling) {
 		p->tick_due = 1;
-	else
+		p->tick_hint = 0;
+	} else {
 		hv_tick_pull(p);
+	}
+}
+/* hv_tick_soon for the last change inside schedule(), with t, what
+ * sched_ops.tick_next returns in the state schedule() leaves (0: not
+ * known): tick_recheck takes it in place of asking. */
+static inline void
+hv_tick_soon_at(struct pcpu *p, sim_time_t t)
+{
+	if (!p->scheduling) {
+		hv_tick_pull(p);
+		return;
+	}
+	p->tick_due = 1;
+	p->tick_hint = t;
 }
 /* The latest time <= t on p's tick grid. */
 sim_time_t hv_tick_last(const struct pcpu *p, sim_time_t t);

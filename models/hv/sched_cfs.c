@@ -249,13 +249,13 @@ cfs_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 }
 
 /* sched_slice of the tick's curr, a root entity (tick_skip: groups none),
- * on_rq at nice 0 (fair_tick_next): it reads the rq's nr_running and load
- * only, so it is kept beside them and computed again when either differs
- * (a switch asks it, and they change only at an enqueue or a dequeue) */
+ * on_rq at nice 0 (fair_tick_next, cfs_set_next_entity): it reads the rq's
+ * nr_running and load only, so it is kept beside them and computed again
+ * when either differs (a switch asks it; an enqueue or a dequeue changes them) */
 static inline int64_t
 tick_slice(const struct cfs *c, struct fair_rq *rq, const struct fair_se *curr)
 {
-	VS_ASSERT(curr->parent == NULL);	/* on_rq, nice 0: fair_tick_next tests them */
+	VS_ASSERT(curr->parent == NULL);	/* on_rq, nice 0: the callers test them */
 	if (rq->slice_nr != rq->nr_running || rq->slice_load != rq->load) {
 		rq->slice_nr = rq->nr_running;
 		rq->slice_load = rq->load;
@@ -277,17 +277,14 @@ sched_cfs_tick_slice(struct fair_rq *rq, const struct fair_se *curr, int64_t lat
 /*
  * The first tick at which check_preempt_tick above would resched, the queue
  * as it is: just after a tick's update_curr, curr's runtime and vruntime
- * both grow 1:1 with time (nice 0), the slice and the leftmost stay.
+ * both grow 1:1 with time (nice 0), the slice and the leftmost stay.  The
+ * time from now, curr having run `ran` of its slice.
  */
-static sim_time_t
-cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
+static inline int64_t
+tick_after(const struct cfs *c, struct fair_rq *rq, const struct fair_se *curr, int64_t ran)
 {
-	struct cfs *c = CFS_OF(f);
-	int64_t ideal, ran = curr->sum_exec - curr->prev_sum_exec, x, xb;
+	int64_t ideal = tick_slice(c, rq, curr), x = ideal - ran + 1, xb;	/* ran > ideal */
 
-	VS_ASSERT(curr->exec_start == f->hv->sim->now);
-	ideal = tick_slice(c, rq, curr);
-	x = ideal - ran + 1;	/* ran > ideal */
 	if (rq->nq > 0) {
 		/* ran >= min_gran and curr->vruntime - leftmost > ideal */
 		xb = ideal - (curr->vruntime - rq->q[0]->vruntime) + 1;
@@ -296,7 +293,16 @@ cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 		if (xb < x)
 			x = xb;
 	}
-	return f->hv->sim->now + x;
+	return x;
+}
+
+static sim_time_t
+cfs_tick_act(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
+{
+	sim_time_t now = f->hv->sim->now;
+
+	VS_ASSERT(curr->exec_start == now);
+	return now + tick_after(CFS_OF(f), rq, curr, curr->sum_exec - curr->prev_sum_exec);
 }
 
 /* The tree's first entity after `after` (NULL: its leftmost) with an on_rq
@@ -351,6 +357,14 @@ cfs_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->curr = se;
 	se->exec_start = f->hv->sim->now;
 	se->prev_sum_exec = se->sum_exec;
+	/* fair_tick_next's terms for this curr, for the tick's look after the
+	 * switch: 0 where it answers 0 (not on_rq, not nice 0), cfs_tick_act
+	 * with others queued, SIM_NEVER alone */
+	if (!f->tick_skip || !se->on_rq || se->weight != FAIR_NICE0)
+		rq->act_at = 0;
+	else
+		rq->act_at = rq->nr_running > 1 ? se->exec_start + tick_after(CFS_OF(f), rq, se, 0) :
+		    SIM_NEVER;
 }
 
 struct fair_se *

@@ -316,6 +316,17 @@ fair_tick_next(struct hv *hv, struct pcpu *p)
 	return t;
 }
 
+/* fair_tick_next above, right after a root set_next_entity that gave the
+ * rq's act_at (its curr's terms, SIM_NEVER for none; 0: not given, and 0
+ * here is not known either) */
+static inline sim_time_t
+tick_next_set(const struct fair_cpu *c)
+{
+	if (c->need_resched)
+		return 0;
+	return c->root.act_at < c->next_balance ? c->root.act_at : c->next_balance;
+}
+
 /* LNX-3.6 fair.c account_entity_enqueue (LNX-3.2 enqueue_entity: update_cfs_load first) */
 void
 fair_account_enqueue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
@@ -1607,8 +1618,8 @@ again:
 		if (se->cfs_rq->curr != se || !f->cls->pick_with_curr) {
 			/* 3.2: a kept prev is set again: a new slice */
 			f->cls->set_next_entity(f, se->cfs_rq, se);
-			if (se->cfs_rq->tg == NULL)
-				hv_tick_soon(p);	/* a new curr, a new slice */
+			if (se->cfs_rq->tg == NULL)	/* a new curr, a new slice */
+				hv_tick_soon_at(p, tick_next_set(c));
 		}
 	VS_ASSERT(!next->v->blocked && next->v->affinity[p->id]);
 	VS_ASSERT(next->v->pcpu == NULL || next->v->pcpu == p);

@@ -109,6 +109,11 @@ struct fair_rq {
 	int slice_nr;
 	long slice_load;
 	int64_t slice_ideal;
+	/* what fair_tick_next takes from the curr that set_next_entity set,
+	 * the rq as it leaves it: its class's tick_act, SIM_NEVER where it is
+	 * not asked (nr_running 1), 0 where tick_next is 0 or its class does
+	 * not say (fair_do_schedule: hv_tick_soon_at) */
+	sim_time_t act_at;
 };
 
 /* The balancing state of one sched domain of a pCPU (LNX-3.2 struct
