@@ -348,12 +348,19 @@ pre_end_forget(struct guest *g)
 	}
 }
 
-static void
-ev_cancel(struct guest *g)
+static inline __attribute__((always_inline)) void
+ev_cancel_body(struct guest *g)
 {
 	g->fold = g->held = 0;
 	pre_end_forget(g);
 	sim_cancel(g->sim, &g->ev);
+}
+
+/* (out of line; guest_stop's, once a switch-out, inline) */
+static void
+ev_cancel(struct guest *g)
+{
+	ev_cancel_body(g);
 }
 
 /* arm_work's load and rate */
@@ -1086,7 +1093,7 @@ guest_run(struct vcpu *v, double overhead_ns)
 {
 	struct guest *g = v->g;
 
-	g->t0 = vsim(v)->now;
+	g->t0 = g->sim->now;
 	g->pre += overhead_ns;
 	g->sw = overhead_ns;
 	if (g->act == GA_SPIN)
@@ -1123,14 +1130,14 @@ guest_stop(struct vcpu *v)
 	 * VM entry).  Guest work in pre (an exit's, a handler's) stays owed. */
 	g->pre = g->pre > g->sw ? g->pre - g->sw : 0;
 	g->sw = 0;
-	ev_cancel(g);
+	ev_cancel_body(g);
 	if (g->spin_on) {	/* v->pcpu goes once this returns */
 		g->spin_on = 0;
 		g->wops->spinning(g->lock, v, 0);
 	}
 	if (g->act == GA_HALT && g->polling)
 		poll_charge(g);
-	sim_cancel(vsim(v), &g->poll_ev);	/* a preempted poll resumes on return */
+	sim_cancel(g->sim, &g->poll_ev);	/* a preempted poll resumes on return */
 	g->obs_at = -1;
 	if (g->streaming)
 		mem_set(g, 0);
