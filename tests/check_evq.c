@@ -695,6 +695,38 @@ START_TEST(test_ghost_ring_full)
 END_TEST
 
 /*
+ * Ghosts popped one after another (evq.c ghost_pop) stop at the bound of
+ * evq_pop_until, at a woken ghost and at a real event before the next.
+ */
+START_TEST(test_ghost_pops_stop)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int32_t a = -1, b = -1;
+
+	evq_push(q, 0, gother, NULL, 0);
+	ck_assert(evq_pop(q, &ev));
+	ck_assert(evq_ghost(q, 100, &a));	/* at 100 */
+	evq_push(q, 50, gother, NULL, 1);
+	ck_assert(evq_pop(q, &ev) && ev.data == 1);
+	ck_assert(evq_ghost(q, 100, &b));	/* at 150 */
+	evq_push(q, 1000, gother, NULL, 2);
+	ck_assert(!evq_pop_until(q, 120, &ev));	/* a's at 100 only */
+	ck_assert_uint_eq(evq_ghost_pops(q), 1);
+	ck_assert_int_eq(evq_ghost_time(q, a), 200);
+	ck_assert_int_eq(evq_ghost_time(q, b), 150);
+	ck_assert_int_eq(evq_peek_time(q), 150);
+	evq_ghost_wake(q, b, gtick, NULL, 3);
+	ck_assert(evq_pop(q, &ev) && ev.fn == gtick && ev.data == 3 && ev.time == 150);
+	ck_assert_int_eq(b, -1);
+	ck_assert(evq_pop(q, &ev) && ev.data == 2 && ev.time == 1000);	/* before a's at 1000 */
+	ck_assert_uint_eq(evq_ghost_pops(q), 9);	/* a's at 100 .. 900 */
+	ck_assert_int_eq(evq_ghost_time(q, a), 1000);
+	evq_free(q);
+}
+END_TEST
+
+/*
  * The peek reads the far top, the lanes' heads and the ghost ring's head
  * through one kept time (struct evq_top side): each alone in the queue,
  * and each coming first, it says that one's time; empty again, none.
@@ -841,6 +873,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_near_and_far_as_reference);
 	tcase_add_test(tc, test_ghosts_as_real);
 	tcase_add_test(tc, test_ghost_ring_full);
+	tcase_add_test(tc, test_ghost_pops_stop);
 	tcase_add_test(tc, test_peek_each_part);
 	tcase_add_test(tc, test_cancel_after_sifts);
 	tcase_add_test(tc, test_far_pop_then_use);
