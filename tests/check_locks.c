@@ -1328,6 +1328,28 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 }
 END_TEST
 
+/* pcpu_dist, from the ids a pCPU keeps, is machine_dist for every pair
+ * (2 sockets x 2 cores x 2 threads: all four distances). */
+START_TEST(pcpu_dist_is_machine_dist)
+{
+	int a, b, seen[HW_NDIST] = { 0 };
+	struct rig r;
+
+	rig_init(&r, &sched_cfs_ops, "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, "
+	    "clock: 2GHz}", NULL, 0);
+	for (a = 0; a < r.m.npcpus; a++)
+		for (b = 0; b < r.m.npcpus; b++) {
+			enum hw_dist d = machine_dist(&r.m, a, b);
+
+			ck_assert_int_eq(pcpu_dist(&r.hv.pcpus[a], &r.hv.pcpus[b]), d);
+			seen[d]++;
+		}
+	for (a = 0; a < HW_NDIST; a++)
+		ck_assert_int_gt(seen[a], 0);
+	rig_free(&r);
+}
+END_TEST
+
 static Suite *
 locks_suite(void)
 {
@@ -1347,6 +1369,7 @@ locks_suite(void)
 	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
 	tcase_add_test(tc, word_lines_come_with_the_lock);
 	tcase_add_test(tc, release_waits_for_the_line);
+	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);
 	tcase_add_test(tc, pool_slow_lines_stay_with_a_combiner);

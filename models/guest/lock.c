@@ -203,7 +203,7 @@ line_ns(const struct glock *l, int from, const struct vcpu *to)
 
 	if (from < 0 || to->pcpu == NULL)
 		return m->line_ns[HW_SAME];
-	return m->line_ns[machine_dist(m, from, to->pcpu->id)];
+	return m->line_ns[pcpu_dist(&l->hv->pcpus[from], to->pcpu)];
 }
 
 double

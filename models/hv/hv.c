@@ -51,6 +51,8 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	hv->mem_streamers = xcalloc((size_t)m->sockets, sizeof *hv->mem_streamers);
 	for (i = 0; i < hv->npcpus; i++) {
 		hv->pcpus[i].id = i;
+		hv->pcpus[i].core = machine_core_of(m, i);
+		hv->pcpus[i].socket = machine_socket_of(m, i);
 		hv->pcpus[i].hv = hv;
 		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
 		hv->pcpus[i].smt = m->threads_per_core > 1;

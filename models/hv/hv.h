@@ -25,6 +25,7 @@ enum hw_load { LOAD_IDLE, LOAD_SPIN, LOAD_BUSY };
 
 struct pcpu {
 	int id;
+	int core;		/* machine_core_of(id), kept beside it for pcpu_dist */
 	struct hv *hv;
 	struct vcpu *curr;	/* NULL: idle */
 	enum hw_load load;
@@ -32,6 +33,7 @@ struct pcpu {
 	struct pcpu *sib;	/* two threads a core: the other (else NULL) */
 	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
+	int socket;		/* machine_socket_of(id), as core (in sched_ev's padding) */
 	sim_time_t sched_at;
 	int sched_now;		/* ... raised for now, held by sim_defer (no id) */
 	evq_id slice_ev;
@@ -265,6 +267,18 @@ static inline double
 hv_rate(const struct vcpu *v)
 {
 	return v->pcpu->rate;
+}
+
+/* machine_dist of two pCPUs from the ids they keep: a line transfer to a
+ * waiter reads its pCPU anyway, and the other end's pCPU ran the lock's last
+ * holder, so no lookup in the machine's arrays (a cache miss each with 1024
+ * pCPUs, bench/peer-ticket.yaml). */
+static inline enum hw_dist
+pcpu_dist(const struct pcpu *a, const struct pcpu *b)
+{
+	if (a == b)
+		return HW_SAME;
+	return MACHINE_DIST_IDS(a->core, b->core, a->socket, b->socket);
 }
 
 /* Bare metal (kind none): no VM exits; the guest's HLT/MWAIT idles the pCPU. */

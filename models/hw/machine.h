@@ -81,18 +81,22 @@ machine_socket_of(const struct machine *m, int pcpu)
 	return m->socket_id[pcpu];
 }
 
+/* Two distinct pCPUs by their core and socket ids: SMT siblings, the same
+ * socket, or across sockets.  A macro so that each caller reads the socket
+ * ids only when the cores differ (as an inline function's arguments, they
+ * cost two instructions more a call). */
+#define MACHINE_DIST_IDS(core_a, core_b, socket_a, socket_b) \
+	((core_a) == (core_b) ? HW_SIBLING : (socket_a) == (socket_b) ? HW_SOCKET : HW_REMOTE)
+
 /* Same core as SMT siblings, same socket, or across sockets. */
 static inline enum hw_dist
 machine_dist(const struct machine *m, int a, int b)
 {
 	if (a == b || a < 0 || b < 0)
 		return HW_SAME;
-	if (m->core_id[a] == m->core_id[b])
-		return HW_SIBLING;
-	if (m->socket_id[a] == m->socket_id[b])
-		return HW_SOCKET;
-	return HW_REMOTE;
+	return MACHINE_DIST_IDS(m->core_id[a], m->core_id[b], m->socket_id[a], m->socket_id[b]);
 }
+
 double machine_cycles_to_ns(const struct machine *, double cycles);
 
 #endif
