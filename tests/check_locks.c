@@ -1315,7 +1315,6 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 
 		ck_assert(t->head == 0 && t->tail == 0 && t->hi == 0 && t->ti == 0);
 		for (i = 0; i < 3; i++) {
-			ck_assert(t->my[i] == 0);
 			ck_assert_ptr_null(t->owner[i]);
 		}
 		ck_assert_int_eq(t->n, 3);
@@ -1325,6 +1324,38 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 	lock_op_free_cfg(ops, cfg);
 	yc_free(doc);
 	rig_free(&r);
+}
+END_TEST
+
+/* tkt_turn: v holds ticket head, read from the owners' ring; once every
+ * ticket is served (tail == head) the ring's slot for head still names the
+ * vCPU of a ticket n back, whose turn it is not. */
+START_TEST(ticket_turn_is_the_owner_of_head)
+{
+	struct vcpu v[3];
+	struct ticket_word t;
+	int i;
+
+	memset(v, 0, sizeof v);
+	for (i = 0; i < 3; i++)
+		v[i].idx = v[i].id = i;
+	tkt_init(&t, 3);
+	ck_assert_int_eq(tkt_take(&t, &v[0]), 1);
+	ck_assert(tkt_turn(&t, &v[0]) && !tkt_turn(&t, &v[1]));
+	ck_assert_int_eq(tkt_take(&t, &v[1]), 0);
+	ck_assert_int_eq(tkt_take(&t, &v[2]), 0);
+	ck_assert(!tkt_turn(&t, &v[1]) && !tkt_turn(&t, &v[2]));
+	ck_assert_ptr_eq(tkt_advance(&t), &v[1]);
+	ck_assert(!tkt_turn(&t, &v[0]) && tkt_turn(&t, &v[1]) && !tkt_turn(&t, &v[2]));
+	ck_assert_ptr_eq(tkt_advance(&t), &v[2]);
+	ck_assert(tkt_turn(&t, &v[2]) && !tkt_turn(&t, &v[1]));
+	ck_assert_ptr_null(tkt_advance(&t));
+	ck_assert_ptr_eq(t.owner[t.hi], &v[0]);	/* ticket 0's slot, stale */
+	for (i = 0; i < 3; i++)
+		ck_assert(!tkt_turn(&t, &v[i]));
+	ck_assert_int_eq(tkt_take(&t, &v[0]), 1);
+	ck_assert(tkt_turn(&t, &v[0]));
+	tkt_free(&t);
 }
 END_TEST
 
@@ -1369,6 +1400,7 @@ locks_suite(void)
 	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
 	tcase_add_test(tc, word_lines_come_with_the_lock);
 	tcase_add_test(tc, release_waits_for_the_line);
+	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);

@@ -19,7 +19,6 @@
 
 struct ticket_word {
 	uint64_t head, tail;
-	uint64_t *my;		/* per vCPU of the VM: its ticket while waiting */
 	struct vcpu **owner;	/* ring: who holds ticket t (t % n) */
 	int n;
 	/* head % n and tail % n, kept as they advance: a ring index without a
@@ -40,7 +39,6 @@ tkt_init(struct ticket_word *t, int nvcpus)
 	t->head = t->tail = 0;
 	t->hi = t->ti = 0;
 	t->n = nvcpus;
-	t->my = xcalloc((size_t)nvcpus, sizeof *t->my);
 	t->owner = xcalloc((size_t)nvcpus, sizeof *t->owner);
 }
 
@@ -50,14 +48,12 @@ tkt_clear(struct ticket_word *t)
 {
 	t->head = t->tail = 0;
 	t->hi = t->ti = 0;
-	memset(t->my, 0, (size_t)t->n * sizeof *t->my);
 	memset(t->owner, 0, (size_t)t->n * sizeof *t->owner);
 }
 
 static inline void
 tkt_free(struct ticket_word *t)
 {
-	free(t->my);
 	free(t->owner);
 }
 
@@ -68,16 +64,20 @@ tkt_take(struct ticket_word *t, struct vcpu *v)
 	uint64_t my = t->tail++;
 
 	VS_ASSERT(t->tail - t->head <= (uint64_t)t->n);
-	t->my[v->idx] = my;
 	t->owner[t->ti] = v;
 	t->ti = tkt_next(t, t->ti);
 	return t->head == my;
 }
 
+/* v holds ticket head: it is taken (tail > head), and by v.  The owners'
+ * ring says it without a per-vCPU array of tickets, whose line was cold with
+ * thousands of vCPUs (0.8 D1 misses an acquisition to read it at 1024, and
+ * as many to write it, bench/peer-ticket.yaml); the slot tkt_advance just
+ * read is not. */
 static inline int
 tkt_turn(const struct ticket_word *t, const struct vcpu *v)
 {
-	return t->head == t->my[v->idx];
+	return t->tail != t->head && t->owner[t->hi] == v;
 }
 
 /* head++; the vCPU whose turn it now is, or NULL if nobody waits. */
@@ -111,19 +111,15 @@ tkt_prefetch(const struct ticket_word *t)
 	return t->owner[i1];
 }
 
-/* The word in a snapshot of a periodic run (ring_ff.c): head, tail and the
- * waiters' tickets count up, a cycle by as many as it hands over; the rest,
- * the ring of owners and its indexes, repeats. */
+/* The word in a snapshot of a periodic run (ring_ff.c): head and tail count
+ * up, a cycle by as many as it hands over; the rest, the ring of owners and
+ * its indexes, repeats. */
 static inline void
 tkt_ffs(struct ffs *s, struct ticket_word *t)
 {
-	int i;
-
 	ffs_bytes(s, t, sizeof *t);
 	ffs_count(s, &t->head);
 	ffs_count(s, &t->tail);
-	for (i = 0; i < t->n; i++)
-		ffs_count(s, &t->my[i]);
 	ffs_bytes(s, t->owner, (size_t)t->n * sizeof *t->owner);
 }
 
