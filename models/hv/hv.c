@@ -120,7 +120,7 @@ hv_add_vm(struct hv *hv, const char *name, int nvcpus, const unsigned char *affi
 	hv->vms[hv->nvms++] = vm;
 	hv->vcpus = xrealloc(hv->vcpus, (size_t)(hv->nvcpus + nvcpus) * sizeof *hv->vcpus);
 	for (i = 0; i < nvcpus; i++) {
-		struct vcpu *v = xcalloc(1, sizeof *v);
+		struct vcpu *v = xcalloc_line(1, sizeof *v);	/* (vcpu.h: line 1) */
 
 		v->id = hv->nvcpus;
 		v->idx = i;

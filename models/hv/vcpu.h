@@ -23,23 +23,28 @@ struct guest;
 struct rng;
 
 /* What every event reads (ids, vm, pcpu, g, rng) comes first, in one line
- * when the struct is line-aligned; the runstate books after. */
+ * (hv.c allocates it line-aligned), with what a lock take reads of the
+ * taker's books (lock.c runnable_ns: rs, and rs_time[RS_RUNNABLE] while it
+ * runs): with thousands of vCPUs the taker's second line was a cache miss
+ * an acquisition (bench/peer-ticket.yaml at 1024).  The scheduler's fields
+ * and the rest of the books after, beside rs_since, which every switch
+ * writes. */
 struct vcpu {
 	int id;			/* global index; also its random stream's entity */
 	int idx;		/* index inside its VM */
+	enum runstate rs;
+	int blocked;		/* halted or waiting: the scheduler must not pick it */
 	struct vm *vm;
 	struct pcpu *pcpu;	/* where it runs now; NULL unless running */
 	struct guest *g;	/* what the guest is doing (models/guest) */
 	struct rng *rng;
+	sim_time_t rs_time[RS_N];	/* (line 1 ends after rs_time[RS_RUNNABLE]) */
+	sim_time_t rs_since;
 	int last_pcpu;		/* where it ran last, -1 if never */
 	int processor;		/* the pCPU whose run queue holds it (scheduler's) */
-	int blocked;		/* halted or waiting: the scheduler must not pick it */
-	enum runstate rs;
 	void *sched_priv;	/* the host scheduler's per-vCPU data */
 	const unsigned char *affinity; /* one byte per pCPU: 1 = may run there;
 					  * its VM's (hv_vcpu_affinity: its own) */
-	sim_time_t rs_since;
-	sim_time_t rs_time[RS_N];
 	/* The books at the warm-up's end (hv_stats_reset): metrics report
 	 * rs_time - rs_base; the model reads rs_time, which is never reset. */
 	sim_time_t rs_base[RS_N];
