@@ -67,6 +67,16 @@ t_init(struct t *t, const char *kvm_yaml)
 	nasked = 0;
 }
 
+/* every vCPU but v0 refuses a yield_to */
+static void
+refuse_all(void)
+{
+	int i;
+
+	for (i = 1; i < NV; i++)
+		answer[i] = 0;
+}
+
 static void
 t_free(struct t *t)
 {
@@ -155,8 +165,7 @@ START_TEST(dy_eligible_passes_over_a_spinner_every_other_time)
 
 	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
 	answer[0] = 0;
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	/* v1 exits on PLE and finds nobody: it stays in its spin loop */
 	t.v[1]->pcpu = &t.hv.pcpus[1];
 	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
@@ -168,8 +177,7 @@ START_TEST(dy_eligible_passes_over_a_spinner_every_other_time)
 	t_free(&t);
 
 	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: false}}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	t.v[1]->pcpu = &t.hv.pcpus[1];
 	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
 	t.v[1]->pcpu = NULL;
@@ -184,11 +192,9 @@ END_TEST
 START_TEST(dy_eligible_toggles)
 {
 	struct t t;
-	int i;
 
 	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	t.v[1]->pcpu = &t.hv.pcpus[1];
 	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
 	t.v[1]->pcpu = NULL;
@@ -214,11 +220,10 @@ START_TEST(a_scan_that_yields_to_nobody_repeats)
 {
 	struct t t;
 	uint64_t f0;
-	int i, r;
+	int r;
 
 	t_init(&t, "{spin_handler: \"3.2\"}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;	/* every yield_to fails (and so changes nothing) */
+	refuse_all();	/* every yield_to fails (and so changes nothing) */
 	r = exit_repeatable(&t, 0);
 	ck_assert_int_eq(r, NV - 1);	/* the failed yield_to calls it made */
 	ck_assert_int_eq(nasked, NV - 1);
@@ -244,7 +249,6 @@ END_TEST
 START_TEST(a_scan_that_changes_something_does_not_repeat)
 {
 	struct t t;
-	int i;
 
 	/* a yield: last_boosted_vcpu moves on */
 	t_init(&t, "{spin_handler: \"3.2\"}");
@@ -254,8 +258,7 @@ START_TEST(a_scan_that_changes_something_does_not_repeat)
 
 	/* dy_eligible toggled a spinner's flag: the next scan differs */
 	t_init(&t, "{directed_yield: {version: \"3.2\", dy_eligible: true}}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	t.v[1]->pcpu = &t.hv.pcpus[1];
 	kind_kvm_ops.ple_exit(&t.hv, t.v[1]);
 	t.v[1]->pcpu = NULL;
@@ -264,8 +267,7 @@ START_TEST(a_scan_that_changes_something_does_not_repeat)
 
 	/* the dynamic window grew; once at its max it stays */
 	t_init(&t, "{spin_handler: \"3.2\", ple: {dynamic: true, max: 16384cycles}}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	ck_assert_int_eq(exit_repeatable(&t, 0), -1);	/* 4096 -> 8192 */
 	ck_assert_int_eq(exit_repeatable(&t, 0), -1);	/* -> 16384 */
 	ck_assert_int_eq(exit_repeatable(&t, 0), NV - 1);	/* stays */
@@ -278,11 +280,9 @@ END_TEST
 START_TEST(ple_done_gives_the_new_window)
 {
 	struct t t;
-	int i;
 
 	t_init(&t, "{spin_handler: \"3.2\", ple: {dynamic: true, max: 16384cycles}}");
-	for (i = 1; i < NV; i++)
-		answer[i] = 0;
+	refuse_all();
 	ck_assert_double_eq(kind_kvm_ops.ple_window(&t.hv, t.v[0]), 2048);	/* 4096 cycles */
 	kind_kvm_ops.ple_exit(&t.hv, t.v[0]);	/* grown to 8192 cycles */
 	ck_assert_double_eq(kind_kvm_ops.ple_done(&t.hv, t.v[0]), 4096);
