@@ -201,20 +201,10 @@ void hv_resched(struct pcpu *p, sim_time_t delay);
 void hv_tick_pull(struct pcpu *p);
 /* p's scheduling state changed: its next tick is the next one on its grid.
  * Inside schedule() (a new curr, at every switch) that is a flag for
- * tick_recheck, which reads it only when ticks are skipped. */
-static inline void
-hv_tick_soon(struct pcpu *p)
-{
-	if (p->scheduling) {
-		p->tick_due = 1;
-		p->tick_hint = 0;
-	} else {
-		hv_tick_pull(p);
-	}
-}
-/* hv_tick_soon for the last change inside schedule(), with t, what
- * sched_ops.tick_next returns in the state schedule() leaves (0: not
- * known): tick_recheck takes it in place of asking. */
+ * tick_recheck, which reads it only when ticks are skipped; t, if not 0, is
+ * what sched_ops.tick_next returns in the state schedule() leaves after this,
+ * the last change (tick_recheck takes it in place of asking; a later change
+ * clears it). */
 static inline void
 hv_tick_soon_at(struct pcpu *p, sim_time_t t)
 {
@@ -224,6 +214,12 @@ hv_tick_soon_at(struct pcpu *p, sim_time_t t)
 	}
 	p->tick_due = 1;
 	p->tick_hint = t;
+}
+/* hv_tick_soon_at, the answer not known */
+static inline void
+hv_tick_soon(struct pcpu *p)
+{
+	hv_tick_soon_at(p, 0);
 }
 /* The latest time <= t on p's tick grid. */
 sim_time_t hv_tick_last(const struct pcpu *p, sim_time_t t);
