@@ -252,21 +252,18 @@ check "... < 1/2 of the events" fewer ringcfs 2
 # lock_spinpark.c: lab-c's t1 and t2 rows), looked at from each acquisition:
 # one vCPU taking its lock alone, two spinners handing it over, with and
 # without PAUSE, and two parking ones (the futex queue in the cycle)
-check "tas, one vCPU: the same metrics" ring ringtas1 --set 'vms[0].lock=tas' \
-    --set 'vms[0].vcpus=1'
-check "... < 1/100 of the events and folded steps" fewer_steps ringtas1 100
-check "ttas ring of 2: the same metrics" ring ringttas --set 'vms[0].lock=tas' \
-    --set 'vms[0].vcpus=2'
-check "... < 1/1000 of the events" fewer ringttas 1000
-check "tas (cmpxchg loop) ring of 2: the same metrics" ring ringtas \
-    --set 'vms[0].lock={kind: tas, pause: false}' --set 'vms[0].vcpus=2'
-check "... < 1/1000 of the events" fewer ringtas 1000
-check "spinpark, one vCPU: the same metrics" ring ringsp1 --set 'vms[0].lock=spinpark' \
-    --set 'vms[0].vcpus=1'
-check "... < 1/100 of the events and folded steps" fewer_steps ringsp1 100
-check "spinpark without spinning, two vCPUs parking: the same metrics" ring ringmutex \
-    --set 'vms[0].lock={kind: spinpark, spin_count: 0, adaptive: false}' --set 'vms[0].vcpus=2'
-check "... < 1/5 of the events" fewer ringmutex 5
+# ring_lock DESC NAME LOCK VCPUS COUNT DIV: the ring with that lock and that
+# many vCPUs gives the same metrics, and COUNT (fewer, fewer_steps) < 1/DIV
+ring_lock() {
+	check "$1: the same metrics" ring "$2" --set "vms[0].lock=$3" --set "vms[0].vcpus=$4"
+	check "... < 1/$6 of the events ($5)" "$5" "$2" "$6"
+}
+ring_lock "tas, one vCPU" ringtas1 tas 1 fewer_steps 100
+ring_lock "ttas ring of 2" ringttas tas 2 fewer 1000
+ring_lock "tas (cmpxchg loop) ring of 2" ringtas '{kind: tas, pause: false}' 2 fewer 1000
+ring_lock "spinpark, one vCPU" ringsp1 spinpark 1 fewer_steps 100
+ring_lock "spinpark without spinning, two vCPUs parking" ringmutex \
+    '{kind: spinpark, spin_count: 0, adaptive: false}' 2 fewer 5
 # a deliberately wrong replay (its clocks and counters a cycle short) is caught
 export VLOCKSIM_TEST_RINGFF_FAULT=1
 if ring ringbroken; then
