@@ -110,8 +110,7 @@ hist_new(void)
 {
 	struct hist *h = xcalloc(1, sizeof *h);
 
-	h->z.min = h->umin = h->omin = INFINITY;
-	h->z.max = h->umax = -INFINITY;
+	hist_reset(h);	/* the extremes of no sample */
 	return h;
 }
 
