@@ -65,6 +65,8 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->slow_lines = lines->slow_lines;
 	l->slow_word = lines->slow_word;
 	l->slow_ns = lines->slow_ns;
+	l->plain = l->stream_lines <= 0 && l->word_lines <= 0 &&
+	    l->req_lines + l->req_stream <= 0 && l->pool_batches == 0;
 	l->check_fifo = ops->fifo && l->hv->check >= 3;
 	if (l->check_fifo)
 		l->arrival = lock_array(l->arrival, n, sizeof *l->arrival, 0);
@@ -505,6 +507,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		VS_ASSERT(lhp >= 0 && fr >= 0 && lhp + fr <= wait + 1e-6);
 		l->st.wait_lhp_ns += lhp;
 		l->st.wait_free_ns += fr;
+		l->st.wait_ns += wait;	/* (a wait of 0 adds +0: nothing) */
 		l->st.contended++;
 	}
 	l->free_closed += (double)(now - l->free_since);
@@ -513,9 +516,12 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->hold_since = now;
 	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
 	l->st.acquisitions++;
-	l->st.wait_ns += wait;
 	hist_add(l->st.wait, wait);
 	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
+	if (l->plain) {
+		l->data_pcpu = runner->pcpu->id;
+		return lines;
+	}
 	if (pool_slow(l, v)) {
 		/* mm/slab.c 4.3 cache_alloc_refill's slab walk / free_block: struct
 		 * page and freelist lines one after another, and the node's list

@@ -212,6 +212,9 @@ struct glock {
 	int word_lines;		/* section data in the lock word's own line (0 or more) */
 	int req_lines;		/* the requester's own lines, read one after another */
 	int req_stream;		/* ... and those it then copies in one burst */
+	/* 1: a section moves its cs_lines only (none of the four above, no
+	 * pool): a take asks one question, not five (lock_init sets it) */
+	int plain;
 	/* The pool (pool_batches 0: none): batches in it now, the slow path. */
 	int pool_batches, pool_avail, slow_lines, slow_word;
 	double slow_ns;
