@@ -264,56 +264,64 @@ lock_seen_ns(const struct glock *l, const struct vcpu *v)
  * says so through lock_watch_ops), where it spins; so a release asks
  * "is any on another socket, another core of mine, my sibling" in O(1).
  */
-static __attribute__((noinline)) void
-spin_change(struct glock *l, struct vcpu *v, int want)
+/* v starts to count at its pCPU (the socket and core its pcpu keeps; the
+ * per-core counts exist only with SMT: lock_init) */
+static inline __attribute__((always_inline)) void
+spin_add(struct glock *l, struct vcpu *v, struct lock_node *n)
 {
-	struct lock_node *n = &l->node[v->idx];
-	const struct machine *m = l->hv->m;
-	int p;
+	const struct pcpu *p = v->pcpu;
 
-	if (want) {
-		p = v->pcpu->id;
-		n->spin_pcpu = p;
-		if (l->spinners != NULL) {
-			n->spin_idx = l->nspin;
-			l->spinners[l->nspin] = v;
-		}
-		l->nspin++;
-		l->spin_sock[machine_socket_of(m, p)]++;
-		if (m->threads_per_core > 1)
-			l->spin_core[machine_core_of(m, p)]++;
-	} else {
-		p = n->spin_pcpu;
-		if (l->spinners != NULL) {
-			struct vcpu *last = l->spinners[l->nspin - 1];
-
-			l->spinners[n->spin_idx] = last;
-			l->node[last->idx].spin_idx = n->spin_idx;
-		}
-		l->nspin--;
-		n->spin_pcpu = -1;
-		l->spin_sock[machine_socket_of(m, p)]--;
-		if (m->threads_per_core > 1)
-			l->spin_core[machine_core_of(m, p)]--;
+	n->spin_pcpu = p->id;
+	if (l->spinners != NULL) {
+		n->spin_idx = l->nspin;
+		l->spinners[l->nspin] = v;
 	}
+	l->nspin++;
+	l->spin_sock[p->socket]++;
+	if (l->spin_core != NULL)
+		l->spin_core[p->core]++;
 }
 
-/* (the check inline: a call that changes nothing costs no call) */
-static inline void
-spin_update(struct glock *l, struct vcpu *v)
+/* v stops counting where it counted (n->spin_pcpu) */
+static inline __attribute__((always_inline)) void
+spin_del(struct glock *l, struct lock_node *n)
 {
-	const struct lock_node *n = &l->node[v->idx];
-	int want = n->spinning && n->wait_since >= 0;
+	const struct machine *m = l->hv->m;
+	int p = n->spin_pcpu;
 
-	if (want != (n->spin_pcpu >= 0))
-		spin_change(l, v, want);
+	if (l->spinners != NULL) {
+		struct vcpu *last = l->spinners[l->nspin - 1];
+
+		l->spinners[n->spin_idx] = last;
+		l->node[last->idx].spin_idx = n->spin_idx;
+	}
+	l->nspin--;
+	n->spin_pcpu = -1;
+	l->spin_sock[machine_socket_of(m, p)]--;
+	if (l->spin_core != NULL)
+		l->spin_core[machine_core_of(m, p)]--;
 }
 
+/* A take's: v, inside acquire no more, stops counting (out of line: the
+ * take's registers stay off it) */
+static __attribute__((noinline)) void
+spin_leave(struct glock *l, struct lock_node *n)
+{
+	spin_del(l, n);
+}
+
+/* guest.c: v spins on a pCPU now, or no more; it counts while also inside
+ * acquire (the bodies inline: most calls change the counts) */
 static void
 watch_spinning(struct glock *l, struct vcpu *v, int on)
 {
-	l->node[v->idx].spinning = (unsigned char)on;
-	spin_update(l, v);
+	struct lock_node *n = &l->node[v->idx];
+
+	if (!on) {
+		if (n->spin_pcpu >= 0)
+			spin_del(l, n);
+	} else if (n->wait_since >= 0 && n->spin_pcpu < 0)
+		spin_add(l, v, n);
 }
 
 /*
@@ -322,7 +330,7 @@ watch_spinning(struct glock *l, struct vcpu *v, int on)
  * has it in M, and every waiter spinning on the word re-reads it after each
  * write, so holds it in S; the read-for-ownership invalidates all copies at
  * once: the farthest holder's transfer, a local hit if v alone has it.
- * The farthest is found from the spinners' counts by place (spin_update),
+ * The farthest is found from the spinners' counts by place (spin_add),
  * in constant time; where only some spinners read the word (an MCS queue:
  * ops->reads_word), from the list of spinners.
  */
@@ -331,7 +339,7 @@ own_ns(const struct glock *l, const struct vcpu *v)
 {
 	const struct machine *m = l->hv->m;
 	double ns = lock_seen_ns(l, v), d;
-	int i, p, self, core;
+	int i, self, core, sock;
 
 	if (!m->release_visibility || v->pcpu == NULL || l->nspin == 0)
 		return ns;
@@ -347,16 +355,16 @@ own_ns(const struct glock *l, const struct vcpu *v)
 		}
 		return ns;
 	}
-	p = v->pcpu->id;
 	self = l->node[v->idx].spin_pcpu >= 0;
 	/* One thread a core: a core's only spinner can be v itself (a vCPU is
 	 * counted on the pCPU it runs on, and uncounted when it stops), so
 	 * spin_core is neither kept nor read (with N/8 VMs it was a cold line
 	 * of an npcpus-long array per lock and release) */
-	core = m->threads_per_core > 1 ? l->spin_core[machine_core_of(m, p)] : self;
-	if (l->nspin > l->spin_sock[machine_socket_of(m, p)] && m->line_ns[HW_REMOTE] > ns)
+	core = l->spin_core != NULL ? l->spin_core[v->pcpu->core] : self;
+	sock = l->spin_sock[v->pcpu->socket];
+	if (l->nspin > sock && m->line_ns[HW_REMOTE] > ns)
 		ns = m->line_ns[HW_REMOTE];
-	if (l->spin_sock[machine_socket_of(m, p)] > core && m->line_ns[HW_SOCKET] > ns)
+	if (sock > core && m->line_ns[HW_SOCKET] > ns)
 		ns = m->line_ns[HW_SOCKET];
 	if (core > self && m->line_ns[HW_SIBLING] > ns)
 		ns = m->line_ns[HW_SIBLING];
@@ -493,7 +501,8 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		    (unsigned long long)(l->entries - 1));
 	wait = (double)(now - l->node[v->idx].wait_since);
 	l->node[v->idx].wait_since = -1;
-	spin_update(l, v);
+	if (l->node[v->idx].spin_pcpu >= 0)
+		spin_leave(l, &l->node[v->idx]);
 	l->waiting--;
 	if (wait > 0) {
 		/* The wait's holder-preempted and free parts; both clocks only

@@ -182,7 +182,6 @@ struct lock_node {
 	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
 	int spin_pcpu;		/* counted among the spinners on this pCPU; -1 not */
 	int spin_idx;		/* ... at this index of spinners[] (if listed) */
-	unsigned char spinning;	/* guest.c: spins on the lock on a pCPU */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
 	unsigned char kick_ipi;	/* releasing: its kick is the guest's own wake IPI (lock_wake) */
 	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
