@@ -343,7 +343,7 @@ own_ns(const struct glock *l, const struct vcpu *v)
 
 	if (!m->release_visibility || v->pcpu == NULL || l->nspin == 0)
 		return ns;
-	if (l->ops->reads_word != NULL) {
+	if (l->spinners != NULL) {	/* ops->reads_word asks (lock_init) */
 		for (i = 0; i < l->nspin; i++) {
 			const struct vcpu *w = l->spinners[i];
 
@@ -525,7 +525,10 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->hold_since = now;
 	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
 	l->st.acquisitions++;
-	hist_add(l->st.wait, wait);
+	if (wait > 0)
+		hist_add_nz(l->st.wait, wait);	/* (known not 0: not asked again) */
+	else
+		hist_add(l->st.wait, 0);
 	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
 	if (l->plain) {
 		l->data_pcpu = runner->pcpu->id;
