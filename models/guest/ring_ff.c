@@ -188,6 +188,7 @@ ring_ff_look(struct glock *l, struct vcpu *v)
 	struct ring_ff *r = l->ring;
 	struct sim *s = l->sim;
 	struct ffs *a, *b;
+	uint64_t d;
 	int64_t k;
 
 	if (r == NULL) {
@@ -216,14 +217,17 @@ ring_ff_look(struct glock *l, struct vcpu *v)
 			look_after(l, 1);
 		return;
 	}
-	if (!r->have || draws(l->vm) != r->draws) {
+	/* (the streams read once a look: with a thousand vCPUs each is a
+	 * line, two misses an acquisition while the looks come each turn) */
+	d = draws(l->vm);
+	if (!r->have || d != r->draws) {
 		/* a cycle begins here; one that drew begins here again */
 		if (r->have && ++r->misses >= RING_TRIES) {
 			miss(l, r);
 			return;
 		}
 		r->have = 1;
-		r->draws = draws(l->vm);
+		r->draws = d;
 		r->taker = v;
 		r->at = l->st.acquisitions;
 		look_after(l, 1);
