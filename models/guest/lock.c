@@ -14,6 +14,8 @@
 #include "hv/hv.h"
 #include "stats.h"
 
+_Static_assert(sizeof(struct lock_node) == 64, "a lock node is one line (lock.h)");
+
 /* n zeroed elements: a renewed lock's own array cleared, else a new one
  * (line-aligned where the hot path reads it per vCPU). */
 static void *
@@ -51,7 +53,6 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	for (i = 0; i < vm->nvcpus; i++) {
 		l->node[i].wait_since = -1;
 		l->node[i].req_pcpu = -1;
-		l->node[i].spin_pcpu = -1;
 		l->node[i].pool_put = (unsigned char)(i & 1);	/* half of them put first */
 	}
 	l->spin_sock = lock_array(l->spin_sock, (size_t)l->hv->m->sockets, sizeof *l->spin_sock, 0);
@@ -271,7 +272,7 @@ spin_add(struct glock *l, struct vcpu *v, struct lock_node *n)
 {
 	const struct pcpu *p = v->pcpu;
 
-	n->spin_pcpu = p->id;
+	n->spin_at = p;
 	if (l->spinners != NULL) {
 		n->spin_idx = l->nspin;
 		l->spinners[l->nspin] = v;
@@ -282,12 +283,11 @@ spin_add(struct glock *l, struct vcpu *v, struct lock_node *n)
 		l->spin_core[p->core]++;
 }
 
-/* v stops counting where it counted (n->spin_pcpu) */
+/* v stops counting where it counted (n->spin_at) */
 static inline __attribute__((always_inline)) void
 spin_del(struct glock *l, struct lock_node *n)
 {
-	const struct machine *m = l->hv->m;
-	int p = n->spin_pcpu;
+	const struct pcpu *p = n->spin_at;
 
 	if (l->spinners != NULL) {
 		struct vcpu *last = l->spinners[l->nspin - 1];
@@ -296,10 +296,10 @@ spin_del(struct glock *l, struct lock_node *n)
 		l->node[last->idx].spin_idx = n->spin_idx;
 	}
 	l->nspin--;
-	n->spin_pcpu = -1;
-	l->spin_sock[machine_socket_of(m, p)]--;
+	n->spin_at = NULL;
+	l->spin_sock[p->socket]--;
 	if (l->spin_core != NULL)
-		l->spin_core[machine_core_of(m, p)]--;
+		l->spin_core[p->core]--;
 }
 
 /* A take's: v, inside acquire no more, stops counting (out of line: the
@@ -318,9 +318,9 @@ watch_spinning(struct glock *l, struct vcpu *v, int on)
 	struct lock_node *n = &l->node[v->idx];
 
 	if (!on) {
-		if (n->spin_pcpu >= 0)
+		if (n->spin_at != NULL)
 			spin_del(l, n);
-	} else if (n->wait_since >= 0 && n->spin_pcpu < 0)
+	} else if (n->wait_since >= 0 && n->spin_at == NULL)
 		spin_add(l, v, n);
 }
 
@@ -355,7 +355,7 @@ own_ns(const struct glock *l, const struct vcpu *v)
 		}
 		return ns;
 	}
-	self = l->node[v->idx].spin_pcpu >= 0;
+	self = l->node[v->idx].spin_at != NULL;
 	/* One thread a core: a core's only spinner can be v itself (a vCPU is
 	 * counted on the pCPU it runs on, and uncounted when it stops), so
 	 * spin_core is neither kept nor read (with N/8 VMs it was a cold line
@@ -501,7 +501,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		    (unsigned long long)(l->entries - 1));
 	wait = (double)(now - l->node[v->idx].wait_since);
 	l->node[v->idx].wait_since = -1;
-	if (l->node[v->idx].spin_pcpu >= 0)
+	if (l->node[v->idx].spin_at != NULL)
 		spin_leave(l, &l->node[v->idx]);
 	l->waiting--;
 	if (wait > 0) {

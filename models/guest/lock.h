@@ -45,6 +45,7 @@
 #include "util.h"
 
 struct glock;
+struct pcpu;
 struct vcpu;
 struct vm;
 struct hv;
@@ -179,9 +180,12 @@ struct lock_node {
 	/* one line a vCPU (lock_new aligns the array): with a thousand vCPUs a
 	 * node is out of cache when its vCPU next takes the lock */
 	_Alignas(64) sim_time_t wait_since;	/* inside acquire since; -1 when not waiting */
-	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
-	int spin_pcpu;		/* counted among the spinners on this pCPU; -1 not */
+	/* counted among the spinners on this pCPU (NULL: not): its socket and
+	 * core are in its own first line, which a take has just read, where
+	 * the machine's table of them was a line out of cache at 1024 vCPUs */
+	const struct pcpu *spin_at;
 	int spin_idx;		/* ... at this index of spinners[] (if listed) */
+	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
 	unsigned char kick_ipi;	/* releasing: its kick is the guest's own wake IPI (lock_wake) */
 	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
