@@ -422,6 +422,14 @@ lock_atomic_ns(const struct glock *l)
 	return l->hv->m->atomic_ns;
 }
 
+/* Tell the probe of a lock event of v on pcpu (out of line: with nobody
+ * watching, a take or a release keeps no registers for its arguments) */
+static __attribute__((noinline, cold)) void
+lock_probe(const struct glock *l, enum probe_kind k, const struct vcpu *v, int pcpu)
+{
+	hv_probe(l->hv, k, v->id, pcpu, l, 0);
+}
+
 /* v's time runnable but not running (preempted by the host) up to now. */
 static double
 runnable_ns(const struct vcpu *v, sim_time_t now)
@@ -457,7 +465,8 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	l->waiting++;
 	if (l->check_fifo)
 		l->arrival[v->idx] = l->arrivals++;
-	hv_probe(l->hv, PR_LOCK_WAIT, v->id, v->pcpu->id, l, 0);
+	if (l->hv->probe != NULL)
+		lock_probe(l, PR_LOCK_WAIT, v, v->pcpu->id);
 	l->ops->acquire(l, v);
 }
 
@@ -523,7 +532,8 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->holder = v;
 	l->holder_rt0 = runnable_ns(v, now);
 	l->hold_since = now;
-	hv_probe(l->hv, PR_LOCK_TAKEN, v->id, runner->pcpu->id, l, 0);
+	if (l->hv->probe != NULL)
+		lock_probe(l, PR_LOCK_TAKEN, v, runner->pcpu->id);
 	l->st.acquisitions++;
 	if (wait > 0)
 		hist_add_nz(l->st.wait, wait);	/* (known not 0: not asked again) */
@@ -608,7 +618,8 @@ leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	l->lhp_closed += runnable_ns(v, l->sim->now) - l->holder_rt0;
 	l->free_since = l->sim->now;
 	l->holder = NULL;
-	hv_probe(l->hv, PR_LOCK_RELEASE, v->id, runner->pcpu->id, l, 0);
+	if (l->hv->probe != NULL)
+		lock_probe(l, PR_LOCK_RELEASE, v, runner->pcpu->id);
 }
 
 void
