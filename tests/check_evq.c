@@ -152,8 +152,14 @@ ref_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-START_TEST(test_random_vs_reference)
+/* 100000 random pushes, cancels and pops against the reference, with at
+ * most maxn pending (a push past it pops instead); with maxn bounded, 7 in
+ * 8 pushes are at or after the latest pushed time, so the entries move on
+ * through the array. */
+static void
+random_vs_reference(size_t maxn)
 {
+	sim_time_t last = 0;
 	struct evq *q = evq_new();
 	struct ref *r = xmalloc(100000 * sizeof *r);
 	evq_id *dead = xmalloc(100000 * sizeof *dead);
@@ -166,15 +172,18 @@ START_TEST(test_random_vs_reference)
 		uint64_t x = xs64(&s);
 		unsigned op = x % 10;
 
-		if (op < 5 || n == 0) {
+		if (n == 0 || (op < 5 && n < maxn)) {
 			/* Narrow time range so ties are frequent. */
 			r[n].time = now + (sim_time_t)((x >> 8) % 64);
+			if (maxn != SIZE_MAX && (x >> 32) % 8 != 0)
+				r[n].time = last + (sim_time_t)((x >> 8) % 4);
+			last = r[n].time > last ? r[n].time : last;
 			r[n].seq = seq++;
 			r[n].data = (int64_t)k;
 			r[n].id = evq_push(q, r[n].time, NULL, NULL, r[n].data);
 			ck_assert_uint_ne(r[n].id, EVQ_NONE);
 			n++;
-		} else if (op < 7) {
+		} else if (op >= 5 && op < 7) {
 			i = (x >> 8) % n;
 			ck_assert_int_eq(evq_cancel(q, r[i].id), 1);
 			dead[ndead++] = r[i].id;
@@ -190,9 +199,11 @@ START_TEST(test_random_vs_reference)
 			r[0] = r[--n];
 		}
 		ck_assert_uint_eq(evq_size(q), n);
-		/* Some recently dead id must be refused. */
+		/* Some recently dead id must be refused (with few slots, one
+		 * of the latest 1000: an id aliases after 4096 reuses). */
 		if (ndead > 0 && (x >> 40) % 4 == 0) {
-			evq_id d = dead[(x >> 20) % ndead];
+			size_t w = maxn == SIZE_MAX || ndead < 1000 ? ndead : 1000;
+			evq_id d = dead[ndead - w + (x >> 20) % w];
 
 			ck_assert_int_eq(evq_pending(q, d), 0);
 			ck_assert_int_eq(evq_cancel(q, d), 0);
@@ -209,6 +220,19 @@ START_TEST(test_random_vs_reference)
 	free(r);
 	free(dead);
 	evq_free(q);
+}
+
+START_TEST(test_random_vs_reference)
+{
+	random_vs_reference(SIZE_MAX);
+}
+END_TEST
+
+/* Few pending, so the queue stays a sorted array, which pops walk to the
+ * end of its room and pushes then move to the front (sorted_insert_room). */
+START_TEST(test_random_sorted_vs_reference)
+{
+	random_vs_reference(6);
 }
 END_TEST
 
@@ -866,6 +890,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_cancel);
 	tcase_add_test(tc, test_cancel_root_and_last);
 	tcase_add_test(tc, test_random_vs_reference);
+	tcase_add_test(tc, test_random_sorted_vs_reference);
 	tcase_add_test(tc, test_move_as_cancel_push);
 	tcase_add_test(tc, test_lanes_as_heap);
 	tcase_add_test(tc, test_early_first);

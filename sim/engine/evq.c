@@ -148,6 +148,7 @@ struct evq {
 	size_t nlive;		/* live lane entries, all lanes */
 	struct evq_hent *base;	/* aligned allocation */
 	size_t cap;
+	struct evq_hent *hend;	/* base + EVQ_PAD + cap: the sorted array's room ends there */
 	int sorted;		/* t.h[0 .. t.n) sorted, else a heap at base + EVQ_PAD */
 	struct slot *slots;
 	size_t nslots, slotcap;
@@ -329,6 +330,7 @@ static void
 heap_grow(struct evq *q)
 {
 	hgrow(&q->base, &q->t.h, &q->cap, q->t.n);
+	q->hend = q->base + EVQ_PAD + q->cap;
 }
 
 /*
@@ -482,33 +484,52 @@ sorted_to_front(struct evq *q)
 	q->t.h = h0;
 }
 
+/* Sorted array h (n entries, room after them) takes e, walking in from the
+ * tail. */
+static inline void
+sorted_put_tail(struct evq *q, struct evq_hent *h, size_t n, struct evq_hent e)
+{
+	struct evq_hent *p;
+
+	q->t.n = n + 1;
+	for (p = h + n; p > h && hless(&e, &p[-1]); p--)
+		p[0] = p[-1];
+	*p = e;
+	q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
+}
+
+/* sorted_insert when the array has no room after its last entry: moved to
+ * the front (or grown) first.  Out of line and a tail call: inline, the
+ * call kept e in a frame and cost every sorted_insert a longer prologue. */
+static __attribute__((noinline, cold)) void
+sorted_insert_room(struct evq *q, struct evq_hent e)
+{
+	sorted_to_front(q);
+	if (q->t.n == q->cap)
+		heap_grow(q);
+	sorted_put_tail(q, q->t.h, q->t.n, e);
+}
+
 /* A push walks in from the nearer end: from the head when e sorts before
  * the middle and there is room before the head (pops leave it), so an event
  * due soon, as most near ones are, passes few entries. */
 static void
 sorted_insert(struct evq *q, struct evq_hent e)
 {
-	struct evq_hent *h = q->t.h;
-	size_t i, n = q->t.n;
+	struct evq_hent *h = q->t.h, *p;
+	size_t n = q->t.n;
 
 	if (h > q->base + EVQ_PAD && n > 0 && hless(&e, &h[n >> 1])) {
-		q->t.h = --h;
-		q->t.n++;
-		for (i = 0; hless(&h[i + 1], &e); i++)
-			h[i] = h[i + 1];
-		h[i] = e;
+		q->t.h = p = h - 1;
+		q->t.n = n + 1;
+		for (; hless(&p[1], &e); p++)
+			p[0] = p[1];
+		*p = e;
 		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
-		return;
-	}
-	if ((size_t)(q->t.h - q->base - EVQ_PAD) + q->t.n == q->cap) {
-		sorted_to_front(q);
-		if (q->t.n == q->cap)
-			heap_grow(q);
-	}
-	for (i = q->t.n++; i > 0 && hless(&e, &q->t.h[i - 1]); i--)
-		q->t.h[i] = q->t.h[i - 1];
-	q->t.h[i] = e;
-	q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
+	} else if (h + n == q->hend)
+		sorted_insert_room(q, e);
+	else
+		sorted_put_tail(q, h, n, e);
 }
 
 /* The sorted index of slot s's entry. */
@@ -669,7 +690,7 @@ id_of(const struct evq *q, uint32_t s)
 	return (s + 1) | (q->slots[s].gen << EVQ_SLOT_BITS);
 }
 
-static inline evq_id
+static inline __attribute__((always_inline)) evq_id
 push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t), void *arg,
     int64_t data, uint64_t class)
 {
