@@ -1146,7 +1146,9 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 			out->data = g->data;
 			q->now = g->time;
 			*g->at = -1;
-			q->gr[q->ghead].at = NULL;
+			/* out of the ring, unmarked (nothing reads outside it) */
+			q->ghead = (q->ghead + 1) & (q->gcap - 1);
+			q->gn--;
 			ghost_trim(q);
 			return 1;
 		}
@@ -1262,10 +1264,31 @@ ghost_trim(struct evq *q)
 	side_note(q);
 }
 
-/* The ring doubled (out of line: inline, its registers cost every
- * evq_ghost a longer prologue). */
-static __attribute__((noinline)) void
-ghost_grow(struct evq *q)
+/* The ghost at (t, key) for *at, at the ring's tail, where there is room. */
+static inline void
+ghost_put(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
+{
+	uint32_t n = q->gn, i = (q->ghead + n) & (q->gcap - 1);
+	struct ghost *g = &q->gr[i];
+
+	q->gn = n + 1;
+	g->time = t;
+	g->key = key;
+	g->at = at;
+	g->fn = NULL;
+	*at = (int32_t)i;
+	if (n == 0) {
+		q->gh.time = t;
+		q->gh.key = key;
+		side_note(q);
+	}
+}
+
+/* The ring doubled, then the ghost put; returns 1, evq_ghost's answer.  Out
+ * of line and a tail call: inline, or a call evq_ghost returned from, its
+ * registers cost every evq_ghost a longer prologue. */
+static __attribute__((noinline, cold)) int
+ghost_grow_put(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
 {
 	uint32_t cap = q->gcap ? 2 * q->gcap : 16, k;
 	struct ghost *r = xcalloc(cap, sizeof *r);
@@ -1279,26 +1302,8 @@ ghost_grow(struct evq *q)
 	q->gr = r;
 	q->gcap = cap;
 	q->ghead = 0;
-}
-
-static void
-ghost_append(struct evq *q, sim_time_t t, uint64_t key, int32_t *at)
-{
-	uint32_t i;
-
-	if (q->gn == q->gcap)
-		ghost_grow(q);
-	i = (q->ghead + q->gn++) & (q->gcap - 1);
-	q->gr[i].time = t;
-	q->gr[i].key = key;
-	q->gr[i].at = at;
-	q->gr[i].fn = NULL;
-	*at = (int32_t)i;
-	if (q->gn == 1) {
-		q->gh.time = t;
-		q->gh.key = key;
-		side_note(q);
-	}
+	ghost_put(q, t, key, at);
+	return 1;
 }
 
 /*
@@ -1347,6 +1352,7 @@ int
 evq_ghost(struct evq *q, sim_time_t per, int32_t *at)
 {
 	sim_time_t t = q->now + per;
+	uint64_t key;
 	uint32_t tail;
 
 	if (q->gn > 0) {
@@ -1355,7 +1361,10 @@ evq_ghost(struct evq *q, sim_time_t per, int32_t *at)
 			return 0;	/* out of the ring's order: a real push */
 	}
 	q->gper = per;
-	ghost_append(q, t, key_take(q), at);
+	key = key_take(q);
+	if (q->gn == q->gcap)
+		return ghost_grow_put(q, t, key, at);
+	ghost_put(q, t, key, at);
 	return 1;
 }
 
