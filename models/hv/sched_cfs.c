@@ -75,13 +75,6 @@ sched_cfs_vruntime(const struct hv *hv, const struct vcpu *v)
 	return fair_vruntime(hv, v);
 }
 
-/* LNX-3.6 fair.c update_curr: the running entity's vruntime, weighted */
-static void
-cfs_update_curr(struct fair *f, struct fair_rq *rq, struct fair_se *se, int64_t d)
-{
-	se->vruntime += fair_delta(d, se);
-}
-
 /* LNX-3.6 fair.c __sched_period: stretch the latency past nr_latency tasks */
 static int64_t
 sched_period(const struct cfs *c, int nr)
@@ -408,7 +401,7 @@ static const struct fair_class cfs_class = {
 	.pick_with_curr = 0,
 	.min_vr_curr_on_rq = 0,
 	.avg_vruntime = 0,
-	.update_curr = cfs_update_curr,
+	.update_curr = NULL,	/* 3.2 update_curr moves vruntime only */
 	.enqueue_entity = cfs_enqueue_entity,
 	.dequeue_entity = cfs_dequeue_entity,
 	.pick_next_entity = cfs_pick_next_entity,

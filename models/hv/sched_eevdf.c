@@ -154,11 +154,10 @@ update_deadline(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	}
 }
 
-/* LNX-6.6 fair.c update_curr */
+/* LNX-6.6 fair.c update_curr: after the vruntime (fair_update_curr_at), the deadline */
 static void
-eevdf_update_curr(struct fair *f, struct fair_rq *rq, struct fair_se *se, int64_t d)
+eevdf_update_curr(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
-	se->vruntime += fair_delta(d, se);
 	update_deadline(f, rq, se);
 }
 

@@ -581,7 +581,9 @@ fair_update_curr_at(struct fair *f, struct fair_rq *rq, sim_time_t now)
 	se->exec_start = now;
 	se->sum_exec += d;
 	rq->load_unacc += d;	/* LNX-3.2 __update_curr: load_unacc_exec_time */
-	f->cls->update_curr(f, rq, se, d);
+	se->vruntime += fair_delta(d, se);	/* LNX-3.6 update_curr: weighted */
+	if (f->cls->update_curr != NULL)
+		f->cls->update_curr(f, rq, se);
 	update_min_vruntime(f, rq);
 	account_cfs_rq_runtime(f, rq, d);
 }

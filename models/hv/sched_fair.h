@@ -177,8 +177,9 @@ struct fair_class {
 	 * its placement and pick read; 0: nothing reads them (3.2), and they
 	 * are not kept (an imul at every insert, remove and min_vruntime move). */
 	int avg_vruntime;
-	void (*update_curr)(struct fair *, struct fair_rq *, struct fair_se *curr,
-	    int64_t delta);
+	/* update_curr after curr's vruntime moved (fair_update_curr_at; NULL:
+	 * nothing more, as 3.2: no indirect call at every switch and yield) */
+	void (*update_curr)(struct fair *, struct fair_rq *, struct fair_se *curr);
 	void (*enqueue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
 	/* Returns 0 if the entity stays queued, delayed (LNX-6.12 DELAY_DEQUEUE). */
 	int (*dequeue_entity)(struct fair *, struct fair_rq *, struct fair_se *, int flags);
