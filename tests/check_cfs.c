@@ -1307,6 +1307,42 @@ START_TEST(groups_none_is_the_default)
 }
 END_TEST
 
+/* hv_resched (hv.c): a raise for later pushes one schedule, which a later
+ * raise leaves and an earlier one moves up; a raise for now takes its place
+ * (resched_later), and while one for now is pending every raise leaves it. */
+START_TEST(a_raise_for_now_overtakes_one_pending_later)
+{
+	struct rig t;
+	struct pcpu *p;
+	sim_time_t now;
+
+	rig_init(&t, &sched_cfs_ops, M1, NULL, 0);
+	th_vm(&t, "a", 1, 0);
+	th_vm(&t, "b", 1, 0);
+	rig_start(&t);
+	rig_until(&t, 10 * MS);
+	p = &t.hv.pcpus[0];
+	now = t.sim.now;
+	ck_assert(!p->sched_now && p->sched_ev == EVQ_NONE);
+	hv_resched(p, 50 * US);
+	ck_assert(!p->sched_now && p->sched_ev != EVQ_NONE);
+	ck_assert_int_eq(p->sched_at, now + 50 * US);
+	hv_resched(p, 80 * US);
+	ck_assert_int_eq(p->sched_at, now + 50 * US);
+	hv_resched(p, 20 * US);
+	ck_assert_int_eq(p->sched_at, now + 20 * US);
+	hv_resched(p, 0);
+	ck_assert(p->sched_now && p->sched_ev == EVQ_NONE);
+	ck_assert_int_eq(p->sched_at, now);
+	hv_resched(p, 0);
+	hv_resched(p, 10 * US);
+	ck_assert(p->sched_now && p->sched_ev == EVQ_NONE);
+	rig_until(&t, now);	/* it runs; nothing is left for later */
+	ck_assert(!p->sched_now && p->sched_ev == EVQ_NONE);
+	rig_free(&t);
+}
+END_TEST
+
 static Suite *
 cfs_suite(void)
 {
@@ -1341,6 +1377,7 @@ cfs_suite(void)
 	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
 	tcase_add_test(tc, groups_none_is_the_default);
 	tcase_add_test(tc, group_shares_follow_the_averaged_load);
+	tcase_add_test(tc, a_raise_for_now_overtakes_one_pending_later);
 	suite_add_tcase(s, tc);
 	return s;
 }

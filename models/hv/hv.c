@@ -228,14 +228,14 @@ hv_measured_ns(const struct hv *hv)
 	return hv->sim->now - hv->stats_from;
 }
 
-void
-hv_resched(struct pcpu *p, sim_time_t delay)
+/* hv_resched with a delay, or with one pending later (at > now): out of
+ * line, so that the common raise for now saves no registers */
+static __attribute__((noinline)) void
+resched_later(struct pcpu *p, sim_time_t delay)
 {
 	struct sim *s = p->hv->sim;
 	sim_time_t at = s->now + delay;
 
-	if (p->sched_now)
-		return;		/* one for now is pending: at >= now */
 	if (p->sched_ev != EVQ_NONE) {
 		if (p->sched_at <= at)
 			return;
@@ -243,14 +243,30 @@ hv_resched(struct pcpu *p, sim_time_t delay)
 	}
 	p->sched_at = at;
 	if (delay == 0) {
-		/* raised for now (a yield, a block, a tick's or a wake's preemption):
-		 * usually nothing else is due at now, and it runs as soon as the
-		 * event raising it ends, without a push and a pop (sim_defer) */
 		p->sched_now = 1;
 		sim_defer(s, hv_schedule_ev, p, 0);
 		return;
 	}
 	p->sched_ev = sim_at(s, at, hv_schedule_ev, p, 0);
+}
+
+void
+hv_resched(struct pcpu *p, sim_time_t delay)
+{
+	struct sim *s = p->hv->sim;
+
+	if (p->sched_now)
+		return;		/* one for now is pending: at >= now */
+	if (delay != 0 || p->sched_ev != EVQ_NONE) {
+		resched_later(p, delay);
+		return;
+	}
+	/* raised for now (a yield, a block, a tick's or a wake's preemption):
+	 * usually nothing else is due at now, and it runs as soon as the
+	 * event raising it ends, without a push and a pop (sim_defer) */
+	p->sched_at = s->now;
+	p->sched_now = 1;
+	sim_defer(s, hv_schedule_ev, p, 0);
 }
 
 /* Xen 4.2 schedule.c: cpu_raise_softirq; a remote pCPU needs an IPI */
