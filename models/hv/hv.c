@@ -13,7 +13,8 @@
 
 static void unpark(struct vcpu *);
 
-static void
+/* inline: twice at every switch */
+static inline void
 set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
 {
 	vcpu_set_runstate(v, rs, hv->sim->now);
@@ -457,7 +458,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 				    next->id, p->id, q);
 	}
 	if (next == NULL) {
-		hv_set_pcpu_load(p, LOAD_IDLE);
+		hv_pcpu_load(p, LOAD_IDLE);
 		hv_idle_enter(hv, p);
 		return;
 	}
@@ -469,7 +470,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 		unpark(next);
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
-	hv_set_pcpu_load(p, LOAD_BUSY);
+	hv_pcpu_load(p, LOAD_BUSY);
 	kind_op_sched_in(hv->kind, hv, next);
 	hv->gops->run(next, hv->m->ctx_switch_ns);
 }

@@ -240,22 +240,27 @@ int hv_yield_to(struct vcpu *from, struct vcpu *to);
 void hv_pv_kick(struct vcpu *from, struct vcpu *to);
 int hv_pv_sched_yield(struct vcpu *from, struct vcpu *to);
 
-/* The guest says what its running vCPU does; siblings are re-rated.  Inline
- * so the usual cases (the load it already has, no SMT) cost no call; kept
- * this small, as a bigger body inlined at every step stops arm_work's own
- * inlining (lab-c t4/tas +2.0% instructions). */
+/* pCPU p's load; its siblings are re-rated.  Inline so the usual cases (the
+ * load it already has, no SMT) cost no call, at every guest step and switch;
+ * kept this small, as a bigger body inlined at every step stops arm_work's
+ * own inlining (lab-c t4/tas +2.0% instructions). */
 void hv_set_pcpu_load(struct pcpu *, enum hw_load);
 static inline void
-hv_set_load(struct vcpu *v, enum hw_load load)
+hv_pcpu_load(struct pcpu *p, enum hw_load load)
 {
-	struct pcpu *p = v->pcpu;
-
-	if (p == NULL || p->load == load)
+	if (p->load == load)
 		return;
 	if (!p->smt)
 		p->load = load;	/* no sibling to re-rate: all hv_set_pcpu_load does */
 	else
 		hv_set_pcpu_load(p, load);
+}
+/* The guest says what its running vCPU does. */
+static inline void
+hv_set_load(struct vcpu *v, enum hw_load load)
+{
+	if (v->pcpu != NULL)
+		hv_pcpu_load(v->pcpu, load);
 }
 /* Speed of guest work on v's pCPU now (1 = nominal): its SMT siblings'
  * loads, kept per pCPU by hv_set_pcpu_load. */
