@@ -461,6 +461,47 @@ START_TEST(wait_wake_and_barrier)
 }
 END_TEST
 
+/*
+ * A lock call's caller goes on to its next compute in the call's own step
+ * (interp.c wl_next_work / wl_next_mid, over the walk compile.c next_plan
+ * made): past one counter, two counters, a finite loop's end either way
+ * and an inner loop's exit, the counters and the loops come out as the slow
+ * path's (fast_forward: false), with the same times.
+ */
+START_TEST(lock_calls_walk_to_the_next_compute)
+{
+	static const char *const ff[] = { "true", "false" };
+	double run[2], wait[2], folded[2];
+	struct metrics m;
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof text, "name: w\nseed: 3\nuntil: duration\nduration: 1ms\n"
+		    "fast_forward: %s\n" HOST "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
+		    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n"
+		    "      - loop: 3\n        do:\n          - count: outer\n"
+		    "          - loop: 4\n            do: [{compute: {dist: exponential, mean: 1us}},"
+		    " {acquire: l}, {compute: 100ns}, {release: l}, {count: a}]\n"
+		    "          - loop: 2\n            do: [{compute: {dist: exponential, mean: 1us}},"
+		    " {acquire: l}, {compute: 100ns}, {release: l}, {count: b}, {count: c}]\n",
+		    ff[i]);
+		tu_run(text, 3, NULL, &m);
+		ck_assert_double_eq(tu_metric(&m, "g.outer"), 2 * 3);
+		ck_assert_double_eq(tu_metric(&m, "g.a"), 2 * 3 * 4);
+		ck_assert_double_eq(tu_metric(&m, "g.b"), 2 * 3 * 2);
+		ck_assert_double_eq(tu_metric(&m, "g.c"), 2 * 3 * 2);
+		run[i] = tu_metric(&m, "g.running_share");
+		wait[i] = tu_metric(&m, "g.l.wait_mean_ns");
+		folded[i] = tu_metric(&m, "steps_folded");
+		metrics_free(&m);
+	}
+	ck_assert_double_eq(run[0], run[1]);
+	ck_assert_double_eq(wait[0], wait[1]);
+	ck_assert_double_gt(folded[0], 0);
+}
+END_TEST
+
 START_TEST(bad_task_input_is_refused)
 {
 	struct scenario sc;
@@ -509,6 +550,7 @@ main(void)
 	tcase_add_test(tc, preempt_voluntary_switches_at_a_nested_mutex_lock);
 	tcase_add_test(tc, by_loop_names_the_iteration_s_instance);
 	tcase_add_test(tc, wait_wake_and_barrier);
+	tcase_add_test(tc, lock_calls_walk_to_the_next_compute);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);
 	return tu_main(s);

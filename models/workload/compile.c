@@ -232,6 +232,57 @@ body_endless(const struct workload *w, size_t at)
 	return 1;
 }
 
+/*
+ * The walk that interp.c wl_next_work makes at each lock call, made here
+ * once per op: from op `from`, over counters and at most one loop end of a
+ * loop the fast-forward leaves alone (its body not fixed), to a compute
+ * within 8 ops; `round`: that loop goes round again.  *end: the loop end
+ * passed, when its loop is finite (its count is what decides round).
+ */
+static struct wl_next
+next_walk(const struct workload *w, size_t from, int round, int *end)
+{
+	struct wl_next x = { -1, -1 };
+	size_t pc = from;
+	int k, loops = 0;
+
+	for (k = 0; k < 8; k++) {
+		const struct wl_op *o = &w->ops[pc];
+
+		if (o->op == OP_COMPUTE) {
+			x.at = (int)pc;
+			return x;
+		}
+		if (o->op == OP_COUNT) {
+			x.count = x.count == -1 ? o->arg : -2;
+			pc++;
+		} else if (o->op == OP_ENDLOOP && !w->ops[o->jump - 1].ff && loops++ == 0) {
+			int forever = w->ops[o->jump - 1].n < 0;
+
+			if (!forever)
+				*end = (int)pc;
+			pc = forever || round ? (size_t)o->jump : pc + 1;
+		} else
+			break;
+	}
+	return (struct wl_next){ -1, -1 };
+}
+
+/* Every op's nx and nx_end (wl_priv.h), once the loops' ff are known. */
+static void
+next_plan(struct workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nops; i++) {
+		int end = -1;
+
+		w->ops[i].nx[0] = next_walk(w, i, 0, &end);
+		w->ops[i].nx[1] = next_walk(w, i, 1, &end);
+		w->ops[i].nx_end = end;
+	}
+}
+
 /* `ipi: {to: ...}` */
 static const char *const ipi_to_names[] = { "all", "others", "random", NULL };
 
@@ -1474,6 +1525,7 @@ wl_from_yaml(const char *name, const struct yc_node *n, double hz, struct vs_err
 	    yc_params_check(n, wl_params, NULL, err) || instances_ok(w, yc_find(n, "queues"), err) ||
 	    wl_bound(w, err))
 		goto fail;
+	next_plan(w);
 	free(w->hold);
 	w->hold = NULL;
 	w->caphold = 0;

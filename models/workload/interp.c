@@ -754,6 +754,16 @@ wl_continue(struct vcpu *v)
 		wl_run(v, th, tail);
 }
 
+/* The compute th's program starts next, its walk made at compile time
+ * (wl_priv.h nx): the loop end's count decides which. */
+static inline const struct wl_next *
+next_of(const struct wl_thread *th)
+{
+	const struct wl_op *p = &th->ops[th->pc];
+
+	return &p->nx[p->nx_end >= 0 && th->left[th->ops[p->nx_end].arg] > 1];
+}
+
 /*
  * After a lock's acquire or release (wl_lock_then): the compute that
  * wl_continue would start once the lock's costs are paid, if it starts one
@@ -767,28 +777,16 @@ wl_continue(struct vcpu *v)
 static inline double
 wl_next_work(struct vcpu *v, struct wl_thread *th)
 {
-	const struct wl_op *ops = th->ops, *o;
-	int pc = th->pc, k, loops = 0;
+	const struct wl_next *x = next_of(th);
 
-	for (k = 0; k < 8; k++) {
-		o = &ops[pc];
-		if (o->op == OP_COMPUTE) {
-			/* wl_next_mid reads the task: a waiter's is cold when it
-			 * takes the lock, start loading it now */
-			__builtin_prefetch(gk_current(v));
-			th->ahead = pc;
-			rng_save(v->rng, th->pos);
-			return dist_sample(o->d, v->rng);
-		}
-		if (o->op == OP_COUNT)
-			pc++;
-		else if (o->op == OP_ENDLOOP && !ops[o->jump - 1].ff && loops++ == 0)
-			/* as wl_continue's ENDLOOP; one loop end at most (its left) */
-			pc = ops[o->jump - 1].n < 0 || th->left[o->arg] > 1 ? o->jump : pc + 1;
-		else
-			return -1;
-	}
-	return -1;
+	if (x->at < 0)
+		return -1;
+	/* wl_next_mid reads the task: a waiter's is cold when it takes the
+	 * lock, start loading it now */
+	__builtin_prefetch(gk_current(v));
+	th->ahead = x->at;
+	rng_save(v->rng, th->pos);
+	return dist_sample(th->ops[x->at].d, v->rng);
 }
 
 /*
@@ -807,6 +805,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	struct wl_thread *th = guest_wl(v);
 	struct wl_vm *wv = th->wv;
 	const struct wl_op *o;
+	const struct wl_next *x;
 	struct task *t;
 
 	/* After an acquire, the section's compute next (no path to close, no
@@ -829,15 +828,27 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	if (gk_preempt_point(v, wl_continue))
 		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
-	while (th->pc != th->ahead) {
+	/* up to the compute wl_next_work found: its counter and its loop end
+	 * (nx), or its counters one by one */
+	x = next_of(th);
+	if (x->count == -2)
+		while (th->pc != th->ahead) {
+			o = &th->ops[th->pc];
+			if (o->op == OP_COUNT) {
+				wv->counts[o->arg]++;
+				th->pc++;
+			} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+				th->pc = o->jump;
+			else
+				th->pc++;
+		}
+	else {
 		o = &th->ops[th->pc];
-		if (o->op == OP_COUNT) {
-			wv->counts[o->arg]++;
-			th->pc++;
-		} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
-			th->pc = o->jump;
-		else
-			th->pc++;
+		if (o->nx_end >= 0)
+			th->left[th->ops[o->nx_end].arg]--;
+		if (x->count >= 0)
+			wv->counts[x->count]++;
+		th->pc = th->ahead;
 	}
 	th->pc++;
 	th->ahead = -1;

@@ -46,6 +46,16 @@ struct wl_op {
 	int sync;		/* wake: a sync wake (WF_SYNC) */
 	int loop;		/* by: {loop: K}: the LOOP op whose iteration i names
 				 * instance K + i (K in jump) */
+	/* Where a lock call's caller, its thread at this op, starts its next
+	 * compute (interp.c wl_next_work), over counters and one loop end
+	 * (compile.c next_plan): nx[1] if that loop goes round again, else
+	 * nx[0]; nx_end: that loop end, when the loop is finite (-1: none, and
+	 * nx[0] is nx[1]). */
+	struct wl_next {
+		int at;		/* the compute's op; -1: none, wl_continue walks */
+		int count;	/* the one counter passed; -1 none, -2 more than one */
+	} nx[2];
+	int nx_end;
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn, acquire, lock, wait, wake: where, while
 					 * compiling */
