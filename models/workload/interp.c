@@ -58,6 +58,7 @@ struct wl_thread {
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
 	int ahead;		/* the compute drawn ahead (wl_next_work); -1 none */
+	int ff;			/* the host's fast_forward, kept here: each lock call reads it */
 	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
@@ -95,6 +96,7 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	th->ops = wv->wl->ops;
 	th->wl = wv->wl;
 	th->sim = g->vm->hv->sim;
+	th->ff = g->vm->hv->fast_forward;
 	th->pc = pc;
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
@@ -865,9 +867,10 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 static void
 wl_lock_then(struct vcpu *v, double ns)
 {
+	struct wl_thread *th = guest_wl(v);
 	double next;
 
-	if (v->vm->hv->fast_forward && (next = wl_next_work(v, guest_wl(v))) >= 0)
+	if (th->ff && (next = wl_next_work(v, th)) >= 0)
 		guest_work_then(v, ns, wl_next_mid, next, wl_continue);
 	else
 		guest_work(v, ns, wl_continue);
