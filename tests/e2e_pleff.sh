@@ -58,6 +58,12 @@ check "4 vCPUs: some exits in bulk" bulk four 1
 check "seed001 X7560 2x BASE (0.3 s): the same metrics" ff_both s1 \
     "$top_srcdir/configs/seed001/x7560-ple.yaml" --set 'vms[1].count=1' \
     --set duration=300ms --reps 1
+# exits that yield: the waiter's switch-in pays its exit's cost and ends it in
+# ple_in_ev (guest.c), which fast_forward: false leaves to guest_ev's EV_PRE
+# step (seen failing with ple_in_ev's ple_done left out, and with its push a
+# ns late)
+check "yielding exits (4 vCPUs on 2 pCPUs): the same metrics" ff_both yld "$DATA/ple-yield.yaml"
+check "yielding exits: yield_to succeeded" positive yld yield_to_ok
 
 # what a probe sees: the same trace and lock statistics
 for ff in true false; do
