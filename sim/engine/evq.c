@@ -359,24 +359,32 @@ slot_grow(struct evq *q)
 	q->slotcap = ncap;
 }
 
-static uint32_t
-slot_alloc(struct evq *q)
+/* A slot never used yet (out of line: the free list mostly has one). */
+static __attribute__((noinline)) uint32_t
+slot_new(struct evq *q)
 {
 	uint32_t s;
 
-	if (q->free_head != EVQ_NIL) {
-		s = q->free_head;
-		q->free_head = (uint32_t)q->slots[s].data;
-		if (q->free_head == EVQ_NIL)
-			q->free_tail = EVQ_NIL;
-		return s;
-	}
 	if (q->nslots >= EVQ_MAX_SLOTS)
 		vs_fatal("event queue: more than %u pending events", EVQ_MAX_SLOTS);
 	if (q->nslots >= q->slotcap)
 		slot_grow(q);
 	s = (uint32_t)q->nslots++;
 	q->slots[s].gen = 0;
+	return s;
+}
+
+static inline uint32_t
+slot_alloc(struct evq *q)
+{
+	uint32_t s;
+
+	if (q->free_head == EVQ_NIL)
+		return slot_new(q);
+	s = q->free_head;
+	q->free_head = (uint32_t)q->slots[s].data;
+	if (q->free_head == EVQ_NIL)
+		q->free_tail = EVQ_NIL;
 	return s;
 }
 
@@ -695,9 +703,10 @@ push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t), void *arg
     int64_t data, uint64_t class)
 {
 	uint32_t s = slot_fill(q, fn, arg, data);
+	evq_id id = id_of(q, s);	/* before the insert: one register kept across it */
 
 	heap_insert_key(q, t, key_next(q, s, class));
-	return id_of(q, s);
+	return id;
 }
 
 evq_id
