@@ -1327,6 +1327,55 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 }
 END_TEST
 
+/*
+ * A ticket take at once (lock.c taken_at_once, ops->take) skips its wait's
+ * bookkeeping; a probe makes every take begin a wait first (the probe sees
+ * it), so the same run with and without one books the same wait of 0:
+ * every metric the same, bit for bit, contended takes and takes at once
+ * both there.  Loop: --check=basic, then full (FIFO arrivals).
+ */
+START_TEST(a_take_at_once_books_a_wait_of_0)
+{
+	struct probe p = { watch_fn, watch_new() };
+	struct metrics with, without;
+	const char *text =
+	    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 2,"
+	    " clock: 2GHz, cstates: []}\n"
+	    "until: done\n"
+	    "duration: 60ms\n"
+	    "hypervisor: {scheduler: cfs}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 8, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    locks: {l: {cs_lines: 2}}\n"
+	    "    program:\n"
+	    "      - loop: 20000\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 10us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: {dist: uniform, min: 200ns, max: 4us}\n"
+	    "          - release: l\n";
+	double share;
+	size_t i;
+
+	tu_run_check(text, 7, &p, _i ? 3 : 1, &with);
+	tu_run_check(text, 7, NULL, _i ? 3 : 1, &without);
+	share = tu_metric(&without, "g.l.contended_share");
+	ck_assert_double_gt(share, 5);
+	ck_assert_double_lt(share, 95);
+	ck_assert_uint_eq(with.n, without.n);
+	for (i = 0; i < with.n; i++) {
+		ck_assert_str_eq(with.names[i], without.names[i]);
+		ck_assert_msg(memcmp(&with.vals[i], &without.vals[i], sizeof(double)) == 0,
+		    "%s: %.17g with a probe, %.17g without", with.names[i], with.vals[i],
+		    without.vals[i]);
+	}
+	metrics_free(&with);
+	metrics_free(&without);
+}
+END_TEST
+
 /* tkt_turn: v holds ticket head, read from the owners' ring; once every
  * ticket is served (tail == head) the ring's slot for head still names the
  * vCPU of a ticket n back, whose turn it is not. */
@@ -1401,6 +1450,7 @@ locks_suite(void)
 	tcase_add_test(tc, word_lines_come_with_the_lock);
 	tcase_add_test(tc, release_waits_for_the_line);
 	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
+	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);

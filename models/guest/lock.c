@@ -452,22 +452,46 @@ lock_free_clock(const struct glock *l, sim_time_t now)
 	return l->free_closed + (l->holder == NULL ? (double)(now - l->free_since) : 0);
 }
 
-void
-lock_acquire(struct glock *l, struct vcpu *v)
+/* v's wait begins: its clocks, and the lock's count of waiters */
+static inline void
+wait_begin(struct glock *l, struct vcpu *v, sim_time_t now)
 {
-	sim_time_t now = l->sim->now;
-
-	VS_ASSERT(l->holder != v);
-	guest_set_acquiring(v, l);
 	l->node[v->idx].wait_since = now;
 	l->node[v->idx].lhp_at = lock_lhp_clock(l, now);
 	l->node[v->idx].free_at = lock_free_clock(l, now);
 	l->waiting++;
-	if (l->check_fifo)
-		l->arrival[v->idx] = l->arrivals++;
 	if (l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_WAIT, v, v->pcpu->id);
-	l->ops->acquire(l, v);
+}
+
+static void taken_at_once(struct glock *, struct vcpu *, double);
+
+void
+lock_acquire(struct glock *l, struct vcpu *v)
+{
+	double ns;
+
+	VS_ASSERT(l->holder != v);
+	guest_set_acquiring(v, l);
+	if (l->check_fifo)
+		l->arrival[v->idx] = l->arrivals++;
+	if (l->ops->take == NULL) {
+		wait_begin(l, v, l->sim->now);
+		l->ops->acquire(l, v);
+		return;
+	}
+	ns = l->ops->take(l, v);
+	if (ns >= 0 && l->hv->probe == NULL) {
+		taken_at_once(l, v, ns);
+		return;
+	}
+	/* (a take reads neither wait clock, and a probe sees the lock only by
+	 * its address: a wait that begins after the take begins the same) */
+	wait_begin(l, v, l->sim->now);
+	if (ns >= 0)
+		lock_taken(l, v, ns);
+	else
+		lock_wait(l, v, GUEST_FOREVER, NULL);
 }
 
 /*
@@ -491,12 +515,14 @@ pool_slow(struct glock *l, const struct vcpu *v)
 	return 0;
 }
 
-/* lock_enter's body, inline in lock_taken (a take's call less) */
+/* lock_enter's body, inline in lock_taken (a take's call less); !waited:
+ * a take at once, whose wait never began: a wait of 0, which moves no
+ * clock, count or node field (what the bookkeeping would undo) */
 static inline __attribute__((always_inline)) double
-enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
+enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 {
 	sim_time_t now = l->sim->now;
-	double wait, lines;
+	double wait = 0, lines;
 
 	/* Self-check: mutual exclusion is an invariant, never an input error. */
 	if (l->holder != NULL)
@@ -508,11 +534,13 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 		vs_fatal("check: FIFO lock %s: vCPU %d took turn %llu, turn %llu was next",
 		    l->name, v->id, (unsigned long long)l->arrival[v->idx],
 		    (unsigned long long)(l->entries - 1));
-	wait = (double)(now - l->node[v->idx].wait_since);
-	l->node[v->idx].wait_since = -1;
-	if (l->node[v->idx].spin_at != NULL)
-		spin_leave(l, &l->node[v->idx]);
-	l->waiting--;
+	if (waited) {
+		wait = (double)(now - l->node[v->idx].wait_since);
+		l->node[v->idx].wait_since = -1;
+		if (l->node[v->idx].spin_at != NULL)
+			spin_leave(l, &l->node[v->idx]);
+		l->waiting--;
+	}
 	if (wait > 0) {
 		/* The wait's holder-preempted and free parts; both clocks only
 		 * grow, and never faster than time, so their sum is at most the
@@ -578,7 +606,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
-	return enter(l, v, runner);
+	return enter(l, v, runner, 1);
 }
 
 /*
@@ -599,13 +627,27 @@ lock_cont(struct glock *l, struct vcpu *v, double ns)
 		guest_work(v, ns, c->cont);
 }
 
-void
-lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
+static inline __attribute__((always_inline)) void
+taken(struct glock *l, struct vcpu *v, double extra_ns, int waited)
 {
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
-	extra_ns += enter(l, v, v);
+	extra_ns += enter(l, v, v, waited);
 	lock_cont(l, v, extra_ns);
+}
+
+void
+lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
+{
+	taken(l, v, extra_ns, 1);
+}
+
+/* lock_taken for a take at once (lock_acquire, ops->take); out of line,
+ * so that lock_acquire keeps few registers */
+static __attribute__((noinline)) void
+taken_at_once(struct glock *l, struct vcpu *v, double extra_ns)
+{
+	taken(l, v, extra_ns, 0);
 }
 
 /* lock_leave's body, inline in lock_release */

@@ -71,6 +71,10 @@ struct lock_ops {
 	void *(*renew)(struct glock *, void *priv, const void *cfg);
 	/* Take the lock (lock_taken) or start waiting (lock_wait, halt...). */
 	void (*acquire)(struct glock *, struct vcpu *);
+	/* Instead of acquire (NULL): take the lock at once, returning what
+	 * that costs (ns), or queue v and return -1: lock_acquire then spins
+	 * it without limit.  A take at once skips the wait's bookkeeping. */
+	double (*take)(struct glock *, struct vcpu *);
 	/* Give it up; returns extra ns the releaser spends (a kick hypercall). */
 	double (*release)(struct glock *, struct vcpu *);
 	/* A spinner saw the lock word change: 1 if it now owns the lock. */

@@ -44,18 +44,16 @@ ticket_destroy(void *p)
 }
 
 /* LNX-3.6 spinlock.h: __ticket_spin_lock - xadd, then spin on head */
-static void
-ticket_acquire(struct glock *l, struct vcpu *v)
+static double
+ticket_take(struct glock *l, struct vcpu *v)
 {
 	int from = l->last_pcpu;	/* the xadd's line: the last writer's */
 
 	l->last_pcpu = v->pcpu->id;
-	if (tkt_take(l->priv, v)) {
-		/* (priced only when it takes the lock: a waiter pays its turn's) */
-		lock_taken(l, v, lock_line_ns(l, from, v) + lock_atomic_ns(l));
-		return;
-	}
-	lock_wait(l, v, GUEST_FOREVER, NULL);
+	/* (priced only when it takes the lock: a waiter pays its turn's) */
+	if (tkt_take(l->priv, v))
+		return lock_line_ns(l, from, v) + lock_atomic_ns(l);
+	return -1;
 }
 
 /* LNX-3.6 spinlock.h: __ticket_spin_unlock - head++ (no kick) */
@@ -99,7 +97,7 @@ const struct lock_ops lock_ticket_ops = {
 	.create = ticket_create,
 	.destroy = ticket_destroy,
 	.renew = ticket_renew,
-	.acquire = ticket_acquire,
+	.take = ticket_take,
 	.fifo = 1,
 	.release = ticket_release,
 	.observe = ticket_observe,
