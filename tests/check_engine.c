@@ -138,6 +138,40 @@ START_TEST(a_deferred_event_waits_unpushed_behind_an_earlier_one)
 }
 END_TEST
 
+/* Defers SIM_DEFER_MAX + 2 at once, then queues one for now. */
+static void
+defer_past_full(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+	int i;
+
+	(void)arg;
+	(void)data;
+	for (i = 0; i < SIM_DEFER_MAX + 2; i++)
+		sim_defer(s, record, NULL, i);
+	sim_at(s, s->now, record, NULL, 15);
+}
+
+/* sim_defer with all SIM_DEFER_MAX held and none run (defer_full): the rest
+ * are pushed for now, after those held and before what is queued after. */
+START_TEST(a_deferred_event_past_the_full_array_is_pushed_in_order)
+{
+	struct sim s;
+	int i;
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, defer_past_full, NULL, 0);
+	sim_run(&s);
+	ck_assert_int_eq(norder, SIM_DEFER_MAX + 3);
+	for (i = 0; i < SIM_DEFER_MAX + 2; i++)
+		ck_assert_int_eq(order[i], i);
+	ck_assert_int_eq(order[SIM_DEFER_MAX + 2], 15);
+	ck_assert_uint_eq(s.events, SIM_DEFER_MAX + 4);
+	sim_destroy(&s);
+}
+END_TEST
+
 /* An event that comes back after data ns, for ever. */
 static void
 again(void *sp, void *arg, int64_t data)
@@ -438,6 +472,7 @@ engine_suite(void)
 	tcase_add_test(tc, a_refused_snapshot_matches_none);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);
+	tcase_add_test(tc, a_deferred_event_past_the_full_array_is_pushed_in_order);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);
