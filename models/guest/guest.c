@@ -1060,12 +1060,21 @@ pre_step(struct guest *g)
  * noted, pre's end pushed (ev_move's push, another handler).
  */
 
+/* The spin both take: a PLE-exited spinner on a pCPU, no condition,
+ * nothing seen during the exit, the fast-forward on (else arm_body's and
+ * guest_ev's paths) */
+static inline __attribute__((always_inline)) int
+ple_in_case(const struct guest *g)
+{
+	return g->in_ple && g->act == GA_SPIN && !g->cond && g->obs_at < 0 && g->ff &&
+	    g->v->pcpu != NULL;
+}
+
 /* guest_run's arm: 1 if it took the case (pre's end pushed, not folded) */
 static inline int
 ple_in_arm(struct guest *g)
 {
-	if (!g->in_ple || g->act != GA_SPIN || g->cond || g->obs_at >= 0 || !(g->pre > 0) ||
-	    g->ev != EVQ_NONE || g->in_ev || fold_run != NULL || !g->ff || g->v->pcpu == NULL)
+	if (!ple_in_case(g) || !(g->pre > 0) || g->ev != EVQ_NONE || g->in_ev || fold_run != NULL)
 		return 0;
 	spin_note(g);
 	pre_end_forget(g);
@@ -1093,8 +1102,7 @@ ple_in_ev(void *s, void *arg, int64_t data)
 	sim_time_t t;
 
 	(void)data;
-	if (!g->in_ple || g->act != GA_SPIN || g->cond || g->obs_at >= 0 || !g->spin_on ||
-	    !g->ff || p == NULL || (p->smt && p->load != LOAD_SPIN)) {
+	if (!ple_in_case(g) || !g->spin_on || (p->smt && p->load != LOAD_SPIN)) {
 		guest_ev(s, arg, EV_PRE);
 		return;
 	}
