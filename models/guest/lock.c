@@ -515,11 +515,50 @@ pool_slow(struct glock *l, const struct vcpu *v)
 	return 0;
 }
 
+/* enter's lines past the cs_lines of a section that is not plain: the
+ * pool, the streamed, word and requester's lines (out of line: a plain
+ * take keeps no registers for them) */
+static __attribute__((noinline)) double
+enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double lines)
+{
+	if (pool_slow(l, v)) {
+		/* mm/slab.c 4.3 cache_alloc_refill's slab walk / free_block: struct
+		 * page and freelist lines one after another, and the node's list
+		 * heads and free_objects, which share list_lock's line */
+		l->st.slow++;
+		lines += l->slow_lines * lock_line_ns(l, l->data_pcpu, runner) +
+		    l->slow_word * lock_line_ns(l, l->last_pcpu, runner) + l->slow_ns;
+		if (l->slow_word > 0)
+			l->last_pcpu = runner->pcpu->id;
+	} else
+		lines += lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
+	l->data_pcpu = runner->pcpu->id;
+	if (l->word_lines > 0) {
+		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's
+		 * line; an owner wrote the word just now, a combiner maybe not */
+		lines += l->word_lines * lock_line_ns(l, l->last_pcpu, runner);
+		l->last_pcpu = runner->pcpu->id;
+	}
+	if (l->req_lines + l->req_stream > 0) {
+		/* mm/slab.c 4.3 transfer_objects: the memcpy's other side is
+		 * the caller's own ac (header, then entry[]), local unless
+		 * someone else runs the section */
+		int from = req_from(l, v);
+
+		lines += l->req_lines * lock_line_ns(l, from, runner) +
+		    lock_stream_ns(l, from, runner, l->req_stream);
+		l->node[v->idx].req_pcpu = runner == v ? -1 : runner->pcpu->id;
+	}
+	return lines;
+}
+
 /* lock_enter's body, inline in lock_taken (a take's call less); !waited:
  * a take at once, whose wait never began: a wait of 0, which moves no
- * clock, count or node field (what the bookkeeping would undo) */
+ * clock, count or node field (what the bookkeeping would undo); !watched:
+ * nobody probes (the caller asked), so the plain path calls nothing and
+ * keeps no registers (taken_at_once) */
 static inline __attribute__((always_inline)) double
-enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
+enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, int watched)
 {
 	sim_time_t now = l->sim->now;
 	double wait = 0, lines;
@@ -560,7 +599,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 	l->holder = v;
 	l->holder_rt0 = runnable_ns(v, now);
 	l->hold_since = now;
-	if (l->hv->probe != NULL)
+	if (watched && l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_TAKEN, v, runner->pcpu->id);
 	l->st.acquisitions++;
 	if (wait > 0)
@@ -572,41 +611,13 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 		l->data_pcpu = runner->pcpu->id;
 		return lines;
 	}
-	if (pool_slow(l, v)) {
-		/* mm/slab.c 4.3 cache_alloc_refill's slab walk / free_block: struct
-		 * page and freelist lines one after another, and the node's list
-		 * heads and free_objects, which share list_lock's line */
-		l->st.slow++;
-		lines += l->slow_lines * lock_line_ns(l, l->data_pcpu, runner) +
-		    l->slow_word * lock_line_ns(l, l->last_pcpu, runner) + l->slow_ns;
-		if (l->slow_word > 0)
-			l->last_pcpu = runner->pcpu->id;
-	} else
-		lines += lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
-	l->data_pcpu = runner->pcpu->id;
-	if (l->word_lines > 0) {
-		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's
-		 * line; an owner wrote the word just now, a combiner maybe not */
-		lines += l->word_lines * lock_line_ns(l, l->last_pcpu, runner);
-		l->last_pcpu = runner->pcpu->id;
-	}
-	if (l->req_lines + l->req_stream > 0) {
-		/* mm/slab.c 4.3 transfer_objects: the memcpy's other side is
-		 * the caller's own ac (header, then entry[]), local unless
-		 * someone else runs the section */
-		int from = req_from(l, v);
-
-		lines += l->req_lines * lock_line_ns(l, from, runner) +
-		    lock_stream_ns(l, from, runner, l->req_stream);
-		l->node[v->idx].req_pcpu = runner == v ? -1 : runner->pcpu->id;
-	}
-	return lines;
+	return enter_rich(l, v, runner, lines);
 }
 
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
-	return enter(l, v, runner, 1);
+	return enter(l, v, runner, 1, 1);
 }
 
 /*
@@ -632,7 +643,7 @@ taken(struct glock *l, struct vcpu *v, double extra_ns, int waited)
 {
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
-	extra_ns += enter(l, v, v, waited);
+	extra_ns += enter(l, v, v, waited, waited);
 	lock_cont(l, v, extra_ns);
 }
 
@@ -642,8 +653,9 @@ lock_taken(struct glock *l, struct vcpu *v, double extra_ns)
 	taken(l, v, extra_ns, 1);
 }
 
-/* lock_taken for a take at once (lock_acquire, ops->take); out of line,
- * so that lock_acquire keeps few registers */
+/* lock_taken for a take at once (lock_acquire, ops->take), which nobody
+ * probes (lock_acquire asked); out of line, so that lock_acquire keeps few
+ * registers */
 static __attribute__((noinline)) void
 taken_at_once(struct glock *l, struct vcpu *v, double extra_ns)
 {
