@@ -1229,6 +1229,30 @@ START_TEST(release_waits_for_the_line)
 END_TEST
 
 /*
+ * A pv-ticket release kicks its halted waiter once the unlock's own stores
+ * are done (lock.c release_kick_at: own + kick_at after the release): b
+ * spins 2 iterations, halts, and a's release 20 us in kicks it (the run's
+ * one hypercall); 1 us more
+ * of unlock_extra before the kick is 1 us more of b's wait (the mean of a's
+ * wait, 0, and b's: +500 ns).
+ */
+START_TEST(a_kick_leaves_after_the_unlock_stores)
+{
+	const char *progs = "a: [{acquire: l}, {compute: 20us}, {release: l}], "
+	    "b: [{compute: 1us}, {acquire: l}, {release: l}]";
+	const char *tasks = "{program: a, cpus: [0]}, {program: b, cpus: [1]}";
+	const char *w = "g.l.wait_mean_ns", *k = "hypercalls";
+	const char *u0 = "{kind: pv-ticket, spin_threshold: 2, unlock_extra: 0ns}";
+	const char *u1 = "{kind: pv-ticket, spin_threshold: 2, unlock_extra: 1us}";
+
+	ck_assert_double_eq_tol(handover_run_on("kvm", u0, "on", progs, tasks, k), 1, 1e-9);
+	ck_assert_double_eq_tol(handover_run_on("kvm", u1, "on", progs, tasks, k), 1, 1e-9);
+	ck_assert_double_eq_tol(handover_run_on("kvm", u1, "on", progs, tasks, w) -
+	    handover_run_on("kvm", u0, "on", progs, tasks, w), 500, 1e-6);
+}
+END_TEST
+
+/*
  * A spinner that saw the release holds the word's line shared with the
  * releaser; an RMW that takes the lock needs it in M, so it first
  * invalidates the releaser's copy: one transfer, inside the taker's section.
@@ -1449,6 +1473,7 @@ locks_suite(void)
 	tcase_add_test(tc, requester_lines_cost_only_a_combiner);
 	tcase_add_test(tc, word_lines_come_with_the_lock);
 	tcase_add_test(tc, release_waits_for_the_line);
+	tcase_add_test(tc, a_kick_leaves_after_the_unlock_stores);
 	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);

@@ -324,6 +324,27 @@ watch_spinning(struct glock *l, struct vcpu *v, int on)
 		spin_add(l, v, n);
 }
 
+/* own_ns where only the listed spinners that ops->reads_word names read
+ * the word: the farthest of them from v, or ns (out of line: a release of
+ * any other lock keeps no registers for the loop) */
+static __attribute__((noinline)) double
+own_listed(const struct glock *l, const struct vcpu *v, double ns)
+{
+	int i;
+
+	for (i = 0; i < l->nspin; i++) {
+		const struct vcpu *w = l->spinners[i];
+		double d;
+
+		if (w == v || !l->ops->reads_word(l, w))
+			continue;	/* it spins on a line of its own */
+		d = lock_line_ns(l, w->pcpu->id, v);
+		if (d > ns)
+			ns = d;
+	}
+	return ns;
+}
+
 /*
  * MESI (Sorin, Hill, Wood, "A Primer on Memory Consistency and Cache
  * Coherence", 2011, ch. 6-7): a store needs the line in M.  The last writer
@@ -338,23 +359,13 @@ static inline __attribute__((always_inline)) double
 own_ns(const struct glock *l, const struct vcpu *v)
 {
 	const struct machine *m = l->hv->m;
-	double ns = lock_seen_ns(l, v), d;
-	int i, self, core, sock;
+	double ns = lock_seen_ns(l, v);
+	int self, core, sock;
 
 	if (!m->release_visibility || v->pcpu == NULL || l->nspin == 0)
 		return ns;
-	if (l->spinners != NULL) {	/* ops->reads_word asks (lock_init) */
-		for (i = 0; i < l->nspin; i++) {
-			const struct vcpu *w = l->spinners[i];
-
-			if (w == v || !l->ops->reads_word(l, w))
-				continue;	/* it spins on a line of its own */
-			d = lock_line_ns(l, w->pcpu->id, v);
-			if (d > ns)
-				ns = d;
-		}
-		return ns;
-	}
+	if (l->spinners != NULL)	/* ops->reads_word asks (lock_init) */
+		return own_listed(l, v, ns);
 	self = l->node[v->idx].spin_at != NULL;
 	/* One thread a core: a core's only spinner can be v itself (a vCPU is
 	 * counted on the pCPU it runs on, and uncounted when it stops), so
@@ -730,10 +741,17 @@ release_kick(void *s, void *arg, int64_t idx)
 		hv_pv_kick(v, to);
 }
 
+/* The kick that ops->release asked for leaves own + its kick_at after now
+ * (out of line: a release without one keeps no registers for it) */
+static __attribute__((noinline)) void
+release_kick_at(struct glock *l, const struct vcpu *v, double own)
+{
+	sim_after(l->sim, sim_ns(own + l->node[v->idx].kick_at), release_kick, l, v->idx);
+}
+
 void
 lock_release(struct glock *l, struct vcpu *v)
 {
-	struct lock_node *n = &l->node[v->idx];
 	double cost, own;
 
 	leave(l, v, v);
@@ -745,8 +763,8 @@ lock_release(struct glock *l, struct vcpu *v)
 	l->last_pcpu = v->pcpu->id;
 	cost += l->ops->release(l, v);
 	l->handover_ns = 0;
-	if (n->kick_to != NULL)
-		sim_after(l->sim, sim_ns(own + n->kick_at), release_kick, l, v->idx);
+	if (l->node[v->idx].kick_to != NULL)
+		release_kick_at(l, v, own);
 	lock_cont(l, v, cost);
 }
 
