@@ -370,6 +370,42 @@ START_TEST(test_save_restore)
 }
 END_TEST
 
+/* dist.h: dist_sample's first test (exp_pos) takes an exponential of mean
+ * > 0 inline, with the values and stream dist_sample_other gives it (scaled
+ * too); one of mean 0 and a constant go past it and draw nothing. */
+START_TEST(test_exp_pos)
+{
+	struct yc_doc *doc = load("e: {dist: exponential, mean: 2us}\n"
+	    "z: {dist: exponential, mean: 0ns}\n"
+	    "c: 5us\n");
+	struct rng *a = rng_new(5, RNG_ENTITY(RNG_KIND_VCPU, 2));
+	struct rng *b = rng_new(5, RNG_ENTITY(RNG_KIND_VCPU, 2));
+	struct rng_pos p, q;
+	struct dist *d = build(doc, "e");
+	int i;
+
+	ck_assert(d->exp_pos);
+	dist_scale(d, 0.75);
+	for (i = 0; i < 1000; i++)
+		ck_assert(dist_sample(d, a) == dist_sample_other(d, b));
+	dist_free(d);
+	d = build(doc, "z");
+	ck_assert(!d->exp_pos);
+	rng_save(a, &p);
+	ck_assert(dist_sample(d, a) == 0);
+	rng_save(a, &q);
+	ck_assert(memcmp(&p, &q, sizeof p) == 0);
+	dist_free(d);
+	d = build(doc, "c");
+	ck_assert(!d->exp_pos);
+	ck_assert_double_eq(dist_sample(d, a), 5000);
+	dist_free(d);
+	rng_free(a);
+	rng_free(b);
+	yc_free(doc);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -388,6 +424,7 @@ main(void)
 	tcase_add_test(tc, test_exp_ziggurat);
 	tcase_add_test(tc, test_word_is_gsl);
 	tcase_add_test(tc, test_save_restore);
+	tcase_add_test(tc, test_exp_pos);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

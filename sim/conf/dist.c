@@ -298,13 +298,15 @@ dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
 	}
 	if (yc_check_unused(n, dist_keys[d->type], err) == -1)
 		goto fail;
+	d->exp_pos = d->type == DIST_EXP && d->a > 0;
 	return d;
 fail:
 	dist_free(d);
 	return NULL;
 }
 
-/* dist_sample's kinds but the two it takes inline (dist.h). */
+/* dist_sample's kinds but the two it takes inline (dist.h); an exponential
+ * of mean 0 here (no draw). */
 double
 dist_sample_other(const struct dist *d, struct rng *r)
 {

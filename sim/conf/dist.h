@@ -29,6 +29,7 @@ enum dist_type {
 /* (here, not in dist.c, for dist_sample's inline path) */
 struct dist {
 	enum dist_type type;
+	int exp_pos;		/* exponential, mean > 0: dist_sample's first test */
 	double a, b;		/* const: a; exp: mean a; uniform: [a, b];
 				 * normal: mean a, sd b; lognormal: mu a,
 				 * sigma b; gamma: shape a, scale b */
@@ -46,14 +47,15 @@ void dist_free(struct dist *);
 double dist_sample_other(const struct dist *, struct rng *);
 /* A draw.  Constants and exponentials, the draws of every step of the
  * common workloads, inline (a call per draw was a fifth of their cost);
- * the other kinds' calls (and registers) out of line. */
+ * the other kinds' calls (and registers) out of line.  Exponentials first,
+ * one flag for their two tests (the lock loops draw nothing else). */
 static inline double
 dist_sample(const struct dist *d, struct rng *r)
 {
+	if (d->exp_pos)
+		return d->a * rng_exp(r) * d->scale;
 	if (d->type == DIST_CONST)
 		return d->a * d->scale;
-	if (d->type == DIST_EXP && d->a > 0)
-		return d->a * rng_exp(r) * d->scale;
 	return dist_sample_other(d, r);
 }
 double dist_mean(const struct dist *);
