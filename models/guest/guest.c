@@ -1142,15 +1142,14 @@ guest_step(struct guest *g, int64_t data)
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
 	settle_step(g);
-	if (data == EV_RESUME) {	/* a halt-poll saw its wake event */
-		arm(g);
+	if (__builtin_expect(data != EV_ACT, 0)) {	/* (one test for the common step) */
+		if (data == EV_RESUME)	/* a halt-poll saw its wake event */
+			arm(g);
+		else
+			pre_step(g);
 		return;
 	}
-	if (data == EV_PRE) {
-		pre_step(g);
-		return;
-	}
-	switch (g->act) {
+	switch (__builtin_expect(g->act, GA_WORK)) {	/* (the common step first) */
 	case GA_WORK:
 		if (g->seg) {
 			/* guest_work_then's boundary: mid did the caller's step; then
