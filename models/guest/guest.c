@@ -364,11 +364,12 @@ ev_cancel(struct guest *g)
 	ev_cancel_body(g);
 }
 
-/* arm_work's load and rate */
+/* arm_work's load and rate (on its pCPU: every caller knows it, and
+ * hv_rate reads it; no test of it as hv_set_load's) */
 static inline void
 work_rate(struct guest *g)
 {
-	hv_set_load(g->v, LOAD_BUSY);
+	hv_pcpu_load(g->v->pcpu, LOAD_BUSY);
 	g->rate = hv_rate(g->v);
 }
 
