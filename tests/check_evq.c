@@ -3,7 +3,8 @@
  * check_evq.c - event queue: order, ties, cancel, stale ids, a long
  * randomized run against a sorted reference array, and evq_move against
  * cancel + push; the small (sorted) and large (heap) forms, and the near
- * and far parts, against the reference; ghosts against the real events.
+ * and far parts (the far front too), against the reference; ghosts against
+ * the real events.
  */
 #include "evq.h"
 #include "util.h"
@@ -489,7 +490,8 @@ END_TEST
  * time, against the reference in time, seq and payload, with up to 300
  * pending so the near part is a sorted array and a heap in turn.
  */
-START_TEST(test_near_and_far_as_reference)
+static void
+near_far_vs_reference(sim_time_t (*at)(sim_time_t, uint64_t), size_t maxn)
 {
 	enum { MAXN = 300 };
 	struct evq *q = evq_new();
@@ -503,14 +505,11 @@ START_TEST(test_near_and_far_as_reference)
 
 	for (k = 0; k < 400000; k++) {
 		uint64_t x = xs64(&s);
-		unsigned op = x % 8, w = (unsigned)(x >> 40) % 4;
-		/* near, at the horizon (either side), or far: ties frequent */
-		sim_time_t t = now + (w == 0 ? (sim_time_t)((x >> 8) % 64) :
-		    w == 1 ? EVQ_HORIZON - 32 + (sim_time_t)((x >> 8) % 64) :
-		    EVQ_HORIZON * (sim_time_t)(1 + (x >> 8) % 3) + (sim_time_t)((x >> 12) % 4) * 1000);
+		unsigned op = x % 8;
+		sim_time_t t = at(now, x);
 
 		if (k % 1000 == 0)
-			lim = (x >> 32) % MAXN;
+			lim = (x >> 32) % maxn;
 		if (n < lim && (op < 4 || n == 0)) {
 			early[n] = (x >> 50) % 8 == 0;
 			r[n].time = t;
@@ -577,6 +576,48 @@ START_TEST(test_near_and_far_as_reference)
 	}
 	ck_assert_int_eq(evq_pop(q, &ev), 0);
 	evq_free(q);
+}
+
+/* near, at the horizon (either side), or far: ties frequent */
+static sim_time_t
+near_far_at(sim_time_t now, uint64_t x)
+{
+	unsigned w = (unsigned)(x >> 40) % 4;
+
+	return now + (w == 0 ? (sim_time_t)((x >> 8) % 64) :
+	    w == 1 ? EVQ_HORIZON - 32 + (sim_time_t)((x >> 8) % 64) :
+	    EVQ_HORIZON * (sim_time_t)(1 + (x >> 8) % 3) + (sim_time_t)((x >> 12) % 4) * 1000);
+}
+
+START_TEST(test_near_and_far_as_reference)
+{
+	near_far_vs_reference(near_far_at, 300);
+}
+END_TEST
+
+/*
+ * The far front (evq.c far_insert): a rotation of far pushes a fixed
+ * delay on, each after the others but for a jitter (the front's tail,
+ * sorting before 0 to a few of its entries), among far ones much later
+ * (which the rotation passes: the front's tail goes to the far heap) and
+ * far ones anywhere (the heap), near ones between, all on a coarse grid
+ * (ties); up to 60 pending, so the front fills, gives its tail to the
+ * heap and empties, its room moves to the front, and pops take the
+ * front's head or the heap's root in turn.
+ */
+static sim_time_t
+rotation_at(sim_time_t now, uint64_t x)
+{
+	unsigned w = (unsigned)(x >> 40) % 8;
+	sim_time_t d = (sim_time_t)((x >> 8) % 8) * 1000;
+
+	return now + (w == 0 ? d / 4 : w < 6 ? 2 * EVQ_HORIZON + d :
+	    w == 6 ? 40 * EVQ_HORIZON + d : EVQ_HORIZON * (sim_time_t)(1 + (x >> 12) % 40));
+}
+
+START_TEST(test_far_front_as_reference)
+{
+	near_far_vs_reference(rotation_at, 60);
 }
 END_TEST
 
@@ -832,15 +873,17 @@ END_TEST
 
 /*
  * A far pop leaves the far root's place to the push that follows (evq.c
- * far_pop): between the two, the peek, the size and a pop until a time
+ * back_pop): between the two, the peek, the size and a pop until a time
  * before it see the far heap's least as if the root were refilled; the
  * push, a cancel, a move and a pop each refill it, and the order stays by
- * time.
+ * time.  NF later ones pushed first fill the far front (more than
+ * EVQ_FRONT_MAX), so the far heap takes the rest.
  */
 START_TEST(test_far_pop_then_use)
 {
-	enum { N = 12 };
-	static const sim_time_t off[N] = { 7, 3, 11, 0, 9, 5, 10, 2, 4, 8, 1, 6 };	/* 1 in the root's second child */
+	enum { N = 12, NF = 40 };
+	static const sim_time_t off[N] = { 7, 3, 11, 0, 9, 5, 10, 2, 4, 8, 1, 6 };
+	const sim_time_t late = 2 * EVQ_HORIZON + 100000;	/* the fillers' first */
 	int use;
 
 	for (use = 0; use < 4; use++) {
@@ -850,11 +893,13 @@ START_TEST(test_far_pop_then_use)
 		sim_time_t t = 2 * EVQ_HORIZON, last = -1;
 		size_t i, n = N;
 
+		for (i = 0; i < NF; i++)
+			evq_push(q, late + (sim_time_t)i * 1000, NULL, NULL, 100 + (int64_t)i);
 		for (i = 0; i < N; i++)
 			id[off[i]] = evq_push(q, t + off[i] * 1000, NULL, NULL, off[i]);
 		ck_assert(evq_pop(q, &ev) && ev.data == 0);
 		ck_assert_int_eq(evq_peek_time(q), t + 1000);	/* the root's least child */
-		ck_assert_uint_eq(evq_size(q), N - 1);
+		ck_assert_uint_eq(evq_size(q), NF + N - 1);
 		if (use == 3)		/* nothing due by then: none taken */
 			ck_assert_int_eq(evq_pop_until(q, t + 500, &ev), 0);
 		else if (use == 0)		/* the push takes the place (it sorts last) */
@@ -864,15 +909,15 @@ START_TEST(test_far_pop_then_use)
 		else if (use == 2)	/* the least child moved last */
 			ck_assert_uint_eq(evq_move(q, id[1], t + 20000, NULL, NULL, 20), id[1]);
 		n -= use == 1;
-		ck_assert_uint_eq(evq_size(q), n - 1 + (use == 0));
+		ck_assert_uint_eq(evq_size(q), NF + n - 1 + (use == 0));
 		ck_assert_int_eq(evq_peek_time(q), t + (use == 1 || use == 2 ? 2000 : 1000));
 		for (i = 0; evq_pop(q, &ev); i++) {
 			ck_assert_int_ge(ev.time, last);
 			ck_assert(use != 1 || ev.data != 1);
 			last = ev.time;
 		}
-		ck_assert_uint_eq(i, n - 1 + (use == 0));
-		ck_assert_int_eq(last, use == 0 ? t + EVQ_HORIZON : use == 2 ? t + 20000 : t + 11000);
+		ck_assert_uint_eq(i, NF + n - 1 + (use == 0));
+		ck_assert_int_eq(last, use == 0 ? t + EVQ_HORIZON : late + (NF - 1) * 1000);
 		evq_free(q);
 	}
 }
@@ -896,6 +941,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_early_first);
 	tcase_add_test(tc, test_small_and_large_as_reference);
 	tcase_add_test(tc, test_near_and_far_as_reference);
+	tcase_add_test(tc, test_far_front_as_reference);
 	tcase_add_test(tc, test_ghosts_as_real);
 	tcase_add_test(tc, test_ghost_ring_full);
 	tcase_add_test(tc, test_ghost_pops_stop);

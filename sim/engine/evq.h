@@ -17,8 +17,9 @@
 
 typedef int64_t sim_time_t;          /* simulated nanoseconds */
 
-/* An event pushed EVQ_HORIZON or more after the latest pop waits in a second
- * heap, apart from the near ones (evq.c); the order is the same. */
+/* An event pushed EVQ_HORIZON or more after the latest pop waits in the far
+ * part (a second heap and its front), apart from the near ones (evq.c); the
+ * order is the same. */
 #define EVQ_HORIZON ((sim_time_t)1000000)
 typedef uint32_t evq_id;              /* 0 is "no event" */
 #define EVQ_NONE ((evq_id)0)
