@@ -184,17 +184,18 @@ settle_el(struct guest *g, double el)
 	settle_charge(g, el);
 }
 
-/* The ns to charge since t0 (0: none, or off a pCPU); t0 moves to now.  As
+/* The ns to charge since t0 (0: none, or off a pCPU, unless the caller
+ * knows it is on one: on); t0 moves to now.  As
  * integers (el <= 0 exactly when now <= t0): a second settle in the same
  * event (guest_work after guest_ev) then needs neither a conversion nor a
  * load of the vCPU, nor a call. */
 static inline sim_time_t
-settle_take(struct guest *g)
+settle_take(struct guest *g, int on)
 {
 	sim_time_t now = g->sim->now, t0 = g->t0;
 
 	g->t0 = now;
-	if (now <= t0 || g->v->pcpu == NULL)
+	if (now <= t0 || (!on && g->v->pcpu == NULL))
 		return 0;
 	return now - t0;
 }
@@ -203,17 +204,19 @@ settle_take(struct guest *g)
 static inline void
 settle(struct guest *g)
 {
-	sim_time_t el = settle_take(g);
+	sim_time_t el = settle_take(g, 0);
 
 	if (el > 0)
 		settle_el(g, (double)el);
 }
 
-/* settle, its charge inline: guest_step's, at every step, and guest_poke's */
+/* settle, its charge inline: guest_step's, at every step, and guest_poke's;
+ * both on a pCPU (a vCPU's event runs only there: guest_stop cancels it and
+ * its fold; guest_poke tests it), so no test of it */
 static inline void
 settle_step(struct guest *g)
 {
-	sim_time_t el = settle_take(g);
+	sim_time_t el = settle_take(g, 1);
 
 	if (el > 0)
 		settle_charge(g, (double)el);
