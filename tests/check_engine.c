@@ -172,6 +172,40 @@ START_TEST(a_deferred_event_past_the_full_array_is_pushed_in_order)
 }
 END_TEST
 
+/* A's work: defer 5 (its first stage, queued before, not yet passed). */
+static void
+defer_one(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	(void)arg;
+	(void)data;
+	sim_defer(s, record, NULL, 5);
+}
+
+/* A two-stage event whose first stage comes before a deferred one (at now,
+ * an earlier key): run_deferred passes it (evq_first_before), so its
+ * second stage, filed then under a later key, runs after the deferred one,
+ * as the event the first stage stands for would have pushed it. */
+START_TEST(a_deferred_event_runs_before_a_second_stage_filed_after_it)
+{
+	struct sim s;
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, defer_one, NULL, 0);
+	sim_at_then(&s, 10, 10, record, NULL, 7);
+	sim_at(&s, 20, record, NULL, 8);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 3);
+	ck_assert_int_eq(order[0], 5);
+	ck_assert_int_eq(order[1], 7);
+	ck_assert_int_eq(order[2], 8);
+	ck_assert_uint_eq(s.events, 4);	/* the first stage is no event */
+	sim_destroy(&s);
+}
+END_TEST
+
 /* An event that comes back after data ns, for ever. */
 static void
 again(void *sp, void *arg, int64_t data)
@@ -473,6 +507,7 @@ engine_suite(void)
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);
 	tcase_add_test(tc, a_deferred_event_past_the_full_array_is_pushed_in_order);
+	tcase_add_test(tc, a_deferred_event_runs_before_a_second_stage_filed_after_it);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);

@@ -792,6 +792,85 @@ START_TEST(test_ghost_pops_stop)
 END_TEST
 
 /*
+ * A two-stage entry (evq_push_then) pops as the event its first stage
+ * would have pushed at its second time: after what was queued for that
+ * time before the first stage came (pushed earlier), before what is pushed
+ * after (a later key), whether a pop, a pop up to an end or
+ * evq_first_before passes it; a first stage not passed is ordinary once
+ * dropped (evq_then_drop), and cancel and move take it as any event.  Near
+ * and far.
+ */
+static void gthen(void *ctx, void *arg, int64_t data) { }
+static void gfirst(void *ctx, void *arg, int64_t data) { }
+
+START_TEST(test_then_keeps_the_push_order)
+{
+	sim_time_t base;
+
+	for (base = 100; base <= EVQ_HORIZON * 3; base += EVQ_HORIZON * 3 - 100) {
+		struct evq *q = evq_new();
+		struct evq_ev ev;
+		evq_id id;
+		uint64_t key;
+
+		/* a pop passes it: 1 (queued at base + 20 before) comes first */
+		id = evq_push_then(q, base, base + 20, gthen, NULL, 7);
+		evq_push(q, base + 20, gother, NULL, 1);
+		evq_push(q, base + 10, gother, NULL, 2);
+		ck_assert(evq_then_pending(q, id));
+		ck_assert_int_eq(evq_peek_time(q), base);
+		ck_assert(evq_pop(q, &ev) && ev.data == 2 && ev.time == base + 10);
+		ck_assert(!evq_then_pending(q, id) && evq_pending(q, id));
+		ck_assert_int_eq(evq_peek_time(q), base + 20);
+		evq_push(q, base + 20, gother, NULL, 3);	/* after the pass: after it */
+		ck_assert(evq_pop(q, &ev) && ev.data == 1);
+		ck_assert(evq_pop(q, &ev) && ev.fn == gthen && ev.data == 7 && ev.time == base + 20);
+		ck_assert(!evq_pending(q, id));
+		ck_assert(evq_pop(q, &ev) && ev.data == 3);
+		ck_assert_int_eq(evq_size(q), 0);
+		/* a pop up to its first time passes it and takes nothing more */
+		id = evq_push_then(q, base + 30, base + 40, gthen, NULL, 8);
+		ck_assert_int_eq(evq_pop_until(q, base + 35, &ev), 0);
+		ck_assert_int_eq(evq_peek_time(q), base + 40);
+		evq_push(q, base + 40, gother, NULL, 4);
+		ck_assert(evq_pop(q, &ev) && ev.fn == gthen && ev.data == 8);
+		ck_assert(evq_pop(q, &ev) && ev.data == 4);
+		/* evq_first_before passes one before its place, not one after */
+		id = evq_push_then(q, base + 50, base + 60, gthen, NULL, 9);
+		key = evq_reserve(q);
+		ck_assert_int_eq(evq_first_before(q, base + 50, key), EVQ_NONE_BEFORE);
+		ck_assert(!evq_then_pending(q, id));
+		evq_push(q, base + 60, gother, NULL, 5);
+		ck_assert(evq_pop(q, &ev) && ev.fn == gthen && ev.time == base + 60);
+		ck_assert(evq_pop(q, &ev) && ev.data == 5);
+		id = evq_push_then(q, base + 70, base + 70, gthen, NULL, 10);
+		evq_push(q, base + 70, gother, NULL, 6);
+		ck_assert_int_eq(evq_first_before(q, base + 70, evq_reserve(q)),
+		    EVQ_EVENT_BEFORE);	/* 6, once the first stage (refiled after) passed */
+		ck_assert(!evq_then_pending(q, id));
+		ck_assert(evq_pop(q, &ev) && ev.data == 6);
+		ck_assert(evq_pop(q, &ev) && ev.fn == gthen && ev.data == 10);
+		/* dropped: the first stage's own event, in its place */
+		id = evq_push_then(q, base + 80, base + 90, gthen, NULL, 11);
+		evq_push(q, base + 80, gother, NULL, 12);
+		evq_then_drop(q, id, gfirst, 13);
+		ck_assert(!evq_then_pending(q, id));
+		ck_assert(evq_pop(q, &ev) && ev.fn == gfirst && ev.data == 13 && ev.time == base + 80);
+		ck_assert(evq_pop(q, &ev) && ev.data == 12);
+		/* cancelled, and moved: an ordinary event */
+		id = evq_push_then(q, base + 100, base + 110, gthen, NULL, 14);
+		ck_assert(evq_cancel(q, id));
+		id = evq_push_then(q, base + 100, base + 110, gthen, NULL, 15);
+		id = evq_move(q, id, base + 105, gfirst, NULL, 16);
+		ck_assert(!evq_then_pending(q, id));
+		ck_assert(evq_pop(q, &ev) && ev.fn == gfirst && ev.data == 16 && ev.time == base + 105);
+		ck_assert_int_eq(evq_pop(q, &ev), 0);
+		evq_free(q);
+	}
+}
+END_TEST
+
+/*
  * The peek reads the far top, the lanes' heads and the ghost ring's head
  * through one kept time (struct evq_top side): each alone in the queue,
  * and each coming first, it says that one's time; empty again, none.
@@ -948,6 +1027,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_peek_each_part);
 	tcase_add_test(tc, test_cancel_after_sifts);
 	tcase_add_test(tc, test_far_pop_then_use);
+	tcase_add_test(tc, test_then_keeps_the_push_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

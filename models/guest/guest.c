@@ -56,7 +56,9 @@ struct guest {
 	unsigned char cond;	/* spin: on a condition (guest_spin_wait), not a lock */
 	unsigned char in_ple;	/* pre is a PLE exit being handled */
 	unsigned char irq_pending;	/* an interrupt waits for the vCPU to take it */
-	unsigned char lazy;	/* its ticks stand as a ghost: sync_hook first (kernel.c) */
+	/* what is applied late (lazy_sync first): GL_TICKS, its ticks stand as
+	 * a ghost (sync_hook, kernel.c); GL_PLE, a PLE exit's end (ple_in_arm) */
+	unsigned char lazy;
 	/* colder */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
@@ -86,17 +88,30 @@ struct guest {
 	double gpolled_ns;	/* guest polls (guest_poll): pCPU time, all of them */
 	int gpoll_irq;		/* the last guest poll ended by an interrupt */
 	int ff_fault;		/* a test's deliberately broken loop fast-forward (guest_attach) */
+	unsigned char ple_quiet;	/* kind_op_ple_done_quiet, asked once: 0 not yet, 1 no, 2 yes */
+	sim_time_t late_t1;	/* GL_PLE: the exit's end (ple_in_late) ... */
+	double late_rem;	/* ... rem as settle leaves it there, and ple_done's window */
+	double late_w;
 };
+
+enum { GL_TICKS = 1, GL_PLE = 2 };
 
 enum { EV_PRE, EV_ACT, EV_RESUME };
 
-/* Before the guest's state is read or changed from outside: the kernel's
- * lazy ticks first (guest_tick_lazy). */
+static void ple_sync(struct guest *);
+
+/* Before the guest's state is read or changed from outside: what stands
+ * applied late first (a PLE exit's end, ple_in_arm; the kernel's lazy
+ * ticks, guest_tick_lazy). */
 static inline void
 lazy_sync(struct guest *g)
 {
-	if (__builtin_expect(g->lazy, 0))
-		g->sync_hook(g->v);
+	if (__builtin_expect(g->lazy, 0)) {
+		if (g->lazy & GL_PLE)
+			ple_sync(g);
+		if (g->lazy & GL_TICKS)
+			g->sync_hook(g->v);
+	}
 }
 
 static struct sim *
@@ -152,6 +167,13 @@ guest_set_wl(struct vcpu *v, void *wl)
 	v->g->wl = wl;
 }
 
+/* A spin's budget (or PLE window) x, not GUEST_FOREVER, after el ns of it */
+static inline double
+spin_left(double x, double el)
+{
+	return x > el ? x - el : 0;
+}
+
 /* settle's charge of el > 0 ns, on a pCPU. */
 static inline __attribute__((always_inline)) void
 settle_charge(struct guest *g, double el)
@@ -171,9 +193,9 @@ settle_charge(struct guest *g, double el)
 		g->gpolled_ns += el;	/* the deadline is wall time: nothing left to count */
 	} else if (g->act == GA_SPIN) {
 		if (g->rem != GUEST_FOREVER)
-			g->rem = g->rem > el ? g->rem - el : 0;
+			g->rem = spin_left(g->rem, el);
 		if (g->ple_left != GUEST_FOREVER)
-			g->ple_left = g->ple_left > el ? g->ple_left - el : 0;
+			g->ple_left = spin_left(g->ple_left, el);
 	}
 }
 
@@ -780,13 +802,19 @@ pre_left(const struct guest *g)
 /* A spin's end from now: its budget's or its PLE window's, the earlier
  * (SIM_NEVER: neither) */
 static inline sim_time_t
+spin_end_of(double rem, double ple_left, sim_time_t now)
+{
+	sim_time_t t = rem == GUEST_FOREVER ? SIM_NEVER : now + sim_ns(rem);
+
+	if (ple_left != GUEST_FOREVER && now + sim_ns(ple_left) < t)
+		t = now + sim_ns(ple_left);
+	return t;
+}
+
+static inline sim_time_t
 spin_end(const struct guest *g, sim_time_t now)
 {
-	sim_time_t t = g->rem == GUEST_FOREVER ? SIM_NEVER : now + sim_ns(g->rem);
-
-	if (g->ple_left != GUEST_FOREVER && now + sim_ns(g->ple_left) < t)
-		t = now + sim_ns(g->ple_left);
-	return t;
+	return spin_end_of(g->rem, g->ple_left, now);
 }
 
 /*
@@ -1074,17 +1102,131 @@ ple_in_case(const struct guest *g)
 	    g->v->pcpu != NULL;
 }
 
+static void ple_in_act(void *s, void *arg, int64_t data);
+
+/*
+ * Its end need not even be an event of its own: ple_in_ev's steps at t1
+ * change nothing that anyone reads before the vCPU's next event at t2
+ * unless something from outside looks at the vCPU first, and every such
+ * look comes through lazy_sync (guest_poke, guest_stop, guest_interrupt,
+ * guest_overhead, guest_rerate, guest_kick, guest_save; guest_ffs;
+ * guest_tick_quiet reads in_ple, 1 before and the window after: not quiet
+ * either way).  So the switch-in pushes a two-stage entry (evq.h
+ * evq_push_then): at (t1, its key) the queue files it at t2 under the key
+ * ple_in_ev's push would take, without a handler (seed001-x7560 brief:
+ * 0.90 M of 5.49 M events).  ple_in_ev's steps are applied late
+ * (ple_in_end_late): at that event (ple_in_act) or at the first look
+ * (ple_sync); a look before t1's place finds the entry not passed and
+ * makes it ple_in_ev's ordinary event in its place.  ple_done is called
+ * here, early: its window is the one it gives at t1 and its other effects
+ * are seen by nobody (kind_op_ple_done_quiet: kvm without the dy_eligible
+ * filter), so a second call at t1 (ple_in_ev's, demoted) changes nothing
+ * either.  A pCPU with an SMT sibling must be spinning already (no
+ * re-rate at t1).  t2 is ple_in_ev's spin_end, from the doubles settle
+ * gives it at t1.  Returns t2, or SIM_NEVER: not here (ple_in_ev's event).
+ */
+static inline sim_time_t
+ple_in_late(struct guest *g, sim_time_t t1)
+{
+	struct hv *hv = g->v->vm->hv;
+	const struct pcpu *p = g->v->pcpu;
+	double w, el;
+
+	if (g->lazy || g->irq_pending || !g->spin_on || g->t0 != g->sim->now ||
+	    (p->smt && p->load != LOAD_SPIN))
+		return SIM_NEVER;
+	if (__builtin_expect(g->ple_quiet == 0, 0))
+		g->ple_quiet = kind_op_ple_done_quiet(hv->kind, hv) ? 2 : 1;
+	if (g->ple_quiet != 2)
+		return SIM_NEVER;
+	/* ple_done now, its window the same (quiet): its other effects are
+	 * seen by nobody, early or in time, and a demoted end (ple_sync)
+	 * calls it again */
+	w = ple_budget(kind_op_ple_done(hv->kind, hv, g->v));
+	if (w == GUEST_FOREVER)
+		return SIM_NEVER;
+	g->late_w = w;
+	/* settle_charge's spin case after pre's part of t1 - t0 */
+	el = (double)(t1 - g->t0);
+	el -= el < g->pre ? el : g->pre;
+	g->late_t1 = t1;
+	g->late_rem = g->rem != GUEST_FOREVER ? spin_left(g->rem, el) : g->rem;
+	return spin_end_of(g->late_rem, w, t1);
+}
+
+/* ple_in_ev's steps at late_t1, from what ple_in_late found: the same
+ * doubles (settle's charge to t1 leaves pre and sw 0 and this rem; ple_left
+ * is ple_done's window, asked there) */
+static inline void
+ple_in_end_late(struct guest *g)
+{
+	g->lazy &= (unsigned char)~GL_PLE;
+	g->t0 = g->late_t1;
+	g->rem = g->late_rem;
+	g->pre = g->sw = 0;
+	g->in_ple = 0;
+	g->ple_left = g->late_w;
+	hv_set_load(g->v, LOAD_SPIN);
+	g->fold_data = EV_ACT;	/* (as ple_in_ev leaves it) */
+}
+
+/* ple_in_arm's push (out of line: inline, its registers cost every
+ * guest_run a longer prologue) */
+static __attribute__((noinline)) void
+ple_in_push(struct guest *g)
+{
+	struct sim *s = g->sim;
+	sim_time_t t1, t2;
+
+	spin_note(g);
+	pre_end_forget(g);
+	g->fold = g->held = 0;
+	t1 = s->now + sim_ns(g->pre);
+	t2 = ple_in_late(g, t1);
+	if (t2 != SIM_NEVER) {
+		g->ev = sim_at_then(s, t1, t2, ple_in_act, g, 0);
+		g->lazy |= GL_PLE;
+	} else
+		g->ev = sim_at(s, t1, ple_in_ev, g, 0);
+}
+
 /* guest_run's arm: 1 if it took the case (pre's end pushed, not folded) */
 static inline int
 ple_in_arm(struct guest *g)
 {
 	if (!ple_in_case(g) || !(g->pre > 0) || g->ev != EVQ_NONE || g->in_ev || fold_run != NULL)
 		return 0;
-	spin_note(g);
-	pre_end_forget(g);
-	g->fold = g->held = 0;
-	g->ev = sim_at(g->sim, g->sim->now + sim_ns(g->pre), ple_in_ev, g, 0);
+	ple_in_push(g);
 	return 1;
+}
+
+/* A look from outside at a vCPU whose PLE exit's end stands late: applied
+ * if its first stage passed, else the event becomes ple_in_ev's, in its
+ * place. */
+static __attribute__((noinline)) void
+ple_sync(struct guest *g)
+{
+	struct evq *q = g->sim->q;
+
+	if (evq_then_pending(q, g->ev)) {
+		g->lazy &= (unsigned char)~GL_PLE;
+		evq_then_drop(q, g->ev, ple_in_ev, 0);
+		return;
+	}
+	ple_in_end_late(g);
+}
+
+/* The two-stage entry's event at t2: ple_in_ev's steps first, unless a
+ * look applied them. */
+static void
+ple_in_act(void *s, void *arg, int64_t data)
+{
+	struct guest *g = arg;
+
+	(void)data;
+	if (g->lazy & GL_PLE)
+		ple_in_end_late(g);
+	guest_ev(s, arg, EV_ACT);
 }
 
 /*
@@ -1761,7 +1903,7 @@ guest_tick_quiet(const struct vcpu *v)
 void
 guest_tick_lazy(struct vcpu *v)
 {
-	v->g->lazy = 1;
+	v->g->lazy |= GL_TICKS;
 }
 
 /*
@@ -1775,7 +1917,7 @@ guest_tick_replay(struct vcpu *v, int64_t last, double exit_ns, uint64_t n)
 {
 	struct guest *g = v->g;
 
-	g->lazy = 0;
+	g->lazy &= (unsigned char)~GL_TICKS;
 	if (n == 0 || exit_ns <= 0)
 		return;
 	VS_ASSERT(g->pre_end <= last - (sim_time_t)1 && g->act == GA_SPIN);
@@ -2028,7 +2170,13 @@ guest_ffs(struct ffs *s, struct vcpu *v)
 {
 	struct guest *g = v->g;
 
+	if (g->lazy & GL_PLE)
+		ple_sync(g);	/* the state as the event at its end leaves it */
 	ffs_bytes(s, g, sizeof *g);
+	/* read only under GL_PLE, which the sync cleared */
+	ffs_skip(s, &g->late_t1, sizeof g->late_t1);
+	ffs_skip(s, &g->late_rem, sizeof g->late_rem);
+	ffs_skip(s, &g->late_w, sizeof g->late_w);
 	ffs_time(s, &g->t0);
 	if (g->obs_at >= 0)
 		ffs_time(s, &g->obs_at);

@@ -68,6 +68,11 @@ struct hv_kind_ops {
 	/* The exit handling is over; the vCPU is back in the guest: the new
 	 * entry's window, as ple_window would give it (one call a re-entry). */
 	double (*ple_done)(struct hv *, struct vcpu *);
+	/* Optional: 1 if what ple_done changes but its answer is read by
+	 * nobody, so that a call made early (guest.c ple_in_late: at the
+	 * switch-in, for the exit's end) is the same as one made in time
+	 * (NULL: 0; a kind without ple_done: 1). */
+	int (*ple_done_quiet)(struct hv *);
 	/* Optional, for the PLE fast-forward (guest.c ple_fast_forward): right
 	 * after ple_exit, >= 0 if that exit changed nothing but counters (no
 	 * yield, the window as it was, no other vCPU's state), so that with
@@ -143,6 +148,13 @@ static inline double
 kind_op_ple_done(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
 {
 	return o->ple_done != NULL ? o->ple_done(hv, v) : kind_op_ple_window(o, hv, v);
+}
+
+/* whether a late ple_done is the same as one in time (hv_kind_ops) */
+static inline int
+kind_op_ple_done_quiet(const struct hv_kind_ops *o, struct hv *hv)
+{
+	return o->ple_done == NULL || (o->ple_done_quiet != NULL && o->ple_done_quiet(hv));
 }
 
 /* -1 (not repeatable) where the kind has no PLE fast-forward */

@@ -545,6 +545,16 @@ kvm_ple_done(struct hv *hv, struct vcpu *v)
 	return kvm_ple_window(hv, v);
 }
 
+/* kvm_ple_done's clears are read only by the candidate scan's
+ * dy_eligible filter (eligible): without it, by nobody */
+static int
+kvm_ple_done_quiet(struct hv *hv)
+{
+	struct kvm *k = hv->kind_priv;
+
+	return !k->cfg->dy.dy_eligible;
+}
+
 /* LNX-6.12 sched/core.c single_task_running: nothing else runnable on v's pCPU */
 static int
 single_task(const struct hv *hv, const struct vcpu *v)
@@ -796,6 +806,7 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.ple_window = kvm_ple_window,
 	.ple_exit = kvm_ple_exit,
 	.ple_done = kvm_ple_done,
+	.ple_done_quiet = kvm_ple_done_quiet,
 	.ple_repeatable = kvm_ple_repeatable,
 	.ple_repeat = kvm_ple_repeat,
 	.halt_poll = kvm_halt_poll,

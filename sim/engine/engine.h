@@ -153,6 +153,15 @@ sim_at_key(struct sim *s, sim_time_t t, uint64_t key, sim_fn fn, void *arg, int6
 	return evq_push_key(s->q, t, key, fn, arg, data);
 }
 
+/* A two-stage event (evq.h evq_push_then): at t its first stage only
+ * files fn at t2 in the place a push there would take. */
+static inline evq_id
+sim_at_then(struct sim *s, sim_time_t t, sim_time_t t2, sim_fn fn, void *arg, int64_t data)
+{
+	VS_ASSERT(t >= s->now);
+	return evq_push_then(s->q, t, t2, fn, arg, data);
+}
+
 /*
  * fn at now, in the place sim_at(now) would give it (its key is taken now),
  * but not pushed: sim_run runs it, counted as an event as the pop would

@@ -201,6 +201,13 @@ struct evq {
 	struct evq_hent gh;	/* the head's time and key (time INT64_MAX: none) */
 	sim_time_t gper;	/* the period every ghost repeats at */
 	uint64_t gpops;		/* ghost pops: events not run */
+	/* Two-stage entries (evq_push_then): slot s's second stage while its
+	 * slot's fn is then_first */
+	struct then {
+		sim_time_t time;
+		void (*fn)(void *, void *, int64_t);
+	} *then;
+	size_t thencap;
 	struct evq_hent fra[EVQ_FRONT_ROOM];	/* the far front's room (last: the
 						 * fields before it stay close) */
 };
@@ -479,6 +486,7 @@ evq_free(struct evq *q)
 	free(q->fbase);
 	free(q->slots);
 	free(q->gr);
+	free(q->then);
 	free(q);
 }
 
@@ -622,8 +630,9 @@ sorted_remove(struct evq *q, size_t i)
 		q->t.h = q->base + EVQ_PAD;
 }
 
-/* Sorted index i takes entry e (a later seq): it moves to e's place. */
-static void
+/* Sorted index i takes entry e (a later seq): it moves to e's place.
+ * (Inline: evq_move's and then_pass's; a call cost evq_move more.) */
+static inline __attribute__((always_inline)) void
 sorted_replace(struct evq *q, size_t i, struct evq_hent e)
 {
 	size_t end = q->t.n - 1;
@@ -1275,8 +1284,19 @@ ghost_first(const struct evq *q, const struct evq_hent *min)
 	return &q->gr[q->ghead];
 }
 
+/* A first stage's handler in its slot (never called: the queue passes it) */
+static void
+then_first(void *ctx, void *arg, int64_t data)
+{
+	(void)ctx;
+	(void)arg;
+	(void)data;
+	VS_ASSERT(!"a two-stage entry's first stage run");
+}
+
 static void ghost_pop(struct evq *, const struct evq_hent *, sim_time_t);
 static void ghost_trim(struct evq *);
+static void then_pass(struct evq *, const struct evq_hent *);
 
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
@@ -1287,6 +1307,7 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	struct slot *sl;
 	uint32_t s;
 
+again:
 	fill_hole(q);
 	min = evq_min(q);
 	while ((g = ghost_first(q, min)) != NULL) {
@@ -1313,9 +1334,13 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	top = *min;
 	s = top.key & EVQ_SLOT_MASK;
 	sl = &q->slots[s];
+	out->fn = sl->fn;
+	if (__builtin_expect(out->fn == then_first, 0)) {
+		then_pass(q, min);	/* a first stage (evq_push_then) */
+		goto again;
+	}
 	out->time = top.time;
 	out->seq = (top.key & ~EVQ_ORDINARY) >> EVQ_SLOT_BITS;
-	out->fn = sl->fn;
 	out->arg = sl->arg;
 	out->data = sl->data;
 	q->now = top.time;
@@ -1348,6 +1373,38 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 	return 1;
 }
 
+/*
+ * A two-stage entry's first stage passed: min, the least entry (no hole),
+ * its slot's: the queue's clock moves there as a pop's would, and the
+ * entry moves to its second time under the next key, as the push its
+ * event would make there takes it (evq_move's order), with its second
+ * handler; no handler runs.  Most often it stays near: the head takes its
+ * new entry in place (the heap's root sifts down; the sorted array's head
+ * walks to its place), with neither evq_move's search nor a pop's and a
+ * push's.  (evq.h evq_push_then.)
+ */
+static __attribute__((noinline)) void
+then_pass(struct evq *q, const struct evq_hent *min)
+{
+	uint32_t s = min->key & EVQ_SLOT_MASK;
+	const struct then *th = &q->then[s];
+	struct slot *sl = &q->slots[s];
+	struct evq_hent e;
+
+	q->now = min->time;
+	if (min != q->t.h || is_far(q, th->time)) {
+		evq_move(q, id_of(q, s), th->time, th->fn, sl->arg, sl->data);
+		return;
+	}
+	sl->fn = th->fn;
+	e.time = th->time;
+	e.key = key_take(q) | s;
+	if (q->sorted)
+		sorted_replace(q, 0, e);
+	else
+		sift_down(q->slots, q->t.h, q->t.n, 0, e, 0);
+}
+
 int
 evq_pop(struct evq *q, struct evq_ev *out)
 {
@@ -1367,7 +1424,58 @@ evq_first_before(struct evq *q, sim_time_t t, uint64_t key)
 	if ((g = ghost_first(q, min)) != NULL)
 		return !hless(&q->gh, &e) ? EVQ_NONE_BEFORE :
 		    g->fn != NULL ? EVQ_EVENT_BEFORE : EVQ_GHOST_BEFORE;
-	return min != NULL && hless(min, &e) ? EVQ_EVENT_BEFORE : EVQ_NONE_BEFORE;
+	if (min == NULL || !hless(min, &e))
+		return EVQ_NONE_BEFORE;
+	if (__builtin_expect(q->slots[min->key & EVQ_SLOT_MASK].fn == then_first, 0)) {
+		/* a first stage: passed here, as the pop would pass it */
+		then_pass(q, min);
+		return evq_first_before(q, t, key);
+	}
+	return EVQ_EVENT_BEFORE;
+}
+
+/* Room in the second stages' array for slot s (cold: it grows as the slots) */
+static __attribute__((noinline, cold)) void
+then_grow(struct evq *q, uint32_t s)
+{
+	size_t ncap = q->slotcap > s ? q->slotcap : (size_t)s + 1;
+
+	q->then = xrealloc(q->then, ncap * sizeof *q->then);
+	q->thencap = ncap;
+}
+
+evq_id
+evq_push_then(struct evq *q, sim_time_t t, sim_time_t t2,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data)
+{
+	uint32_t s = slot_fill(q, then_first, arg, data);
+	evq_id id = id_of(q, s);
+
+	VS_ASSERT(t2 >= t && fn != NULL);
+	if (s >= q->thencap)
+		then_grow(q, s);
+	q->then[s].time = t2;
+	q->then[s].fn = fn;
+	heap_insert_key(q, t, key_next(q, s, EVQ_ORDINARY));
+	return id;
+}
+
+int
+evq_then_pending(const struct evq *q, evq_id id)
+{
+	const struct slot *sl = slot_of(q, id);
+
+	return sl != NULL && sl->fn == then_first;
+}
+
+void
+evq_then_drop(struct evq *q, evq_id id, void (*fn)(void *, void *, int64_t), int64_t data)
+{
+	struct slot *sl = slot_of(q, id);
+
+	VS_ASSERT(sl != NULL && sl->fn == then_first && fn != NULL);
+	sl->fn = fn;
+	sl->data = data;
 }
 
 size_t

@@ -91,6 +91,22 @@ static inline sim_time_t evq_peek_time(const struct evq *);
  * EVQ_GHOST_BEFORE, a ghost (evq_pop would pop it and go on past (t, key)). */
 enum { EVQ_NONE_BEFORE, EVQ_EVENT_BEFORE, EVQ_GHOST_BEFORE };
 int evq_first_before(struct evq *, sim_time_t t, uint64_t key);
+/*
+ * Two-stage entries: an event at t whose handler would only file the next
+ * event of its own at t2, with fn (the same arg and data), as a push made
+ * there, and change nothing else that anyone reads before then (the owner
+ * applies that change itself, late: models/guest/guest.c ple_in_arm).  The
+ * entry waits at (t, its key); when it comes first, the queue files it at
+ * (t2, the next key), as that push would take it, without a handler (the
+ * first stage passed: evq_pop_until, evq_first_before).  Its id stays
+ * valid; cancel and move take it as any event.  evq_then_pending: its
+ * first stage has not passed; evq_then_drop makes that first stage an
+ * ordinary event with handler fn and data, in its place.
+ */
+evq_id evq_push_then(struct evq *, sim_time_t t, sim_time_t t2,
+    void (*fn)(void *, void *, int64_t), void *arg, int64_t data);
+int evq_then_pending(const struct evq *, evq_id id);
+void evq_then_drop(struct evq *, evq_id id, void (*fn)(void *, void *, int64_t), int64_t data);
 size_t evq_size(const struct evq *);
 int evq_pending(const struct evq *, evq_id id);
 
