@@ -1307,6 +1307,39 @@ START_TEST(groups_none_is_the_default)
 }
 END_TEST
 
+/* fair_do_schedule's schedule_root (groups: none) takes the steps of the
+ * hierarchy's walk at its one level: the same run, switch for switch, under
+ * a churn of blocks, wakes, yields and directed yields. */
+START_TEST(a_root_schedule_is_the_walk_at_one_level)
+{
+	struct rig t;
+	struct rig_churn c;
+	uint64_t dig[2], sw[2];
+	int64_t vr[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		rig_init(&t, &sched_cfs_ops, M2, NULL, 300 * MS);
+		th_vm(&t, "a", 3, 0);
+		th_vm(&t, "b", 2, 0);
+		th_vm(&t, "c", 1, 0x1);
+		rig_start(&t);
+		ck_assert_int_eq(((struct fair *)t.hv.sched_priv)->flat, 1);
+		((struct fair *)t.hv.sched_priv)->flat = k;
+		rig_churn_start(&c, &t, 7);
+		th_run(&t);
+		dig[k] = c.digest;
+		sw[k] = t.hv.st.ctx_switches;
+		vr[k] = fair_vruntime(&t.hv, t.hv.vcpus[1]);
+		rig_free(&t);
+	}
+	ck_assert_uint_gt(sw[0], 300);
+	ck_assert_uint_eq(sw[0], sw[1]);
+	ck_assert_uint_eq(dig[0], dig[1]);
+	ck_assert_int_eq(vr[0], vr[1]);
+}
+END_TEST
+
 /* hv_resched (hv.c): a raise for later pushes one schedule, which a later
  * raise leaves and an earlier one moves up; a raise for now takes its place
  * (resched_later), and while one for now is pending every raise leaves it. */
@@ -1376,6 +1409,7 @@ cfs_suite(void)
 	tcase_add_test(tc, weight_for_an_unknown_vm_is_an_error);
 	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
 	tcase_add_test(tc, groups_none_is_the_default);
+	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
 	tcase_add_test(tc, group_shares_follow_the_averaged_load);
 	tcase_add_test(tc, a_raise_for_now_overtakes_one_pending_later);
 	suite_add_tcase(s, tc);

@@ -397,6 +397,41 @@ START_TEST(delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked)
 }
 END_TEST
 
+/* fair_do_schedule's schedule_root (groups: none) takes the steps of the
+ * hierarchy's walk at its one level, a delayed pick's dequeue included: the
+ * same run, switch for switch, under a churn of blocks, wakes and yields. */
+START_TEST(a_root_schedule_is_the_walk_at_one_level)
+{
+	struct rig t;
+	struct rig_churn c;
+	uint64_t dig[2], sw[2];
+	int64_t vr[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		rig_init(&t, &sched_eevdf_ops,
+		    "{sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}",
+		    "{delay_dequeue: true}", 300 * MS);
+		th_vm(&t, "a", 3);
+		th_vm(&t, "b", 2);
+		rig_start(&t);
+		ck_assert_int_eq(((struct fair *)t.hv.sched_priv)->flat, 1);
+		((struct fair *)t.hv.sched_priv)->flat = k;
+		rig_churn_start(&c, &t, 11);
+		sim_run(&t.sim);
+		hv_finish(&t.hv);
+		dig[k] = c.digest;
+		sw[k] = t.hv.st.ctx_switches;
+		vr[k] = fair_vruntime(&t.hv, t.hv.vcpus[1]);
+		rig_free(&t);
+	}
+	ck_assert_uint_gt(sw[0], 300);
+	ck_assert_uint_eq(sw[0], sw[1]);
+	ck_assert_uint_eq(dig[0], dig[1]);
+	ck_assert_int_eq(vr[0], vr[1]);
+}
+END_TEST
+
 START_TEST(bad_params_are_refused)
 {
 	struct rig t;
@@ -429,6 +464,7 @@ eevdf_suite(void)
 	tcase_add_test(tc, place_lag_keeps_the_lag_over_a_sleep);
 	tcase_add_test(tc, yield_moves_the_deadline_one_slice_on);
 	tcase_add_test(tc, delay_dequeue_keeps_an_ineligible_sleeper_queued_until_picked);
+	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
 	tcase_add_test(tc, bad_params_are_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -90,4 +90,64 @@ pcpu_of(const struct vcpu *v)
 	return v->pcpu != NULL ? v->pcpu->id : -1;
 }
 
+/*
+ * A churn for comparing two runs of one rig: every 97 us a pseudo-random
+ * step (a block, a wake, a yield or a directed yield of some vCPU), and a
+ * digest of where each vCPU runs at each step and of the switches so far.
+ */
+struct rig_churn {
+	struct rig *r;
+	uint64_t x, digest;
+};
+
+static inline uint64_t
+rig_churn_rand(struct rig_churn *c)
+{
+	c->x = c->x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return c->x >> 33;
+}
+
+static void
+rig_churn_ev(void *s, void *arg, int64_t data)
+{
+	struct rig_churn *c = arg;
+	struct hv *hv = &c->r->hv;
+	struct vcpu *v = hv->vcpus[rig_churn_rand(c) % (uint64_t)hv->nvcpus];
+	struct vcpu *t = hv->vcpus[rig_churn_rand(c) % (uint64_t)hv->nvcpus];
+	int i;
+
+	(void)s;
+	(void)data;
+	switch (rig_churn_rand(c) % 4) {
+	case 0:
+		if (!v->blocked)
+			hv_block(v);
+		break;
+	case 1:
+		hv_wake(v);
+		break;
+	case 2:
+		if (v->pcpu != NULL && !v->blocked)
+			hv_yield(v);
+		break;
+	default:
+		if (v->pcpu != NULL && !v->blocked && t != v)
+			hv_yield_to(v, t);
+		break;
+	}
+	for (i = 0; i < hv->nvcpus; i++)
+		c->digest = c->digest * 31 + (uint64_t)(pcpu_of(hv->vcpus[i]) + 1);
+	c->digest = c->digest * 31 + hv->st.ctx_switches;
+	sim_after(&c->r->sim, 97000, rig_churn_ev, c, 0);
+}
+
+static inline void
+rig_churn_start(struct rig_churn *c, struct rig *r, uint64_t seed)
+{
+	c->r = r;
+	c->x = seed;
+	c->digest = 0;
+	sim_after(&r->sim, 97000, rig_churn_ev, c, 0);
+}
+
 #endif

@@ -250,6 +250,8 @@ struct fair {
 	/* nr_ge[k]: pCPUs whose root h_nr_running is >= k (k <= nvcpus), so a
 	 * balance pass knows in O(1) when no queue is long enough to pull from. */
 	int *nr_ge;
+	int flat;		/* every entity a task of a root rq (groups: none):
+				 * fair_do_schedule walks no hierarchy (tests may clear it) */
 	int tick_skip;		/* quiet ticks are skipped (fair_tick_next) */
 	int tick_fault;		/* a test's deliberately broken skip (tests/e2e_tickff.sh) */
 };
