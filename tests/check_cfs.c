@@ -1340,6 +1340,42 @@ START_TEST(a_root_schedule_is_the_walk_at_one_level)
 }
 END_TEST
 
+/* Skipped ticks change nothing (fair_tick's catch-up: cpu_load's decay a
+ * tick a step, curr charged once at the tick): the same run, switch for
+ * switch, with every tick run, under a churn on two pCPUs. */
+START_TEST(skipped_ticks_change_nothing_under_churn)
+{
+	struct rig t;
+	struct rig_churn c;
+	uint64_t dig[2], sw[2], skipped[2];
+	int64_t vr[2];
+	long load[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		rig_init(&t, &sched_cfs_ops, M2, NULL, 300 * MS);
+		t.hv.fast_forward = k;
+		th_vm(&t, "a", 3, 0);
+		th_vm(&t, "b", 1, 0);
+		rig_start(&t);
+		rig_churn_start(&c, &t, 5);
+		th_run(&t);
+		dig[k] = c.digest;
+		sw[k] = t.hv.st.ctx_switches;
+		skipped[k] = t.hv.st.ticks_skipped;
+		vr[k] = fair_vruntime(&t.hv, t.hv.vcpus[0]);
+		load[k] = ((struct fair *)t.hv.sched_priv)->cpu[1].cpu_load;
+		rig_free(&t);
+	}
+	ck_assert_uint_eq(skipped[0], 0);
+	ck_assert_uint_gt(skipped[1], 50);
+	ck_assert_uint_eq(sw[0], sw[1]);
+	ck_assert_uint_eq(dig[0], dig[1]);
+	ck_assert_int_eq(vr[0], vr[1]);
+	ck_assert_int_eq(load[0], load[1]);
+}
+END_TEST
+
 /* hv_resched (hv.c): a raise for later pushes one schedule, which a later
  * raise leaves and an earlier one moves up; a raise for now takes its place
  * (resched_later), and while one for now is pending every raise leaves it. */
@@ -1410,6 +1446,7 @@ cfs_suite(void)
 	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
 	tcase_add_test(tc, groups_none_is_the_default);
 	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
+	tcase_add_test(tc, skipped_ticks_change_nothing_under_churn);
 	tcase_add_test(tc, group_shares_follow_the_averaged_load);
 	tcase_add_test(tc, a_raise_for_now_overtakes_one_pending_later);
 	suite_add_tcase(s, tc);

@@ -259,6 +259,37 @@ static void update_shares(struct fair *, int cpu);
 
 #define FAIR_TICK_UNSET	INT64_MIN
 
+/* Whether a tick up to `last` was skipped since the last one c reflects. */
+static inline __attribute__((always_inline)) int
+tick_pending(struct fair_cpu *c, const struct pcpu *p, sim_time_t last)
+{
+	if (c->tick_done == FAIR_TICK_UNSET)
+		c->tick_done = p->tick_base - p->hv->tick_ns;	/* before the first tick */
+	return last > c->tick_done;
+}
+
+/* The skipped ticks up to `last`, one on the grid after tick_done; curr
+ * charged up to last unless the caller charges it at now next, which comes
+ * to the same (fair_tick). */
+static inline __attribute__((always_inline)) void
+tick_catch_up(struct fair *f, struct fair_cpu *c, sim_time_t last, int charge)
+{
+	sim_time_t per = f->hv->tick_ns, t;
+
+	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 per tick
+	 * (it stops moving once it gets there); a tick a step, no divide */
+	for (t = c->tick_done + per; t <= last && !f->tick_fault; t += per) {
+		long l = (c->cpu_load + c->root.load) / 2;
+
+		if (l == c->cpu_load)
+			break;
+		c->cpu_load = l;
+	}
+	if (charge && !f->tick_fault)
+		fair_update_curr_at(f, &c->root, last);
+	c->tick_done = last;
+}
+
 /*
  * Bring pCPU cpu up to the ticks on its grid up to `upto` that were skipped
  * (hv.c hv_tick_ev): each would have decayed cpu_load towards the root's
@@ -272,34 +303,18 @@ tick_sync(struct fair *f, int cpu, sim_time_t upto)
 {
 	struct fair_cpu *c;
 	const struct pcpu *p;
-	sim_time_t per, last;
-	int64_t n;
+	sim_time_t last;
 
 	if (!f->tick_skip)
 		return;
 	c = &f->cpu[cpu];
 	p = &f->hv->pcpus[cpu];
-	per = f->hv->tick_ns;
-	if (c->tick_done == FAIR_TICK_UNSET)
-		c->tick_done = p->tick_base - per;	/* before the first tick */
 	/* the ticks skipped are those between the last one run and tick_at */
-	if (p->tick_at - per <= c->tick_done)
+	if (!tick_pending(c, p, p->tick_at - f->hv->tick_ns))
 		return;
 	last = hv_tick_last(p, upto);
-	if (last <= c->tick_done)
-		return;
-	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 per tick
-	 * (it stops moving once it gets there) */
-	for (n = (last - c->tick_done) / per; n > 0 && !f->tick_fault; n--) {
-		long l = (c->cpu_load + c->root.load) / 2;
-
-		if (l == c->cpu_load)
-			break;
-		c->cpu_load = l;
-	}
-	if (!f->tick_fault)
-		fair_update_curr_at(f, &c->root, last);
-	c->tick_done = last;
+	if (last > c->tick_done)
+		tick_catch_up(f, c, last, 1);
 }
 
 /* sched_ops.tick_next: the first time pCPU p's tick may act, its state unchanged. */
@@ -1773,7 +1788,18 @@ fair_tick(struct hv *hv, struct pcpu *p)
 	struct fair_cpu *c = &f->cpu[p->id];
 	struct fair_se *se;
 
-	tick_sync(f, p->id, hv->sim->now - 1);	/* the ticks skipped before this one */
+	/* the ticks skipped before this one, the last a period back (both on the
+	 * grid); its update_curr is left to entity_tick's at now where that one
+	 * charges the same in one step: a nice-0 curr on_rq (its vruntime,
+	 * sum_exec and load_unacc add up, min_vruntime only rises) and nothing
+	 * in the class's update_curr (cfs) */
+	if (f->tick_skip && tick_pending(c, p, hv->sim->now - hv->tick_ns)) {
+		se = c->root.curr;
+		VS_ASSERT(hv->check < 3 || hv_tick_last(p, hv->sim->now - 1) ==
+		    hv->sim->now - hv->tick_ns);
+		tick_catch_up(f, c, hv->sim->now - hv->tick_ns, se == NULL || !se->on_rq ||
+		    se->weight != FAIR_NICE0 || f->cls->update_curr != NULL);
+	}
 	for (se = fair_curr_task(c); se != NULL; se = se->parent)
 		if (se->on_rq)
 			f->cls->entity_tick(f, se->cfs_rq, se);
