@@ -542,13 +542,26 @@ tp_yield(void *s, void *arg, int64_t data)
  * pulls it back to the first grid tick at or after both now and tick_next
  * (hv.c tick_recheck decides that by comparisons and divides only for the
  * move); otherwise it stays. */
-START_TEST(a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next)
+/* cfs's schedule, its word on tick_next made early_tick_next's answer, as a
+ * policy's word is its tick_next's */
+static struct vcpu *
+hinted_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
+{
+	struct vcpu *v = sched_cfs_ops.do_schedule(hv, p, slice);
+
+	if (p->tick_due && p->tick_hint != 0)
+		p->tick_hint = early_tick_next(hv, p);
+	return v;
+}
+
+static void
+tick_pull_run(struct vcpu *(*do_schedule)(struct hv *, struct pcpu *, sim_time_t *))
 {
 	struct sched_ops ops = sched_cfs_ops;
 	struct rig t;
 
 	ops.tick_next = early_tick_next;
-	ops.do_schedule = hintless_do_schedule;
+	ops.do_schedule = do_schedule;
 	memset(&tp, 0, sizeof tp);
 	rig_init(&t, &ops, M1, NULL, 200 * MS);
 	t.hv.fast_forward = 1;
@@ -561,6 +574,20 @@ START_TEST(a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next)
 	ck_assert_int_gt(tp.moved, 100);
 	ck_assert_int_lt(tp.moved, tp.n);
 	rig_free(&t);
+}
+
+START_TEST(a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next)
+{
+	tick_pull_run(hintless_do_schedule);
+}
+END_TEST
+
+/* The same where the switch gives tick_next (hv_tick_soon_at): tick_recheck
+ * takes its first test on the word and leaves the tick only where the
+ * tests after it would. */
+START_TEST(a_switch_that_gives_tick_next_pulls_the_tick_back_the_same)
+{
+	tick_pull_run(hinted_do_schedule);
 }
 END_TEST
 
@@ -1429,6 +1456,7 @@ cfs_suite(void)
 	tcase_add_test(tc, a_tick_already_next_is_not_looked_again);
 	tcase_add_test(tc, a_switch_tells_the_ticks_look_tick_next);
 	tcase_add_test(tc, a_switch_pulls_the_tick_back_to_the_grid_point_of_tick_next);
+	tcase_add_test(tc, a_switch_that_gives_tick_next_pulls_the_tick_back_the_same);
 	tcase_add_test(tc, woken_vcpu_far_left_preempts);
 	tcase_add_test(tc, woken_vcpu_within_wakeup_granularity_waits_for_the_tick);
 	tcase_add_test(tc, yield_to_runs_a_target_within_granularity_next);
