@@ -1689,8 +1689,9 @@ again:
 				hv_tick_soon_at(p, tick_next_set(c));
 		}
 out:
-	VS_ASSERT(!next->v->blocked && next->v->affinity[p->id]);
-	VS_ASSERT(next->v->pcpu == NULL || next->v->pcpu == p);
+	/* not blocked, and running nowhere else: hv_schedule_ev asserts them
+	 * for every policy */
+	VS_ASSERT(next->v->affinity[p->id]);
 	return next->v;
 }
 
