@@ -731,21 +731,39 @@ is_far(const struct evq *q, sim_time_t t)
 	return t - q->now >= EVQ_HORIZON;
 }
 
-/* The far front, not full, takes e, which sorts before at most
- * EVQ_FRONT_WALK of its entries: walking in from its tail, its room moved
- * to the front when the tail has none. */
-static void
+/* The far front, with room after its tail, takes e, which sorts before at
+ * most EVQ_FRONT_EVICT of its entries: walking in from its tail. */
+static inline void
 front_put(struct evq *q, struct evq_hent e)
 {
-	struct evq_hent *h = q->fr;
 	size_t n = q->frn++;
 
-	if (h + n == q->fra + EVQ_FRONT_ROOM) {
-		memmove(q->fra, h, n * sizeof *h);
-		q->fr = h = q->fra;
-	}
-	sa_put_tail(h, n, e);
+	sa_put_tail(q->fr, n, e);
 	q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INFRONT;
+}
+
+/* far_insert but for a put at the front's tail with room there: the room
+ * moved to the front, or the entries e sorts before given to the heap
+ * first, or e to the heap (k: how many e sorts before, > EVQ_FRONT_EVICT:
+ * more or the front full).  Out of line: the put keeps no frame. */
+static __attribute__((noinline)) void
+far_insert_slow(struct evq *q, struct evq_hent e, size_t k)
+{
+	size_t n = q->frn;
+
+	if (k > EVQ_FRONT_EVICT)
+		back_insert(q, e);
+	else {
+		if (k > EVQ_FRONT_WALK)
+			for (q->frn = n - k; k > 0; k--)
+				back_insert(q, q->fr[n - k]);
+		if (q->fr + q->frn == q->fra + EVQ_FRONT_ROOM) {
+			memmove(q->fra, q->fr, q->frn * sizeof *q->fr);
+			q->fr = q->fra;
+		}
+		front_put(q, e);
+	}
+	far_note(q);
 }
 
 /* The far part takes e (pushed EVQ_HORIZON or more after now): the front
@@ -763,14 +781,11 @@ far_insert(struct evq *q, struct evq_hent e)
 	else
 		while (k < n && k <= EVQ_FRONT_EVICT && hless(&e, &h[n - 1 - k]))
 			k++;
-	if (k <= EVQ_FRONT_WALK)
-		front_put(q, e);
-	else if (k <= EVQ_FRONT_EVICT) {
-		for (q->frn = n - k; k > 0; k--)
-			back_insert(q, h[n - k]);
-		front_put(q, e);
-	} else
-		back_insert(q, e);
+	if (k > EVQ_FRONT_WALK || h + n == q->fra + EVQ_FRONT_ROOM) {
+		far_insert_slow(q, e, k);
+		return;
+	}
+	front_put(q, e);
 	far_note(q);
 }
 
