@@ -786,7 +786,8 @@ far_insert(struct evq *q, struct evq_hent e)
 		return;
 	}
 	front_put(q, e);
-	far_note(q);
+	if (k == n)	/* e the front's new head (else the far least stays) */
+		far_note(q);
 }
 
 /* Take slot s's far entry out; returns its key. */
