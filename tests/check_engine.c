@@ -41,6 +41,29 @@ START_TEST(engine_runs_in_time_order_and_stops_at_end)
 }
 END_TEST
 
+/* fold_end (engine.h), the bound of guest.c's folds: the end or the cap,
+ * the earlier, taken anew by sim_run (a rig's end moves between runs), and
+ * -1 once stopped (sim_stop, sim_fail), so no step is taken past either. */
+START_TEST(fold_end_follows_the_end_and_a_stop)
+{
+	struct sim s;
+
+	sim_init(&s, 1, 100);
+	ck_assert_int_eq(s.fold_end, 100);
+	s.end = 40;
+	sim_run(&s);
+	ck_assert_int_eq(s.fold_end, 40);
+	sim_stop(&s);
+	ck_assert_int_eq(s.fold_end, -1);
+	sim_destroy(&s);
+	sim_init(&s, 1, SIM_NEVER);
+	ck_assert(s.fold_end == SIM_TIME_CAP);
+	sim_fail(&s, SIM_FAIL_CAP, NULL);
+	ck_assert_int_eq(s.fold_end, -1);
+	sim_destroy(&s);
+}
+END_TEST
+
 /* A's work: defer 5, then push 6 for now (data 1: not) and 8 for later. */
 static void
 raise_some(void *sp, void *arg, int64_t data)
@@ -503,6 +526,7 @@ engine_suite(void)
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
+	tcase_add_test(tc, fold_end_follows_the_end_and_a_stop);
 	tcase_add_test(tc, a_refused_snapshot_matches_none);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);

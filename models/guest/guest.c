@@ -964,7 +964,7 @@ guest_kept(struct vcpu *v)
 static inline __attribute__((always_inline)) int
 fold_ok(const struct sim *sim, sim_time_t t)
 {
-	return t < sim_next_time(sim) && t <= sim->end && t <= SIM_TIME_CAP && !sim->stopped;
+	return t < sim_next_time(sim) && t <= sim->fold_end;
 }
 
 /*
@@ -1478,7 +1478,7 @@ seg_now(struct guest *g, guest_mid_fn mid)
 	sim_time_t t1 = g->fold_t;
 
 	/* (no spin to note: work_set ended it) */
-	if (!(t1 < next_time(s) && t1 <= s->end && t1 <= SIM_TIME_CAP && !s->stopped))
+	if (!(t1 < next_time(s) && t1 <= s->fold_end))
 		return 0;
 	if (!mid(g->v, t1))
 		return 1;

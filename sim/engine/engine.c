@@ -12,6 +12,20 @@
 
 #define SIM_TICK ((uint64_t)1 << 20)	/* events between looks at the limits */
 
+/* The last time sim_run may reach: the end, or the cap when the end lies past it. */
+static sim_time_t
+last_time(const struct sim *s)
+{
+	return s->end < SIM_TIME_CAP ? s->end : SIM_TIME_CAP;
+}
+
+/* struct sim's fold_end, from the end and stopped */
+static void
+fold_end_set(struct sim *s)
+{
+	s->fold_end = s->stopped ? -1 : last_time(s);
+}
+
 void
 sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 {
@@ -33,6 +47,7 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->stall_events = SIM_STALL_EVENTS;
 	s->ndefer = 0;
 	s->dhead = 0;
+	fold_end_set(s);
 }
 
 void
@@ -57,6 +72,7 @@ sim_fail(struct sim *s, enum sim_fail why, const char *where, ...)
 	va_list ap;
 
 	s->stopped = 1;
+	fold_end_set(s);
 	if (s->fail != SIM_FAIL_NONE)
 		return;
 	s->fail = why;
@@ -72,13 +88,6 @@ sim_advance(struct sim *s, sim_time_t t)
 {
 	VS_ASSERT(t >= s->now && t < sim_next_time(s) && t <= s->end && !s->stopped);
 	s->now = t;
-}
-
-/* The last time sim_run may reach: the end, or the cap when the end lies past it. */
-static sim_time_t
-last_time(const struct sim *s)
-{
-	return s->end < SIM_TIME_CAP ? s->end : SIM_TIME_CAP;
 }
 
 /* Every SIM_TICK events, and at max_events: the observer and the limits. */
@@ -190,6 +199,7 @@ sim_run(struct sim *s)
 	sim_time_t lim = last_time(s);
 	struct evq_ev ev;
 
+	fold_end_set(s);	/* (a test's rig sets the end between runs) */
 	check(s);
 	run_deferred(s);
 	while (!s->stopped) {
@@ -225,4 +235,5 @@ void
 sim_stop(struct sim *s)
 {
 	s->stopped = 1;
+	fold_end_set(s);
 }

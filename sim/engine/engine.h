@@ -46,6 +46,10 @@ enum sim_fail {
 struct sim {
 	sim_time_t now;		/* read-only outside engine.c */
 	sim_time_t end;		/* stop when the next event is later (SIM_NEVER: no limit) */
+	/* The last time a step may be taken inside an event (guest.c's folds,
+	 * as sim_run pops nothing later): the end or SIM_TIME_CAP, the earlier;
+	 * -1 once stopped.  engine.c keeps it (sim_run takes a changed end). */
+	sim_time_t fold_end;
 	uint64_t events;	/* events handled so far */
 	uint64_t folded;	/* steps taken inside the event before them (guest.c) */
 	uint64_t seed;		/* the run's seed (scenario seed mixed with the replication) */
