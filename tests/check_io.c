@@ -101,7 +101,7 @@ END_TEST
 START_TEST(no_io_no_path_metrics)
 {
 	struct metrics m;
-	int i;
+	size_t i;
 
 	tu_run("name: x\nseed: 1\nuntil: duration\nduration: 1ms\n" TEST_MACHINE
 	    "hypervisor: {kind: kvm, scheduler: pinned}\n"
