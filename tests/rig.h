@@ -150,4 +150,29 @@ rig_churn_start(struct rig_churn *c, struct rig *r, uint64_t seed)
 	sim_after(&r->sim, 97000, rig_churn_ev, c, 0);
 }
 
+/* What two churned runs of one rig must agree on, switch for switch. */
+struct rig_churn_end {
+	uint64_t digest, switches;
+	int64_t vruntime;	/* one vCPU's, as the caller reads it */
+};
+
+static inline struct rig_churn_end
+rig_churn_end(const struct rig_churn *c, int64_t vruntime)
+{
+	struct rig_churn_end e = { c->digest, c->r->hv.st.ctx_switches, vruntime };
+
+	return e;
+}
+
+/* Run a and run b agree, and a switched more than min_switches times. */
+static inline void
+rig_churn_same(const struct rig_churn_end *a, const struct rig_churn_end *b,
+    uint64_t min_switches)
+{
+	ck_assert_uint_gt(a->switches, min_switches);
+	ck_assert_uint_eq(a->switches, b->switches);
+	ck_assert_uint_eq(a->digest, b->digest);
+	ck_assert_int_eq(a->vruntime, b->vruntime);
+}
+
 #endif
