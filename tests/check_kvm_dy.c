@@ -216,6 +216,48 @@ exit_repeatable(struct t *t, int i)
 	return kind_kvm_ops.ple_repeatable(&t->hv, t->v[i]);
 }
 
+/* only v[i] accepts a yield_to */
+static void
+accept_only(int i)
+{
+	int j;
+
+	for (j = 1; j < NV; j++)
+		answer[j] = j == i;
+}
+
+/* The scan starts after last_boosted_vcpu and wraps past the VM's end, as
+ * far as last_boosted_vcpu itself (kvm_vcpu_on_spin's two passes). */
+START_TEST(scan_starts_after_the_last_boosted_and_wraps)
+{
+	static const int after4[] = { 5, 1, 2 }, after2[] = { 3, 4, 5, 1, 2 };
+	struct t t;
+	int i;
+
+	t_init(&t, "{spin_handler: \"3.2\"}");
+	accept_only(4);
+	ple(&t, 0);
+	ck_assert_int_eq(nasked, 4);	/* v1..v4 from the start */
+	accept_only(2);
+	ple(&t, 0);			/* after v4: v5, then v0 (itself), v1, v2 */
+	ck_assert_int_eq(nasked, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(asked[i], after4[i]);
+	refuse_all();
+	ple(&t, 0);			/* after v2, round to v2 itself */
+	ck_assert_int_eq(nasked, NV - 1);
+	for (i = 0; i < NV - 1; i++)
+		ck_assert_int_eq(asked[i], after2[i]);
+	accept_only(NV - 1);
+	ple(&t, 0);			/* the last boosted is the VM's last vCPU */
+	accept_only(1);
+	ple(&t, 0);			/* so the next scan starts at v0 */
+	ck_assert_int_eq(nasked, 1);
+	ck_assert_int_eq(asked[0], 1);
+	t_free(&t);
+}
+END_TEST
+
 START_TEST(a_scan_that_yields_to_nobody_repeats)
 {
 	struct t t;
@@ -441,6 +483,7 @@ main(void)
 	tcase_add_test(tc, v310_is_preempted_only);
 	tcase_add_test(tc, dy_eligible_passes_over_a_spinner_every_other_time);
 	tcase_add_test(tc, dy_eligible_toggles);
+	tcase_add_test(tc, scan_starts_after_the_last_boosted_and_wraps);
 	tcase_add_test(tc, a_scan_that_yields_to_nobody_repeats);
 	tcase_add_test(tc, a_scan_that_changes_something_does_not_repeat);
 	tcase_add_test(tc, ple_done_gives_the_new_window);

@@ -426,10 +426,9 @@ eligible(struct kvm *k, struct kvm_vcpu *t)
 /* The candidate filters of kvm_vcpu_on_spin, as the switches select them
  * (inline: the scan asks of every vCPU, 1.4 per PLE exit in a storm). */
 static inline int
-candidate(struct kvm *k, const struct vcpu *me, const struct vcpu *t)
+candidate(const struct hv *hv, struct kvm *k, const struct dy_cfg *s, const struct vcpu *me,
+    const struct vcpu *t)
 {
-	const struct hv *hv = me->vm->hv;
-	const struct dy_cfg *s = &k->cfg->dy;
 	struct kvm_vcpu *kt = &k->v[t->id];
 
 	if (s->ready_boost ? !kt->ready : s->only_preempted && !kt->preempted)
@@ -452,39 +451,40 @@ static int
 on_spin(struct hv *hv, struct vcpu *me)
 {
 	struct kvm *k = hv->kind_priv;
+	const struct dy_cfg *s = &k->cfg->dy;
 	struct vm *vm = me->vm;
 	struct kvm_vcpu *km = &k->v[me->id];
-	int last = k->last_boosted[vm->id], pass, i, tries = 3, r;
+	int n = vm->nvcpus, i = k->last_boosted[vm->id], j, tries = 3, r;
 
 	km->in_spin_loop = 1;
 	/* 2025 IPI-aware proposal: the vCPU we kicked and that has not run since first */
-	if (k->cfg->dy.prefer_ipi && km->ipi_to >= 0) {
+	if (s->prefer_ipi && km->ipi_to >= 0) {
 		struct vcpu *t = hv->vcpus[km->ipi_to];
 
-		if (t->vm == vm && candidate(k, me, t) && hv_yield_to(me, t) > 0) {
+		if (t->vm == vm && candidate(hv, k, s, me, t) && hv_yield_to(me, t) > 0) {
 			km->dy_yields++;
 			k->last_boosted[vm->id] = t->idx;
 			return 1;
 		}
 	}
-	/* pass 0 the vCPUs after last, pass 1 those up to it, in index order */
-	for (pass = 0; pass < 2; pass++) {
-		int from = pass == 0 ? last + 1 : 0, to = pass == 0 ? vm->nvcpus : last + 1;
+	/* LNX-6.11 kvm_main.c kvm_vcpu_on_spin: one loop from last_boosted_vcpu + 1,
+	 * wrapping: the order of 3.2's two passes (after last, then up to it) */
+	for (j = 0; j < n; j++) {
+		struct vcpu *t;
 
-		for (i = from; i < to; i++) {
-			struct vcpu *t = vm->vcpus[i];
-
-			if (!candidate(k, me, t))
-				continue;
-			r = hv_yield_to(me, t);
-			if (r > 0) {
-				km->dy_yields++;
-				k->last_boosted[vm->id] = i;
-				return 1;
-			}
-			if (r < 0 && k->cfg->dy.esrch_exit && --tries == 0)
-				return 0;
+		if (++i == n)
+			i = 0;
+		t = vm->vcpus[i];
+		if (!candidate(hv, k, s, me, t))
+			continue;
+		r = hv_yield_to(me, t);
+		if (r > 0) {
+			km->dy_yields++;
+			k->last_boosted[vm->id] = i;
+			return 1;
 		}
+		if (r < 0 && s->esrch_exit && --tries == 0)
+			return 0;
 	}
 	return 0;
 }
