@@ -325,7 +325,8 @@ END_TEST
  * counts the switches after which the host tick, not run since, lies later. */
 struct pp {
 	struct rig *t;
-	sim_time_t at, ran;	/* the tick's place and last run at the last yield */
+	sim_time_t at;		/* the tick's place at the last yield */
+	uint64_t ran;		/* the ticks run by then */
 	int later;
 };
 
@@ -335,10 +336,10 @@ pp_yield(void *s, void *arg, int64_t data)
 	struct pp *x = arg;
 	struct pcpu *p = &x->t->hv.pcpus[0];
 
-	if (p->tick_ran == x->ran && p->tick_at > x->at)
+	if (p->ticks_ran == x->ran && p->tick_at > x->at)
 		x->later++;
 	x->at = p->tick_at;
-	x->ran = p->tick_ran;
+	x->ran = p->ticks_ran;
 	hv_yield(p->curr);
 	sim_after(&x->t->sim, 5 * US, pp_yield, x, 0);
 }
@@ -355,7 +356,8 @@ ping_pong_run(struct rig *t, struct pp *x, int fast_forward, const struct sched_
 	th_vm(t, "b", 1, 0);
 	rig_start(t);
 	x->t = t;
-	x->at = x->ran = -1;
+	x->at = -1;
+	x->ran = UINT64_MAX;
 	x->later = 0;
 	sim_after(&t->sim, 5 * US, pp_yield, x, 0);
 	th_run(t);
@@ -481,7 +483,8 @@ END_TEST
 static struct tp {
 	int n;			/* looks so far */
 	int valid;		/* at, ran: the last look's outcome, to check */
-	sim_time_t at, ran;
+	sim_time_t at;
+	uint64_t ran;
 	int checked, moved;
 } tp;
 
@@ -506,7 +509,7 @@ early_tick_next(struct hv *hv, struct pcpu *p)
 		at += (next - at + per - 1) / per * per;
 	tp.moved += at < p->tick_at;
 	tp.at = at < p->tick_at ? at : p->tick_at;
-	tp.ran = p->tick_ran;
+	tp.ran = p->ticks_ran;
 	tp.valid = 1;
 	return next;
 }
@@ -528,7 +531,7 @@ tp_yield(void *s, void *arg, int64_t data)
 	struct rig *t = arg;
 	struct pcpu *p = &t->hv.pcpus[0];
 
-	if (tp.valid && p->tick_ran == tp.ran) {
+	if (tp.valid && p->ticks_ran == tp.ran) {
 		ck_assert_msg(p->tick_at == tp.at, "look %d: tick at %lld, not %lld", tp.n,
 		    (long long)p->tick_at, (long long)tp.at);
 		tp.checked++;
@@ -1393,6 +1396,54 @@ START_TEST(skipped_ticks_change_nothing_under_churn)
 }
 END_TEST
 
+/* cfs's tick, counted per pCPU: the ticks that ran */
+static uint64_t tick_calls[2];
+
+static void
+counted_tick(struct hv *hv, struct pcpu *p)
+{
+	tick_calls[p->id]++;
+	sched_cfs_ops.tick(hv, p);
+}
+
+/* host_ticks_skipped is counted at the end (hv.c hv_finish), not at each
+ * tick: every grid point up to the end either ran or was skipped, under a
+ * churn on two pCPUs, with the ticks skipped or all run. */
+START_TEST(skipped_ticks_are_the_grid_points_that_did_not_run)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig t;
+	struct rig_churn c;
+	uint64_t grid;
+	int k, i;
+
+	ops.tick = counted_tick;
+	for (k = 0; k < 2; k++) {
+		memset(tick_calls, 0, sizeof tick_calls);
+		rig_init(&t, &ops, M2, NULL, 300 * MS + 123);
+		t.hv.fast_forward = k;
+		th_vm(&t, "a", 3, 0);
+		th_vm(&t, "b", 1, 0);
+		rig_start(&t);
+		rig_churn_start(&c, &t, 7);
+		th_run(&t);
+		grid = 0;
+		for (i = 0; i < 2; i++) {
+			struct pcpu *p = &t.hv.pcpus[i];
+
+			ck_assert_uint_eq(p->ticks_ran, tick_calls[i]);
+			grid += (uint64_t)((t.sim.now - p->tick_base) / t.hv.tick_ns + 1);
+		}
+		ck_assert_uint_eq(t.hv.st.ticks_skipped + tick_calls[0] + tick_calls[1], grid);
+		if (k == 0)
+			ck_assert_uint_eq(t.hv.st.ticks_skipped, 0);
+		else
+			ck_assert_uint_gt(t.hv.st.ticks_skipped, 50);
+		rig_free(&t);
+	}
+}
+END_TEST
+
 /* hv_resched (hv.c): a raise for later pushes one schedule, which a later
  * raise leaves and an earlier one moves up; a raise for now takes its place
  * (resched_later), and while one for now is pending every raise leaves it. */
@@ -1465,6 +1516,7 @@ cfs_suite(void)
 	tcase_add_test(tc, groups_none_is_the_default);
 	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
 	tcase_add_test(tc, skipped_ticks_change_nothing_under_churn);
+	tcase_add_test(tc, skipped_ticks_are_the_grid_points_that_did_not_run);
 	tcase_add_test(tc, group_shares_follow_the_averaged_load);
 	tcase_add_test(tc, a_raise_for_now_overtakes_one_pending_later);
 	suite_add_tcase(s, tc);

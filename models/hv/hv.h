@@ -40,7 +40,7 @@ struct pcpu {
 	evq_id tick_ev;
 	sim_time_t tick_at;	/* when tick_ev fires */
 	sim_time_t tick_base;	/* its first tick; the grid is tick_ns apart from there */
-	sim_time_t tick_ran;	/* its last tick that ran (the grid point before the first) */
+	uint64_t ticks_ran;	/* its ticks that ran (tick_skip; hv_finish counts the rest) */
 	/* The next tick is armed by the schedule (tick_recheck): held, not yet
 	 * pushed, by a tick whose reschedule runs now; due, for a change
 	 * inside schedule() (hv_tick_soon), with what tick_next will say, if
