@@ -1444,6 +1444,58 @@ START_TEST(skipped_ticks_are_the_grid_points_that_did_not_run)
 }
 END_TEST
 
+/* cfs's tick, checked: where nothing was pending, a nice-0 curr is
+ * preempted when it ran past its slice of the queue as it is at the tick
+ * (LNX-3.2 sched_slice: latency * NICE0 / load, up to nr_latency queued), or
+ * ran min_granularity and leads the leftmost by more than that slice
+ * (LNX-3.6 check_preempt_tick); defaults, one pCPU: factor 1 */
+static int slice_checks;
+
+static void
+checked_tick(struct hv *hv, struct pcpu *p)
+{
+	struct fair_cpu *c = &((struct fair *)hv->sched_priv)->cpu[p->id];
+	struct fair_se *curr;
+	int pending = c->need_resched, want;
+	int64_t ideal, ran;
+
+	sched_cfs_ops.tick(hv, p);
+	curr = fair_curr_task(c);
+	if (pending || curr == NULL || !curr->on_rq || c->root.nr_running < 2)
+		return;
+	ck_assert_int_eq(curr->weight, FAIR_NICE0);
+	ck_assert_int_le(c->root.nr_running, 8);
+	ideal = 6 * MS * FAIR_NICE0 / c->root.load;
+	ran = curr->sum_exec - curr->prev_sum_exec;
+	want = ran > ideal || (ran >= 750 * US && c->root.nq > 0 &&
+	    curr->vruntime - c->root.q[0]->vruntime > ideal);
+	ck_assert_int_eq(c->need_resched, want);
+	slice_checks++;
+}
+
+/* The tick reads a root nice-0 curr's slice kept beside the rq
+ * (sched_cfs.c tick_slice): under a churn that changes the queue between
+ * ticks, it preempts where the slice of the queue as it is says. */
+START_TEST(the_tick_preempts_at_the_slice_of_the_queue_as_it_is)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig t;
+	struct rig_churn c;
+
+	ops.tick = checked_tick;
+	slice_checks = 0;
+	rig_init(&t, &ops, M1, NULL, 300 * MS);
+	t.hv.fast_forward = 0;	/* every tick runs and is checked */
+	th_vm(&t, "a", 3, 0);
+	th_vm(&t, "b", 2, 0);
+	rig_start(&t);
+	rig_churn_start(&c, &t, 11);
+	th_run(&t);
+	ck_assert_int_gt(slice_checks, 50);
+	rig_free(&t);
+}
+END_TEST
+
 /* hv_resched (hv.c): a raise for later pushes one schedule, which a later
  * raise leaves and an earlier one moves up; a raise for now takes its place
  * (resched_later), and while one for now is pending every raise leaves it. */
@@ -1517,6 +1569,7 @@ cfs_suite(void)
 	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
 	tcase_add_test(tc, skipped_ticks_change_nothing_under_churn);
 	tcase_add_test(tc, skipped_ticks_are_the_grid_points_that_did_not_run);
+	tcase_add_test(tc, the_tick_preempts_at_the_slice_of_the_queue_as_it_is);
 	tcase_add_test(tc, group_shares_follow_the_averaged_load);
 	tcase_add_test(tc, a_raise_for_now_overtakes_one_pending_later);
 	suite_add_tcase(s, tc);

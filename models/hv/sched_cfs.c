@@ -210,13 +210,18 @@ cfs_check_preempt_wakeup(struct fair *f, struct fair_cpu *cpu, struct fair_se *p
 		fair_set_last_buddy(se);	/* prev may get the CPU back */
 }
 
+static inline int64_t tick_slice(const struct cfs *, struct fair_rq *, const struct fair_se *);
+
 /* LNX-3.6 fair.c check_preempt_tick */
 static void
 check_preempt_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 {
 	struct cfs *c = CFS_OF(f);
-	int64_t ideal = sched_slice(c, rq, curr), ran = curr->sum_exec - curr->prev_sum_exec;
-	int64_t delta;
+	/* a root curr at nice 0 (on_rq: entity_tick) has the slice kept beside
+	 * the rq's nr_running and load: no divide at every tick */
+	int64_t ideal = f->flat && curr->weight == FAIR_NICE0 ? tick_slice(c, rq, curr) :
+	    sched_slice(c, rq, curr);
+	int64_t ran = curr->sum_exec - curr->prev_sum_exec, delta;
 
 	if (ran > ideal) {
 		fair_resched(f, fair_cpu_of(f, rq));
@@ -242,7 +247,8 @@ cfs_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
 }
 
 /* sched_slice of the tick's curr, a root entity (tick_skip: groups none),
- * on_rq at nice 0 (fair_tick_next, cfs_set_next_entity): it reads the rq's
+ * on_rq at nice 0 (fair_tick_next, cfs_set_next_entity, check_preempt_tick;
+ * with more than one queued, so a zeroed rq's never matches): it reads the rq's
  * nr_running and load only, so it is kept beside them and computed again
  * when either differs (a switch asks it; an enqueue or a dequeue changes them) */
 static inline int64_t
