@@ -57,8 +57,9 @@
  * the near ones sift through the far ones; so a push EVQ_HORIZON or more
  * after the latest pop goes to a second heap, and the near part stays a
  * few events, mostly the sorted array.  A pop takes the least of the near
- * part's head, the far heap's top and the least lane head, so an event
- * need never move between the two (a far one pops from the far heap) and
+ * part's head, the far part's least (ftop: the far front's head or the far
+ * heap's top, below) and the least lane head, so an event need never move
+ * between the two (a far one pops from the far part) and
  * the order is the same total order; evq_move files a moved event by its
  * new time.  (validate seed001-x5570 --reps 1: 4 of 30 pending events
  * at a pop were within 1 ms and sift_down was 14% of the CPU; -6% CPU;
@@ -73,7 +74,7 @@
  * tail (97% of the far pushes, 90% of the far pops), where the heap took a
  * sift down of 2.3 levels (131 instructions) for each; the rest stay in
  * the heap.  A push that sorts before more of the front's entries goes to
- * the heap (or they do, if few: far_insert), so pushes in no such
+ * the heap (or they do, if few: far_insert_slow), so pushes in no such
  * rotation work the heap as before.  A far pop takes the lesser of the
  * front's head and the heap's root: the order is the same total order, so
  * outputs do not change.
@@ -212,8 +213,9 @@ struct evq {
 						 * fields before it stay close) */
 };
 
-/* t.side again, after the far heap's top, the least lane head or the
- * ghost ring's head changed (each of those changes calls it). */
+/* t.side again, after the far part's least (ftop), the least lane head or
+ * the ghost ring's head changed (each of those changes calls it; the far
+ * part's through far_note). */
 static inline void
 side_note(struct evq *q)
 {
@@ -786,7 +788,9 @@ far_insert(struct evq *q, struct evq_hent e)
 		return;
 	}
 	front_put(q, e);
-	if (k == n)	/* e the front's new head (else the far least stays) */
+	/* e the front's new head; else it sorts after that head, so ftop, the
+	 * far least before the put, stays */
+	if (k == n)
 		far_note(q);
 }
 
@@ -1274,8 +1278,8 @@ prefetch_arg(const struct evq *q, const struct evq_hent *e)
 	__builtin_prefetch((const void *)(a + 64));
 }
 
-/* The earliest event's entry (the near part's head, the far heap's top or
- * the least lane head), NULL: none.  (Branch-free selects of the three were
+/* The earliest event's entry (the near part's head, the far part's least
+ * or the least lane head), NULL: none.  (Branch-free selects of the three were
  * slower: seed001-x5570 3x +5% CPU; the first compare mostly decides.) */
 static inline const struct evq_hent *
 evq_min(const struct evq *q)

@@ -44,9 +44,9 @@ struct evq_top {
 	struct evq_hent *h;	/* the near part's least entry: base + EVQ_PAD, or later when sorted */
 	size_t n;		/* near entries (the hole counted) */
 	int hole;		/* the heap's root was popped, not yet refilled */
-	/* The least time of the far heap's top, the lanes' heads and the
-	 * ghost ring's head (INT64_MAX: none), kept where one of them
-	 * changes, which is rarer than a peek */
+	/* The least time of the far part (its front's head or its heap's
+	 * top), the lanes' heads and the ghost ring's head (INT64_MAX: none),
+	 * kept where one of them changes, which is rarer than a peek */
 	sim_time_t side;
 };
 
