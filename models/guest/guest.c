@@ -57,7 +57,7 @@ struct guest {
 	unsigned char in_ple;	/* pre is a PLE exit being handled */
 	unsigned char irq_pending;	/* an interrupt waits for the vCPU to take it */
 	/* what is applied late (lazy_sync first): GL_TICKS, its ticks stand as
-	 * a ghost (sync_hook, kernel.c); GL_PLE, a PLE exit's end (ple_in_arm) */
+	 * a ghost (sync_hook, kernel.c); GL_PLE, a PLE exit's end (ple_in_push) */
 	unsigned char lazy;
 	/* colder */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
@@ -1102,6 +1102,16 @@ ple_in_case(const struct guest *g)
 	    g->v->pcpu != NULL;
 }
 
+/* ... and its spin noted, with no SMT re-rate due at the exit's end (a
+ * sibling's pCPU load is already the spin's) */
+static inline __attribute__((always_inline)) int
+ple_in_spinning(const struct guest *g)
+{
+	const struct pcpu *p = g->v->pcpu;
+
+	return g->spin_on && !(p->smt && p->load != LOAD_SPIN);
+}
+
 static void ple_in_act(void *s, void *arg, int64_t data);
 
 /*
@@ -1109,9 +1119,10 @@ static void ple_in_act(void *s, void *arg, int64_t data);
  * change nothing that anyone reads before the vCPU's next event at t2
  * unless something from outside looks at the vCPU first, and every such
  * look comes through lazy_sync (guest_poke, guest_stop, guest_interrupt,
- * guest_overhead, guest_rerate, guest_kick, guest_save; guest_ffs;
+ * guest_overhead, guest_rerate, guest_kick, guest_save) or ple_sync itself
+ * (guest_ffs: a snapshot, which must not run the lazy ticks' sync_hook);
  * guest_tick_quiet reads in_ple, 1 before and the window after: not quiet
- * either way).  So the switch-in pushes a two-stage entry (evq.h
+ * either way.  So the switch-in pushes a two-stage entry (evq.h
  * evq_push_then): at (t1, its key) the queue files it at t2 under the key
  * ple_in_ev's push would take, without a handler (seed001-x7560 brief:
  * 0.90 M of 5.49 M events).  ple_in_ev's steps are applied late
@@ -1129,11 +1140,9 @@ static inline sim_time_t
 ple_in_late(struct guest *g, sim_time_t t1)
 {
 	struct hv *hv = g->v->vm->hv;
-	const struct pcpu *p = g->v->pcpu;
 	double w, el;
 
-	if (g->lazy || g->irq_pending || !g->spin_on || g->t0 != g->sim->now ||
-	    (p->smt && p->load != LOAD_SPIN))
+	if (g->lazy || g->irq_pending || !ple_in_spinning(g) || g->t0 != g->sim->now)
 		return SIM_NEVER;
 	if (__builtin_expect(g->ple_quiet == 0, 0))
 		g->ple_quiet = kind_op_ple_done_quiet(hv->kind, hv) ? 2 : 1;
@@ -1244,11 +1253,10 @@ ple_in_ev(void *s, void *arg, int64_t data)
 {
 	struct guest *g = arg;
 	struct sim *sim = s;
-	const struct pcpu *p = g->v->pcpu;
 	sim_time_t t;
 
 	(void)data;
-	if (!ple_in_case(g) || !g->spin_on || (p->smt && p->load != LOAD_SPIN)) {
+	if (!ple_in_case(g) || !ple_in_spinning(g)) {
 		guest_ev(s, arg, EV_PRE);
 		return;
 	}
