@@ -564,12 +564,12 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
 }
 
 /* lock_enter's body, inline in lock_taken (a take's call less); !waited:
- * a take at once, whose wait never began: a wait of 0, which moves no
- * clock, count or node field (what the bookkeeping would undo); !watched:
- * nobody probes (the caller asked), so the plain path calls nothing and
- * keeps no registers (taken_at_once) */
+ * a take at once (taken_at_once), whose wait never began: a wait of 0,
+ * which moves no clock, count or node field (what the bookkeeping would
+ * undo), and nobody probes (lock_acquire takes that path only then), so
+ * the plain path calls nothing and keeps no registers */
 static inline __attribute__((always_inline)) double
-enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, int watched)
+enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 {
 	sim_time_t now = l->sim->now;
 	double wait = 0, lines;
@@ -610,7 +610,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 	l->holder = v;
 	l->holder_rt0 = runnable_ns(v, now);
 	l->hold_since = now;
-	if (watched && l->hv->probe != NULL)
+	if (waited && l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_TAKEN, v, runner->pcpu->id);
 	l->st.acquisitions++;
 	if (wait > 0)
@@ -628,7 +628,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
-	return enter(l, v, runner, 1, 1);
+	return enter(l, v, runner, 1);
 }
 
 /*
@@ -654,7 +654,7 @@ taken(struct glock *l, struct vcpu *v, double extra_ns, int waited)
 {
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
-	extra_ns += enter(l, v, v, waited, waited);
+	extra_ns += enter(l, v, v, waited);
 	lock_cont(l, v, extra_ns);
 }
 
