@@ -1364,6 +1364,21 @@ START_TEST(a_root_schedule_is_the_walk_at_one_level)
 }
 END_TEST
 
+/* The tick tests' rig: two pCPUs, vCPUs 3 + 1, the fast-forward (so the
+ * tick skip) on or off, run to end under a churn seeded seed. */
+static void
+tick_churn_run(struct rig *t, struct rig_churn *c, const struct sched_ops *ops, sim_time_t end,
+    int ff, uint64_t seed)
+{
+	rig_init(t, ops, M2, NULL, end);
+	t->hv.fast_forward = ff;
+	th_vm(t, "a", 3, 0);
+	th_vm(t, "b", 1, 0);
+	rig_start(t);
+	rig_churn_start(c, t, seed);
+	th_run(t);
+}
+
 /* Skipped ticks change nothing (fair_tick's catch-up: cpu_load's decay a
  * tick a step, curr charged once at the tick): the same run, switch for
  * switch, with every tick run, under a churn on two pCPUs. */
@@ -1377,13 +1392,7 @@ START_TEST(skipped_ticks_change_nothing_under_churn)
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		rig_init(&t, &sched_cfs_ops, M2, NULL, 300 * MS);
-		t.hv.fast_forward = k;
-		th_vm(&t, "a", 3, 0);
-		th_vm(&t, "b", 1, 0);
-		rig_start(&t);
-		rig_churn_start(&c, &t, 5);
-		th_run(&t);
+		tick_churn_run(&t, &c, &sched_cfs_ops, 300 * MS, k, 5);
 		e[k] = rig_churn_end(&c, fair_vruntime(&t.hv, t.hv.vcpus[0]));
 		skipped[k] = t.hv.st.ticks_skipped;
 		load[k] = ((struct fair *)t.hv.sched_priv)->cpu[1].cpu_load;
@@ -1420,13 +1429,7 @@ START_TEST(skipped_ticks_are_the_grid_points_that_did_not_run)
 	ops.tick = counted_tick;
 	for (k = 0; k < 2; k++) {
 		memset(tick_calls, 0, sizeof tick_calls);
-		rig_init(&t, &ops, M2, NULL, 300 * MS + 123);
-		t.hv.fast_forward = k;
-		th_vm(&t, "a", 3, 0);
-		th_vm(&t, "b", 1, 0);
-		rig_start(&t);
-		rig_churn_start(&c, &t, 7);
-		th_run(&t);
+		tick_churn_run(&t, &c, &ops, 300 * MS + 123, k, 7);
 		grid = 0;
 		for (i = 0; i < 2; i++) {
 			struct pcpu *p = &t.hv.pcpus[i];
