@@ -324,8 +324,11 @@ fold_take(struct guest *g, sim_time_t t)
 	if (!g->ff)
 		return 0;
 	if (o != NULL && o->fold) {
-		/* o's place was taken before: at an equal time it comes first */
-		if (t <= o->fold_t)
+		/* o's place was taken before: at an equal time it comes first.
+		 * An earlier g takes the place: a poked waiter's observation
+		 * (a line transfer away) may fold where o, the releaser's next
+		 * compute's end, waits behind other vCPUs' events anyway */
+		if (t >= o->fold_t)
 			return 0;
 		fold_push(o);
 	}
