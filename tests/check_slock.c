@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "guest/slock.h"
+#include "hv/vcpu.h"
 #include "stats.h"
 
 #define MAXT 64
@@ -87,6 +88,57 @@ START_TEST(mutex_spin_stops_on_a_preempted_owner_vcpu)
 	ck_assert_double_gt(tu_metric(&m, "g.m.sleeps"), 0);
 	with = spin_ns(&m, "m", 2);
 	ck_assert_double_lt(with, without);
+	metrics_free(&m);
+}
+END_TEST
+
+/*
+ * The owner (task a, vCPU 1) holds m for 20 ms; the spinner (task b, vCPU 0)
+ * comes at 50 us; a hog on vCPU 1's pCPU wakes at 1 ms and the host
+ * preempts vCPU 1.  With vcpu_is_preempted, the stop tells the lock
+ * (kernel.c cpu_stopped), whose spinner looks, sees the owner preempted and
+ * sleeps: it spun until that stop, not until the unlock.
+ */
+static const char owner_vcpu_stopped[] =
+    "name: o\nseed: 1\nuntil: done\n"
+    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 1, clock: 2GHz}\n"
+    "hypervisor: {kind: kvm, scheduler: cfs}\n"
+    "vms:\n  - {name: g, vcpus: 2, workload: w, affinity: [0, 1], "
+    "guest: {hz: 0, vcpu_is_preempted: true}}\n"
+    "  - {name: hog, vcpus: 1, workload: hog, affinity: [0]}\n"
+    "workloads:\n"
+    "  hog: {program: [{block: 1ms}, {loop: 20, do: [{compute: 3ms}]}]}\n"
+    "  w:\n    programs:\n"
+    "      a: [{lock: m}, {compute: 20ms}, {unlock: m}]\n"
+    "      b: [{compute: 50us}, {lock: m}, {compute: 10us}, {unlock: m}]\n"
+    "    tasks: [{program: a, cpus: [1]}, {program: b, cpus: [0]}]\n";
+
+/* when vCPU 1 (the owner's) is first preempted after the spin began */
+static void
+owner_out(void *ctx, const struct probe_ev *e)
+{
+	sim_time_t *t = ctx;
+
+	if (e->kind == PR_RUNSTATE && e->vcpu == 1 && e->aux == RS_RUNNABLE && *t < 0 &&
+	    e->t > 50000)
+		*t = e->t;
+}
+
+START_TEST(mutex_spinner_looks_when_the_owner_vcpu_is_stopped)
+{
+	sim_time_t out = -1;
+	struct probe p = { owner_out, &out };
+	struct metrics m;
+
+	tu_run(owner_vcpu_stopped, 1, &p, &m);
+	ck_assert_int_gt(out, 100000);
+	ck_assert_int_lt(out, 19000000);
+	ck_assert_double_eq(tu_metric(&m, "g.m.spins"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.m.sleeps"), 1);
+	ck_assert_double_eq(tu_metric(&m, "g.m.spin_acquired"), 0);
+	/* from about 50 us (after the entries' costs) to the stop and a line's
+	 * transfer; without the stop's look, to the unlock at 20 ms */
+	ck_assert_double_lt(fabs(spin_ns(&m, "m", 2) - ((double)out - 50e3)), 10e3);
 	metrics_free(&m);
 }
 END_TEST
@@ -209,6 +261,7 @@ suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, mutex_spinner_stops_when_the_owner_is_descheduled);
 	tcase_add_test(tc, mutex_spin_stops_on_a_preempted_owner_vcpu);
+	tcase_add_test(tc, mutex_spinner_looks_when_the_owner_vcpu_is_stopped);
 	tcase_add_test(tc, rwsem_readers_share_writers_exclude);
 	tcase_add_test(tc, bad_sleeping_lock_input_is_refused);
 	suite_add_tcase(s, tc);

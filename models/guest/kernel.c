@@ -61,13 +61,23 @@ gk_watch_register(struct gkernel *k, const struct gk_owner_watch *ops, void *loc
 	k->watches[k->nwatches++].lock = lock;
 }
 
-/* The host took v's pCPU (guest.c's stop hook). */
+void
+gk_watch_spin(struct gkernel *k, int delta)
+{
+	k->nwatch_spin += delta;
+}
+
+/* The host took v's pCPU (guest.c's stop hook).  A lock hears of it only
+ * to poke its spinners (LNX-4.10 mutex_spin_on_owner's vcpu_is_preempted):
+ * with no spinner on any, none would act, so none is asked (most stops). */
 static void
 cpu_stopped(struct vcpu *v)
 {
 	struct gkernel *k = v->vm->kernel;
 	int i;
 
+	if (k->nwatch_spin == 0)
+		return;
 	for (i = 0; i < k->nwatches; i++)
 		k->watches[i].ops->vcpu_stopped(k->watches[i].lock, v);
 }

@@ -121,6 +121,9 @@ struct gk_owner_watch {
 	void (*vcpu_stopped)(void *lock, const struct vcpu *);
 };
 void gk_watch_register(struct gkernel *, const struct gk_owner_watch *, void *lock);
+/* A task joins (1) or leaves (-1) a watched lock's optimistic spinners (its
+ * osq): with none anywhere, a vCPU stop has no lock to tell. */
+void gk_watch_spin(struct gkernel *, int delta);
 /*
  * The IPI layer as the kernel calls it (ipi.c fills it in, gvm.c installs it
  * with the IPI state), as Linux x86 sends a reschedule through struct

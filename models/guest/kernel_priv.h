@@ -36,6 +36,7 @@ struct gkernel {
 	} *watches;
 	int nwatches;
 	size_t capwatches;
+	int nwatch_spin;	/* tasks on a watched lock's spinners (gk_watch_spin) */
 	double tick_ns;
 	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */

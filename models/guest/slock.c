@@ -120,6 +120,7 @@ try_spin(struct vcpu *v, struct slock *l, struct task *t)
 		t->slock_spinning = 1;
 		gk_preempt_disable(v);		/* preempt_disable() around the spin */
 		TAILQ_INSERT_TAIL(&l->spinners, t, wait_link);	/* osq_lock */
+		gk_watch_spin(l->k, 1);
 	}
 	t->slock_spin_since = lsim(l)->now;
 	guest_spin_wait(v, spin_seen);
@@ -130,6 +131,7 @@ static void
 stop_spin(struct vcpu *v, struct slock *l, struct task *t)
 {
 	TAILQ_REMOVE(&l->spinners, t, wait_link);	/* osq_unlock */
+	gk_watch_spin(l->k, -1);
 	t->slock_spinning = 0;
 	gk_preempt_enable(v);
 }
