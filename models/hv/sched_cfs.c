@@ -20,6 +20,7 @@
 #include "hv/sched.h"
 #include "hv/sched_cfs.h"
 #include "hv/sched_fair.h"
+#include "hv/sched_fair_root.h"
 #include "yconf.h"
 
 /* The parameters as written (unscaled base values, ns). */
@@ -323,8 +324,8 @@ tree_next(const struct fair_rq *rq, const struct fair_se *after)
 }
 
 /* LNX-3.6 fair.c pick_next_entity: leftmost, unless a buddy is not too
- * unfair; curr as put back (tree_next) */
-static struct fair_se *
+ * unfair; curr as put back (tree_next); inline in cfs_do_schedule */
+static inline __attribute__((always_inline)) struct fair_se *
 cfs_pick_next_entity(struct fair *f, struct fair_rq *rq)
 {
 	const struct cfs *c = CFS_OF(f);
@@ -347,8 +348,8 @@ cfs_pick_next_entity(struct fair *f, struct fair_rq *rq)
 }
 
 /* LNX-3.6 fair.c set_next_entity: out of the tree, a new slice starts
- * (a kept curr is not in it) */
-static void
+ * (a kept curr is not in it); inline in cfs_do_schedule */
+static inline __attribute__((always_inline)) void
 cfs_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 {
 	if (se->queued)
@@ -427,6 +428,16 @@ static const struct fair_class cfs_class = {
 
 /* ---- sched_ops ---- */
 
+/* fair_do_schedule, with cfs_class's pick and set_next_entity called
+ * directly and inlined where every entity is a root task (groups: none) */
+static struct vcpu *
+cfs_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
+{
+	if (!((struct fair *)hv->sched_priv)->flat)
+		return fair_do_schedule(hv, p, slice);
+	return fair_schedule_flat(hv, &cfs_class, p, slice);
+}
+
 static int
 cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
@@ -450,5 +461,6 @@ const struct sched_ops sched_cfs_ops = {
 	.params = cfs_params,
 	.parse = cfs_parse,
 	.init = cfs_init,
+	.do_schedule = cfs_do_schedule,
 	FAIR_SCHED_OPS,
 };

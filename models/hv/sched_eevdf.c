@@ -475,5 +475,6 @@ const struct sched_ops sched_eevdf_ops = {
 	.params = eevdf_params,
 	.parse = eevdf_parse,
 	.init = eevdf_init,
+	.do_schedule = fair_do_schedule,
 	FAIR_SCHED_OPS,
 };

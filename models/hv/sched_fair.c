@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hv/hv.h"
+#include "hv/sched_fair_root.h"
 #include "rng.h"
 #include "yconf.h"
 #include "yparam.h"
@@ -122,12 +123,6 @@ name_matches(const char *entry, const char *vm)
 
 /* ---- the run queue (sorted array) ---- */
 
-static int
-se_before(const struct fair_se *a, const struct fair_se *b)
-{
-	return a->vruntime < b->vruntime || (a->vruntime == b->vruntime && a->seq < b->seq);
-}
-
 /* Index of the first entity not before se. */
 static int
 rq_bsearch(const struct fair_rq *rq, const struct fair_se *se)
@@ -145,30 +140,6 @@ rq_bsearch(const struct fair_rq *rq, const struct fair_se *se)
 	return lo;
 }
 
-/* A host rq holds a few entities (a few vCPUs a pCPU): there an insertion
- * step from the right and a scan by pointer beat bsearch and memmove's call. */
-#define RQ_SHORT 8
-
-/* LNX-6.6 fair.c avg_vruntime_add / avg_vruntime_sub: the queued entities'
- * weighted lags, kept only for a policy that reads them (keep_avg: eevdf) */
-static inline void
-avg_vruntime_add(struct fair_rq *rq, const struct fair_se *se)
-{
-	if (rq->keep_avg) {
-		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
-		rq->avg_load += se->weight;
-	}
-}
-
-static inline void
-avg_vruntime_sub(struct fair_rq *rq, const struct fair_se *se)
-{
-	if (rq->keep_avg) {
-		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
-		rq->avg_load -= se->weight;
-	}
-}
-
 /* LNX-6.6 fair.c __enqueue_entity + avg_vruntime_add */
 void
 fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
@@ -179,7 +150,7 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	se->seq = f->seq++;
 	if ((size_t)rq->nq >= rq->cap)
 		VS_GROW(rq->q, rq->cap, (size_t)rq->nq);
-	if (rq->nq <= RQ_SHORT) {
+	if (rq->nq <= FAIR_RQ_SHORT) {
 		/* seq is new, so no entity ties: the same place as rq_bsearch */
 		for (i = rq->nq; i > 0 && se_before(se, rq->q[i - 1]); i--)
 			rq->q[i] = rq->q[i - 1];
@@ -199,7 +170,7 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 {
 	int i;
 
-	if (rq->nq <= RQ_SHORT) {
+	if (rq->nq <= FAIR_RQ_SHORT) {
 		/* one pass from the back, moving each entry after se down one:
 		 * a search then a shift took two, and the compiler made the
 		 * shift a memmove call */
@@ -219,33 +190,6 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	rq->nq--;
 	se->queued = 0;
 	avg_vruntime_sub(rq, se);
-}
-
-/* in takes out's slot and moves to its place among the others (inline in
- * a switch's put_prev_entity, 2.1 M per 20 s of seed001-x7560 3x) */
-static inline __attribute__((always_inline)) void
-rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *out)
-{
-	int i, n = rq->nq;
-
-	if (n > RQ_SHORT) {
-		fair_rq_insert(f, rq, in);
-		fair_rq_remove(rq, out);
-		return;
-	}
-	VS_ASSERT(!in->queued && out->queued);
-	in->seq = f->seq++;
-	for (i = 0; rq->q[i] != out; i++)
-		VS_ASSERT(i < n - 1);
-	for (; i > 0 && se_before(in, rq->q[i - 1]); i--)
-		rq->q[i] = rq->q[i - 1];
-	for (; i < n - 1 && se_before(rq->q[i + 1], in); i++)
-		rq->q[i] = rq->q[i + 1];
-	rq->q[i] = in;
-	in->queued = 1;
-	out->queued = 0;
-	avg_vruntime_add(rq, in);
-	avg_vruntime_sub(rq, out);
 }
 
 void
@@ -336,17 +280,6 @@ fair_tick_next(struct hv *hv, struct pcpu *p)
 			t = a;
 	}
 	return t;
-}
-
-/* fair_tick_next above, right after a root set_next_entity that gave the
- * rq's act_at (its curr's terms, SIM_NEVER for none; 0: not given, and 0
- * here is not known either) */
-static inline sim_time_t
-tick_next_set(const struct fair_cpu *c)
-{
-	if (c->need_resched)
-		return 0;
-	return c->root.act_at < c->next_balance ? c->root.act_at : c->next_balance;
 }
 
 /* LNX-3.6 fair.c account_entity_enqueue (LNX-3.2 enqueue_entity: update_cfs_load first) */
@@ -1562,21 +1495,6 @@ fair_sleep(struct hv *hv, struct vcpu *v)
 		c->need_resched = 1;	/* the core raises the softirq */
 }
 
-/* LNX-3.6 fair.c put_prev_entity: curr back into its tree; next (or NULL):
- * the entity set_next_entity will take out of it, taken out here at once */
-static inline __attribute__((always_inline)) void
-put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev,
-    struct fair_se *next)
-{
-	if (prev->on_rq) {
-		if (next != NULL && next->queued)
-			rq_swap(f, rq, prev, next);
-		else
-			fair_rq_insert(f, rq, prev);
-	}
-	rq->curr = NULL;
-}
-
 /* The entity of chain (a task and its ancestors) queued on rq, or NULL. */
 static struct fair_se *
 chain_at(struct fair_se *chain, const struct fair_rq *rq)
@@ -1587,41 +1505,18 @@ chain_at(struct fair_se *chain, const struct fair_rq *rq)
 	return NULL;
 }
 
-/* fair_do_schedule below where every entity is a task in its pCPU's root
- * rq (groups: none; both seed001 hosts), as LNX-6.6 fair.c
- * pick_next_task_fair's `simple:` path: each walk is its one level, the
- * root has no bandwidth to check (check_cfs_rq_runtime), and prev is the
- * rq's curr, so the level changes hands when the pick is not prev. */
-static struct fair_se *
-schedule_root(struct fair *f, struct fair_cpu *c, struct pcpu *p, struct fair_se *prev,
-    sim_time_t now)
+void
+fair_root_idle(struct fair *f, struct fair_cpu *c, struct fair_se *prev)
 {
-	struct fair_rq *rq = &c->root;
-	struct fair_se *next;
+	if (prev != NULL)
+		put_prev_entity(f, &c->root, prev, NULL);
+	idle_balance(f, c);
+}
 
-	if (prev != NULL && prev->exec_start != now)
-		fair_update_curr_at(f, rq, now);
-again:
-	if (rq->nr_running == 0) {
-		if (prev != NULL)
-			put_prev_entity(f, rq, prev, NULL);
-		prev = NULL;
-		idle_balance(f, c);
-	}
-	next = f->cls->pick_next_entity(f, rq);
-	if (next == NULL)
-		return NULL;
-	if (next->delayed) {
-		dequeue_task(f, next, FAIR_WAKEUP | FAIR_DELAYED);
-		goto again;
-	}
-	if (prev != NULL && next != prev)
-		put_prev_entity(f, rq, prev, next);
-	if (rq->curr != next || !f->cls->pick_with_curr) {
-		f->cls->set_next_entity(f, rq, next);
-		hv_tick_soon_at(p, tick_next_set(c));
-	}
-	return next;
+void
+fair_dequeue_delayed(struct fair *f, struct fair_se *se)
+{
+	dequeue_task(f, se, FAIR_WAKEUP | FAIR_DELAYED);
 }
 
 /* LNX-3.2 core.c __schedule: put_prev_task, idle_balance, pick_next_task
@@ -1640,14 +1535,11 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 	struct fair_rq *rq;
 	sim_time_t now = hv->sim->now;
 
+	if (f->flat)
+		return fair_schedule_flat(hv, f->cls, p, slice);
 	VS_ASSERT((prev != NULL ? prev->v : NULL) == p->curr);
 	*slice = 0;	/* no HRTICK: the host tick checks preemption */
 	c->need_resched = 0;
-	if (f->flat) {
-		if ((next = schedule_root(f, c, p, prev, now)) == NULL)
-			return NULL;
-		goto out;
-	}
 	for (se = prev; se != NULL; se = se->parent) {
 		/* each level's se is its rq's curr; one charged at this instant
 		 * already (a yield's, 1.4 M of 2.5 M per 20 s of seed001-x7560 3x)
@@ -1688,7 +1580,6 @@ again:
 			if (se->cfs_rq->tg == NULL)	/* a new curr, a new slice */
 				hv_tick_soon_at(p, tick_next_set(c));
 		}
-out:
 	/* not blocked, and running nowhere else: hv_schedule_ev asserts them
 	 * for every policy */
 	VS_ASSERT(next->v->affinity[p->id]);

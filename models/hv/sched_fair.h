@@ -354,14 +354,14 @@ void fair_tick(struct hv *, struct pcpu *);
 sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 
 /* Those bodies, the shared parameters and teardown, in a policy's ops table
- * after its name, params, parse and init (sched_cfs.c, sched_eevdf.c). */
+ * after its name, params, parse, init and do_schedule (fair_do_schedule, or
+ * the policy's own around fair_schedule_flat: sched_fair_root.h). */
 #define FAIR_SCHED_OPS \
 	.params_more = fair_params, \
 	.free_cfg = fair_free_cfg, \
 	.deinit = fair_deinit, \
 	.wake = fair_wake, \
 	.sleep = fair_sleep, \
-	.do_schedule = fair_do_schedule, \
 	.yield = fair_yield, \
 	.yield_to = fair_yield_to, \
 	.tick = fair_tick, \

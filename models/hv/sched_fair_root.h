@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sched_fair_root.h - a switch on a pCPU whose entities are all tasks of its
+ * root rq (groups: none; both seed001 hosts), as an inline template over a
+ * struct fair_class: sched_fair.c's fair_do_schedule instantiates it with
+ * f->cls, a policy's own do_schedule with its constant class
+ * (sched_cfs.c cfs_do_schedule), whose pick and set_next_entity the
+ * compiler then calls directly and inlines: no indirect call below
+ * do_schedule at a switch (2.5 M per 20 s of seed001-x7560 3x), no
+ * registers saved twice.  With the rq steps it takes: the entity order,
+ * the swap of put_prev_entity with set_next_entity, and the tick's answer
+ * after a set_next_entity.
+ *
+ * Private to sched_fair.c and the fair policies (and their tests).
+ */
+#ifndef VS_SCHED_FAIR_ROOT_H
+#define VS_SCHED_FAIR_ROOT_H
+
+#include "hv/hv.h"
+#include "hv/sched_fair.h"
+
+/* A host rq holds a few entities (a few vCPUs a pCPU): there an insertion
+ * step from the right and a scan by pointer beat bsearch and memmove's call. */
+#define FAIR_RQ_SHORT 8
+
+/* LNX-3.6 fair.c entity_before, ties first-in-first-out (seq) */
+static inline int
+se_before(const struct fair_se *a, const struct fair_se *b)
+{
+	return a->vruntime < b->vruntime || (a->vruntime == b->vruntime && a->seq < b->seq);
+}
+
+/* LNX-6.6 fair.c avg_vruntime_add / avg_vruntime_sub: the queued entities'
+ * weighted lags, kept only for a policy that reads them (keep_avg: eevdf) */
+static inline void
+avg_vruntime_add(struct fair_rq *rq, const struct fair_se *se)
+{
+	if (rq->keep_avg) {
+		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load += se->weight;
+	}
+}
+
+static inline void
+avg_vruntime_sub(struct fair_rq *rq, const struct fair_se *se)
+{
+	if (rq->keep_avg) {
+		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
+		rq->avg_load -= se->weight;
+	}
+}
+
+/* in takes out's slot and moves to its place among the others (inline in
+ * a switch's put_prev_entity, 2.1 M per 20 s of seed001-x7560 3x) */
+static inline __attribute__((always_inline)) void
+rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *out)
+{
+	int i, n = rq->nq;
+
+	if (n > FAIR_RQ_SHORT) {
+		fair_rq_insert(f, rq, in);
+		fair_rq_remove(rq, out);
+		return;
+	}
+	VS_ASSERT(!in->queued && out->queued);
+	in->seq = f->seq++;
+	for (i = 0; rq->q[i] != out; i++)
+		VS_ASSERT(i < n - 1);
+	for (; i > 0 && se_before(in, rq->q[i - 1]); i--)
+		rq->q[i] = rq->q[i - 1];
+	for (; i < n - 1 && se_before(rq->q[i + 1], in); i++)
+		rq->q[i] = rq->q[i + 1];
+	rq->q[i] = in;
+	in->queued = 1;
+	out->queued = 0;
+	avg_vruntime_add(rq, in);
+	avg_vruntime_sub(rq, out);
+}
+
+/* fair_tick_next (sched_fair.c) right after a root set_next_entity that gave the
+ * rq's act_at (its curr's terms, SIM_NEVER for none; 0: not given, and 0
+ * here is not known either) */
+static inline sim_time_t
+tick_next_set(const struct fair_cpu *c)
+{
+	if (c->need_resched)
+		return 0;
+	return c->root.act_at < c->next_balance ? c->root.act_at : c->next_balance;
+}
+
+/* LNX-3.6 fair.c put_prev_entity: curr back into its tree; next (or NULL):
+ * the entity set_next_entity will take out of it, taken out here at once */
+static inline __attribute__((always_inline)) void
+put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev,
+    struct fair_se *next)
+{
+	if (prev->on_rq) {
+		if (next != NULL && next->queued)
+			rq_swap(f, rq, prev, next);
+		else
+			fair_rq_insert(f, rq, prev);
+	}
+	rq->curr = NULL;
+}
+
+/* fair_schedule_root's rare steps, out of line: the pCPU has nothing to
+ * run (prev, if any, back into the rq; idle_balance), and the pick is a
+ * delayed entity (dequeued). */
+void fair_root_idle(struct fair *, struct fair_cpu *, struct fair_se *prev);
+void fair_dequeue_delayed(struct fair *, struct fair_se *);
+
+/* fair_do_schedule where every entity is a task in its pCPU's root rq, as
+ * LNX-6.6 fair.c pick_next_task_fair's `simple:` path: each walk is its one
+ * level, the root has no bandwidth to check (check_cfs_rq_runtime), and prev
+ * is the rq's curr, so the level changes hands when the pick is not prev;
+ * cls is f->cls, or the policy's own class where it is known */
+static inline __attribute__((always_inline)) struct fair_se *
+fair_schedule_root(struct fair *f, const struct fair_class *cls, struct fair_cpu *c,
+    struct pcpu *p, struct fair_se *prev, sim_time_t now)
+{
+	struct fair_rq *rq = &c->root;
+	struct fair_se *next;
+
+	if (prev != NULL && prev->exec_start != now)
+		fair_update_curr_at(f, rq, now);
+again:
+	if (rq->nr_running == 0) {
+		fair_root_idle(f, c, prev);
+		prev = NULL;
+	}
+	next = cls->pick_next_entity(f, rq);
+	if (next == NULL)
+		return NULL;
+	if (cls->requeue_delayed != NULL && next->delayed) {	/* NULL: never delayed */
+		fair_dequeue_delayed(f, next);
+		goto again;
+	}
+	if (prev != NULL && next != prev)
+		put_prev_entity(f, rq, prev, next);
+	if (rq->curr != next || !cls->pick_with_curr) {
+		cls->set_next_entity(f, rq, next);
+		hv_tick_soon_at(p, tick_next_set(c));
+	}
+	return next;
+}
+
+/* fair_do_schedule of a pCPU whose entities are all root tasks (f->flat). */
+static inline __attribute__((always_inline)) struct vcpu *
+fair_schedule_flat(struct hv *hv, const struct fair_class *cls, struct pcpu *p,
+    sim_time_t *slice)
+{
+	struct fair *f = hv->sched_priv;
+	struct fair_cpu *c = &f->cpu[p->id];
+	struct fair_se *prev = c->root.curr, *next;	/* a task: no group below */
+
+	VS_ASSERT((prev != NULL ? prev->v : NULL) == p->curr);
+	*slice = 0;	/* no HRTICK: the host tick checks preemption */
+	c->need_resched = 0;
+	if ((next = fair_schedule_root(f, cls, c, p, prev, hv->sim->now)) == NULL)
+		return NULL;
+	/* not blocked, and running nowhere else: hv_schedule_ev asserts them
+	 * for every policy */
+	VS_ASSERT(next->v->affinity[p->id]);
+	return next->v;
+}
+
+#endif
