@@ -1643,11 +1643,26 @@ guest_prefetch(const struct vcpu *v)
 	__builtin_prefetch(v->pcpu);
 }
 
+/*
+ * A poked spinner whose settle and arm come down to its spin's case alone:
+ * no overhead to pay, no budget (a ticket waiter's: spin_end is its PLE
+ * window's end, or SIM_NEVER), its spin noted (spin_note calls nothing),
+ * its pCPU's load the spin's (hv_set_load stores nothing).  Every
+ * hand-over of bench/peer-ticket.yaml and of seed001's ticket lock.
+ * fast_forward: false takes the slow path (tests/e2e_fold.sh compares).
+ */
+static inline int
+poke_plain(const struct guest *g, const struct pcpu *p)
+{
+	return g->spin_on && g->rem == GUEST_FOREVER && !(g->pre > 0) && g->ff &&
+	    p->load == LOAD_SPIN;
+}
+
 void
 guest_poke(struct vcpu *v, double latency_ns)
 {
 	struct guest *g = v->g;
-	sim_time_t at;
+	sim_time_t at, now, el, t;
 
 	lazy_sync(g);
 	if (g->act != GA_SPIN || g->cond || v->pcpu == NULL)
@@ -1656,6 +1671,27 @@ guest_poke(struct vcpu *v, double latency_ns)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(v->rng);
+	if (poke_plain(g, v->pcpu)) {
+		/* settle_step: t0, and settle_charge's spin case on the PLE
+		 * window; the observation; arm_body's spin case: its event at
+		 * the window's end or the observation (never before now) */
+		now = g->sim->now;
+		el = now - g->t0;
+		g->t0 = now;
+		t = SIM_NEVER;
+		if (g->ple_left != GUEST_FOREVER) {
+			if (el > 0)
+				g->ple_left = spin_left(g->ple_left, (double)el);
+			t = now + sim_ns(g->ple_left);
+		}
+		at = now + sim_ns(g->pre + latency_ns);
+		if (g->obs_at < 0 || at < g->obs_at)
+			g->obs_at = at;
+		if (g->obs_at < t)
+			t = g->obs_at > now ? g->obs_at : now;
+		ev_at(g, t, EV_ACT);
+		return;
+	}
 	settle_step(g);
 	at = vsim(v)->now + sim_ns(g->pre + latency_ns);
 	if (g->obs_at < 0 || at < g->obs_at)
