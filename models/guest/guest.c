@@ -59,6 +59,9 @@ struct guest {
 	/* what is applied late (lazy_sync first): GL_TICKS, its ticks stand as
 	 * a ghost (sync_hook, kernel.c); GL_PLE, a PLE exit's end (ple_in_push) */
 	unsigned char lazy;
+	/* the kind gives no vCPU a PLE window this run (kind_op_ple_off, asked
+	 * at guest_begin; 0 before: spin_window asks the kind) */
+	unsigned char ple_none;
 	/* colder */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
@@ -275,6 +278,14 @@ ple_window(struct guest *g)
 	struct hv *hv = g->v->vm->hv;
 
 	return ple_budget(kind_op_ple_window(hv->kind, hv, g->v));
+}
+
+/* A new spin's window: none on a host with PLE off (ple_none), known
+ * without the kind's call (a ticket waiter's, at every acquire) */
+static inline double
+spin_window(struct guest *g)
+{
+	return g->ple_none ? GUEST_FOREVER : ple_window(g);
 }
 
 static void arm(struct guest *);
@@ -1567,6 +1578,7 @@ guest_begin(struct vcpu *v, guest_fn first)
 {
 	struct guest *g = v->g;
 
+	g->ple_none = (unsigned char)kind_op_ple_off(v->vm->hv->kind, v->vm->hv);
 	g->act = GA_WORK;
 	g->seg = 0;
 	g->rem = 0;
@@ -1594,7 +1606,7 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 	g->rem = budget_ns;
 	g->cont = on_budget;
 	g->obs_at = -1;
-	g->ple_left = ple_window(g);
+	g->ple_left = spin_window(g);
 	arm_body(g);
 }
 
@@ -1613,7 +1625,7 @@ guest_spin_wait(struct vcpu *v, guest_fn seen)
 	g->rem = GUEST_FOREVER;
 	g->cont = NULL;
 	g->obs_at = -1;
-	g->ple_left = ple_window(g);
+	g->ple_left = spin_window(g);
 	arm(g);
 }
 

@@ -62,6 +62,10 @@ struct hv_kind_ops {
 	void (*deinit)(struct hv *);
 	/* Spin time (ns) before a PAUSE-loop exit; 0 = no PLE. */
 	double (*ple_window)(struct hv *, struct vcpu *);
+	/* Optional: 1 if ple_window gives 0 to every vCPU for the whole run
+	 * (PLE off in the configuration), so that a spin need not ask it
+	 * (guest.c guest_begin asks it once, spin_window reads it); NULL: 0. */
+	int (*ple_off)(struct hv *);
 	/* A PLE exit happened (its cost is charged by the caller); required
 	 * with ple_window. */
 	void (*ple_exit)(struct hv *, struct vcpu *);
@@ -141,6 +145,13 @@ static inline double
 kind_op_ple_window(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
 {
 	return o->ple_window != NULL ? o->ple_window(hv, v) : 0;
+}
+
+/* whether every ple_window of the run is 0 (hv_kind_ops) */
+static inline int
+kind_op_ple_off(const struct hv_kind_ops *o, struct hv *hv)
+{
+	return o->ple_window == NULL || (o->ple_off != NULL && o->ple_off(hv));
 }
 
 /* the new entry's window (0: no PLE) */

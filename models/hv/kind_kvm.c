@@ -378,6 +378,16 @@ kvm_ple_window(struct hv *hv, struct vcpu *v)
 	return k->cfg->ple ? k->v[v->id].window_ns : 0;
 }
 
+/* kvm_intel's ple_gap = 0 (or kvm_amd's pause_filter_count = 0): no
+ * vCPU ever gets a window (vmx.c hardware_setup clears PLE for all) */
+static int
+kvm_ple_off(struct hv *hv)
+{
+	struct kvm *k = hv->kind_priv;
+
+	return !k->cfg->ple;
+}
+
 /* LNX-6.6 x86.h: __grow_ple_window (svm.c and vmx.c grow_ple_window) */
 static void
 grow_window(struct kvm *k, struct kvm_vcpu *kv)
@@ -804,6 +814,7 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.init = kvm_init,
 	.deinit = kvm_deinit,
 	.ple_window = kvm_ple_window,
+	.ple_off = kvm_ple_off,
 	.ple_exit = kvm_ple_exit,
 	.ple_done = kvm_ple_done,
 	.ple_done_quiet = kvm_ple_done_quiet,

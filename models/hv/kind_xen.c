@@ -82,6 +82,16 @@ xen_ple_window(struct hv *hv, struct vcpu *v)
 	return c->ple ? c->window_ns : 0;
 }
 
+/* XEN-4.2 vmcs.c construct_vmcs: ple_gap 0 leaves PAUSE exiting off for
+ * every vCPU */
+static int
+xen_ple_off(struct hv *hv)
+{
+	const struct xen_cfg *c = hv->kind_priv;
+
+	return !c->ple;
+}
+
 /* XEN-4.2 vmx.c: vmx_vmexit_handler, EXIT_REASON_PAUSE_INSTRUCTION */
 static void
 xen_ple_exit(struct hv *hv, struct vcpu *v)
@@ -129,6 +139,7 @@ const struct hv_kind_ops kind_xen_ops = {
 	.free_cfg = xen_free_cfg,
 	.init = xen_init,
 	.ple_window = xen_ple_window,
+	.ple_off = xen_ple_off,
 	.ple_exit = xen_ple_exit,
 	.ipi_path = xen_ipi_path,
 };
