@@ -1193,6 +1193,23 @@ ple_in_end_late(struct guest *g)
 	g->fold_data = EV_ACT;	/* (as ple_in_ev leaves it) */
 }
 
+/*
+ * A PLE-exited spinner's switch-in window (ple_left), set after ple_in_arm,
+ * not first in guest_run: nothing in between reads it, and ple_done writes
+ * it at the exit's end (pre_step, ple_in_ev) before arm's spin case reads it
+ * (only after a settle at that end that comes first, a poke's).  The
+ * two-stage entry (ple_in_push) sets it later still: every look applies
+ * that entry first (lazy_sync), and one that demotes it (ple_sync) sets the
+ * window ple_in_late asked, ple_done's, which is ple_window's (kind.h) at
+ * the switch-in; the kind is asked once a switch-in, not twice.
+ */
+static inline void
+ple_in_window(struct guest *g)
+{
+	if (g->act == GA_SPIN && g->in_ple)
+		g->ple_left = ple_window(g);
+}
+
 /* ple_in_arm's push (out of line: inline, its registers cost every
  * guest_run a longer prologue) */
 static __attribute__((noinline)) void
@@ -1209,8 +1226,10 @@ ple_in_push(struct guest *g)
 	if (t2 != SIM_NEVER) {
 		g->ev = sim_at_then(s, t1, t2, ple_in_act, g, 0);
 		g->lazy |= GL_PLE;
-	} else
+	} else {
+		ple_in_window(g);
 		g->ev = sim_at(s, t1, ple_in_ev, g, 0);
+	}
 }
 
 /* guest_run's arm: 1 if it took the case (pre's end pushed, not folded) */
@@ -1233,6 +1252,7 @@ ple_sync(struct guest *g)
 
 	if (evq_then_pending(q, g->ev)) {
 		g->lazy &= (unsigned char)~GL_PLE;
+		g->ple_left = g->late_w;	/* the switch-in's window (ple_in_window) */
 		evq_then_drop(q, g->ev, ple_in_ev, 0);
 		return;
 	}
@@ -1362,7 +1382,8 @@ guest_run(struct vcpu *v, double overhead_ns)
 	g->t0 = g->sim->now;
 	g->pre += overhead_ns;
 	g->sw = overhead_ns;
-	if (g->act == GA_SPIN)
+	/* a PLE-exited spinner's window: ple_in_window, after ple_in_arm */
+	if (g->act == GA_SPIN && !g->in_ple)
 		g->ple_left = ple_window(g);
 	if (g->act == GA_HALT && g->polling && !g->woken) {
 		/* LNX-6.12 kvm_vcpu_halt: the poll's deadline is wall time, start + window */
@@ -1377,8 +1398,10 @@ guest_run(struct vcpu *v, double overhead_ns)
 		g->obs_at = g->t0 + sim_ns(g->pre);
 	else if (g->act == GA_SPIN && !g->cond && g->wops->ready(g->lock, v))
 		g->obs_at = g->t0 + sim_ns(g->pre + g->wops->seen_ns(g->lock, v));
-	if (!ple_in_arm(g))
+	if (!ple_in_arm(g)) {
+		ple_in_window(g);
 		arm_body(g);	/* (inline: once a switch-in) */
+	}
 	deliver(g);	/* KVM vcpu_enter_guest: inject what became pending while out */
 }
 
