@@ -341,6 +341,7 @@ ipi_entry(struct ipi *ip, struct gcpu *c)
 	if (!ip->pv_flush[c->idx])
 		return;
 	ip->pv_flush[c->idx] = 0;
+	gk_entry_due(ip->k, -1);
 	ip->st->pv_tlb_flushed++;
 	hv_probe(ip->vm->hv, PR_TLB_PV_FLUSH, c->v->id, c->v->pcpu->id, NULL, 0);
 	guest_overhead(c->v, ip->cfg.flush_ns);
@@ -486,8 +487,10 @@ ipi_flush_tlb(struct vcpu *v, int mm, guest_fn done)
 			continue;
 		/* Linux 4.16 kvm.c kvm_flush_tlb_others: a preempted vCPU is marked, not sent to */
 		if (ip->cfg.pv_tlb_flush && gk_vcpu_is_preempted(t)) {
-			if (!ip->pv_flush[i])
+			if (!ip->pv_flush[i]) {
 				ip->st->pv_tlb_marked++;
+				gk_entry_due(ip->k, 1);
+			}
 			ip->pv_flush[i] = 1;
 			marked++;
 			continue;

@@ -67,6 +67,12 @@ gk_watch_spin(struct gkernel *k, int delta)
 	k->nwatch_spin += delta;
 }
 
+void
+gk_entry_due(struct gkernel *k, int delta)
+{
+	k->entry_due += delta;
+}
+
 /* The host took v's pCPU (guest.c's stop hook).  A lock hears of it only
  * to poke its spinners (LNX-4.10 mutex_spin_on_owner's vcpu_is_preempted):
  * with no spinner on any, none would act, so none is asked (most stops). */
@@ -133,7 +139,8 @@ cpu_entry(struct vcpu *v)
 		c->tick_at = sim_ghost_time(ksim(c->k), c->tick_ghost);
 		sim_ghost_wake(ksim(c->k), c->tick_ghost, tick_ev, c, 0);
 	}
-	c->k->smp->entry(c->k->ipi, c);
+	if (c->k->entry_due)	/* (most entries: no PV TLB flush marked) */
+		c->k->smp->entry(c->k->ipi, c);
 }
 
 /* No tick, armed or a ghost. */

@@ -124,6 +124,9 @@ void gk_watch_register(struct gkernel *, const struct gk_owner_watch *, void *lo
 /* A task joins (1) or leaves (-1) a watched lock's optimistic spinners (its
  * osq): with none anywhere, a vCPU stop has no lock to tell. */
 void gk_watch_spin(struct gkernel *, int delta);
+/* The IPI layer marks (1) or clears (-1) a vCPU's VM-entry work: with none
+ * anywhere, an entry does not call it (gk_smp_ops entry). */
+void gk_entry_due(struct gkernel *, int delta);
 /*
  * The IPI layer as the kernel calls it (ipi.c fills it in, gvm.c installs it
  * with the IPI state), as Linux x86 sends a reschedule through struct
@@ -133,7 +136,7 @@ void gk_watch_spin(struct gkernel *, int delta);
 struct gk_smp_ops {
 	void (*resched)(struct ipi *, int from, struct gcpu *to);	/* from -1: an interrupt */
 	void (*irq)(struct ipi *, struct gcpu *);			/* run pending calls */
-	void (*entry)(struct ipi *, struct gcpu *);			/* VM entry */
+	void (*entry)(struct ipi *, struct gcpu *);	/* VM entry, while gk_entry_due counts one */
 	void (*switch_mm)(struct ipi *, struct gcpu *, const struct task *);
 };
 void gk_set_smp(struct gkernel *, const struct gk_smp_ops *, struct ipi *);

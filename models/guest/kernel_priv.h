@@ -37,6 +37,7 @@ struct gkernel {
 	int nwatches;
 	size_t capwatches;
 	int nwatch_spin;	/* tasks on a watched lock's spinners (gk_watch_spin) */
+	int entry_due;		/* vCPUs with VM-entry work of the IPI layer (gk_entry_due) */
 	double tick_ns;
 	int tick_lane;		/* the event queue's FIFO lane for re-armed ticks */
 	struct gtimers *timers;	/* guest timers on the vCPUs (gtimer.c) */
