@@ -104,7 +104,9 @@
 /* An ordinary event's key has the top bit set; an early one's (evq_push_early)
  * not, so at equal times every early event pops first. */
 #define EVQ_ORDINARY	(UINT64_C(1) << 63)
-#define EVQ_MAX_SEQ	((UINT64_MAX >> 1) >> EVQ_SLOT_BITS)
+/* One step of seq in a key: the next key (nkey) moves on by it; a carry out
+ * of the top bit is seq past (UINT64_MAX >> 1) >> EVQ_SLOT_BITS, exhausted. */
+#define EVQ_SEQ_ONE	(UINT64_C(1) << EVQ_SLOT_BITS)
 #define EVQ_NOPOS	UINT32_MAX
 #define EVQ_NIL		UINT32_MAX
 #define EVQ_LINE	64
@@ -177,7 +179,11 @@ struct evq {
 	struct slot *slots;
 	size_t nslots, slotcap;
 	uint32_t free_head, free_tail;
-	uint64_t seq;
+	/* The next ordinary key, slot 0 (EVQ_ORDINARY | seq << EVQ_SLOT_BITS),
+	 * kept shifted: a take (key_take) is a load, a compare with an
+	 * immediate, an add and a store, where a seq's compare with a 64-bit
+	 * limit, its shift and the ordinary bit took 3 more */
+	uint64_t nkey;
 	struct evq_hent *fbase, *fh;	/* the far heap: aligned allocation, fbase + EVQ_PAD */
 	size_t fn, fcap;	/* fn counts the hole */
 	int fhole;		/* the far root was popped (back_pop): fh[0] is a copy of its least child */
@@ -466,6 +472,7 @@ evq_new(void)
 	struct evq *q = xcalloc(1, sizeof *q);
 
 	q->free_head = q->free_tail = EVQ_NIL;
+	q->nkey = EVQ_ORDINARY;	/* seq 0 */
 	q->sorted = 1;
 	q->lmin = -1;
 	q->gh.time = INT64_MAX;
@@ -499,8 +506,6 @@ slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t
 	uint32_t s;
 	struct slot *sl;
 
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
 	s = slot_alloc(q);
 	sl = &q->slots[s];
 	sl->fn = fn;
@@ -509,11 +514,33 @@ slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t
 	return s;
 }
 
-/* The next key for slot s: seq order, ordinary or early. */
+static __attribute__((noinline, cold, noreturn)) void
+seq_exhausted(void)
+{
+	vs_fatal("event queue: sequence counter exhausted");
+}
+
+/* The next ordinary key, taken: evq_reserve's, a push's (key_next) and a
+ * ghost's (the push its run would make: the next seq, as lane_insert takes
+ * it). */
+static inline uint64_t
+key_take(struct evq *q)
+{
+	uint64_t key = q->nkey;
+
+	/* the add would carry (a compare with an immediate, -EVQ_SEQ_ONE) */
+	if (__builtin_expect(key >= (uint64_t)-EVQ_SEQ_ONE, 0))
+		seq_exhausted();
+	q->nkey = key + EVQ_SEQ_ONE;
+	return key;
+}
+
+/* The next key for slot s: seq order, ordinary or early (class 0: the
+ * ordinary bit cleared). */
 static inline uint64_t
 key_next(struct evq *q, uint32_t s, uint64_t class)
 {
-	return class | (q->seq++ << EVQ_SLOT_BITS) | s;
+	return (key_take(q) ^ EVQ_ORDINARY ^ class) | s;
 }
 
 /* A sorted array's steps, the near part's and the far front's: h (n
@@ -881,21 +908,7 @@ evq_push(struct evq *q, sim_time_t t, void (*fn)(void *, void *, int64_t),
 uint64_t
 evq_next_key(const struct evq *q)
 {
-	return EVQ_ORDINARY | (q->seq << EVQ_SLOT_BITS);
-}
-
-/* The next ordinary key, taken: evq_reserve's, and a ghost's (the push its
- * run would make: the next seq, as lane_insert takes it). */
-static inline uint64_t
-key_take(struct evq *q)
-{
-	uint64_t key;
-
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
-	key = evq_next_key(q);
-	q->seq++;
-	return key;
+	return q->nkey;
 }
 
 uint64_t
@@ -1203,8 +1216,6 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 
 	if (sl == NULL)
 		return evq_push(q, t, fn, arg, data);
-	if (q->seq >= EVQ_MAX_SEQ)
-		vs_fatal("event queue: sequence counter exhausted");
 	s = (uint32_t)(sl - q->slots);
 	sl->fn = fn;
 	sl->arg = arg;
