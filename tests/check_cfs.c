@@ -1364,6 +1364,38 @@ START_TEST(a_root_schedule_is_the_walk_at_one_level)
 }
 END_TEST
 
+/* cfs's directed yield (cfs_yield_to: yield_task called directly, inline)
+ * takes the steps of fair_yield_to's call through f->cls: the same run,
+ * switch for switch, under a churn of blocks, wakes, yields and directed
+ * yields. */
+START_TEST(an_inline_directed_yield_is_the_call_through_the_class)
+{
+	struct sched_ops ops = sched_cfs_ops;
+	struct rig t;
+	struct rig_churn c;
+	struct rig_churn_end e[2];
+	uint64_t ok[2];
+	int k;
+
+	ops.yield_to = fair_yield_to;
+	for (k = 0; k < 2; k++) {
+		rig_init(&t, k ? &ops : &sched_cfs_ops, M2, NULL, 300 * MS);
+		th_vm(&t, "a", 3, 0);
+		th_vm(&t, "b", 2, 0);
+		th_vm(&t, "c", 1, 0x1);
+		rig_start(&t);
+		rig_churn_start(&c, &t, 11);
+		th_run(&t);
+		e[k] = rig_churn_end(&c, fair_vruntime(&t.hv, t.hv.vcpus[1]));
+		ok[k] = t.hv.st.yield_to_ok;
+		rig_free(&t);
+	}
+	rig_churn_same(&e[0], &e[1], 300);
+	ck_assert_uint_gt(ok[0], 50);
+	ck_assert_uint_eq(ok[0], ok[1]);
+}
+END_TEST
+
 /* The tick tests' rig: two pCPUs, vCPUs 3 + 1, the fast-forward (so the
  * tick skip) on or off, run to end under a churn seeded seed. */
 static void
@@ -1570,6 +1602,7 @@ cfs_suite(void)
 	tcase_add_test(tc, groups_yield_skips_the_whole_vm);
 	tcase_add_test(tc, groups_none_is_the_default);
 	tcase_add_test(tc, a_root_schedule_is_the_walk_at_one_level);
+	tcase_add_test(tc, an_inline_directed_yield_is_the_call_through_the_class);
 	tcase_add_test(tc, skipped_ticks_change_nothing_under_churn);
 	tcase_add_test(tc, skipped_ticks_are_the_grid_points_that_did_not_run);
 	tcase_add_test(tc, the_tick_preempts_at_the_slice_of_the_queue_as_it_is);

@@ -376,15 +376,18 @@ sched_cfs_pick(struct fair_rq *rq, int64_t wakeup_gran)
 	return cfs_pick_next_entity(&c.f, rq);
 }
 
-/* LNX-3.2 fair.c yield_task_fair: become the skip buddy (up the hierarchy) */
-static void
+static const struct fair_class cfs_class;
+
+/* LNX-3.2 fair.c yield_task_fair: become the skip buddy (up the hierarchy);
+ * its update_curr inline, with cfs_class's constants; inline in cfs_yield_to */
+static inline __attribute__((always_inline)) void
 cfs_yield_task(struct fair *f, struct fair_cpu *cpu, struct fair_se *se)
 {
 	VS_ASSERT(se->cfs_rq->curr == se);
 	if (cpu->root.h_nr_running == 1)
 		return;
 	fair_clear_buddies(se->cfs_rq, se);
-	fair_update_curr(f, se->cfs_rq);
+	update_curr(f, &cfs_class, se->cfs_rq, f->hv->sim->now);
 	fair_set_skip_buddy(se);
 }
 
@@ -438,6 +441,13 @@ cfs_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 	return fair_schedule_flat(hv, &cfs_class, p, slice);
 }
 
+/* fair_yield_to with cfs_class's yield_task called directly, inline */
+static int
+cfs_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	return fair_yield_to_cls(hv, &cfs_class, from, to);
+}
+
 static int
 cfs_init(struct hv *hv, const void *vcfg, struct vs_err *err)
 {
@@ -462,5 +472,6 @@ const struct sched_ops sched_cfs_ops = {
 	.parse = cfs_parse,
 	.init = cfs_init,
 	.do_schedule = cfs_do_schedule,
+	.yield_to = cfs_yield_to,
 	FAIR_SCHED_OPS,
 };

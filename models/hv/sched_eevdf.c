@@ -476,5 +476,6 @@ const struct sched_ops sched_eevdf_ops = {
 	.parse = eevdf_parse,
 	.init = eevdf_init,
 	.do_schedule = fair_do_schedule,
+	.yield_to = fair_yield_to,
 	FAIR_SCHED_OPS,
 };

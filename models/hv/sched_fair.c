@@ -308,33 +308,10 @@ fair_account_dequeue(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->load -= se->weight;
 }
 
-/* LNX-3.6 fair.c update_min_vruntime: monotonic, follows curr and leftmost
- * (LNX-6.6: curr only while on_rq; __update_min_vruntime moves avg_vruntime) */
-/* Inlined into update_curr, which runs at every tick and switch. */
-static inline void
-update_min_vruntime(struct fair *f, struct fair_rq *rq)
-{
-	const struct fair_se *curr = rq->curr;
-	int64_t vr = rq->min_vruntime;
-
-	if (curr != NULL && f->cls->min_vr_curr_on_rq && !curr->on_rq)
-		curr = NULL;
-	if (curr != NULL)
-		vr = curr->vruntime;
-	if (rq->nq > 0)
-		vr = curr != NULL && curr->vruntime < rq->q[0]->vruntime ? curr->vruntime :
-		    rq->q[0]->vruntime;
-	if (vr > rq->min_vruntime) {
-		if (rq->keep_avg)
-			rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
-		rq->min_vruntime = vr;
-	}
-}
-
 void
 fair_update_min_vruntime(struct fair *f, struct fair_rq *rq)
 {
-	update_min_vruntime(f, rq);
+	update_min_vruntime(f, NULL, rq);
 }
 
 struct fair_cpu *
@@ -388,6 +365,12 @@ account_cfs_rq_runtime(struct fair *f, struct fair_rq *rq, int64_t delta)
 	if (rq->tg == NULL || rq->tg->quota < 0 || rq->throttled)
 		return;
 	account_runtime_used(f, rq, delta);
+}
+
+void
+fair_account_cfs_rq_runtime(struct fair *f, struct fair_rq *rq, int64_t delta)
+{
+	account_cfs_rq_runtime(f, rq, delta);
 }
 
 /* LNX-3.2 fair.c check_cfs_rq_runtime (from put_prev_entity) */
@@ -521,26 +504,10 @@ update_cfs_shares(struct fair *f, struct fair_rq *rq)
 		reweight_entity(f, se->cfs_rq, se, shares);
 }
 
-/* LNX-3.6 fair.c update_curr: charge the running entity of rq (up to now) */
 void
 fair_update_curr_at(struct fair *f, struct fair_rq *rq, sim_time_t now)
 {
-	struct fair_se *se = rq->curr;
-	sim_time_t d;
-
-	if (se == NULL)
-		return;
-	d = now - se->exec_start;
-	if (d <= 0)
-		return;
-	se->exec_start = now;
-	se->sum_exec += d;
-	rq->load_unacc += d;	/* LNX-3.2 __update_curr: load_unacc_exec_time */
-	se->vruntime += fair_delta(d, se);	/* LNX-3.6 update_curr: weighted */
-	if (f->cls->update_curr != NULL)
-		f->cls->update_curr(f, rq, se);
-	update_min_vruntime(f, rq);
-	account_cfs_rq_runtime(f, rq, d);
+	update_curr(f, NULL, rq, now);
 }
 
 void
@@ -1599,32 +1566,10 @@ fair_yield(struct hv *hv, struct vcpu *v)
 	c->need_resched = 1;	/* the core raises the softirq */
 }
 
-/* LNX-3.6 core.c yield_to + fair.c yield_to_task_fair (LNX-4.5: -ESRCH) */
 int
 fair_yield_to(struct hv *hv, struct vcpu *from, struct vcpu *to)
 {
-	struct fair *f = FAIR(hv);
-	struct fair_cpu *c = &f->cpu[from->processor], *tc = &f->cpu[to->processor];
-	struct fair_se *tse = FAIR_SE(to), *s;
-
-	VS_ASSERT(from->pcpu != NULL);
-	/* LNX-4.5: nothing to gain when both queues hold one task (under-commit) */
-	if (f->yield_to_esrch && c->root.h_nr_running == 1 && tc->root.h_nr_running == 1)
-		return -1;
-	/* task_running(p_rq, p) || p->state: running or blocked targets fail */
-	if (to->pcpu != NULL || to->blocked || !tse->on_rq)
-		return 0;
-	/* LNX-3.2 fair.c yield_to_task_fair: throttled hierarchies are not runnable */
-	for (s = tse; s != NULL; s = s->parent)
-		if (s->cfs_rq->throttled)
-			return 0;
-	fair_set_next_buddy(tse);	/* on the target's own rq */
-	f->cls->yield_task(f, c, FAIR_SE(from));
-	if (tc != c)		/* preempt && rq != p_rq: resched_task(p_rq->curr) */
-		fair_resched(f, tc);
-	c->need_resched = 1;	/* then schedule() locally */
-	hv_resched(from->pcpu, 0);
-	return 1;
+	return fair_yield_to_cls(hv, FAIR(hv)->cls, from, to);
 }
 
 /*

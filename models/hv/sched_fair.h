@@ -354,8 +354,9 @@ void fair_tick(struct hv *, struct pcpu *);
 sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 
 /* Those bodies, the shared parameters and teardown, in a policy's ops table
- * after its name, params, parse, init and do_schedule (fair_do_schedule, or
- * the policy's own around fair_schedule_flat: sched_fair_root.h). */
+ * after its name, params, parse, init, do_schedule and yield_to
+ * (fair_do_schedule and fair_yield_to, or the policy's own around
+ * fair_schedule_flat and fair_yield_to_cls: sched_fair_root.h). */
 #define FAIR_SCHED_OPS \
 	.params_more = fair_params, \
 	.free_cfg = fair_free_cfg, \
@@ -363,7 +364,6 @@ sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 	.wake = fair_wake, \
 	.sleep = fair_sleep, \
 	.yield = fair_yield, \
-	.yield_to = fair_yield_to, \
 	.tick = fair_tick, \
 	.tick_next = fair_tick_next
 

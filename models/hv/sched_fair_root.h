@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_fair_root.h - a switch on a pCPU whose entities are all tasks of its
- * root rq (groups: none; both seed001 hosts), as an inline template over a
- * struct fair_class: sched_fair.c's fair_do_schedule instantiates it with
- * f->cls, a policy's own do_schedule with its constant class
- * (sched_cfs.c cfs_do_schedule), whose pick and set_next_entity the
- * compiler then calls directly and inlines: no indirect call below
- * do_schedule at a switch (2.5 M per 20 s of seed001-x7560 3x), no
- * registers saved twice.  With the rq steps it takes: the entity order,
- * the swap of put_prev_entity with set_next_entity, and the tick's answer
- * after a set_next_entity.
+ * root rq (groups: none; both seed001 hosts), and a directed yield, as
+ * inline templates over a struct fair_class: sched_fair.c's
+ * fair_do_schedule and fair_yield_to instantiate them with f->cls, a
+ * policy's own do_schedule and yield_to with its constant class
+ * (sched_cfs.c cfs_do_schedule, cfs_yield_to), whose pick, set_next_entity
+ * and yield_task the compiler then calls directly and inlines: no indirect
+ * call below do_schedule at a switch (2.5 M per 20 s of seed001-x7560 3x)
+ * or below yield_to, no registers saved twice.  With the rq steps they
+ * take: the entity order, the swap of put_prev_entity with set_next_entity,
+ * update_curr, and the tick's answer after a set_next_entity.
  *
  * Private to sched_fair.c and the fair policies (and their tests).
  */
@@ -103,6 +104,66 @@ put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev,
 	rq->curr = NULL;
 }
 
+/* The class a step below reads: its caller's constant, or (NULL) f->cls,
+ * loaded where it is read, as before these were templates: the generic
+ * update_curr (every host tick) keeps no register for it. */
+static inline const struct fair_class *
+fair_cls(const struct fair *f, const struct fair_class *cls)
+{
+	return cls != NULL ? cls : f->cls;
+}
+
+/* LNX-3.6 fair.c update_min_vruntime: monotonic, follows curr and leftmost
+ * (LNX-6.6: curr only while on_rq; __update_min_vruntime moves avg_vruntime) */
+/* Inlined into update_curr, which runs at every tick and switch. */
+static inline __attribute__((always_inline)) void
+update_min_vruntime(struct fair *f, const struct fair_class *cls, struct fair_rq *rq)
+{
+	const struct fair_se *curr = rq->curr;
+	int64_t vr = rq->min_vruntime;
+
+	if (curr != NULL && fair_cls(f, cls)->min_vr_curr_on_rq && !curr->on_rq)
+		curr = NULL;
+	if (curr != NULL)
+		vr = curr->vruntime;
+	if (rq->nq > 0)
+		vr = curr != NULL && curr->vruntime < rq->q[0]->vruntime ? curr->vruntime :
+		    rq->q[0]->vruntime;
+	if (vr > rq->min_vruntime) {
+		if (rq->keep_avg)
+			rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
+		rq->min_vruntime = vr;
+	}
+}
+
+/* account_cfs_rq_runtime (sched_fair.c): an rq of a group with a quota */
+void fair_account_cfs_rq_runtime(struct fair *, struct fair_rq *, int64_t delta);
+
+/* LNX-3.6 fair.c update_curr: charge the running entity of rq (up to now);
+ * inline where the class is known (a switch's, a yield's); a root rq has
+ * no quota, so the bandwidth's part is a call only where there is a group */
+static inline __attribute__((always_inline)) void
+update_curr(struct fair *f, const struct fair_class *cls, struct fair_rq *rq, sim_time_t now)
+{
+	struct fair_se *se = rq->curr;
+	sim_time_t d;
+
+	if (se == NULL)
+		return;
+	d = now - se->exec_start;
+	if (d <= 0)
+		return;
+	se->exec_start = now;
+	se->sum_exec += d;
+	rq->load_unacc += d;	/* LNX-3.2 __update_curr: load_unacc_exec_time */
+	se->vruntime += fair_delta(d, se);	/* LNX-3.6 update_curr: weighted */
+	if (fair_cls(f, cls)->update_curr != NULL)
+		fair_cls(f, cls)->update_curr(f, rq, se);
+	update_min_vruntime(f, cls, rq);
+	if (rq->tg != NULL)
+		fair_account_cfs_rq_runtime(f, rq, d);
+}
+
 /* fair_schedule_root's rare steps, out of line: the pCPU has nothing to
  * run (prev, if any, back into the rq; idle_balance), and the pick is a
  * delayed entity (dequeued). */
@@ -122,7 +183,7 @@ fair_schedule_root(struct fair *f, const struct fair_class *cls, struct fair_cpu
 	struct fair_se *next;
 
 	if (prev != NULL && prev->exec_start != now)
-		fair_update_curr_at(f, rq, now);
+		update_curr(f, cls, rq, now);
 again:
 	if (rq->nr_running == 0) {
 		fair_root_idle(f, c, prev);
@@ -162,6 +223,37 @@ fair_schedule_flat(struct hv *hv, const struct fair_class *cls, struct pcpu *p,
 	 * for every policy */
 	VS_ASSERT(next->v->affinity[p->id]);
 	return next->v;
+}
+
+/* LNX-3.6 core.c yield_to + fair.c yield_to_task_fair (LNX-4.5: -ESRCH);
+ * cls as in fair_schedule_root: a policy's yield_to (sched_cfs.c
+ * cfs_yield_to) inlines its yield_task (1.4 M per 20 s of seed001-x7560 3x) */
+static inline __attribute__((always_inline)) int
+fair_yield_to_cls(struct hv *hv, const struct fair_class *cls, struct vcpu *from,
+    struct vcpu *to)
+{
+	struct fair *f = hv->sched_priv;
+	struct fair_cpu *c = &f->cpu[from->processor], *tc = &f->cpu[to->processor];
+	struct fair_se *tse = FAIR_SE(to), *s;
+
+	VS_ASSERT(from->pcpu != NULL);
+	/* LNX-4.5: nothing to gain when both queues hold one task (under-commit) */
+	if (f->yield_to_esrch && c->root.h_nr_running == 1 && tc->root.h_nr_running == 1)
+		return -1;
+	/* task_running(p_rq, p) || p->state: running or blocked targets fail */
+	if (to->pcpu != NULL || to->blocked || !tse->on_rq)
+		return 0;
+	/* LNX-3.2 fair.c yield_to_task_fair: throttled hierarchies are not runnable */
+	for (s = tse; s != NULL; s = s->parent)
+		if (s->cfs_rq->throttled)
+			return 0;
+	fair_set_next_buddy(tse);	/* on the target's own rq */
+	cls->yield_task(f, c, FAIR_SE(from));
+	if (tc != c)		/* preempt && rq != p_rq: resched_task(p_rq->curr) */
+		fair_resched(f, tc);
+	c->need_resched = 1;	/* then schedule() locally */
+	hv_resched(from->pcpu, 0);
+	return 1;
 }
 
 #endif
