@@ -1218,9 +1218,9 @@ ple_in_push(struct guest *g)
 	struct sim *s = g->sim;
 	sim_time_t t1, t2;
 
+	/* no fold, held event or unevented pre to forget: guest_stop forgot
+	 * them, and off its pCPU nothing arms the vCPU (work_set, arm_body) */
 	spin_note(g);
-	pre_end_forget(g);
-	g->fold = g->held = 0;
 	t1 = s->now + sim_ns(g->pre);
 	t2 = ple_in_late(g, t1);
 	if (t2 != SIM_NEVER) {
