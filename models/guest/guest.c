@@ -831,6 +831,24 @@ spin_end(const struct guest *g, sim_time_t now)
 	return spin_end_of(g->rem, g->ple_left, now);
 }
 
+/* arm's spin case: an event at the spin's end (its budget's or its
+ * window's) or when a change is seen, the earlier; none without either */
+static inline __attribute__((always_inline)) void
+arm_spin(struct guest *g)
+{
+	struct sim *s = g->sim;
+	sim_time_t t;
+
+	hv_set_load(g->v, LOAD_SPIN);
+	t = spin_end(g, s->now);
+	if (g->obs_at >= 0 && g->obs_at < t)
+		t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
+	if (t != SIM_NEVER)
+		ev_at(g, t, EV_ACT);
+	else
+		ev_cancel(g);
+}
+
 /*
  * Schedule the one event the current activity needs (if any).  A pending
  * event is moved rather than cancelled and pushed again (sim_move keeps the
@@ -841,7 +859,6 @@ static inline __attribute__((always_inline)) void
 arm_body(struct guest *g)
 {
 	struct sim *s = g->sim;
-	sim_time_t t;
 
 	if (g->spin_on || g->act == GA_SPIN)
 		spin_note(g);
@@ -872,14 +889,7 @@ arm_body(struct guest *g)
 		ev_at(g, s->now + sim_ns(g->rem / g->rate), EV_ACT);
 		break;
 	case GA_SPIN:
-		hv_set_load(g->v, LOAD_SPIN);
-		t = spin_end(g, s->now);
-		if (g->obs_at >= 0 && g->obs_at < t)
-			t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
-		if (t != SIM_NEVER)
-			ev_at(g, t, EV_ACT);
-		else
-			ev_cancel(g);
+		arm_spin(g);
 		break;
 	case GA_BUSY:
 		/* a deadline in wall time: the preempted stretch counts too */
@@ -1630,7 +1640,15 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 	g->cont = on_budget;
 	g->obs_at = -1;
 	g->ple_left = spin_window(g);
-	arm_body(g);
+	if (g->pre > 0) {
+		arm_body(g);
+		return;
+	}
+	/* arm_body's steps for a spin on a pCPU with no overhead to pay (a
+	 * waiter's at its acquire): the spin noted, then its case, without
+	 * the activity's dispatch */
+	spin_note(g);
+	arm_spin(g);
 }
 
 /* Linux kernel/smp.c csd_lock_wait: a PAUSE loop on a flag, so PLE sees it */
