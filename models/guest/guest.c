@@ -1711,15 +1711,20 @@ poke_plain(const struct guest *g, const struct pcpu *p)
 	    p->load == LOAD_SPIN;
 }
 
-void
-guest_poke(struct vcpu *v, double latency_ns)
+/* v spins on a lock, on a pCPU (guest_is_spinning, guest_is_running) */
+static inline int
+poke_spinner(const struct guest *g, const struct vcpu *v)
 {
-	struct guest *g = v->g;
+	return g->act == GA_SPIN && !g->cond && v->pcpu != NULL;
+}
+
+/* guest_poke's body, v a spinner on a pCPU (poke_spinner), its lazy steps
+ * applied (lazy_sync) */
+static inline __attribute__((always_inline)) void
+poke(struct guest *g, struct vcpu *v, double latency_ns)
+{
 	sim_time_t at, now, el, t;
 
-	lazy_sync(g);
-	if (g->act != GA_SPIN || g->cond || v->pcpu == NULL)
-		return;
 	/* its step follows this one's: start the loads guest_step starts */
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
@@ -1750,6 +1755,33 @@ guest_poke(struct vcpu *v, double latency_ns)
 	if (g->obs_at < 0 || at < g->obs_at)
 		g->obs_at = at;
 	arm_body(g);
+}
+
+void
+guest_poke(struct vcpu *v, double latency_ns)
+{
+	struct guest *g = v->g;
+
+	lazy_sync(g);
+	if (!poke_spinner(g, v))
+		return;
+	poke(g, v, latency_ns);
+}
+
+/* guest_poke of a vCPU its caller found spinning on a pCPU (guest_is_running
+ * && guest_is_spinning): tested again only after lazy steps (they may end
+ * the spin), as guest_poke would; with none, the caller's test stands. */
+void
+guest_poke_spinner(struct vcpu *v, double latency_ns)
+{
+	struct guest *g = v->g;
+
+	if (__builtin_expect(g->lazy, 0)) {
+		lazy_sync(g);
+		if (!poke_spinner(g, v))
+			return;
+	}
+	poke(g, v, latency_ns);
 }
 
 static void

@@ -92,6 +92,9 @@ int guest_is_cond_spinning(const struct vcpu *);
 void guest_prefetch(const struct vcpu *);
 /* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
 void guest_poke(struct vcpu *, double latency_ns);
+/* guest_poke of a v the caller found guest_is_running && guest_is_spinning:
+ * guest_poke's own test of that not made again */
+void guest_poke_spinner(struct vcpu *, double latency_ns);
 /* Stream bytes through the socket's shared memory bandwidth. */
 void guest_memory(struct vcpu *, double bytes, guest_fn done);
 /* Bytes per ns v streams at now (0 unless it is streaming on a pCPU). */

@@ -812,5 +812,5 @@ void
 lock_poke(struct glock *l, struct vcpu *w)
 {
 	if (guest_is_running(w) && guest_is_spinning(w))
-		guest_poke(w, l->handover_ns + lock_seen_ns(l, w));
+		guest_poke_spinner(w, l->handover_ns + lock_seen_ns(l, w));
 }
