@@ -831,15 +831,15 @@ spin_end(const struct guest *g, sim_time_t now)
 	return spin_end_of(g->rem, g->ple_left, now);
 }
 
-/* arm's spin case: an event at the spin's end (its budget's or its
- * window's) or when a change is seen, the earlier; none without either */
+/* arm's spin case, its pCPU's load already the spin's (guest_poke's plain
+ * case): an event at the spin's end (its budget's or its window's) or when
+ * a change is seen, the earlier; none without either */
 static inline __attribute__((always_inline)) void
-arm_spin(struct guest *g)
+arm_spin_event(struct guest *g)
 {
 	struct sim *s = g->sim;
 	sim_time_t t;
 
-	hv_set_load(g->v, LOAD_SPIN);
 	t = spin_end(g, s->now);
 	if (g->obs_at >= 0 && g->obs_at < t)
 		t = g->obs_at > s->now ? g->obs_at : s->now;	/* seen during an exit */
@@ -847,6 +847,14 @@ arm_spin(struct guest *g)
 		ev_at(g, t, EV_ACT);
 	else
 		ev_cancel(g);
+}
+
+/* arm's spin case */
+static inline __attribute__((always_inline)) void
+arm_spin(struct guest *g)
+{
+	hv_set_load(g->v, LOAD_SPIN);
+	arm_spin_event(g);
 }
 
 /*
@@ -1723,7 +1731,7 @@ poke_spinner(const struct guest *g, const struct vcpu *v)
 static inline __attribute__((always_inline)) void
 poke(struct guest *g, struct vcpu *v, double latency_ns)
 {
-	sim_time_t at, now, el, t;
+	sim_time_t at, now, el;
 
 	/* its step follows this one's: start the loads guest_step starts */
 	__builtin_prefetch(g->wl);
@@ -1731,23 +1739,17 @@ poke(struct guest *g, struct vcpu *v, double latency_ns)
 	__builtin_prefetch(v->rng);
 	if (poke_plain(g, v->pcpu)) {
 		/* settle_step: t0, and settle_charge's spin case on the PLE
-		 * window; the observation; arm_body's spin case: its event at
-		 * the window's end or the observation (never before now) */
+		 * window; the observation; then arm_body's spin case, the
+		 * load already the spin's */
 		now = g->sim->now;
 		el = now - g->t0;
 		g->t0 = now;
-		t = SIM_NEVER;
-		if (g->ple_left != GUEST_FOREVER) {
-			if (el > 0)
-				g->ple_left = spin_left(g->ple_left, (double)el);
-			t = now + sim_ns(g->ple_left);
-		}
+		if (g->ple_left != GUEST_FOREVER && el > 0)
+			g->ple_left = spin_left(g->ple_left, (double)el);
 		at = now + sim_ns(g->pre + latency_ns);
 		if (g->obs_at < 0 || at < g->obs_at)
 			g->obs_at = at;
-		if (g->obs_at < t)
-			t = g->obs_at > now ? g->obs_at : now;
-		ev_at(g, t, EV_ACT);
+		arm_spin_event(g);
 		return;
 	}
 	settle_step(g);
