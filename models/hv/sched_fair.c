@@ -161,7 +161,7 @@ fair_rq_insert(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	rq->q[i] = se;
 	rq->nq++;
 	se->queued = 1;
-	avg_vruntime_add(rq, se);
+	avg_vruntime_add(rq, NULL, se);
 }
 
 /* LNX-6.6 fair.c __dequeue_entity + avg_vruntime_sub */
@@ -189,13 +189,13 @@ fair_rq_remove(struct fair_rq *rq, struct fair_se *se)
 	}
 	rq->nq--;
 	se->queued = 0;
-	avg_vruntime_sub(rq, se);
+	avg_vruntime_sub(rq, NULL, se);
 }
 
 void
 fair_rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *out)
 {
-	rq_swap(f, rq, in, out);
+	rq_swap(f, NULL, rq, in, out);
 }
 
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
@@ -479,14 +479,14 @@ reweight_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se, long wei
 		if (rq->curr == se)
 			fair_update_curr(f, rq);
 		if (se->queued)
-			avg_vruntime_sub(rq, se);
+			avg_vruntime_sub(rq, NULL, se);
 		fair_account_dequeue(f, rq, se);
 	}
 	f->cls->reweight(f, rq, se, weight);
 	if (se->on_rq) {
 		fair_account_enqueue(f, rq, se);
 		if (se->queued)
-			avg_vruntime_add(rq, se);
+			avg_vruntime_add(rq, NULL, se);
 	}
 }
 
@@ -1476,7 +1476,7 @@ void
 fair_root_idle(struct fair *f, struct fair_cpu *c, struct fair_se *prev)
 {
 	if (prev != NULL)
-		put_prev_entity(f, &c->root, prev, NULL);
+		put_prev_entity(f, NULL, &c->root, prev, NULL);
 	idle_balance(f, c);
 }
 
@@ -1518,7 +1518,7 @@ fair_do_schedule(struct hv *hv, struct pcpu *p, sim_time_t *slice)
 again:
 	if (c->root.nr_running == 0) {
 		for (se = prev; se != NULL; se = se->parent)
-			put_prev_entity(f, se->cfs_rq, se, NULL);
+			put_prev_entity(f, NULL, se->cfs_rq, se, NULL);
 		prev = NULL;
 		idle_balance(f, c);
 	}
@@ -1539,7 +1539,7 @@ again:
 	/* The levels where the pick differs from prev's chain change hands. */
 	for (se = prev; se != NULL; se = se->parent)
 		if ((nse = chain_at(next, se->cfs_rq)) != se)
-			put_prev_entity(f, se->cfs_rq, se, nse);
+			put_prev_entity(f, NULL, se->cfs_rq, se, nse);
 	for (se = next; se != NULL; se = se->parent)
 		if (se->cfs_rq->curr != se || !f->cls->pick_with_curr) {
 			/* 3.2: a kept prev is set again: a new slice */

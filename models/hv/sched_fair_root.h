@@ -31,30 +31,42 @@ se_before(const struct fair_se *a, const struct fair_se *b)
 	return a->vruntime < b->vruntime || (a->vruntime == b->vruntime && a->seq < b->seq);
 }
 
-/* LNX-6.6 fair.c avg_vruntime_add / avg_vruntime_sub: the queued entities'
- * weighted lags, kept only for a policy that reads them (keep_avg: eevdf) */
-static inline void
-avg_vruntime_add(struct fair_rq *rq, const struct fair_se *se)
+/* Whether rq keeps avg_vruntime/avg_load: its class's avg_vruntime, a
+ * constant where the class is (a policy's own switch: none of cfs_class's
+ * swaps and min_vruntime moves tests it), else the rq's copy of it (keep_avg) */
+static inline int
+fair_keep_avg(const struct fair_rq *rq, const struct fair_class *cls)
 {
-	if (rq->keep_avg) {
+	return cls != NULL ? cls->avg_vruntime : rq->keep_avg;
+}
+
+/* LNX-6.6 fair.c avg_vruntime_add / avg_vruntime_sub: the queued entities'
+ * weighted lags, kept only for a policy that reads them (keep_avg: eevdf);
+ * cls as in fair_keep_avg */
+static inline void
+avg_vruntime_add(struct fair_rq *rq, const struct fair_class *cls, const struct fair_se *se)
+{
+	if (fair_keep_avg(rq, cls)) {
 		rq->avg_vruntime += (se->vruntime - rq->min_vruntime) * se->weight;
 		rq->avg_load += se->weight;
 	}
 }
 
 static inline void
-avg_vruntime_sub(struct fair_rq *rq, const struct fair_se *se)
+avg_vruntime_sub(struct fair_rq *rq, const struct fair_class *cls, const struct fair_se *se)
 {
-	if (rq->keep_avg) {
+	if (fair_keep_avg(rq, cls)) {
 		rq->avg_vruntime -= (se->vruntime - rq->min_vruntime) * se->weight;
 		rq->avg_load -= se->weight;
 	}
 }
 
 /* in takes out's slot and moves to its place among the others (inline in
- * a switch's put_prev_entity, 2.1 M per 20 s of seed001-x7560 3x) */
+ * a switch's put_prev_entity, 2.1 M per 20 s of seed001-x7560 3x); cls as
+ * in fair_keep_avg */
 static inline __attribute__((always_inline)) void
-rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *out)
+rq_swap(struct fair *f, const struct fair_class *cls, struct fair_rq *rq, struct fair_se *in,
+    struct fair_se *out)
 {
 	int i, n = rq->nq;
 
@@ -74,8 +86,8 @@ rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair_se *
 	rq->q[i] = in;
 	in->queued = 1;
 	out->queued = 0;
-	avg_vruntime_add(rq, in);
-	avg_vruntime_sub(rq, out);
+	avg_vruntime_add(rq, cls, in);
+	avg_vruntime_sub(rq, cls, out);
 }
 
 /* fair_tick_next (sched_fair.c) right after a root set_next_entity that gave the
@@ -90,14 +102,15 @@ tick_next_set(const struct fair_cpu *c)
 }
 
 /* LNX-3.6 fair.c put_prev_entity: curr back into its tree; next (or NULL):
- * the entity set_next_entity will take out of it, taken out here at once */
+ * the entity set_next_entity will take out of it, taken out here at once;
+ * cls as in fair_keep_avg */
 static inline __attribute__((always_inline)) void
-put_prev_entity(struct fair *f, struct fair_rq *rq, struct fair_se *prev,
-    struct fair_se *next)
+put_prev_entity(struct fair *f, const struct fair_class *cls, struct fair_rq *rq,
+    struct fair_se *prev, struct fair_se *next)
 {
 	if (prev->on_rq) {
 		if (next != NULL && next->queued)
-			rq_swap(f, rq, prev, next);
+			rq_swap(f, cls, rq, prev, next);
 		else
 			fair_rq_insert(f, rq, prev);
 	}
@@ -130,7 +143,7 @@ update_min_vruntime(struct fair *f, const struct fair_class *cls, struct fair_rq
 		vr = curr != NULL && curr->vruntime < rq->q[0]->vruntime ? curr->vruntime :
 		    rq->q[0]->vruntime;
 	if (vr > rq->min_vruntime) {
-		if (rq->keep_avg)
+		if (fair_keep_avg(rq, cls))
 			rq->avg_vruntime -= rq->avg_load * (vr - rq->min_vruntime);
 		rq->min_vruntime = vr;
 	}
@@ -197,7 +210,7 @@ again:
 		goto again;
 	}
 	if (prev != NULL && next != prev)
-		put_prev_entity(f, rq, prev, next);
+		put_prev_entity(f, cls, rq, prev, next);
 	if (rq->curr != next || !cls->pick_with_curr) {
 		cls->set_next_entity(f, rq, next);
 		hv_tick_soon_at(p, tick_next_set(c));
