@@ -432,17 +432,20 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	next = hv->sched->do_schedule(hv, p, &slice);
 	p->scheduling = 0;
 	tick_recheck(p, now);
-	VS_ASSERT(next == NULL || !next->blocked);
-	VS_ASSERT(next == NULL || next == prev || next->pcpu == NULL);
 	sim_cancel(hv->sim, &p->slice_ev);
 	if (slice > 0)
 		p->slice_ev = sim_at(hv->sim, now + slice, hv_schedule_ev, p, 0);
 	/* slice_ev and sched_ev share the handler; only sched_ev is deduplicated. */
+	/* every policy's pick is not blocked, and a new one runs nowhere else:
+	 * asserted on the branches the switch takes anyway */
 	if (next == prev) {
 		if (next == NULL)
 			hv_idle_enter(hv, p);	/* idle from the start */
-		else if (hv->gops->kept != NULL)
-			hv->gops->kept(next);
+		else {
+			VS_ASSERT(!next->blocked);
+			if (hv->gops->kept != NULL)
+				hv->gops->kept(next);
+		}
 		return;
 	}
 	if (prev != NULL) {
@@ -468,6 +471,7 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 		hv_idle_enter(hv, p);
 		return;
 	}
+	VS_ASSERT(!next->blocked && next->pcpu == NULL);
 	hv->st.ctx_switches++;
 	next->pcpu = p;
 	next->processor = p->id;

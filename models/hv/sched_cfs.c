@@ -251,11 +251,12 @@ cfs_entity_tick(struct fair *f, struct fair_rq *rq, struct fair_se *curr)
  * on_rq at nice 0 (fair_tick_next, cfs_set_next_entity, check_preempt_tick;
  * with more than one queued, so a zeroed rq's never matches): it reads the rq's
  * nr_running and load only, so it is kept beside them and computed again
- * when either differs (a switch asks it; an enqueue or a dequeue changes them) */
+ * when either differs (a switch asks it; an enqueue or a dequeue changes them).
+ * Root, on_rq, nice 0: the callers test them (f->tick_skip or f->flat, set
+ * by fair_init only with groups: none, where every entity is a root task). */
 static inline int64_t
 tick_slice(const struct cfs *c, struct fair_rq *rq, const struct fair_se *curr)
 {
-	VS_ASSERT(curr->parent == NULL);	/* on_rq, nice 0: the callers test them */
 	if (rq->slice_nr != rq->nr_running || rq->slice_load != rq->load) {
 		rq->slice_nr = rq->nr_running;
 		rq->slice_load = rq->load;
@@ -358,9 +359,10 @@ cfs_set_next_entity(struct fair *f, struct fair_rq *rq, struct fair_se *se)
 	se->exec_start = f->hv->sim->now;
 	se->prev_sum_exec = se->sum_exec;
 	/* fair_tick_next's terms for this curr, for the tick's look after the
-	 * switch: 0 where it answers 0 (not on_rq, not nice 0), cfs_tick_act
+	 * switch: 0 where it answers 0 (not nice 0; not on_rq, which a pick
+	 * always is: tree_next's, or a buddy, cleared at its dequeue), cfs_tick_act
 	 * with others queued, SIM_NEVER alone */
-	if (!f->tick_skip || !se->on_rq || se->weight != FAIR_NICE0)
+	if (!f->tick_skip || se->weight != FAIR_NICE0)
 		rq->act_at = 0;
 	else
 		rq->act_at = rq->nr_running > 1 ? se->exec_start + tick_after(CFS_OF(f), rq, se, 0) :

@@ -760,10 +760,14 @@ fair_tg_of(const struct hv *hv, const struct vcpu *v)
 	return FAIR_SE(v)->cfs_rq->tg;
 }
 
-/* The rq a task of v is queued on when on pCPU cpu (the VM's group's, or the root). */
+/* The rq a task of v is queued on when on pCPU cpu (the VM's group's, or the
+ * root); every placement of a task on a pCPU comes here (init, wake, balance),
+ * so a pick, from its pCPU's rqs, runs where the vCPU may run: asserted here,
+ * at a placement, not at every switch */
 static void
 attach_task(struct fair *f, struct fair_se *se, int cpu)
 {
+	VS_ASSERT(se->v->affinity[cpu]);
 	if (f->tg != NULL) {
 		struct fair_tg *tg = &f->tg[se->v->vm->cg.gid];
 
@@ -1548,8 +1552,7 @@ again:
 				hv_tick_soon_at(p, tick_next_set(c));
 		}
 	/* not blocked, and running nowhere else: hv_schedule_ev asserts them
-	 * for every policy */
-	VS_ASSERT(next->v->affinity[p->id]);
+	 * for every policy; allowed here: attach_task asserts it */
 	return next->v;
 }
 

@@ -233,8 +233,8 @@ fair_schedule_flat(struct hv *hv, const struct fair_class *cls, struct pcpu *p,
 	if ((next = fair_schedule_root(f, cls, c, p, prev, hv->sim->now)) == NULL)
 		return NULL;
 	/* not blocked, and running nowhere else: hv_schedule_ev asserts them
-	 * for every policy */
-	VS_ASSERT(next->v->affinity[p->id]);
+	 * for every policy; allowed here: attach_task (sched_fair.c) asserts it
+	 * where the vCPU is placed on this pCPU's rq */
 	return next->v;
 }
 
