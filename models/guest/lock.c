@@ -165,8 +165,8 @@ lock_ffs(struct ffs *s, struct glock *l)
 		return 0;
 	ffs_bytes(s, l, sizeof *l);
 	ffs_skip(s, &l->ring_at, sizeof l->ring_at);	/* the looks' own, not the model's */
-	ffs_fsum(s, &l->lhp_closed);
-	ffs_fsum(s, &l->free_closed);
+	ffs_count(s, &l->lhp_closed);
+	ffs_count(s, &l->free_closed);
 	ffs_time(s, &l->free_since);
 	ffs_time(s, &l->hold_since);
 	ffs_count(s, &l->st.acquisitions);
@@ -183,8 +183,8 @@ lock_ffs(struct ffs *s, struct glock *l)
 		ffs_bytes(s, n, sizeof *n);
 		if (n->wait_since >= 0) {
 			ffs_time(s, &n->wait_since);
-			ffs_fsum(s, &n->lhp_at);
-			ffs_fsum(s, &n->free_at);
+			ffs_count(s, &n->lhp_at);
+			ffs_count(s, &n->free_at);
 		} else {
 			/* the last wait's, read only while waiting (lock_acquire sets them) */
 			ffs_skip(s, &n->lhp_at, sizeof n->lhp_at);
@@ -442,25 +442,35 @@ lock_probe(const struct glock *l, enum probe_kind k, const struct vcpu *v, int p
 }
 
 /* v's time runnable but not running (preempted by the host) up to now. */
-static double
+static inline uint64_t
 runnable_ns(const struct vcpu *v, sim_time_t now)
 {
-	return (double)v->rs_time[RS_RUNNABLE] + (v->rs == RS_RUNNABLE ? (double)(now - v->rs_since) : 0);
+	return (uint64_t)(v->rs_time[RS_RUNNABLE] + (v->rs == RS_RUNNABLE ? now - v->rs_since : 0));
+}
+
+/* runnable_ns of v on a pCPU, which runs: hv.c sets rs RS_RUNNING with
+ * v->pcpu at a switch-in and leaves it so until the switch-out (hv_block
+ * and hv_wake do not change a vCPU that is still on its pCPU), so no
+ * runnable stint is open */
+static inline uint64_t
+runnable_on_ns(const struct vcpu *v)
+{
+	return (uint64_t)v->rs_time[RS_RUNNABLE];
 }
 
 /* The lock's holder-preempted clock: the time its holders spent preempted
  * while holding it (Xen's runstate books of the holder's vCPU, hv/vcpu.c). */
-static double
+static inline uint64_t
 lock_lhp_clock(const struct glock *l, sim_time_t now)
 {
 	return l->lhp_closed + (l->holder != NULL ? runnable_ns(l->holder, now) - l->holder_rt0 : 0);
 }
 
 /* The lock's free clock: the time it had no holder. */
-static double
+static inline uint64_t
 lock_free_clock(const struct glock *l, sim_time_t now)
 {
-	return l->free_closed + (l->holder == NULL ? (double)(now - l->free_since) : 0);
+	return l->free_closed + (l->holder == NULL ? (uint64_t)(now - l->free_since) : 0);
 }
 
 /* v's wait begins: its clocks, and the lock's count of waiters */
@@ -571,8 +581,11 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
 static inline __attribute__((always_inline)) double
 enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 {
-	sim_time_t now = l->sim->now;
-	double wait = 0, lines;
+	sim_time_t now = l->sim->now, wait = 0;
+	double lines;
+	/* The lock is free (below): its free clock closes at now, and its
+	 * holder-preempted clock stands at lhp_closed. */
+	uint64_t free_now = l->free_closed + (uint64_t)(now - l->free_since);
 
 	/* Self-check: mutual exclusion is an invariant, never an input error. */
 	if (l->holder != NULL)
@@ -585,7 +598,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 		    l->name, v->id, (unsigned long long)l->arrival[v->idx],
 		    (unsigned long long)(l->entries - 1));
 	if (waited) {
-		wait = (double)(now - l->node[v->idx].wait_since);
+		wait = now - l->node[v->idx].wait_since;
 		l->node[v->idx].wait_since = -1;
 		if (l->node[v->idx].spin_at != NULL)
 			spin_leave(l, &l->node[v->idx]);
@@ -597,24 +610,25 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 		 * wait.  A wait of 0 (most takes) adds 0 to both, exactly: each
 		 * clock read twice at one instant (a hand-over in between closes
 		 * into its sum just what its open part showed). */
-		double lhp = lock_lhp_clock(l, now) - l->node[v->idx].lhp_at;
-		double fr = lock_free_clock(l, now) - l->node[v->idx].free_at;
+		int64_t lhp = (int64_t)(l->lhp_closed - l->node[v->idx].lhp_at);
+		int64_t fr = (int64_t)(free_now - l->node[v->idx].free_at);
 
-		VS_ASSERT(lhp >= 0 && fr >= 0 && lhp + fr <= wait + 1e-6);
-		l->st.wait_lhp_ns += lhp;
-		l->st.wait_free_ns += fr;
-		l->st.wait_ns += wait;	/* (a wait of 0 adds +0: nothing) */
+		VS_ASSERT((lhp | fr) >= 0 && lhp + fr <= wait);
+		l->st.wait_lhp_ns += (double)lhp;
+		l->st.wait_free_ns += (double)fr;
+		l->st.wait_ns += (double)wait;	/* (a wait of 0 adds +0: nothing) */
 		l->st.contended++;
 	}
-	l->free_closed += (double)(now - l->free_since);
+	l->free_closed = free_now;
 	l->holder = v;
-	l->holder_rt0 = runnable_ns(v, now);
+	/* (taken's v == runner is on its pCPU; lock_enter's owner may not be) */
+	l->holder_rt0 = v == runner ? runnable_on_ns(v) : runnable_ns(v, now);
 	l->hold_since = now;
 	if (waited && l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_TAKEN, v, runner->pcpu->id);
 	l->st.acquisitions++;
 	if (wait > 0)
-		hist_add_nz(l->st.wait, wait);	/* (known not 0: not asked again) */
+		hist_add_nz(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
 	else
 		hist_add(l->st.wait, 0);
 	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
@@ -680,7 +694,9 @@ leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 	if (l->holder != v)
 		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
 	l->st.hold_ns += (double)(l->sim->now - l->hold_since);
-	l->lhp_closed += runnable_ns(v, l->sim->now) - l->holder_rt0;
+	/* (lock_release's v == runner is on its pCPU; lock_leave's owner may not be) */
+	l->lhp_closed += (v == runner ? runnable_on_ns(v) : runnable_ns(v, l->sim->now)) -
+	    l->holder_rt0;
 	l->free_since = l->sim->now;
 	l->holder = NULL;
 	if (l->hv->probe != NULL)
@@ -690,6 +706,7 @@ leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 void
 lock_leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
+	VS_ASSERT(runner->pcpu != NULL);	/* (leave: a runner v runs) */
 	leave(l, v, runner);
 }
 

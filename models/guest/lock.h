@@ -192,7 +192,7 @@ struct lock_node {
 	int req_pcpu;		/* pCPU that last wrote its req_lines (-1 own) */
 	unsigned char pool_put;	/* direction of its next pool section (1 put, 0 take) */
 	unsigned char kick_ipi;	/* releasing: its kick is the guest's own wake IPI (lock_wake) */
-	double lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
+	uint64_t lhp_at, free_at;	/* the lock's two wait clocks when its wait began */
 	struct vcpu *kick_to;	/* releasing: the vCPU its unlock kicks (lock_kick) */
 	double kick_at;		/* ... this far into the algorithm's release */
 };
@@ -208,8 +208,9 @@ struct glock {
 	struct vcpu *holder;
 	/* Wait clocks (lock_lhp_clock, lock_free_clock): holder-preempted time
 	 * and free time, cumulative; a waiter's share is their growth over its
-	 * wait. */
-	double lhp_closed, holder_rt0, free_closed;
+	 * wait.  Whole ns (runstate books and event times are), so integers:
+	 * the double sums of their differences (st) are the same values. */
+	uint64_t lhp_closed, holder_rt0, free_closed;
 	sim_time_t free_since;
 	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
 	double handover_ns;	/* inside a release: its store's wait for the word's line */
