@@ -509,6 +509,69 @@ START_TEST(amd_pause_filter_counts_pauses)
 }
 END_TEST
 
+/* Each spin's length, PR_SPIN_START to PR_SPIN_END of its vCPU. */
+struct spins {
+	sim_time_t start[2];
+	int64_t len[64];
+	int n;
+};
+
+static void
+spins_fn(void *ctx, const struct probe_ev *e)
+{
+	struct spins *w = ctx;
+
+	if (e->kind == PR_SPIN_START && e->vcpu < 2)
+		w->start[e->vcpu] = e->t;
+	else if (e->kind == PR_SPIN_END && e->vcpu < 2 && w->n < 64)
+		w->len[w->n++] = e->t - w->start[e->vcpu];
+}
+
+/*
+ * LNX-6.12 x86.c vcpu_run: a halt that a poll ends returns through
+ * vcpu_enter_guest, and the guest pays the VM entry (and here the tick's
+ * timer exits, the interrupt that ended it) before its lock's loop goes on
+ * (guest.c halt_entry).  A pv-ticket waiter halted with interrupts on is
+ * woken by each 1 ms tick inside a 2 ms poll, finds the lock still held
+ * (pvt_woken) and spins SPIN_THRESHOLD again: a spin started with that
+ * overhead still to pay (guest_spin's pre > 0, arm_body's path), which
+ * must end a whole budget after the overhead, not at the budget from its
+ * start.  The first spin, at the acquire, has nothing to pay.
+ */
+START_TEST(a_spin_after_a_polled_wake_pays_its_entry_first)
+{
+	static const char *text =
+	    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+	    "  costs: {vm_entry: 1000ns, timer_tick: 3000ns}}\n"
+	    "until: done\n"
+	    "hypervisor: {kind: kvm, scheduler: pinned, halt_poll: 2ms}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 2, lock: {kind: pv-ticket, spin_threshold: 1024, irqs: on},\n"
+	    "     workload: w, guest: {hz: 1000}}\n"
+	    "workloads:\n"
+	    "  w: {program: [{acquire: l}, {compute: 5ms}, {release: l}]}\n";
+	const int64_t budget = 1024 * 5;	/* SPIN_THRESHOLD PAUSEs, 5 ns each */
+	static struct spins w;
+	struct probe p = { spins_fn, &w };
+	struct metrics m;
+	int i;
+
+	memset(&w, 0, sizeof w);
+	tu_run(text, 1, &p, &m);
+	/* woken by the ticks at 1, 2, 3, 4 and 5 ms during its polls, the sixth
+	 * poll ended by the release's kick */
+	ck_assert_double_eq(tu_metric(&m, "g.l.spurious_wakeups"), 5);
+	ck_assert_double_eq(tu_metric(&m, "halt_polls_succeeded"), 6);
+	ck_assert_int_eq(w.n, 6);
+	ck_assert_int_eq(w.len[0], budget);
+	for (i = 1; i < w.n; i++)
+		ck_assert_msg(w.len[i] == budget + 1000 + 3000,
+		    "spin %d after a wake: %lld ns, not the entry and exits (4000 ns) + %lld",
+		    i, (long long)w.len[i], (long long)budget);
+	metrics_free(&m);
+}
+END_TEST
+
 static Suite *
 kvm_suite(void)
 {
@@ -532,6 +595,7 @@ kvm_suite(void)
 	tcase_add_test(tc, a_wake_on_the_pcpu_ends_the_poll);
 	tcase_add_test(tc, ple_current_defaults_are_dynamic);
 	tcase_add_test(tc, amd_pause_filter_counts_pauses);
+	tcase_add_test(tc, a_spin_after_a_polled_wake_pays_its_entry_first);
 	suite_add_tcase(s, tc);
 	return s;
 }
