@@ -73,6 +73,17 @@ gk_entry_due(struct gkernel *k, int delta)
 	k->entry_due += delta;
 }
 
+/* cpu_stopped's asking of the watched locks (out of line: most stops
+ * return at once, without a frame; seed001-x7560 2.08 M stops) */
+static __attribute__((noinline)) void
+cpu_stopped_watch(struct gkernel *k, struct vcpu *v)
+{
+	int i;
+
+	for (i = 0; i < k->nwatches; i++)
+		k->watches[i].ops->vcpu_stopped(k->watches[i].lock, v);
+}
+
 /* The host took v's pCPU (guest.c's stop hook).  A lock hears of it only
  * to poke its spinners (LNX-4.10 mutex_spin_on_owner's vcpu_is_preempted):
  * with no spinner on any, none would act, so none is asked (most stops). */
@@ -80,12 +91,9 @@ static void
 cpu_stopped(struct vcpu *v)
 {
 	struct gkernel *k = v->vm->kernel;
-	int i;
 
-	if (k->nwatch_spin == 0)
-		return;
-	for (i = 0; i < k->nwatches; i++)
-		k->watches[i].ops->vcpu_stopped(k->watches[i].lock, v);
+	if (k->nwatch_spin != 0)
+		cpu_stopped_watch(k, v);
 }
 int gk_live(const struct gkernel *k) { return k->live; }
 
