@@ -1377,10 +1377,14 @@ instances_ok(struct workload *w, const struct yc_node *qs, struct vs_err *err)
 	for (i = 0; i < w->nops && rc == 0; i++) {
 		struct wl_op *o = &w->ops[i];
 
-		if (o->op == OP_ACQUIRE)
+		if (o->op == OP_ACQUIRE) {
 			rc = instance_ok(w, o, "lock", w->locks[o->arg].name,
 			    w->locks[o->arg].instances, "acquire: {name", "locks", err);
-		else if (o->op == OP_SLOCK && o->arg >= 0)
+			/* a class of one takes instance 0 whatever by says (interp.c
+			 * instance_of: no draw): by none, op_acquire's one test */
+			if (w->locks[o->arg].instances == 1)
+				o->by = WL_BY_NONE;
+		} else if (o->op == OP_SLOCK && o->arg >= 0)
 			rc = instance_ok(w, o, "sleeping lock", w->slocks[o->arg].name,
 			    w->slocks[o->arg].instances, "lock: {name", "locks", err);
 		else if (o->op == OP_WAIT || o->op == OP_WAKE)

@@ -651,17 +651,24 @@ op_compute(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 static inline __attribute__((always_inline)) void
 op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 {
+	struct glock *l;
 	int i;
 
 	th->pc++;
 	th->path_since[o->arg] = th->sim->now;
 	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-	i = instance_of(v, th, th->wl->locks[o->arg].instances, o);
-	if (th->lock[o->arg] == NULL || th->inst[o->arg] != i) {
-		th->inst[o->arg] = i;
-		th->lock[o->arg] = gvm_lock(th->g, o->arg, i);
+	l = th->lock[o->arg];
+	if (o->by == WL_BY_NONE) {	/* instance 0 (a class of one: compile.c instances_ok) */
+		if (__builtin_expect(l == NULL, 0))
+			l = th->lock[o->arg] = gvm_lock(th->g, o->arg, 0);
+	} else {
+		i = instance_pick(v, th, th->wl->locks[o->arg].instances, o);
+		if (l == NULL || th->inst[o->arg] != i) {
+			th->inst[o->arg] = i;
+			l = th->lock[o->arg] = gvm_lock(th->g, o->arg, i);
+		}
 	}
-	lock_acquire(th->lock[o->arg], v);
+	lock_acquire(l, v);
 }
 
 static inline __attribute__((always_inline)) void
