@@ -403,6 +403,16 @@ ev_cancel(struct guest *g)
 	ev_cancel_body(g);
 }
 
+/* ev_cancel, called only with something to cancel: a waiter's spin at its
+ * acquire (guest_spin: no budget, no PLE window) has no event, fold, held
+ * event or unevented pre, and ev_cancel would store what is there */
+static inline void
+ev_clear(struct guest *g)
+{
+	if (g->ev != EVQ_NONE || g->fold || g->held || g->pre_end != SIM_NEVER)
+		ev_cancel(g);
+}
+
 /* arm_work's load and rate (on its pCPU: every caller knows it, and
  * hv_rate reads it; no test of it as hv_set_load's) */
 static inline void
@@ -846,7 +856,7 @@ arm_spin_event(struct guest *g)
 	if (t != SIM_NEVER)
 		ev_at(g, t, EV_ACT);
 	else
-		ev_cancel(g);
+		ev_clear(g);
 }
 
 /* arm's spin case */
