@@ -38,7 +38,6 @@ struct guest {
 	struct glock *lock;	/* spin: the lock watched */
 	const struct guest_watch_ops *wops;	/* ... and what it answers */
 	int spin_on;		/* the lock counts it among its spinners now */
-	int in_ev;		/* inside its own event (guest_ev), fast_forward on */
 	int ff;			/* v->vm->hv->fast_forward, kept here: guest_ev reads it */
 	int fold;		/* its next event waits for the end of this one (ev_at) */
 	int64_t fold_data;	/* ... with this data */
@@ -314,7 +313,9 @@ ev_move(struct guest *g, sim_time_t t, int64_t data)
  * One event runs at a time in a process (workers are processes), so these
  * two are the process's; both are empty outside guest_ev.
  */
-static struct guest *fold_run;		/* the vCPU whose guest_ev runs (fast_forward on) */
+/* the vCPU whose guest_ev runs (fast_forward on): g == fold_run is g inside
+ * its own event (ev_at) */
+static struct guest *fold_run;
 static struct guest *fold_other;	/* the other vCPU whose next event waits, or NULL */
 
 static void
@@ -364,7 +365,7 @@ static inline int
 ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
 	if (g->ev == EVQ_NONE &&
-	    (g->in_ev || g == fold_other || (fold_run != NULL && fold_take(g, t)))) {
+	    (g == fold_run || g == fold_other || (fold_run != NULL && fold_take(g, t)))) {
 		g->fold = 1;
 		g->fold_t = t;
 		g->fold_data = data;
@@ -1033,7 +1034,6 @@ guest_ev(void *s, void *arg, int64_t data)
 	int own;
 
 	g->ev = EVQ_NONE;
-	g->in_ev = g->ff;
 	if (g->ff)
 		fold_run = g;
 	guest_step(g, data);
@@ -1046,9 +1046,7 @@ guest_ev(void *s, void *arg, int64_t data)
 		if (!own && (!g->fold || o->fold_t < g->fold_t || o->fold_key < g->fold_key)) {
 			/* the other's step comes first: it runs, g's next waits */
 			fold_other = g->fold ? g : NULL;
-			g->in_ev = 0;
 			g = fold_run = o;
-			g->in_ev = 1;
 		}
 		g->fold = 0;
 		if (!fold_ok(sim, g->fold_t) ||
@@ -1073,7 +1071,6 @@ guest_ev(void *s, void *arg, int64_t data)
 		}
 		guest_step(g, g->fold_data);
 	}
-	g->in_ev = 0;
 	fold_run = fold_other = NULL;
 }
 
@@ -1273,7 +1270,7 @@ ple_in_push(struct guest *g)
 static inline int
 ple_in_arm(struct guest *g)
 {
-	if (!ple_in_case(g) || !(g->pre > 0) || g->ev != EVQ_NONE || g->in_ev || fold_run != NULL)
+	if (!ple_in_case(g) || !(g->pre > 0) || g->ev != EVQ_NONE || fold_run != NULL)
 		return 0;
 	ple_in_push(g);
 	return 1;
