@@ -623,14 +623,16 @@ sorted_insert_room(struct evq *q, struct evq_hent e)
 
 /* A push walks in from the nearer end: from the head when e sorts before
  * the middle and there is room before the head (pops leave it), so an event
- * due soon, as most near ones are, passes few entries. */
+ * due soon, as most near ones are, passes few entries.  (An empty array's
+ * head is at base + EVQ_PAD, where the pop and sorted_remove put it, so
+ * room before the head means entries: no test of n.) */
 static void
 sorted_insert(struct evq *q, struct evq_hent e)
 {
 	struct evq_hent *h = q->t.h, *p;
 	size_t n = q->t.n;
 
-	if (h > q->base + EVQ_PAD && n > 0 && hless(&e, &h[n >> 1])) {
+	if (h > q->base + EVQ_PAD && hless(&e, &h[n >> 1])) {
 		q->t.h = p = h - 1;
 		q->t.n = n + 1;
 		for (; hless(&p[1], &e); p++)
