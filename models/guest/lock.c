@@ -302,14 +302,6 @@ spin_del(struct glock *l, struct lock_node *n)
 		l->spin_core[p->core]--;
 }
 
-/* A take's: v, inside acquire no more, stops counting (out of line: the
- * take's registers stay off it) */
-static __attribute__((noinline)) void
-spin_leave(struct glock *l, struct lock_node *n)
-{
-	spin_del(l, n);
-}
-
 /* guest.c: v spins on a pCPU now, or no more; it counts while also inside
  * acquire (the bodies inline: most calls change the counts) */
 static void
@@ -353,20 +345,22 @@ own_listed(const struct glock *l, const struct vcpu *v, double ns)
  * once: the farthest holder's transfer, a local hit if v alone has it.
  * The farthest is found from the spinners' counts by place (spin_add),
  * in constant time; where only some spinners read the word (an MCS queue:
- * ops->reads_word), from the list of spinners.
+ * ops->reads_word), from the list of spinners.  releasing: v releases l,
+ * so runs (on v->pcpu) and, holding l, is not inside its acquire, where
+ * alone it counts (watch_spinning; enter stopped its count): not a spinner.
  */
 static inline __attribute__((always_inline)) double
-own_ns(const struct glock *l, const struct vcpu *v)
+own_ns(const struct glock *l, const struct vcpu *v, int releasing)
 {
 	const struct machine *m = l->hv->m;
 	double ns = lock_seen_ns(l, v);
 	int self, core, sock;
 
-	if (!m->release_visibility || v->pcpu == NULL || l->nspin == 0)
+	if (!m->release_visibility || (!releasing && v->pcpu == NULL) || l->nspin == 0)
 		return ns;
 	if (l->spinners != NULL)	/* ops->reads_word asks (lock_init) */
 		return own_listed(l, v, ns);
-	self = l->node[v->idx].spin_at != NULL;
+	self = releasing ? 0 : l->node[v->idx].spin_at != NULL;
 	/* One thread a core: a core's only spinner can be v itself (a vCPU is
 	 * counted on the pCPU it runs on, and uncounted when it stops), so
 	 * spin_core is neither kept nor read (with N/8 VMs it was a cold line
@@ -386,7 +380,7 @@ own_ns(const struct glock *l, const struct vcpu *v)
 double
 lock_own_ns(const struct glock *l, const struct vcpu *v)
 {
-	return own_ns(l, v);
+	return own_ns(l, v, 0);
 }
 
 /*
@@ -601,7 +595,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 		wait = now - l->node[v->idx].wait_since;
 		l->node[v->idx].wait_since = -1;
 		if (l->node[v->idx].spin_at != NULL)
-			spin_leave(l, &l->node[v->idx]);
+			spin_del(l, &l->node[v->idx]);
 		l->waiting--;
 	}
 	if (wait > 0) {
@@ -774,7 +768,7 @@ lock_release(struct glock *l, struct vcpu *v)
 	leave(l, v, v);
 	/* The store to the lock word needs the line here first; with
 	 * release_visibility no waiter sees it before that (lock_own_ns). */
-	cost = own = own_ns(l, v);
+	cost = own = own_ns(l, v, 1);
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
