@@ -93,7 +93,7 @@ t_free(struct t *t)
 static void
 preempt(struct t *t, int i)
 {
-	kind_kvm_ops.sched_out(&t->hv, t->v[i]);
+	kind_kvm_ops.sched_switch(&t->hv, t->v[i], NULL);
 }
 
 /* v slept and an interrupt or kick woke it; it has not run since. */
@@ -101,7 +101,7 @@ static void
 woken(struct t *t, int i)
 {
 	t->v[i]->blocked = 1;
-	kind_kvm_ops.sched_out(&t->hv, t->v[i]);
+	kind_kvm_ops.sched_switch(&t->hv, t->v[i], NULL);
 	t->v[i]->blocked = 0;
 	kind_kvm_ops.wake(&t->hv, t->v[i]);
 }
@@ -374,7 +374,7 @@ START_TEST(ready_boost_takes_a_woken_vcpu)
 	ck_assert_int_eq(nasked, 1);
 	ck_assert_int_eq(asked[0], 2);
 	/* it ran since: kvm_sched_in clears ready */
-	kind_kvm_ops.sched_in(&t.hv, t.v[2]);
+	kind_kvm_ops.sched_switch(&t.hv, NULL, t.v[2]);
 	ple(&t, 0);
 	ck_assert_int_eq(nasked, 0);
 	t_free(&t);
@@ -397,7 +397,7 @@ START_TEST(prefer_ipi_target_goes_first)
 	ck_assert_int_eq(nasked, 1);
 	ck_assert_int_eq(asked[0], 3);
 	/* once v3 has run it is no longer a pending IPI target */
-	kind_kvm_ops.sched_in(&t.hv, t.v[3]);
+	kind_kvm_ops.sched_switch(&t.hv, NULL, t.v[3]);
 	ple(&t, 0);
 	ck_assert_int_ne(asked[0], 3);
 	t_free(&t);

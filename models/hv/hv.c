@@ -450,7 +450,6 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	}
 	if (prev != NULL) {
 		hv->gops->stop(prev);
-		kind_op_sched_out(hv->kind, hv, prev);
 		set_rs(hv, prev, prev->blocked ? RS_BLOCKED : RS_RUNNABLE);
 		prev->pcpu = NULL;
 		prev->last_pcpu = p->id;
@@ -466,6 +465,9 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 				vs_fatal("check: vCPU %d switched in on pCPU %d while current on pCPU %d",
 				    next->id, p->id, q);
 	}
+	/* the kind's hooks of both sides at once (KVM's preempt notifiers):
+	 * prev's after its books, next's before it runs */
+	kind_op_sched_switch(hv->kind, hv, prev, next);
 	if (next == NULL) {
 		hv_pcpu_load(p, LOAD_IDLE);
 		hv_idle_enter(hv, p);
@@ -481,7 +483,6 @@ hv_schedule_ev(void *s, void *arg, int64_t data)
 	p->busy_since = now;
 	set_rs(hv, next, RS_RUNNING);
 	hv_pcpu_load(p, LOAD_BUSY);
-	kind_op_sched_in(hv->kind, hv, next);
 	hv->gops->run(next, hv->m->ctx_switch_ns);
 }
 

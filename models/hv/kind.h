@@ -93,8 +93,9 @@ struct hv_kind_ops {
 	 * began, poll_ns of pCPU time spent polling, waited: it really slept. */
 	void (*halt_end)(struct hv *, struct vcpu *, double halt_ns, double poll_ns,
 	    int waited);
-	void (*sched_in)(struct hv *, struct vcpu *);
-	void (*sched_out)(struct hv *, struct vcpu *);
+	/* The host switches a pCPU from prev to next (either NULL: idle, not
+	 * both; prev != next), after prev's runstate and before next runs. */
+	void (*sched_switch)(struct hv *, struct vcpu *prev, struct vcpu *next);
 	/* hv_wake woke a sleeping vCPU. */
 	void (*wake)(struct hv *, struct vcpu *);
 	/* Host side of a PV kick (KVM_HC_KICK_CPU), after the kick is delivered. */
@@ -191,17 +192,11 @@ kind_op_halt_end(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v, dou
 }
 
 static inline void
-kind_op_sched_in(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
+kind_op_sched_switch(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *prev,
+    struct vcpu *next)
 {
-	if (o->sched_in != NULL)
-		o->sched_in(hv, v);
-}
-
-static inline void
-kind_op_sched_out(const struct hv_kind_ops *o, struct hv *hv, struct vcpu *v)
-{
-	if (o->sched_out != NULL)
-		o->sched_out(hv, v);
+	if (o->sched_switch != NULL)
+		o->sched_switch(hv, prev, next);
 }
 
 static inline void

@@ -603,10 +603,9 @@ kvm_halt_end(struct hv *hv, struct vcpu *v, double halt_ns, double poll_ns, int 
 }
 
 /* LNX-6.6 kvm_main.c: kvm_sched_in clears preempted and ready; vmx_sched_in shrinks */
-static void
-kvm_sched_in(struct hv *hv, struct vcpu *v)
+static inline void
+sched_in(struct kvm *k, struct vcpu *v)
 {
-	struct kvm *k = hv->kind_priv;
 	int i;
 
 	k->v[v->id].preempted = 0;
@@ -620,14 +619,26 @@ kvm_sched_in(struct hv *hv, struct vcpu *v)
 }
 
 /* LNX-6.6 kvm_main.c: kvm_sched_out - preempted and ready only if still runnable */
-static void
-kvm_sched_out(struct hv *hv, struct vcpu *v)
+static inline void
+sched_out(struct kvm *k, struct vcpu *v)
 {
-	struct kvm *k = hv->kind_priv;
-
 	k->v[v->id].preempted = !v->blocked;
 	if (!v->blocked)
 		k->v[v->id].ready = 1;
+}
+
+/* LNX-6.6 core.c context_switch: prev's preempt notifier (kvm_sched_out,
+ * from prepare_task_switch), then next's (kvm_sched_in, from
+ * finish_task_switch); one hook a switch, not one per side */
+static void
+kvm_sched_switch(struct hv *hv, struct vcpu *prev, struct vcpu *next)
+{
+	struct kvm *k = hv->kind_priv;
+
+	if (prev != NULL)
+		sched_out(k, prev);
+	if (next != NULL)
+		sched_in(k, next);
 }
 
 /* LNX-5.3 kvm_main.c: kvm_vcpu_wake_up sets ready when it wakes a sleeper */
@@ -822,8 +833,7 @@ const struct hv_kind_ops kind_kvm_ops = {
 	.ple_repeat = kvm_ple_repeat,
 	.halt_poll = kvm_halt_poll,
 	.halt_end = kvm_halt_end,
-	.sched_in = kvm_sched_in,
-	.sched_out = kvm_sched_out,
+	.sched_switch = kvm_sched_switch,
 	.wake = kvm_wake,
 	.pv_kick = kvm_pv_kick,
 	.ipi_path = kvm_ipi_path,
