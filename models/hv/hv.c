@@ -394,10 +394,14 @@ tick_recheck(struct pcpu *p, sim_time_t now)
 	}
 	/* the usual switch (seed001-x7560 3x: 2.09 M of 2.53 M schedules per
 	 * 20 s): its policy told tick_next, which is no earlier than the grid
-	 * point before the pending tick, so the tests below would keep it */
-	if (due && p->tick_hint != 0 && hv->fast_forward &&
-	    tick_next_of(p, 1) > p->tick_at - per)
+	 * point before the pending tick, so the tests below would keep it.
+	 * A hint of 0 (none told) never passes: tick_at is on the grid, at or
+	 * after its first point tick_base >= per (hv_start), or 0 with no
+	 * tick (and per 0) */
+	if (due && hv->fast_forward && p->tick_hint > p->tick_at - per) {
+		VS_ASSERT(hv->check < 3 || p->tick_hint == sched_op_tick_next(hv->sched, hv, p));
 		return;
+	}
 	/* not pulled back, or already the next on the grid (the first tick
 	 * when the grid has none before it): it can only stay */
 	if (!due || p->tick_ev == EVQ_NONE || !hv->tick_skip || p->tick_at - now <= per ||
