@@ -121,6 +121,34 @@ START_TEST(cpu_max_throttles_to_quota_per_period)
 }
 END_TEST
 
+/* LNX-3.2 fair.c yield_to_task_fair: a task of a throttled group is not
+ * runnable, so a directed yield to it fails (fair_yield_to_cls walks up
+ * from the task's own rq, the group's, and stops below the root) */
+START_TEST(yield_to_a_task_of_a_throttled_group_fails)
+{
+	const struct sched_ops *ops = fair_scheds[_i];
+	struct rig t;
+	struct vm *va, *vb;
+	struct fair *f;
+
+	/* one pCPU: a (10 ms per 100 ms) runs out early in the first period */
+	rig_init(&t, ops, M1, "{groups: per-vm}", 50 * MS);
+	va = hv_add_vm(&t.hv, "a", 1, NULL, "test");
+	vb = hv_add_vm(&t.hv, "b", 1, NULL, "test");
+	va->cg.quota = 10 * MS;
+	va->cg.period = 100 * MS;
+	rig_start(&t);
+	sim_run(&t.sim);
+	f = t.hv.sched_priv;
+	ck_assert_int_eq(FAIR_SE(va->vcpus[0])->cfs_rq->throttled, 1);
+	ck_assert_int_eq(FAIR_SE(va->vcpus[0])->on_rq, 1);
+	ck_assert_ptr_eq(t.hv.pcpus[0].curr, vb->vcpus[0]);
+	ck_assert_int_eq(hv_yield_to(vb->vcpus[0], va->vcpus[0]), 0);
+	ck_assert_ptr_null(f->cpu[0].root.next);	/* no buddy set either */
+	rig_free(&t);
+}
+END_TEST
+
 /* vms[].cgroup in a scenario reaches the groups: weight 300:100 -> 3:1. */
 START_TEST(scenario_cgroup_weight_and_max_take_effect)
 {
@@ -286,6 +314,7 @@ fair_suite(void)
 	tcase_add_loop_test(tc, weights_1024_2048_share_1_to_2, 0, 2);
 	tcase_add_loop_test(tc, per_vm_groups_share_by_weight_not_by_vcpu_count, 0, 2);
 	tcase_add_loop_test(tc, cpu_max_throttles_to_quota_per_period, 0, 2);
+	tcase_add_loop_test(tc, yield_to_a_task_of_a_throttled_group_fails, 0, 2);
 	tcase_add_loop_test(tc, scenario_cgroup_weight_and_max_take_effect, 0, 2);
 	tcase_add_loop_test(tc, vms_naming_one_cgroup_share_it, 0, 2);
 	tcase_add_test(tc, one_cgroup_two_weights_refused);

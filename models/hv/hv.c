@@ -644,28 +644,40 @@ hv_yield(struct vcpu *v)
 		hv_resched(v->pcpu, 0);
 }
 
-/* hv_yield_to's report to a watching probe: out of line, so that the
- * unwatched yield builds no event and saves fewer registers */
-static __attribute__((noinline)) void
-probe_yield_to(const struct hv *hv, const struct vcpu *from, const struct vcpu *to)
+/* hv_yield_to's count of its answer */
+static inline int
+yield_to_count(struct hv *hv, int r)
 {
-	hv_probe(hv, PR_YIELD_TO, from->id, from->pcpu != NULL ? from->pcpu->id : -1, NULL, to->id);
+	if (r <= 0)
+		hv->st.yield_to_fail++;
+	else
+		hv->st.yield_to_ok++;
+	return r;
+}
+
+/* hv_yield_to with a watching probe, told of a success: out of line, so
+ * that the unwatched yield (1.4 M per 20 s of seed001-x7560 3x) keeps
+ * neither from nor to across the policy's call */
+static __attribute__((noinline)) int
+yield_to_probed(struct hv *hv, struct vcpu *from, struct vcpu *to)
+{
+	int r = sched_op_yield_to(hv->sched, hv, from, to);
+
+	/* from's pCPU as the success left it (the report before the count, as before) */
+	if (r > 0)
+		hv_probe(hv, PR_YIELD_TO, from->id, from->pcpu != NULL ? from->pcpu->id : -1,
+		    NULL, to->id);
+	return yield_to_count(hv, r);
 }
 
 int
 hv_yield_to(struct vcpu *from, struct vcpu *to)
 {
 	struct hv *hv = from->vm->hv;
-	int r = sched_op_yield_to(hv->sched, hv, from, to);
 
-	if (r <= 0) {
-		hv->st.yield_to_fail++;
-		return r;
-	}
 	if (hv->probe != NULL)
-		probe_yield_to(hv, from, to);
-	hv->st.yield_to_ok++;
-	return r;
+		return yield_to_probed(hv, from, to);
+	return yield_to_count(hv, sched_op_yield_to(hv->sched, hv, from, to));
 }
 
 void

@@ -256,8 +256,10 @@ fair_yield_to_cls(struct hv *hv, const struct fair_class *cls, struct vcpu *from
 	/* task_running(p_rq, p) || p->state: running or blocked targets fail */
 	if (to->pcpu != NULL || to->blocked || !tse->on_rq)
 		return 0;
-	/* LNX-3.2 fair.c yield_to_task_fair: throttled hierarchies are not runnable */
-	for (s = tse; s != NULL; s = s->parent)
+	/* LNX-3.2 fair.c yield_to_task_fair: throttled hierarchies are not
+	 * runnable; the root rq is never throttled (no quota: throttle_cfs_rq
+	 * is a group's), so the walk stops below it (a root task: no step) */
+	for (s = tse; s->parent != NULL; s = s->parent)
 		if (s->cfs_rq->throttled)
 			return 0;
 	fair_set_next_buddy(tse);	/* on the target's own rq */
