@@ -64,6 +64,17 @@ check "seed001 X7560 2x BASE (0.3 s): the same metrics" ff_both s1 \
 # ns late)
 check "yielding exits (4 vCPUs on 2 pCPUs): the same metrics" ff_both yld "$DATA/ple-yield.yaml"
 check "yielding exits: yield_to succeeded" positive yld yield_to_ok
+# a poke at a PLE-exited spinner's exit end, after its switch-in, that comes
+# before that end's event (seed001 X7560 3x BASE: vCPU 4's release at
+# 5.083448275 s, the end of vCPUs 5 and 6's exits): it settles the exit and
+# arms the spin on the switch-in's window before ple_done asks a new one.
+# Off, that window is guest_run's (ple_in_window); on, the two-stage entry's,
+# set where the poke's look demotes it (ple_sync, late_w).  Seen failing
+# with either made a no-op (a stale window of 0: an exit at once, ple_exits
+# 54584 -> 53779 by 5.1 s with ple_in_window's)
+check "a poke at a switched-in PLE exit's end (seed001 X7560 3x, 5.1 s): the same metrics" \
+    ff_both s1pk "$top_srcdir/configs/seed001/x7560-ple.yaml" --set 'vms[1].count=2' \
+    --set duration=5.1s --reps 1
 
 # what a probe sees: the same trace and lock statistics
 for ff in true false; do
