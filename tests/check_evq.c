@@ -107,6 +107,35 @@ START_TEST(test_cancel)
 }
 END_TEST
 
+/* evq_push_key's id names its event as evq_push's does: pending until it
+ * pops or is cancelled, then stale, also once its slot is filed again */
+START_TEST(test_push_key_ids)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	uint64_t k1 = evq_reserve(q), k2 = evq_reserve(q);
+	evq_id a, b, c;
+
+	b = evq_push_key(q, 10, k2, NULL, NULL, 2);
+	a = evq_push_key(q, 10, k1, NULL, NULL, 1);
+	ck_assert(evq_pending(q, a) && evq_pending(q, b));
+	ck_assert_int_eq(evq_cancel(q, b), 1);
+	ck_assert(!evq_pending(q, b));
+	/* b's slot, the only free one, is filed again: c is not b */
+	c = evq_push_key(q, 20, evq_reserve(q), NULL, NULL, 3);
+	ck_assert_uint_ne(c, b);
+	ck_assert(evq_pending(q, c) && !evq_pending(q, b));
+	ck_assert_int_eq(evq_cancel(q, b), 0);
+	ck_assert_int_eq(evq_pop(q, &ev), 1);
+	ck_assert_int_eq(ev.data, 1);
+	ck_assert(!evq_pending(q, a) && evq_pending(q, c));
+	ck_assert_int_eq(evq_cancel(q, a), 0);
+	ck_assert_int_eq(evq_cancel(q, c), 1);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 START_TEST(test_cancel_root_and_last)
 {
 	struct evq *q = evq_new();
@@ -1013,6 +1042,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_ties_fifo);
 	tcase_add_test(tc, test_cancel);
 	tcase_add_test(tc, test_cancel_root_and_last);
+	tcase_add_test(tc, test_push_key_ids);
 	tcase_add_test(tc, test_random_vs_reference);
 	tcase_add_test(tc, test_random_sorted_vs_reference);
 	tcase_add_test(tc, test_move_as_cancel_push);

@@ -924,9 +924,10 @@ evq_push_key(struct evq *q, sim_time_t t, uint64_t key, void (*fn)(void *, void 
     void *arg, int64_t data)
 {
 	uint32_t s = slot_fill(q, fn, arg, data);
+	evq_id id = id_of(q, s);	/* before the insert, as push's */
 
 	heap_insert_key(q, t, key | s);
-	return id_of(q, s);
+	return id;
 }
 
 evq_id
