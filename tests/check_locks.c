@@ -1441,6 +1441,32 @@ START_TEST(ticket_turn_is_the_owner_of_head)
 }
 END_TEST
 
+/* tkt_prefetch loads ahead only from TKT_FAR_VCPUS vCPUs (below, the
+ * lines are in cache): the next waiter but one there, none below. */
+START_TEST(ticket_prefetch_only_with_many_vcpus)
+{
+	static struct vcpu v[TKT_FAR_VCPUS];
+	static const int ns[] = { 3, TKT_FAR_VCPUS - 1, TKT_FAR_VCPUS };
+	int i, k;
+
+	for (i = 0; i < TKT_FAR_VCPUS; i++)
+		v[i].idx = v[i].id = i;
+	for (k = 0; k < 3; k++) {
+		struct ticket_word t;
+
+		tkt_init(&t, ns[k]);
+		for (i = 0; i < 3; i++)
+			tkt_take(&t, &v[i]);
+		ck_assert_ptr_eq(tkt_advance(&t), &v[1]);
+		if (ns[k] >= TKT_FAR_VCPUS)
+			ck_assert_ptr_eq(tkt_prefetch(&t), &v[2]);
+		else
+			ck_assert_ptr_null(tkt_prefetch(&t));
+		tkt_free(&t);
+	}
+}
+END_TEST
+
 /* pcpu_dist, from the ids a pCPU keeps, is machine_dist for every pair
  * (2 sockets x 2 cores x 2 threads: all four distances). */
 START_TEST(pcpu_dist_is_machine_dist)
@@ -1484,6 +1510,7 @@ locks_suite(void)
 	tcase_add_test(tc, release_waits_for_the_line);
 	tcase_add_test(tc, a_kick_leaves_after_the_unlock_stores);
 	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
+	tcase_add_test(tc, ticket_prefetch_only_with_many_vcpus);
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);
