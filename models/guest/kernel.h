@@ -187,6 +187,16 @@ gk_preempt_point(struct vcpu *v, guest_fn resume)
 	c->curr->compute = 0;
 	return 0;
 }
+/* Nothing due at v's preemption points (no wake to run, no reschedule):
+ * gk_preempt_point there only clears the compute mark and gk_preempt_due
+ * says 0 (interp.c wl_next_mid asks this, not both). */
+static inline int
+gk_quiet(struct vcpu *v)
+{
+	const struct gcpu *c = guest_kcpu(v);
+
+	return c->nwake <= 0 && !c->need_resched;
+}
 /* A might_sleep point (a sleeping lock's acquisition): under preempt:
  * voluntary a reschedule due is taken here even in kernel code; 1 if
  * switched out (resume runs when it is back). */

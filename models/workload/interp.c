@@ -798,6 +798,25 @@ wl_next_work(struct vcpu *v, struct wl_thread *th)
 	return dist_sample(th->ops[x->at].d, v->rng);
 }
 
+/* wl_next_mid's case with a wake or a reschedule due (out of line): 0 if
+ * the preempt point would switch tasks (the draw taken back), else the path
+ * closed and the preempt point passed, 1. */
+static __attribute__((noinline)) int
+mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
+{
+	if (gk_preempt_due(v, th->closing >= 0)) {
+		rng_restore(v->rng, th->pos);
+		th->ahead = -1;
+		return 0;
+	}
+	th->run->last = th;
+	if (th->closing >= 0)
+		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
+	if (gk_preempt_point(v, wl_continue))
+		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
+	return 1;
+}
+
 /*
  * At the end of the lock's costs (at), in wl_continue's place: what it would
  * do up to that compute (the path closed, the preempt point, counters, the
@@ -827,16 +846,15 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 		th->ahead = -1;
 		return 1;
 	}
-	if (gk_preempt_due(v, th->closing >= 0)) {
-		rng_restore(v->rng, th->pos);
-		th->ahead = -1;
-		return 0;
+	if (__builtin_expect(!gk_quiet(v), 0)) {
+		if (!mid_due(v, th, at))
+			return 0;
+	} else {	/* the preempt point finds nothing: gk_compute_mark below sets
+			 * the mark it would clear */
+		th->run->last = th;
+		if (th->closing >= 0)
+			close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	}
-	th->run->last = th;
-	if (th->closing >= 0)
-		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
-	if (gk_preempt_point(v, wl_continue))
-		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
 	/* up to the compute wl_next_work found: its counter and its loop end
 	 * (nx), or its counters one by one */
 	x = next_of(th);
