@@ -325,25 +325,35 @@ fold_push(struct guest *g)
 	g->ev = sim_at_key(g->sim, g->fold_t, g->fold_key, guest_ev, g, g->fold_data);
 }
 
+/* fold_take's case of another waiting there (o): the earlier stays and the
+ * later goes to the queue.  (Out of line: at 64 vCPUs 0.37 of the pokes.) */
+static __attribute__((noinline)) int
+fold_take_other(struct guest *g, struct guest *o, sim_time_t t)
+{
+	/* o's place was taken before: at an equal time it comes first.
+	 * An earlier g takes the place: a poked waiter's observation
+	 * (a line transfer away) may fold where o, the releaser's next
+	 * compute's end, waits behind other vCPUs' events anyway */
+	if (t >= o->fold_t)
+		return 0;
+	fold_push(o);
+	fold_other = g;
+	return 1;
+}
+
 /* May g, not the running vCPU, wait in the second place for an event at t
  * (inside a vCPU's event: fold_run, looked at inline by ev_at)?  If another
- * waits there, the earlier stays and the later goes to the queue. */
-static __attribute__((noinline)) int
+ * waits there, fold_take_other.  (Inline: a release's poke, at every
+ * hand-over, takes the empty place without a call.) */
+static inline int
 fold_take(struct guest *g, sim_time_t t)
 {
 	struct guest *o = fold_other;
 
 	if (!g->ff)
 		return 0;
-	if (o != NULL && o->fold) {
-		/* o's place was taken before: at an equal time it comes first.
-		 * An earlier g takes the place: a poked waiter's observation
-		 * (a line transfer away) may fold where o, the releaser's next
-		 * compute's end, waits behind other vCPUs' events anyway */
-		if (t >= o->fold_t)
-			return 0;
-		fold_push(o);
-	}
+	if (o != NULL && o->fold)
+		return fold_take_other(g, o, t);
 	fold_other = g;
 	return 1;
 }
