@@ -415,8 +415,9 @@ ev_cancel(struct guest *g)
 }
 
 /* ev_cancel, called only with something to cancel: a waiter's spin at its
- * acquire (guest_spin: no budget, no PLE window) has no event, fold, held
- * event or unevented pre, and ev_cancel would store what is there */
+ * acquire (guest_spin: no budget, no PLE window) and most switch-ins'
+ * unevented overheads have no event, fold, held event or unevented pre,
+ * and ev_cancel would store what is there */
 static inline void
 ev_clear(struct guest *g)
 {
@@ -903,12 +904,9 @@ arm_body(struct guest *g)
 	if (g->pre > 0) {
 		if (pre_unevented(g)) {
 			pre_load(g);
-			/* ev_cancel's steps, called only with something to
-			 * cancel: at a switch-in (seed001-x7560: a cpuhog's, 0.70 M
-			 * of 2.08 M) there is nothing (guest_stop cancelled it) */
-			pre_end_forget(g);
-			if (g->ev != EVQ_NONE || g->fold || g->held)
-				ev_cancel(g);
+			/* at a switch-in (seed001-x7560: a cpuhog's, 0.70 M of
+			 * 2.08 M) there is nothing to cancel (guest_stop did) */
+			ev_clear(g);
 			g->pre_end = s->now + sim_ns(g->pre);
 			s->folded++;
 			return;
@@ -1247,6 +1245,8 @@ ple_in_end_late(struct guest *g)
  * that entry first (lazy_sync), and one that demotes it (ple_sync) sets the
  * window ple_in_late asked, ple_done's, which is ple_window's (kind.h) at
  * the switch-in; the kind is asked once a switch-in, not twice.
+ * (tests/e2e_pleff.sh reaches the poke at the exit's end with fast_forward
+ * off, where this window is read.)
  */
 static inline void
 ple_in_window(struct guest *g)
@@ -1679,7 +1679,9 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 	g->cont = on_budget;
 	g->obs_at = -1;
 	g->ple_left = spin_window(g);
-	if (g->pre > 0) {
+	if (g->pre > 0) {	/* a wake's entry still to pay (a lock's continuation
+				 * run at a polled wake: check_kvm
+				 * a_spin_after_a_polled_wake_pays_its_entry_first) */
 		arm_body(g);
 		return;
 	}
