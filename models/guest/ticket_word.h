@@ -24,8 +24,6 @@ struct ticket_word {
 	/* head % n and tail % n, kept as they advance: a ring index without a
 	 * 64-bit divide (tens of cycles, four an acquisition) */
 	int hi, ti;
-	/* tkt_prefetch loads ahead (n >= TKT_FAR_VCPUS) */
-	int far;
 };
 
 /* From this many vCPUs a waiter's lines are out of cache by its turn, and
@@ -48,7 +46,6 @@ tkt_init(struct ticket_word *t, int nvcpus)
 	t->head = t->tail = 0;
 	t->hi = t->ti = 0;
 	t->n = nvcpus;
-	t->far = nvcpus >= TKT_FAR_VCPUS;
 	t->owner = xcalloc((size_t)nvcpus, sizeof *t->owner);
 }
 
@@ -113,7 +110,7 @@ tkt_prefetch(const struct ticket_word *t)
 	uint64_t w = t->tail - t->head;
 	int i1 = tkt_next(t, t->hi);
 
-	if (!t->far)
+	if (t->n < TKT_FAR_VCPUS)
 		return NULL;	/* (the lines are in cache: TKT_FAR_VCPUS) */
 	if (w > 2)
 		__builtin_prefetch(t->owner[tkt_next(t, i1)]);
