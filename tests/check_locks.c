@@ -44,8 +44,36 @@ struct watch {
 	int kicks_ahead;		/* kicks not from the kicker's own release */
 	int reparks;			/* kicked waiters that halted again */
 	int off_run;			/* takes and releases by a vCPU not RS_RUNNING */
+	int spin_miscount;		/* takes and releases where spin_counts_ok fails */
 };
 
+
+/* The lock's spinners by place (lock.c spin_add) are its waiters that spin
+ * on it on a pCPU, no more (a take's enter uncounts its taker and tells its
+ * guest so: guest_spin_uncounted) and no fewer. */
+static int
+spin_counts_ok(const struct glock *l)
+{
+	const struct vm *vm = l->vm;
+	int i, s, n = 0, sock[8] = { 0 };
+
+	for (i = 0; i < vm->nvcpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+		int on = l->node[i].wait_since >= 0 && guest_is_running(v) &&
+		    guest_is_spinning(v) && guest_lock(v) == l;
+
+		if (on != (l->node[i].spin_at != NULL) || (on && l->node[i].spin_at != v->pcpu))
+			return 0;
+		if (on) {
+			n++;
+			sock[v->pcpu->socket]++;
+		}
+	}
+	for (s = 0; s < vm->hv->m->sockets && s < 8; s++)
+		if (sock[s] != l->spin_sock[s])
+			return 0;
+	return n == l->nspin;
+}
 
 /* A release's kick leaves after the unlock's own store (lock.c lock_kick): a
  * line transfer or two and an atomic after the release, well within this. */
@@ -97,6 +125,7 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		break;
 	case PR_LOCK_TAKEN:
 		w->off_run += !w->running[e->vcpu];
+		w->spin_miscount += !spin_counts_ok(e->lock);
 		for (i = 0; i < MAXV; i++)
 			if (i != e->vcpu && w->waiting[i] && !w->running[i] &&
 			    w->wait_t[i] < w->wait_t[e->vcpu]) {
@@ -116,6 +145,7 @@ watch_fn(void *ctx, const struct probe_ev *e)
 		break;
 	case PR_LOCK_RELEASE:
 		w->off_run += !w->running[e->vcpu];
+		w->spin_miscount += !spin_counts_ok(e->lock);
 		if (w->holder != e->vcpu)
 			w->violations++;
 		w->holder = -1;
@@ -264,6 +294,8 @@ START_TEST(every_lock_is_exclusive_under_preemption)
 	if (strcmp(lock, "combining") != 0)
 		ck_assert_msg(w->off_run == 0, "%s seed %d: %d takes or releases off RS_RUNNING",
 		    lock, (int)seed, w->off_run);
+	ck_assert_msg(w->spin_miscount == 0, "%s seed %d: spinners miscounted at %d takes or releases",
+	    lock, (int)seed, w->spin_miscount);
 	metrics_free(&m);
 }
 END_TEST

@@ -2308,6 +2308,14 @@ guest_poll_stop(struct vcpu *v)
 	block_now(g);
 }
 
+/* lock.c's take has stopped counting v among its spinners (enter): what
+ * spin_on says, so the spin's end (work_set's spin_note) tells it nothing */
+void
+guest_spin_uncounted(struct vcpu *v)
+{
+	v->g->spin_on = 0;
+}
+
 struct glock *
 guest_lock(const struct vcpu *v)
 {

@@ -180,6 +180,9 @@ int guest_is_halted(const struct vcpu *);
 int guest_is_polling(const struct vcpu *);
 /* The hypervisor ends a halt-poll early (KVM kvm_vcpu_can_poll): block now. */
 void guest_poll_stop(struct vcpu *);
+/* A take of the lock v spins on stopped counting it (lock.c enter): the
+ * spin's end need not tell the lock again. */
+void guest_spin_uncounted(struct vcpu *);
 /* The lock v last spun on (and may now be halted for). */
 struct glock *guest_lock(const struct vcpu *);
 

@@ -571,9 +571,10 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
  * a take at once (taken_at_once), whose wait never began: a wait of 0,
  * which moves no clock, count or node field (what the bookkeeping would
  * undo), and nobody probes (lock_acquire takes that path only then), so
- * the plain path calls nothing and keeps no registers */
+ * the plain path calls nothing and keeps no registers.  taking: v takes
+ * it itself (taken), and its spin ends before anything else reads it */
 static inline __attribute__((always_inline)) double
-enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
+enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, int taking)
 {
 	sim_time_t now = l->sim->now, wait = 0;
 	double lines;
@@ -594,8 +595,13 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 	if (waited) {
 		wait = now - l->node[v->idx].wait_since;
 		l->node[v->idx].wait_since = -1;
-		if (l->node[v->idx].spin_at != NULL)
+		if (l->node[v->idx].spin_at != NULL) {
 			spin_del(l, &l->node[v->idx]);
+			/* taken's v goes on at once (lock_cont: work_set ends the
+			 * spin), so its spin's end has nothing to tell: told now */
+			if (taking)
+				guest_spin_uncounted(v);
+		}
 		l->waiting--;
 	}
 	if (wait > 0) {
@@ -636,7 +642,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited)
 double
 lock_enter(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
-	return enter(l, v, runner, 1);
+	return enter(l, v, runner, 1, 0);
 }
 
 /*
@@ -662,7 +668,7 @@ taken(struct glock *l, struct vcpu *v, double extra_ns, int waited)
 {
 	/* v has just written the lock word (lock_enter may read that). */
 	l->last_pcpu = v->pcpu->id;
-	extra_ns += enter(l, v, v, waited);
+	extra_ns += enter(l, v, v, waited, 1);
 	lock_cont(l, v, extra_ns);
 }
 
