@@ -404,6 +404,23 @@ START_TEST(prefer_ipi_target_goes_first)
 }
 END_TEST
 
+/* LNX-6.6 vmx_sched_in: a dynamic window shrinks (shrink 0: back to the
+ * base) when its vCPU is switched in; a fixed one never moved */
+START_TEST(a_dynamic_window_shrinks_at_switch_in)
+{
+	struct t t;
+	double w0;
+
+	t_init(&t, "{ple: {window: 4096cycles, dynamic: true}}");
+	w0 = kind_kvm_ops.ple_window(&t.hv, t.v[0]);
+	ple(&t, 0);
+	ck_assert_double_eq(kind_kvm_ops.ple_window(&t.hv, t.v[0]), 2 * w0);
+	kind_kvm_ops.sched_switch(&t.hv, t.v[0], t.v[0]);
+	ck_assert_double_eq(kind_kvm_ops.ple_window(&t.hv, t.v[0]), w0);
+	t_free(&t);
+}
+END_TEST
+
 START_TEST(pv_sched_yield_yields_to_a_ready_target)
 {
 	struct t t;
@@ -490,6 +507,7 @@ main(void)
 	tcase_add_test(tc, esrch_exit_gives_up_after_three);
 	tcase_add_test(tc, ready_boost_takes_a_woken_vcpu);
 	tcase_add_test(tc, prefer_ipi_target_goes_first);
+	tcase_add_test(tc, a_dynamic_window_shrinks_at_switch_in);
 	tcase_add_test(tc, pv_sched_yield_yields_to_a_ready_target);
 	tcase_add_test(tc, yield_on_kick_yields_to_the_woken);
 	tcase_add_test(tc, bad_version_is_refused);

@@ -93,6 +93,7 @@ struct kvm {
 	int *last_boosted;	/* per VM */
 	int scan_touched;	/* this scan changed another vCPU's state (dy_eligible) */
 	int dy_32;		/* the switches are 3.2's (kvm_ple_exit's constant scan) */
+	int in_plain;		/* sched_in neither shrinks nor clears IPI targets */
 };
 
 /* The keys of hypervisor.ple and .pause_filter as written (parse_ple and
@@ -358,6 +359,7 @@ kvm_init(struct hv *hv, const void *cfg)
 	for (i = 0; i < hv->nvms; i++)
 		k->last_boosted[i] = -1;
 	k->dy_32 = memcmp(&k->cfg->dy, &dy_versions[0].sw, sizeof k->cfg->dy) == 0;
+	k->in_plain = !k->cfg->dynamic && !k->cfg->dy.prefer_ipi;
 	hv->kind_priv = k;
 }
 
@@ -628,6 +630,10 @@ sched_in(struct kvm *k, struct vcpu *v)
 
 	k->v[v->id].preempted = 0;
 	k->v[v->id].ready = 0;
+	/* a fixed window, no IPI-aware scan (both seed001 hosts): nothing more,
+	 * known at kvm_init, not asked of the config at every switch */
+	if (k->in_plain)
+		return;
 	if (k->cfg->dynamic)
 		shrink_window(k, &k->v[v->id]);
 	/* it runs: no longer a pending IPI target of anyone */
