@@ -1392,6 +1392,70 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 }
 END_TEST
 
+/* The holds a probe sees: each released after the warm-up, whole. */
+struct holds {
+	sim_time_t warm, take_t;
+	double sum;
+	int takes, at_warm;
+};
+
+static void
+holds_fn(void *ctx, const struct probe_ev *e)
+{
+	struct holds *h = ctx;
+
+	h->at_warm += (e->kind == PR_LOCK_TAKEN || e->kind == PR_LOCK_RELEASE) && e->t == h->warm;
+	if (e->kind == PR_LOCK_TAKEN) {
+		h->take_t = e->t;
+		h->takes += e->t > h->warm;
+	} else if (e->kind == PR_LOCK_RELEASE && e->t > h->warm)
+		h->sum += (double)(e->t - h->take_t);
+}
+
+/*
+ * The hold time is derived from the free clock when read (lock.c
+ * lock_hold_clock, lock_hold_ns), not summed at every release: it is still
+ * every hold released after the warm-up, whole (one the warm-up's end cut
+ * too), and none the run's end left open, bit for bit.  8 vCPUs on 4 pCPUs:
+ * holders preempted, the lock held at the warm-up's end and at the run's.
+ */
+START_TEST(hold_time_is_the_released_holds)
+{
+	static const char *const text =
+	    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 2,"
+	    " clock: 2GHz, cstates: []}\n"
+	    "warmup: 3ms\n"
+	    "duration: 20ms\n"
+	    "hypervisor: {scheduler: cfs}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 8, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    locks: {l: {cs_lines: 2}}\n"
+	    "    program:\n"
+	    "      - loop: 1000000\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 10us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: {dist: uniform, min: 200ns, max: 4us}\n"
+	    "          - release: l\n";
+	uint64_t seed;
+
+	for (seed = 1; seed <= 8; seed++) {
+		struct holds h = { .warm = 3000000 };
+		struct probe p = { holds_fn, &h };
+		struct metrics m;
+
+		tu_run_check(text, seed, &p, 1, &m);
+		ck_assert_int_eq(h.at_warm, 0);	/* (no take or release to place) */
+		ck_assert_int_gt(h.takes, 1000);
+		ck_assert_double_eq(tu_metric(&m, "g.l.acquisitions"), h.takes);
+		ck_assert_double_eq(tu_metric(&m, "g.l.hold_mean_ns"), h.sum / h.takes);
+		metrics_free(&m);
+	}
+}
+END_TEST
+
 /*
  * A ticket take at once (lock.c taken_at_once, ops->take) skips its wait's
  * bookkeeping; a probe makes every take begin a wait first (the probe sees
@@ -1543,6 +1607,7 @@ locks_suite(void)
 	tcase_add_test(tc, a_kick_leaves_after_the_unlock_stores);
 	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
 	tcase_add_test(tc, ticket_prefetch_only_with_many_vcpus);
+	tcase_add_test(tc, hold_time_is_the_released_holds);
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);

@@ -634,7 +634,7 @@ ks_class_of(const struct glock *l)
 		g.acquisitions = (double)l->st.acquisitions;
 		g.contended = (double)l->st.contended;
 		g.wait_ns = l->st.wait_ns;
-		g.hold_ns = l->st.hold_ns;
+		g.hold_ns = lock_hold_ns(l);
 		g.wait_lhp_ns = l->st.wait_lhp_ns;
 	}
 	return g;

@@ -120,12 +120,34 @@ lock_renew(struct glock *l, const void *cfg, const char *name,
 	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client, keep.priv);
 }
 
+/*
+ * The lock's hold clock: the time its released holds took, each counted at
+ * its release, from the free clock (lock_free_clock), since the lock is
+ * always held or free: at a release it stands at its release time less the
+ * free time so far (now the free clock's start, free_since); a take moves
+ * neither (its free clock closes at now, its hold starts at now).  Whole ns.
+ */
+static inline int64_t
+lock_hold_clock(const struct glock *l)
+{
+	return (l->holder != NULL ? l->hold_since : l->free_since) - (int64_t)l->free_closed;
+}
+
+double
+lock_hold_ns(const struct glock *l)
+{
+	/* (the sum leave once added, hold by hold, in doubles: the same
+	 * integer, all of them whole ns below 2^53) */
+	return (double)(lock_hold_clock(l) - l->st.hold_base);
+}
+
 void
 lock_stats_reset(struct glock *l)
 {
 	struct hist *w = l->st.wait;
 
 	memset(&l->st, 0, sizeof l->st);
+	l->st.hold_base = lock_hold_clock(l);
 	hist_reset(w);
 	l->st.wait = w;
 	ring_drop(l);	/* its snapshots' counters start again */
@@ -172,7 +194,6 @@ lock_ffs(struct ffs *s, struct glock *l)
 	ffs_count(s, &l->st.acquisitions);
 	ffs_count(s, &l->st.contended);
 	ffs_fsum(s, &l->st.wait_ns);
-	ffs_fsum(s, &l->st.hold_ns);
 	ffs_fsum(s, &l->st.wait_lhp_ns);
 	ffs_fsum(s, &l->st.wait_free_ns);
 	ffs_fsum(s, &l->st.path_ns);
@@ -693,7 +714,6 @@ leave(struct glock *l, struct vcpu *v, const struct vcpu *runner)
 {
 	if (l->holder != v)
 		vs_fatal("lock %s: vCPU %d releases it but does not hold it", l->name, v->id);
-	l->st.hold_ns += (double)(l->sim->now - l->hold_since);
 	/* (lock_release's v == runner is on its pCPU; lock_leave's owner may not be) */
 	l->lhp_closed += (v == runner ? runnable_on_ns(v) : runnable_ns(v, l->sim->now)) -
 	    l->holder_rt0;

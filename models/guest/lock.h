@@ -144,7 +144,10 @@ struct glock_stats {
 	uint64_t slow;		/* sections that took the pool's slow path */
 	uint64_t spurious;	/* halts woken without the waiter's turn (qspinlock_paravirt.h
 				 * pv_spurious_wakeup) */
-	double wait_ns, hold_ns;
+	double wait_ns;
+	/* lock_hold_clock when these began: the hold time since is derived
+	 * when read (lock_hold_ns), not summed at every release */
+	int64_t hold_base;
 	/* Where the waits went (issue 28), summed over acquisitions: the part of
 	 * each wait during which the lock's holder was preempted by the host
 	 * (its vCPU runnable, not running: lock-holder preemption), and the part
@@ -267,6 +270,9 @@ void lock_renew(struct glock *l, const void *cfg, const char *name,
     const struct lock_lines *, const struct lock_client *);
 /* The warm-up ends: its stats start again from zero. */
 void lock_stats_reset(struct glock *);
+/* ns its holds released since the stats began took, each whole hold
+ * counted at its release (double: as the other sums) */
+double lock_hold_ns(const struct glock *);
 /* l's state in a snapshot of a periodic run (ring_ff.c); 0: not listable */
 int lock_ffs(struct ffs *, struct glock *);
 

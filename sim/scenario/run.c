@@ -431,7 +431,7 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 				wait += l->st.wait_ns;
 				lhp += l->st.wait_lhp_ns;
 				hand += l->st.wait_free_ns;
-				hold += l->st.hold_ns;
+				hold += lock_hold_ns(l);
 				path += l->st.path_ns;
 				slow += (double)l->st.slow;
 				spur += (double)l->st.spurious;
