@@ -1777,11 +1777,17 @@ poke(struct guest *g, struct vcpu *v, double latency_ns)
 		now = g->sim->now;
 		el = now - g->t0;
 		g->t0 = now;
-		if (g->ple_left != GUEST_FOREVER && el > 0)
-			g->ple_left = spin_left(g->ple_left, (double)el);
-		at = now + sim_ns(g->pre + latency_ns);
+		at = now + sim_ns(latency_ns);	/* (pre is 0: poke_plain) */
 		if (g->obs_at < 0 || at < g->obs_at)
 			g->obs_at = at;
+		if (g->ple_left == GUEST_FOREVER) {
+			/* no window (PLE off): arm_spin_event's case of no
+			 * end but the observation (no budget: poke_plain) */
+			ev_at(g, g->obs_at > now ? g->obs_at : now, EV_ACT);
+			return;
+		}
+		if (el > 0)
+			g->ple_left = spin_left(g->ple_left, (double)el);
 		arm_spin_event(g);
 		return;
 	}
