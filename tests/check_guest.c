@@ -463,7 +463,7 @@ END_TEST
 
 /*
  * A lock call's caller goes on to its next compute in the call's own step
- * (interp.c wl_next_work / wl_next_mid, over the walk compile.c next_plan
+ * (interp.c wl_lock_then / wl_next_mid, over the walk compile.c next_plan
  * made): past one counter, two counters, a finite loop's end either way
  * and an inner loop's exit, the counters and the loops come out as the slow
  * path's (fast_forward: false), with the same times.

@@ -57,7 +57,7 @@ check "seed 003, pv-qspinlock: folded = slow path" both s3 \
     --set duration=100ms
 # a lock call's costs and the next compute as one activity (interp.c
 # wl_lock_then), here with tasks that switch at the release's
-# preempt_enable: the draw taken back (interp.c wl_next_mid)
+# preempt_enable: no draw made (interp.c wl_next_mid)
 check "3 tasks on a vCPU, switched at a release: folded = slow path" both chain \
     "$top_srcdir/tests/data/chain-preempt.yaml"
 check "3 tasks on a vCPU: the tasks switch" awk -F, '$1 == "g.guest_ctx_switches" { n = $3 }

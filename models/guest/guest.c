@@ -45,8 +45,8 @@ struct guest {
 	uint64_t fold_key;	/* ... in this place of the order */
 	struct glock *acquiring;	/* lock of the last acquire entered */
 	sim_time_t pre_end;	/* pre's end, unevented (pre_unevented); else SIM_NEVER */
-	double seg_ns;		/* work: a second segment's nominal ns (guest_work_then) */
-	guest_mid_fn seg_mid;	/* ... and what runs at its boundary */
+	guest_mid_fn seg_mid;	/* work: what runs at a second segment's start
+				 * (guest_work_then), and gives its nominal ns */
 	/* line 3's flags, bytes: with them a ticket acquisition's every field
 	 * is in the three lines guest_prefetch loads (a poke reads cond, lazy) */
 	unsigned char seg;	/* work: a second segment follows this one */
@@ -973,14 +973,15 @@ static int
 seg_chain(struct guest *g)
 {
 	struct sim *s = g->sim;
+	double ns;
 
 	if (g->spin_on || g->pre != 0)
 		return 0;
 	g->seg = 0;
-	if (!g->seg_mid(g->v, s->now))
+	if ((ns = g->seg_mid(g->v, s->now)) < 0)
 		return 0;
 	g->t0 = s->now;
-	g->rem = g->seg_ns;
+	g->rem = ns > 0 ? ns : 0;
 	arm_work(g);
 	return 1;
 }
@@ -1392,9 +1393,11 @@ guest_step(struct guest *g, int64_t data)
 			/* guest_work_then's boundary: mid did the caller's step; then
 			 * what its guest_work would set (rem, the same cont), armed
 			 * the same way */
+			double ns;
+
 			g->seg = 0;
-			if (g->seg_mid(g->v, g->sim->now)) {
-				g->rem = g->seg_ns;
+			if ((ns = g->seg_mid(g->v, g->sim->now)) >= 0) {
+				g->rem = ns > 0 ? ns : 0;
 				arm(g);
 				break;
 			}
@@ -1560,7 +1563,7 @@ guest_tail_then(struct vcpu *v)
  * order taken in between.  So mid runs now for the boundary's time, and the
  * second segment is armed as seg_chain would arm it there (the load and rate
  * are the first segment's: nothing ran since), in the first one's place in
- * the order, which comes where the second's would.  mid's 0 leaves the
+ * the order, which comes where the second's would.  mid's < 0 leaves the
  * first segment alone: done runs at its end (guest_step), as after
  * seg_chain's 0.  0: not taken (tests/e2e_fold.sh, bench/ident.sh).  The
  * first segment's event is folded (arm_work's 1).  (Always inline: one call.)
@@ -1570,15 +1573,16 @@ seg_now(struct guest *g, guest_mid_fn mid)
 {
 	struct sim *s = g->sim;
 	sim_time_t t1 = g->fold_t;
+	double ns;
 
 	/* (no spin to note: work_set ended it) */
 	if (!(t1 < next_time(s) && t1 <= s->fold_end))
 		return 0;
-	if (!mid(g->v, t1))
+	if ((ns = mid(g->v, t1)) < 0)
 		return 1;
 	s->folded++;	/* the boundary's step, as guest_ev counts it */
 	g->t0 = t1;
-	g->rem = g->seg_ns;
+	g->rem = ns > 0 ? ns : 0;
 	g->fold_t = work_end(g, t1, g->rem);
 	return 1;
 }
@@ -1586,23 +1590,20 @@ seg_now(struct guest *g, guest_mid_fn mid)
 /*
  * Two work segments in a row with no step of the caller's between them: at
  * the first one's end (its own event, as guest_work's) mid does what done
- * would have done there, and the second's event is armed as done's
- * guest_work would arm it; or mid finds done would do more (0) and done
- * runs.  mid vouches for the rest (interp.c wl_lock_then: the workload's
- * next compute after a lock call).  A step that ends with this call may
- * have the boundary taken at once (seg_now).
+ * would have done there and gives the second's ns, whose event is armed as
+ * done's guest_work would arm it; or mid finds done would do more (< 0) and
+ * done runs.  mid vouches for the rest (interp.c wl_lock_then: the
+ * workload's next compute after a lock call).  A step that ends with this
+ * call may have the boundary taken at once (seg_now).
  */
 void
-guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, double next_ns, guest_fn done)
+guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, guest_fn done)
 {
 	struct guest *g = v->g;
 	int now_ok = g->then_ok;
-	double seg_ns = next_ns > 0 ? next_ns : 0;
 
 	g->then_ok = 0;
-	g->seg_ns = seg_ns;
-	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_ns != GUEST_FOREVER &&
-	    seg_now(g, mid))
+	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_now(g, mid))
 		return;
 	g->seg = 1;
 	g->seg_mid = mid;

@@ -47,14 +47,15 @@ void guest_woken(struct vcpu *);			/* hv_wake */
 /* A thread is ready: first runs as soon as the vCPU has a pCPU. */
 void guest_begin(struct vcpu *, guest_fn first);
 void guest_work(struct vcpu *, double ns, guest_fn done);
-/* Work of ns, then work of next_ns, then done: one activity of two
+/* Work of ns, then a second segment, then done: one activity of two
  * segments, each ending as guest_work's would.  At the boundary mid runs in
- * place of done's step: 1, it did that step's part (the second segment
- * goes on); 0, it did nothing and done runs after all (no second segment).
- * at is the boundary's time: the clock may still read the call's (mid runs
- * there when nothing can come in between, guest_tail_then). */
-typedef int (*guest_mid_fn)(struct vcpu *, int64_t at);	/* a sim_time_t */
-void guest_work_then(struct vcpu *, double ns, guest_mid_fn mid, double next_ns, guest_fn done);
+ * place of done's step: it did that step's part and returns the second
+ * segment's ns (a draw, finite: the step draws it there); or < 0, it did
+ * nothing and done runs after all (no second segment).  at is the
+ * boundary's time: the clock may still read the call's (mid runs there when
+ * nothing can come in between, guest_tail_then). */
+typedef double (*guest_mid_fn)(struct vcpu *, int64_t at);	/* a sim_time_t */
+void guest_work_then(struct vcpu *, double ns, guest_mid_fn mid, guest_fn done);
 /* The caller is the continuation of v's work-done event (guest_tail_take)
  * and ends with the lock call it makes now: nothing of the event runs after
  * that call's guest_work_then, which may take its boundary at once. */

@@ -233,7 +233,7 @@ body_endless(const struct workload *w, size_t at)
 }
 
 /*
- * The walk that interp.c wl_next_work makes at each lock call, made here
+ * The walk that interp.c wl_lock_then makes at each lock call, made here
  * once per op: from op `from`, over counters and at most one loop end of a
  * loop the fast-forward leaves alone (its body not fixed), to a compute
  * within 8 ops; `round`: that loop goes round again.  *end: the loop end

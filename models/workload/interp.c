@@ -57,14 +57,14 @@ struct wl_thread {
 	const struct sim *sim;
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
-	int ahead;		/* the compute drawn ahead (wl_next_work); -1 none */
 	int ff;			/* the host's fast_forward, kept here: each lock call reads it */
 	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	struct glock **lock;	/* per lock class: the instance inst[] names, once
 				 * looked up (gvm_lock reads three arrays of the VM) */
-	struct rng_pos *pos;	/* ... and v's stream before that draw */
+	/* the compute a lock call's wl_next_mid starts (wl_lock_then); NULL none */
+	const struct wl_next *next;
 	int *inst;		/* per lock class, then per sleeping lock class: the
 				 * instance its acquire or lock took */
 };
@@ -78,7 +78,7 @@ thread_size(const struct wl_vm *wv)
 	size_t ninst = npath + wv->wl->nslocks;
 
 	return sizeof *th + nleft * sizeof *th->left + npath * sizeof *th->path_since +
-	    npath * sizeof *th->lock + sizeof *th->pos + ninst * sizeof *th->inst;
+	    npath * sizeof *th->lock + ninst * sizeof *th->inst;
 }
 
 static struct wl_thread *
@@ -101,10 +101,8 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
 	th->lock = (struct glock **)(th->path_since + npath);
-	th->pos = (struct rng_pos *)(th->lock + npath);
-	th->inst = (int *)(th->pos + 1);
+	th->inst = (int *)(th->lock + npath);
 	th->closing = -1;
-	th->ahead = -1;
 	return th;
 }
 
@@ -773,40 +771,14 @@ next_of(const struct wl_thread *th)
 	return &p->nx[p->nx_end >= 0 && th->left[th->ops[p->nx_end].arg] > 1];
 }
 
-/*
- * After a lock's acquire or release (wl_lock_then): the compute that
- * wl_continue would start once the lock's costs are paid, if it starts one
- * after counters and loop ends only (a loop the fast-forward may take is
- * left alone: it needs wl_continue's tail).  It is drawn now, the stream's
- * position kept; th->pc stays, so the program is where it was until
- * wl_next_mid walks it there.  Nothing else draws from v's stream meanwhile:
- * only its current task does, and it runs nothing until then (no switch: a
- * lock held, or a release's preempt_enable still to come, preempt_count > 0).
- */
-static inline double
-wl_next_work(struct vcpu *v, struct wl_thread *th)
-{
-	const struct wl_next *x = next_of(th);
-
-	if (x->at < 0)
-		return -1;
-	/* wl_next_mid reads the task: a waiter's is cold when it takes the
-	 * lock, start loading it now */
-	__builtin_prefetch(gk_current(v));
-	th->ahead = x->at;
-	rng_save(v->rng, th->pos);
-	return dist_sample(th->ops[x->at].d, v->rng);
-}
-
 /* wl_next_mid's case with a wake or a reschedule due (out of line): 0 if
- * the preempt point would switch tasks (the draw taken back), else the path
- * closed and the preempt point passed, 1. */
+ * the preempt point would switch tasks (nothing done), else the path closed
+ * and the preempt point passed, 1. */
 static __attribute__((noinline)) int
 mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 {
 	if (gk_preempt_due(v, th->closing >= 0)) {
-		rng_restore(v->rng, th->pos);
-		th->ahead = -1;
+		th->next = NULL;
 		return 0;
 	}
 	th->run->last = th;
@@ -819,47 +791,48 @@ mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 
 /*
  * At the end of the lock's costs (at), in wl_continue's place: what it would
- * do up to that compute (the path closed, the preempt point, counters, the
- * loop end, the compute's mark), 1; or, if its preempt point would switch
- * tasks, nothing but taking the draw back (the stream as it was), 0:
- * wl_continue runs.  Nothing here reads the clock but the path's end, which
- * takes at (guest_work_then may run this before the clock gets there).
- * (Always inline: wl_lock_then's seg_now runs it at every lock call; the
- * boundary that waits for its own event calls it through seg_mid.)
+ * do up to the compute wl_lock_then found (th->next: the path closed, the
+ * preempt point, counters, the loop end, the compute's mark) and that
+ * compute's draw, whose ns it returns; or, if its preempt point would
+ * switch tasks, nothing (-1): wl_continue runs.  The draw comes last, where
+ * wl_continue's op_compute makes it, so the stream's order is the step's.
+ * Nothing here reads the clock but the path's end, which takes at
+ * (guest_work_then may run this before the clock gets there).  (Always
+ * inline: wl_lock_then's seg_now runs it at every lock call; the boundary
+ * that waits for its own event calls it through seg_mid.)
  */
-static inline __attribute__((always_inline)) int
+static inline __attribute__((always_inline)) double
 wl_next_mid(struct vcpu *v, sim_time_t at)
 {
 	struct wl_thread *th = guest_wl(v);
 	struct wl_vm *wv = th->wv;
+	const struct wl_next *x = th->next;
 	const struct wl_op *o;
-	const struct wl_next *x;
 	struct task *t;
 
 	/* After an acquire, the section's compute next (no path to close, no
 	 * counter, preempt_count > 0, not marked computing): of all below, only
 	 * the pc moves (no preemption is due or taken, the marks stay 0) */
-	if (th->closing < 0 && th->pc == th->ahead && (t = gk_current(v))->preempt_count > 0 &&
+	if (th->closing < 0 && th->pc == x->at && (t = gk_current(v))->preempt_count > 0 &&
 	    !t->compute) {
 		th->run->last = th;
 		th->pc++;
-		th->ahead = -1;
-		return 1;
+		th->next = NULL;
+		return dist_sample(th->ops[x->at].d, v->rng);
 	}
 	if (__builtin_expect(!gk_quiet(v), 0)) {
 		if (!mid_due(v, th, at))
-			return 0;
+			return -1;
 	} else {	/* the preempt point finds nothing: gk_compute_mark below sets
 			 * the mark it would clear */
 		th->run->last = th;
 		if (th->closing >= 0)
 			close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	}
-	/* up to the compute wl_next_work found: its counter and its loop end
-	 * (nx), or its counters one by one */
-	x = next_of(th);
+	/* up to the compute: its counter and its loop end (nx), or its
+	 * counters one by one */
 	if (x->count == -2)
-		while (th->pc != th->ahead) {
+		while (th->pc != x->at) {
 			o = &th->ops[th->pc];
 			if (o->op == OP_COUNT) {
 				wv->counts[o->arg]++;
@@ -875,29 +848,38 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 			th->left[th->ops[o->nx_end].arg]--;
 		if (x->count >= 0)
 			wv->counts[x->count]++;
-		th->pc = th->ahead;
+		th->pc = x->at;
 	}
 	th->pc++;
-	th->ahead = -1;
+	th->next = NULL;
 	gk_compute_mark(v);
-	return 1;
+	return dist_sample(th->ops[x->at].d, v->rng);
 }
 
 /*
  * The lock call's own costs (ns), then the caller goes on (lock.h
- * lock_client then): its next compute, when it has one right away, follows
- * in the same activity: the same times, one step of the caller's fewer
- * (fast_forward: false keeps the step, tests/e2e_fold.sh compares the two).
+ * lock_client then): its next compute, when it starts one after counters
+ * and loop ends only (next_of; a loop the fast-forward may take is left
+ * alone: it needs wl_continue's tail), follows in the same activity
+ * (wl_next_mid at the boundary): the same times, one step of the caller's
+ * fewer (fast_forward: false keeps the step, tests/e2e_fold.sh compares the
+ * two).  th->pc stays until wl_next_mid walks it there: no switch comes
+ * first (a lock held, or a release's preempt_enable still to come,
+ * preempt_count > 0).
  */
 static void
 wl_lock_then(struct vcpu *v, double ns)
 {
 	struct wl_thread *th = guest_wl(v);
-	double next;
+	const struct wl_next *x;
 
-	if (th->ff && (next = wl_next_work(v, th)) >= 0)
-		guest_work_then(v, ns, wl_next_mid, next, wl_continue);
-	else
+	if (th->ff && (x = next_of(th))->at >= 0) {
+		/* wl_next_mid reads the task: a waiter's is cold when it takes
+		 * the lock, start loading it now */
+		__builtin_prefetch(gk_current(v));
+		th->next = x;
+		guest_work_then(v, ns, wl_next_mid, wl_continue);
+	} else
 		guest_work(v, ns, wl_continue);
 }
 

@@ -47,7 +47,7 @@ struct wl_op {
 	int loop;		/* by: {loop: K}: the LOOP op whose iteration i names
 				 * instance K + i (K in jump) */
 	/* Where a lock call's caller, its thread at this op, starts its next
-	 * compute (interp.c wl_next_work), over counters and one loop end
+	 * compute (interp.c wl_lock_then), over counters and one loop end
 	 * (compile.c next_plan): nx[1] if that loop goes round again, else
 	 * nx[0]; nx_end: that loop end, when the loop is finite (-1: none, and
 	 * nx[0] is nx[1]). */
