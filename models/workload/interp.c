@@ -57,7 +57,6 @@ struct wl_thread {
 	const struct sim *sim;
 	int pc;
 	int closing;		/* lock whose release is done; -1 none */
-	int ff;			/* the host's fast_forward, kept here: each lock call reads it */
 	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
@@ -96,7 +95,6 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	th->ops = wv->wl->ops;
 	th->wl = wv->wl;
 	th->sim = g->vm->hv->sim;
-	th->ff = g->vm->hv->fast_forward;
 	th->pc = pc;
 	th->left = (int64_t *)(th + 1);
 	th->path_since = (sim_time_t *)(th->left + nleft);
@@ -117,9 +115,13 @@ static void task_exited(struct task *);
 static void wl_continue_after(struct vcpu *, double);
 static void wl_lock_then(struct vcpu *, double);
 static void wl_ffs(struct ffs *, struct vcpu *);
-/* The hooks its locks call up through (guest/lock.h). */
+/* The hooks its locks call up through (guest/lock.h); fast_forward: false
+ * keeps a lock call's costs and the next compute apart (no then: lock.c
+ * runs the costs with guest_work, wl_continue after them). */
 static const struct lock_client wl_lock_client = { wl_continue, wl_continue_after,
     wl_take_section, wl_lock_then, wl_ffs };
+static const struct lock_client wl_lock_client_slow = { wl_continue, wl_continue_after,
+    wl_take_section, NULL, wl_ffs };
 
 /* The task definitions of w (the per-vCPU form: thread t pinned to vCPU t);
  * pins holds the per-vCPU form's cpus. */
@@ -154,8 +156,8 @@ build_guest(struct vm *vm, const struct workload *w, int threads,
     const struct lock_ops *ops, const void *lock_cfg, const struct gk_config *kcfg)
 {
 	struct gvm_config c = { .kernel = *kcfg, .lock_ops = ops, .lock_cfg = lock_cfg,
-	    .client = &wl_lock_client, .nlocks = (int)w->nlocks, .nslocks = (int)w->nslocks,
-	    .nqueues = (int)w->nqueues };
+	    .client = vm->hv->fast_forward ? &wl_lock_client : &wl_lock_client_slow,
+	    .nlocks = (int)w->nlocks, .nslocks = (int)w->nslocks, .nqueues = (int)w->nqueues };
 	struct gvm_lockdef *ld = xcalloc(w->nlocks + 1, sizeof *ld);
 	struct gvm_slockdef *sd = xcalloc(w->nslocks + 1, sizeof *sd);
 	const char **mm = xcalloc((size_t)wl_nmms(w), sizeof *mm);
@@ -862,8 +864,8 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
  * and loop ends only (next_of; a loop the fast-forward may take is left
  * alone: it needs wl_continue's tail), follows in the same activity
  * (wl_next_mid at the boundary): the same times, one step of the caller's
- * fewer (fast_forward: false keeps the step, tests/e2e_fold.sh compares the
- * two).  th->pc stays until wl_next_mid walks it there: no switch comes
+ * fewer (fast_forward: false keeps the step, wl_lock_client_slow;
+ * tests/e2e_fold.sh compares the two).  th->pc stays until wl_next_mid walks it there: no switch comes
  * first (a lock held, or a release's preempt_enable still to come,
  * preempt_count > 0).
  */
@@ -873,7 +875,7 @@ wl_lock_then(struct vcpu *v, double ns)
 	struct wl_thread *th = guest_wl(v);
 	const struct wl_next *x;
 
-	if (th->ff && (x = next_of(th))->at >= 0) {
+	if ((x = next_of(th))->at >= 0) {
 		/* wl_next_mid reads the task: a waiter's is cold when it takes
 		 * the lock, start loading it now */
 		__builtin_prefetch(gk_current(v));
