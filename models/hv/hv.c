@@ -13,12 +13,21 @@
 
 static void unpark(struct vcpu *);
 
+/* set_rs's report to a watching probe, out of line: an unwatched switch
+ * computes none of its arguments (v's pCPU id), twice a switch */
+static __attribute__((noinline)) void
+probe_rs(const struct hv *hv, const struct vcpu *v, enum runstate rs)
+{
+	hv_probe(hv, PR_RUNSTATE, v->id, v->pcpu != NULL ? v->pcpu->id : -1, NULL, rs);
+}
+
 /* inline: twice at every switch */
 static inline void
 set_rs(struct hv *hv, struct vcpu *v, enum runstate rs)
 {
 	vcpu_set_runstate(v, rs, hv->sim->now);
-	hv_probe(hv, PR_RUNSTATE, v->id, v->pcpu != NULL ? v->pcpu->id : -1, NULL, rs);
+	if (hv->probe != NULL)
+		probe_rs(hv, v, rs);
 }
 
 /* The speed of work on a pCPU whose busiest sibling has load l (models/README.md, Machine). */
