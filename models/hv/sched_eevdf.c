@@ -477,5 +477,6 @@ const struct sched_ops sched_eevdf_ops = {
 	.init = eevdf_init,
 	.do_schedule = fair_do_schedule,
 	.yield_to = fair_yield_to,
+	.tick = fair_tick,
 	FAIR_SCHED_OPS,
 };

@@ -201,39 +201,6 @@ fair_rq_swap(struct fair *f, struct fair_rq *rq, struct fair_se *in, struct fair
 static void update_cfs_load(struct fair *, struct fair_rq *, int global);
 static void update_shares(struct fair *, int cpu);
 
-#define FAIR_TICK_UNSET	INT64_MIN
-
-/* Whether a tick up to `last` was skipped since the last one c reflects. */
-static inline __attribute__((always_inline)) int
-tick_pending(struct fair_cpu *c, const struct pcpu *p, sim_time_t last)
-{
-	if (c->tick_done == FAIR_TICK_UNSET)
-		c->tick_done = p->tick_base - p->hv->tick_ns;	/* before the first tick */
-	return last > c->tick_done;
-}
-
-/* The skipped ticks up to `last`, one on the grid after tick_done; curr
- * charged up to last unless the caller charges it at now next, which comes
- * to the same (fair_tick). */
-static inline __attribute__((always_inline)) void
-tick_catch_up(struct fair *f, struct fair_cpu *c, sim_time_t last, int charge)
-{
-	sim_time_t per = f->hv->tick_ns, t;
-
-	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 per tick
-	 * (it stops moving once it gets there); a tick a step, no divide */
-	for (t = c->tick_done + per; t <= last && !f->tick_fault; t += per) {
-		long l = (c->cpu_load + c->root.load) / 2;
-
-		if (l == c->cpu_load)
-			break;
-		c->cpu_load = l;
-	}
-	if (charge && !f->tick_fault)
-		fair_update_curr_at(f, &c->root, last);
-	c->tick_done = last;
-}
-
 /*
  * Bring pCPU cpu up to the ticks on its grid up to `upto` that were skipped
  * (hv.c hv_tick_ev): each would have decayed cpu_load towards the root's
@@ -1620,37 +1587,20 @@ rebalance_domains(struct fair *f, struct pcpu *p)
 	c->next_balance = next;	/* no domain (one pCPU): never (on_null_domain) */
 }
 
-/* LNX-3.6 fair.c task_tick_fair -> entity_tick per level; core.c trigger_load_balance */
+/* fair_tick_cls's rare step (12 k of 277 k ticks per 300 s of seed001-x5570
+ * 3x), out of line: LNX-3.2 rebalance_domains, its group shares first */
+void
+fair_tick_balance(struct fair *f, struct pcpu *p)
+{
+	update_shares(f, p->id);	/* LNX-3.2 rebalance_domains */
+	rebalance_domains(f, p);
+}
+
+/* LNX-3.6 fair.c task_tick_fair: the class read where used (eevdf's tick) */
 void
 fair_tick(struct hv *hv, struct pcpu *p)
 {
-	struct fair *f = FAIR(hv);
-	struct fair_cpu *c = &f->cpu[p->id];
-	struct fair_se *se;
-
-	/* the ticks skipped before this one, the last a period back (both on the
-	 * grid); its update_curr is left to entity_tick's at now where that one
-	 * charges the same in one step: a nice-0 curr on_rq (its vruntime,
-	 * sum_exec and load_unacc add up, min_vruntime only rises) and nothing
-	 * in the class's update_curr (cfs) */
-	if (f->tick_skip && tick_pending(c, p, hv->sim->now - hv->tick_ns)) {
-		se = c->root.curr;
-		VS_ASSERT(hv->check < 3 || hv_tick_last(p, hv->sim->now - 1) ==
-		    hv->sim->now - hv->tick_ns);
-		tick_catch_up(f, c, hv->sim->now - hv->tick_ns, se == NULL || !se->on_rq ||
-		    se->weight != FAIR_NICE0 || f->cls->update_curr != NULL);
-	}
-	for (se = fair_curr_task(c); se != NULL; se = se->parent)
-		if (se->on_rq)
-			f->cls->entity_tick(f, se->cfs_rq, se);
-	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 */
-	c->cpu_load = (c->cpu_load + c->root.load) / 2;
-	c->tick_done = hv->sim->now;
-	/* LNX-3.2 core.c trigger_load_balance: only when the earliest domain is due */
-	if (hv->sim->now < c->next_balance)
-		return;
-	update_shares(f, p->id);	/* LNX-3.2 rebalance_domains */
-	rebalance_domains(f, p);
+	fair_tick_cls(hv, NULL, p);
 }
 
 /* At the tick (entity_tick).  LNX-3.2 update_entity_shares_tick: only once

@@ -364,7 +364,6 @@ sim_time_t fair_tick_next(struct hv *, struct pcpu *);
 	.wake = fair_wake, \
 	.sleep = fair_sleep, \
 	.yield = fair_yield, \
-	.tick = fair_tick, \
 	.tick_next = fair_tick_next
 
 #endif

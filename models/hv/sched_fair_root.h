@@ -10,7 +10,9 @@
  * call below do_schedule at a switch (2.5 M per 20 s of seed001-x7560 3x)
  * or below yield_to, no registers saved twice.  With the rq steps they
  * take: the entity order, the swap of put_prev_entity with set_next_entity,
- * update_curr, and the tick's answer after a set_next_entity.
+ * update_curr, and the tick's answer after a set_next_entity.  The host
+ * tick likewise (fair_tick_cls: sched_fair.c fair_tick, sched_cfs.c
+ * cfs_tick), with the skipped ticks' catch-up it starts with.
  *
  * Private to sched_fair.c and the fair policies (and their tests).
  */
@@ -175,6 +177,76 @@ update_curr(struct fair *f, const struct fair_class *cls, struct fair_rq *rq, si
 	update_min_vruntime(f, cls, rq);
 	if (rq->tg != NULL)
 		fair_account_cfs_rq_runtime(f, rq, d);
+}
+
+#define FAIR_TICK_UNSET	INT64_MIN
+
+/* Whether a tick up to `last` was skipped since the last one c reflects. */
+static inline __attribute__((always_inline)) int
+tick_pending(struct fair_cpu *c, const struct pcpu *p, sim_time_t last)
+{
+	if (c->tick_done == FAIR_TICK_UNSET)
+		c->tick_done = p->tick_base - p->hv->tick_ns;	/* before the first tick */
+	return last > c->tick_done;
+}
+
+/* The skipped ticks up to `last`, one on the grid after tick_done; curr
+ * charged up to last unless the caller charges it at now next, which comes
+ * to the same (fair_tick_cls). */
+static inline __attribute__((always_inline)) void
+tick_catch_up(struct fair *f, struct fair_cpu *c, sim_time_t last, int charge)
+{
+	sim_time_t per = f->hv->tick_ns, t;
+
+	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 per tick
+	 * (it stops moving once it gets there); a tick a step, no divide */
+	for (t = c->tick_done + per; t <= last && !f->tick_fault; t += per) {
+		long l = (c->cpu_load + c->root.load) / 2;
+
+		if (l == c->cpu_load)
+			break;
+		c->cpu_load = l;
+	}
+	if (charge && !f->tick_fault)
+		fair_update_curr_at(f, &c->root, last);
+	c->tick_done = last;
+}
+
+void fair_tick_balance(struct fair *, struct pcpu *);
+
+/* LNX-3.6 fair.c task_tick_fair -> entity_tick per level; core.c
+ * trigger_load_balance; cls as in fair_schedule_root: a policy's own tick
+ * (sched_cfs.c cfs_tick) calls its entity_tick directly, inline (every host
+ * tick that runs: 277 k per 300 s of seed001-x5570 3x) */
+static inline __attribute__((always_inline)) void
+fair_tick_cls(struct hv *hv, const struct fair_class *cls, struct pcpu *p)
+{
+	struct fair *f = hv->sched_priv;
+	struct fair_cpu *c = &f->cpu[p->id];
+	struct fair_se *se;
+
+	/* the ticks skipped before this one, the last a period back (both on the
+	 * grid); its update_curr is left to entity_tick's at now where that one
+	 * charges the same in one step: a nice-0 curr on_rq (its vruntime,
+	 * sum_exec and load_unacc add up, min_vruntime only rises) and nothing
+	 * in the class's update_curr (cfs) */
+	if (f->tick_skip && tick_pending(c, p, hv->sim->now - hv->tick_ns)) {
+		se = c->root.curr;
+		VS_ASSERT(hv->check < 3 || hv_tick_last(p, hv->sim->now - 1) ==
+		    hv->sim->now - hv->tick_ns);
+		tick_catch_up(f, c, hv->sim->now - hv->tick_ns, se == NULL || !se->on_rq ||
+		    se->weight != FAIR_NICE0 || fair_cls(f, cls)->update_curr != NULL);
+	}
+	for (se = fair_curr_task(c); se != NULL; se = se->parent)
+		if (se->on_rq)
+			fair_cls(f, cls)->entity_tick(f, se->cfs_rq, se);
+	/* LNX-3.2 core.c update_cpu_load: cpu_load[1] = (old + now) / 2 */
+	c->cpu_load = (c->cpu_load + c->root.load) / 2;
+	c->tick_done = hv->sim->now;
+	/* LNX-3.2 core.c trigger_load_balance: only when the earliest domain is due */
+	if (hv->sim->now < c->next_balance)
+		return;
+	fair_tick_balance(f, p);
 }
 
 /* fair_schedule_root's rare steps, out of line: the pCPU has nothing to
