@@ -572,6 +572,46 @@ START_TEST(a_spin_after_a_polled_wake_pays_its_entry_first)
 }
 END_TEST
 
+/*
+ * LNX-3.2 vmx.c handle_pause: kvm_vcpu_on_spin, then a VM entry, and the
+ * first PAUSE after it starts a new loop (Intel SDM "PAUSE-loop exiting"):
+ * a spinner kept on its pCPU (pinned: the yield finds no one) has a whole
+ * window again at its exit's end, however that end is reached.  A release
+ * whose poke comes at the very end of the exit, before the end's own event
+ * (the holder's compute end was pushed first), settles the exit there
+ * (guest.c ple_end); it must not arm the spin on the window the exit used
+ * up, which is a second exit at once.  Holds around the first exit's end
+ * (spin start + 2048 ns window + 1000 ns exit, at 3036 ns here) see one
+ * exit each, with the fast-forward on and off.
+ */
+START_TEST(a_poke_at_a_ple_exits_end_gets_a_new_window)
+{
+	char text[1024];
+	struct metrics m;
+	int hold, ff;
+
+	for (ff = 0; ff < 2; ff++)
+		for (hold = 2950; hold <= 3150; hold++) {
+			snprintf(text, sizeof text,
+			    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+			    "  costs: {ctx_switch: 0ns, exit_ple: 1000ns}}\n"
+			    "until: done\n"
+			    "fast_forward: %s\n"
+			    "hypervisor: {kind: kvm, scheduler: pinned, ple: {window: 4096cycles}}\n"
+			    "vms:\n"
+			    "  - {name: g, vcpus: 2, lock: ticket, workload: w}\n"
+			    "workloads:\n"
+			    "  w: {program: [{acquire: l}, {compute: %dns}, {release: l}]}\n",
+			    ff ? "true" : "false", hold);
+			tu_run(text, 1, NULL, &m);
+			ck_assert_msg(tu_metric(&m, "ple_exits") == 1,
+			    "hold %d ns, fast_forward %d: %g PLE exits, not 1", hold, ff,
+			    tu_metric(&m, "ple_exits"));
+			metrics_free(&m);
+		}
+}
+END_TEST
+
 static Suite *
 kvm_suite(void)
 {
@@ -596,6 +636,7 @@ kvm_suite(void)
 	tcase_add_test(tc, ple_current_defaults_are_dynamic);
 	tcase_add_test(tc, amd_pause_filter_counts_pauses);
 	tcase_add_test(tc, a_spin_after_a_polled_wake_pays_its_entry_first);
+	tcase_add_test(tc, a_poke_at_a_ple_exits_end_gets_a_new_window);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -548,7 +548,11 @@ replace_all(const char *text, const char *from, const char *to)
  * vCPU's prev, kept queued (put back, or asleep under DELAY_DEQUEUE) while
  * its schedule waits for the rq lock, must not be pulled away before the
  * pick (task_on_cpu).  Pulled, tasks were stranded and the run never ended
- * (past 238 s of simulated time; 0.12 s now).
+ * (past 238 s of simulated time): it must end within its 2 s.  (0.12 s
+ * until a PLE exit's end reached by a poke ended the exit (guest.c
+ * ple_end); since, this seed's run falls into the scenario's PLE storm
+ * mode, 1.02 s, which other seeds reached before it too: one of the plain
+ * example's four replications of seed 5 ran past 2 s.)
  */
 START_TEST(a_scheduling_vcpus_prev_is_not_pulled)
 {
@@ -576,7 +580,7 @@ START_TEST(a_scheduling_vcpus_prev_is_not_pulled)
 	c = replace_all(b, "guest: {scheduler: eevdf,", "guest: {scheduler: eevdf, sched_locks: true,");
 	ck_assert_ptr_ne(strstr(c, "sched_locks: true"), NULL);
 	tu_run(c, 1, NULL, &m);
-	ck_assert_double_lt(tu_metric(&m, "completion_seconds"), 0.5);
+	ck_assert_double_eq(tu_metric(&m, "completed"), 1);
 	metrics_free(&m);
 	free(text);
 	free(a);

@@ -66,15 +66,22 @@ check "yielding exits (4 vCPUs on 2 pCPUs): the same metrics" ff_both yld "$DATA
 check "yielding exits: yield_to succeeded" positive yld yield_to_ok
 # a poke at a PLE-exited spinner's exit end, after its switch-in, that comes
 # before that end's event (seed001 X7560 3x BASE: vCPU 4's release at
-# 5.083448275 s, the end of vCPUs 5 and 6's exits): it settles the exit and
-# arms the spin on the switch-in's window before ple_done asks a new one.
-# Off, that window is guest_run's (ple_in_window); on, the two-stage entry's,
-# set where the poke's look demotes it (ple_sync, late_w).  Seen failing
-# with either made a no-op (a stale window of 0: an exit at once, ple_exits
-# 54584 -> 53779 by 5.1 s with ple_in_window's)
+# 5.083448275 s, the end of vCPUs 5 and 6's exits): its settle pays the
+# exit's last ns, which ends the exit (guest.c ple_end: ple_done's window),
+# and arms the spin.  Off, the look finds guest_run's event (ple_in_window);
+# on, the two-stage entry, which the look demotes (ple_sync, late_w).
+# (Before ple_end the spin read the switch-in's window and in_ple stayed
+# set; seen failing then with either window made a no-op: a stale 0, an
+# exit at once, ple_exits 54584 -> 53779 by 5.1 s with ple_in_window's)
 check "a poke at a switched-in PLE exit's end (seed001 X7560 3x, 5.1 s): the same metrics" \
     ff_both s1pk "$top_srcdir/configs/seed001/x7560-ple.yaml" --set 'vms[1].count=2' \
     --set duration=5.1s --reps 1
+# ... that ends the exit there (guest.c ple_end): the spinner, poked at
+# 47.776 ms and not handed the lock, spins its new window to its next exit,
+# which ple_exit asserts comes after the last one ended (in_ple clear).  Seen
+# failing without ple_end: "fatal: ... assertion failed: !g->in_ple" both ways
+check "a switched-in PLE exit ended by a poke, then a new exit (4 vCPUs, seed 9, 3.10)" \
+    ff_both yld9 "$DATA/ple-yield.yaml" --seed 9 --reps 1 --set 'hypervisor.directed_yield="3.10"'
 
 # what a probe sees: the same trace and lock statistics
 for ff in true false; do

@@ -176,17 +176,10 @@ spin_left(double x, double el)
 	return x > el ? x - el : 0;
 }
 
-/* settle's charge of el > 0 ns, on a pCPU. */
+/* settle's charge of el ns to the activity, after the overhead's part */
 static inline __attribute__((always_inline)) void
-settle_charge(struct guest *g, double el)
+settle_act(struct guest *g, double el)
 {
-	if (g->pre > 0) {
-		double d = el < g->pre ? el : g->pre;
-
-		g->pre -= d;
-		g->sw = g->sw > d ? g->sw - d : 0;
-		el -= d;
-	}
 	if (g->act == GA_WORK || g->act == GA_MEM) {
 		g->rem -= el * g->rate;
 		if (g->rem < 0)
@@ -199,6 +192,28 @@ settle_charge(struct guest *g, double el)
 		if (g->ple_left != GUEST_FOREVER)
 			g->ple_left = spin_left(g->ple_left, el);
 	}
+}
+
+static void ple_end(struct guest *, double el);
+
+/* settle's charge of el > 0 ns, on a pCPU. */
+static inline __attribute__((always_inline)) void
+settle_charge(struct guest *g, double el)
+{
+	if (g->pre > 0) {
+		double d = el < g->pre ? el : g->pre;
+
+		g->pre -= d;
+		g->sw = g->sw > d ? g->sw - d : 0;
+		el -= d;
+		/* the charge that pays a PLE exit's last ns is that exit's end,
+		 * whoever settles (its own event, or a look before it) */
+		if (__builtin_expect(g->in_ple, 0) && !(g->pre > 0)) {
+			ple_end(g, el);
+			return;
+		}
+	}
+	settle_act(g, el);
 }
 
 /* (out of line but in guest_step: the calls elsewhere stay small) */
@@ -684,6 +699,8 @@ ple_exit(struct guest *g)
 {
 	struct hv *hv = g->v->vm->hv;
 
+	/* the last exit has ended (ple_end): a window runs only after an entry */
+	VS_ASSERT(!g->in_ple);
 	hv->st.exits_ple++;
 	hv_probe(hv, PR_PLE_EXIT, g->v->id, g->v->pcpu->id, g->cond ? NULL : g->lock, 0);
 	g->in_ple = 1;
@@ -694,8 +711,7 @@ ple_exit(struct guest *g)
 	arm_body(g);	/* (inline: each exit arms its overhead's end) */
 }
 
-/* Back in the guest after the exit: a new VM entry, a new PLE window.
- * (inline: pre_step's and ple_in_ev's, one a re-entry) */
+/* Back in the guest after the exit: a new VM entry, a new PLE window. */
 static inline __attribute__((always_inline)) void
 ple_done(struct guest *g)
 {
@@ -703,6 +719,27 @@ ple_done(struct guest *g)
 
 	g->in_ple = 0;
 	g->ple_left = ple_budget(kind_op_ple_done(hv->kind, hv, g->v));
+}
+
+/*
+ * settle's charge that pays a PLE exit's last ns: the rest of el to the
+ * spin, then ple_done, whichever settle it is.  LNX-3.2 vmx.c handle_pause
+ * runs kvm_vcpu_on_spin and returns 1: the vCPU re-enters the guest, and
+ * the first PAUSE after a VM entry starts a new loop (Intel SDM
+ * "PAUSE-loop exiting"; LNX-3.10 kvm_vcpu_on_spin clears in_spin_loop and
+ * dy_eligible before it returns).  A look from outside at the exit's end
+ * that comes before the end's event (a release's poke: check_kvm
+ * a_poke_at_a_ple_exits_end_gets_a_new_window, e2e_pleff's seed001 X7560
+ * corner) ends the exit too: the spin it arms has that entry's window,
+ * not the 0 the exit left (a kept spinner's) or the switch-in's with the
+ * exit still marked (in_ple) until a later overhead's end.  The exit's own
+ * event (pre_step, ple_in_ev) comes here through its settle_step.
+ */
+static __attribute__((noinline)) void
+ple_end(struct guest *g, double el)
+{
+	settle_act(g, el);
+	ple_done(g);
 }
 
 /* Take a pending interrupt now if the vCPU runs guest code that can. */
@@ -1134,9 +1171,8 @@ spin_step(struct guest *g)
 static __attribute__((noinline)) void
 pre_step(struct guest *g)
 {
+	/* (a PLE exit's end: settle_step's charge called ple_end) */
 	g->pre = g->sw = 0;
-	if (g->in_ple)
-		ple_done(g);
 	arm_body(g);	/* (inline: a spinner's switch-in and exit end here) */
 }
 
@@ -1239,15 +1275,13 @@ ple_in_end_late(struct guest *g)
 
 /*
  * A PLE-exited spinner's switch-in window (ple_left), set after ple_in_arm,
- * not first in guest_run: nothing in between reads it, and ple_done writes
- * it at the exit's end (pre_step, ple_in_ev) before arm's spin case reads it
- * (only after a settle at that end that comes first, a poke's).  The
+ * not first in guest_run: nothing in between reads it but a snapshot, and
+ * ple_done writes it at the exit's end, whichever settle pays that end
+ * (ple_end), before arm's spin case reads it.  The
  * two-stage entry (ple_in_push) sets it later still: every look applies
  * that entry first (lazy_sync), and one that demotes it (ple_sync) sets the
  * window ple_in_late asked, ple_done's, which is ple_window's (kind.h) at
  * the switch-in; the kind is asked once a switch-in, not twice.
- * (tests/e2e_pleff.sh reaches the poke at the exit's end with fast_forward
- * off, where this window is read.)
  */
 static inline void
 ple_in_window(struct guest *g)
@@ -1345,9 +1379,8 @@ ple_in_ev(void *s, void *arg, int64_t data)
 		return;
 	}
 	g->ev = EVQ_NONE;
-	settle_step(g);
+	settle_step(g);		/* (pays the exit's last ns: ple_end, ple_done) */
 	g->pre = g->sw = 0;
-	ple_done(g);
 	hv_set_load(g->v, LOAD_SPIN);
 	t = spin_end(g, sim->now);
 	if (t == SIM_NEVER) {
