@@ -324,7 +324,10 @@ spin_del(struct glock *l, struct lock_node *n)
 }
 
 /* guest.c: v spins on a pCPU now, or no more; it counts while also inside
- * acquire (the bodies inline: most calls change the counts) */
+ * acquire (the bodies inline: most calls change the counts).  guest.c says
+ * "on" only where it had told the lock nothing or "off" (its spin_on 0),
+ * and a count ends with spin_on 0 (off; enter: guest_spin_uncounted), so
+ * v is not counted then (check_locks spin_counts_ok) */
 static void
 watch_spinning(struct glock *l, struct vcpu *v, int on)
 {
@@ -333,7 +336,7 @@ watch_spinning(struct glock *l, struct vcpu *v, int on)
 	if (!on) {
 		if (n->spin_at != NULL)
 			spin_del(l, n);
-	} else if (n->wait_since >= 0 && n->spin_at == NULL)
+	} else if (n->wait_since >= 0)
 		spin_add(l, v, n);
 }
 
