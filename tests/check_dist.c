@@ -370,9 +370,10 @@ START_TEST(test_save_restore)
 }
 END_TEST
 
-/* dist.h: dist_sample's first test (exp_pos) takes an exponential of mean
- * > 0 inline, with the values and stream dist_sample_other gives it (scaled
- * too); one of mean 0 and a constant go past it and draw nothing. */
+/* dist.h: dist_sample's first test (exp_pos) takes an unscaled exponential
+ * of mean > 0 inline, with the values and stream dist_sample_other gives it;
+ * a scaled one goes out of line (dist_scale clears exp_pos) and gives the
+ * scaled values; one of mean 0 and a constant go past it and draw nothing. */
 START_TEST(test_exp_pos)
 {
 	struct yc_doc *doc = load("e: {dist: exponential, mean: 2us}\n"
@@ -381,13 +382,18 @@ START_TEST(test_exp_pos)
 	struct rng *a = rng_new(5, RNG_ENTITY(RNG_KIND_VCPU, 2));
 	struct rng *b = rng_new(5, RNG_ENTITY(RNG_KIND_VCPU, 2));
 	struct rng_pos p, q;
-	struct dist *d = build(doc, "e");
+	struct dist *d = build(doc, "e"), *u;
 	int i;
 
 	ck_assert(d->exp_pos);
-	dist_scale(d, 0.75);
 	for (i = 0; i < 1000; i++)
 		ck_assert(dist_sample(d, a) == dist_sample_other(d, b));
+	dist_scale(d, 0.75);
+	ck_assert(!d->exp_pos);
+	u = build(doc, "e");	/* unscaled, on b's stream (where a's is now) */
+	for (i = 0; i < 1000; i++)
+		ck_assert(dist_sample(d, a) == dist_sample(u, b) * 0.75);
+	dist_free(u);
 	dist_free(d);
 	d = build(doc, "z");
 	ck_assert(!d->exp_pos);

@@ -221,6 +221,14 @@ parse_empirical(struct dist *d, const struct yc_node *n, enum unit_kind kind,
 	return 0;
 }
 
+/* dist_sample's inline case (dist.h exp_pos): an exponential of mean > 0
+ * whose scale is 1, so a * Exp(1) is the value (x * 1 is x) */
+static int
+exp_inline(const struct dist *d)
+{
+	return d->type == DIST_EXP && d->a > 0 && d->scale == 1;
+}
+
 struct dist *
 dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
     struct vs_err *err)
@@ -298,7 +306,7 @@ dist_from_yaml(const struct yc_node *n, enum unit_kind kind, double hz,
 	}
 	if (yc_check_unused(n, dist_keys[d->type], err) == -1)
 		goto fail;
-	d->exp_pos = d->type == DIST_EXP && d->a > 0;
+	d->exp_pos = exp_inline(d);
 	return d;
 fail:
 	dist_free(d);
@@ -376,6 +384,7 @@ void
 dist_scale(struct dist *d, double f)
 {
 	d->scale *= f;
+	d->exp_pos = exp_inline(d);
 }
 
 int

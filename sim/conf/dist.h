@@ -29,7 +29,8 @@ enum dist_type {
 /* (here, not in dist.c, for dist_sample's inline path) */
 struct dist {
 	enum dist_type type;
-	int exp_pos;		/* exponential, mean > 0: dist_sample's first test */
+	int exp_pos;		/* exponential, mean > 0, scale 1: dist_sample's
+				 * first test (exp_inline) */
 	double a, b;		/* const: a; exp: mean a; uniform: [a, b];
 				 * normal: mean a, sd b; lognormal: mu a,
 				 * sigma b; gamma: shape a, scale b */
@@ -48,12 +49,13 @@ double dist_sample_other(const struct dist *, struct rng *);
 /* A draw.  Constants and exponentials, the draws of every step of the
  * common workloads, inline (a call per draw was a fifth of their cost);
  * the other kinds' calls (and registers) out of line.  Exponentials first,
- * one flag for their two tests (the lock loops draw nothing else). */
+ * one flag for their tests (the lock loops draw nothing else); unscaled,
+ * so no multiply by 1 (a scaled one goes out of line, the same value). */
 static inline double
 dist_sample(const struct dist *d, struct rng *r)
 {
 	if (d->exp_pos)
-		return d->a * rng_exp(r) * d->scale;
+		return d->a * rng_exp(r);
 	if (d->type == DIST_CONST)
 		return d->a * d->scale;
 	return dist_sample_other(d, r);
