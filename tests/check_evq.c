@@ -1031,6 +1031,45 @@ START_TEST(test_far_pop_then_use)
 }
 END_TEST
 
+/*
+ * The pop takes the near part's head at once only when it comes strictly
+ * before the rest (evq.c evq_pop_until): at its time a far entry, a lane
+ * head and a ghost with earlier keys pop first; and the emptied sorted
+ * array's old head (sorted_empty) is never taken again.
+ */
+START_TEST(test_near_head_strictly_first)
+{
+	const sim_time_t t = 3 * EVQ_HORIZON;
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int32_t at = -1;
+	int lane = evq_lane(q, 40);
+
+	evq_push(q, 5, gother, NULL, 0);
+	ck_assert(evq_pop(q, &ev) && ev.data == 0);	/* the array empty, its head 5 */
+	evq_push(q, t - 100, gother, NULL, 1);	/* far, alone: the stale head before it */
+	ck_assert(evq_pop(q, &ev) && ev.data == 1 && ev.time == t - 100);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_push(q, t - 50, gother, NULL, 2);
+	ck_assert(evq_pop(q, &ev) && ev.data == 2);	/* now t - 50 */
+	evq_push(q, t + EVQ_HORIZON, gother, NULL, 3);	/* far */
+	evq_push(q, t - 10, gother, NULL, 4);
+	ck_assert(evq_pop(q, &ev) && ev.data == 4);	/* now t - 10: the far one stays far */
+	evq_push_lane(q, lane, t + EVQ_HORIZON, gother, NULL, 5);
+	ck_assert(evq_ghost(q, EVQ_HORIZON + 10, &at));	/* a ghost there too */
+	evq_push(q, t + EVQ_HORIZON - 1, gother, NULL, 6);	/* far */
+	ck_assert(evq_pop(q, &ev) && ev.data == 6);	/* now t + EVQ_HORIZON - 1 */
+	evq_push(q, t + EVQ_HORIZON, gother, NULL, 7);	/* near, the latest key */
+	ck_assert(evq_pop(q, &ev) && ev.data == 3);
+	ck_assert(evq_pop(q, &ev) && ev.data == 5);
+	ck_assert(evq_pop(q, &ev) && ev.data == 7);	/* after the ghost's pop */
+	ck_assert_uint_eq(evq_ghost_pops(q), 1);
+	evq_ghost_cancel(q, &at);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -1058,6 +1097,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_cancel_after_sifts);
 	tcase_add_test(tc, test_far_pop_then_use);
 	tcase_add_test(tc, test_then_keeps_the_push_order);
+	tcase_add_test(tc, test_near_head_strictly_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -378,6 +378,17 @@ heap_grow(struct evq *q)
 	q->hend = q->base + EVQ_PAD + q->cap;
 }
 
+/* The sorted array emptied: its head at base + EVQ_PAD (sorted_insert's
+ * test of room before it), whose time says it is after every entry, so the
+ * pop's first test (the head's time before the rest's) fails there without
+ * a look at n. */
+static inline void
+sorted_empty(struct evq *q)
+{
+	q->t.h = q->base + EVQ_PAD;
+	q->t.h->time = INT64_MAX;
+}
+
 /*
  * Double the slots' array, line-aligned, zeroed past the old slots as
  * VS_GROW would: a 32-byte slot then never straddles two lines.  With
@@ -479,6 +490,7 @@ evq_new(void)
 	q->fr = q->fra;
 	q->t.side = INT64_MAX;
 	heap_grow(q);
+	sorted_empty(q);
 	return q;
 }
 
@@ -658,7 +670,7 @@ sorted_remove(struct evq *q, size_t i)
 {
 	sa_remove(&q->t.h, &q->t.n, i);
 	if (q->t.n == 0)
-		q->t.h = q->base + EVQ_PAD;
+		sorted_empty(q);
 }
 
 /* Sorted index i takes entry e (a later seq): it moves to e's place.
@@ -1332,6 +1344,72 @@ static void ghost_pop(struct evq *, const struct evq_hent *, sim_time_t);
 static void ghost_trim(struct evq *);
 static void then_pass(struct evq *, const struct evq_hent *);
 
+/*
+ * A two-stage entry's first stage passed: min, the least entry (no hole),
+ * its slot's: the queue's clock moves there as a pop's would, and the
+ * entry moves to its second time under the next key, as the push its
+ * event would make there takes it (evq_move's order), with its second
+ * handler; no handler runs.  Most often it stays near: the head takes its
+ * new entry in place (the heap's root sifts down; the sorted array's head
+ * walks to its place), with neither evq_move's search nor a pop's and a
+ * push's.  (evq.h evq_push_then.)
+ */
+static __attribute__((noinline)) void
+then_pass(struct evq *q, const struct evq_hent *min)
+{
+	uint32_t s = min->key & EVQ_SLOT_MASK;
+	const struct then *th = &q->then[s];
+	struct slot *sl = &q->slots[s];
+	struct evq_hent e;
+
+	q->now = min->time;
+	if (min != q->t.h || is_far(q, th->time)) {
+		evq_move(q, id_of(q, s), th->time, th->fn, sl->arg, sl->data);
+		return;
+	}
+	sl->fn = th->fn;
+	e.time = th->time;
+	e.key = key_take(q) | s;
+	if (q->sorted)
+		sorted_replace(q, 0, e);
+	else
+		sift_down(q->slots, q->t.h, q->t.n, 0, e, 0);
+}
+
+/* The near part's head popped (no hole): the sorted array's head moves
+ * on; the heap's root leaves a hole, or the heap sorts itself again. */
+static inline void
+near_pop(struct evq *q)
+{
+	if (q->sorted) {
+		if (--q->t.n == 0)
+			sorted_empty(q);
+		else
+			q->t.h++;
+	} else if (q->t.n - 1 > EVQ_SORT_MIN) {
+		q->t.hole = 1;	/* refilled by the next push or use (fill_hole) */
+		/* The least child is most often the next event: start loading
+		 * the first two lines of its payload's object (a vCPU's guest
+		 * state, cold with thousands of vCPUs) while this event runs.
+		 * Loads only; with few pending events everything is in cache
+		 * and they cost more than they save (pinned 4 vCPUs +2% CPU, CFS
+		 * 4096 -7.5%). */
+		if (q->t.n >= EVQ_PREFETCH_N)
+			prefetch_arg(q, hole_min(q->t.h));
+	} else {
+		heap_remove(q, 0);
+		to_sorted(q);
+	}
+}
+
+/*
+ * A pop.  The common one first: the near part's head strictly before the
+ * rest (side: every far entry, lane head and ghost; an empty sorted
+ * array's head says INT64_MAX, sorted_empty), which evq_min and
+ * ghost_first would take, without their further tests.  Else the least of
+ * the far part, the lanes and the near head (evq_min's), after the ghosts
+ * before it.  The order is the same, evq_min's.
+ */
 int
 evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 {
@@ -1343,6 +1421,26 @@ evq_pop_until(struct evq *q, sim_time_t end, struct evq_ev *out)
 
 again:
 	fill_hole(q);
+	min = q->t.h;
+	if (min->time < q->t.side) {
+		if (min->time > end)
+			return 0;
+		s = min->key & EVQ_SLOT_MASK;
+		sl = &q->slots[s];
+		out->fn = sl->fn;
+		if (__builtin_expect(out->fn == then_first, 0)) {
+			then_pass(q, min);	/* a first stage (evq_push_then) */
+			goto again;
+		}
+		out->time = min->time;
+		out->seq = (min->key & ~EVQ_ORDINARY) >> EVQ_SLOT_BITS;
+		out->arg = sl->arg;
+		out->data = sl->data;
+		q->now = min->time;
+		near_pop(q);
+		slot_free(q, s);
+		return 1;
+	}
 	min = evq_min(q);
 	while ((g = ghost_first(q, min)) != NULL) {
 		if (g->time > end)
@@ -1384,59 +1482,10 @@ again:
 			prefetch_arg(q, q->ftop);
 	} else if (min != q->t.h)	/* lane lmin's head */
 		lane_pop(q);
-	else if (q->sorted) {
-		if (--q->t.n == 0)
-			q->t.h = q->base + EVQ_PAD;
-		else
-			q->t.h++;
-	} else if (q->t.n - 1 > EVQ_SORT_MIN) {
-		q->t.hole = 1;	/* refilled by the next push or use (fill_hole) */
-		/* The least child is most often the next event: start loading
-		 * the first two lines of its payload's object (a vCPU's guest
-		 * state, cold with thousands of vCPUs) while this event runs.
-		 * Loads only; with few pending events everything is in cache
-		 * and they cost more than they save (pinned 4 vCPUs +2% CPU, CFS
-		 * 4096 -7.5%). */
-		if (q->t.n >= EVQ_PREFETCH_N)
-			prefetch_arg(q, hole_min(q->t.h));
-	} else {
-		heap_remove(q, 0);
-		to_sorted(q);
-	}
+	else
+		near_pop(q);
 	slot_free(q, s);
 	return 1;
-}
-
-/*
- * A two-stage entry's first stage passed: min, the least entry (no hole),
- * its slot's: the queue's clock moves there as a pop's would, and the
- * entry moves to its second time under the next key, as the push its
- * event would make there takes it (evq_move's order), with its second
- * handler; no handler runs.  Most often it stays near: the head takes its
- * new entry in place (the heap's root sifts down; the sorted array's head
- * walks to its place), with neither evq_move's search nor a pop's and a
- * push's.  (evq.h evq_push_then.)
- */
-static __attribute__((noinline)) void
-then_pass(struct evq *q, const struct evq_hent *min)
-{
-	uint32_t s = min->key & EVQ_SLOT_MASK;
-	const struct then *th = &q->then[s];
-	struct slot *sl = &q->slots[s];
-	struct evq_hent e;
-
-	q->now = min->time;
-	if (min != q->t.h || is_far(q, th->time)) {
-		evq_move(q, id_of(q, s), th->time, th->fn, sl->arg, sl->data);
-		return;
-	}
-	sl->fn = th->fn;
-	e.time = th->time;
-	e.key = key_take(q) | s;
-	if (q->sorted)
-		sorted_replace(q, 0, e);
-	else
-		sift_down(q->slots, q->t.h, q->t.n, 0, e, 0);
 }
 
 int
