@@ -25,26 +25,6 @@ void rng_free(struct rng *);
 gsl_rng *rng_gsl(struct rng *);
 double rng_uniform(struct rng *);           /* [0,1) */
 uint64_t rng_below(struct rng *, uint64_t n); /* [0,n) */
-/* A stream's position, to draw ahead and take the draws back (rng_restore):
- * the generator's whole state (taus2: 24 bytes), copied inline (a save
- * comes with every lock call, interp.c wl_lock_then). */
-struct rng_pos {
-	unsigned long s[3];
-};
-static inline void
-rng_save(const struct rng *g, struct rng_pos *p)
-{
-	p->s[0] = g->state[0];
-	p->s[1] = g->state[1];
-	p->s[2] = g->state[2];
-}
-static inline void
-rng_restore(struct rng *g, const struct rng_pos *p)
-{
-	g->state[0] = p->s[0];
-	g->state[1] = p->s[1];
-	g->state[2] = p->s[2];
-}
 
 /*
  * One 32-bit word of g, as gsl_rng_get gives it, without its call through
