@@ -612,6 +612,41 @@ START_TEST(a_poke_at_a_ple_exits_end_gets_a_new_window)
 }
 END_TEST
 
+/*
+ * Intel SDM "PAUSE-loop exiting": the first PAUSE after a VM entry starts a
+ * new loop, so a guest tick's exit during a spin restarts the window.  A
+ * waiter spins 3 ms for the holder with a 2 ms window and a 1 ms tick: each
+ * tick's entry gives it a whole window again, so it never PLE-exits (with
+ * the old window's remainder carried past the tick it exited once).
+ */
+START_TEST(a_tick_exit_during_a_spin_restarts_the_window)
+{
+	char text[1024];
+	struct metrics m;
+	int ff;
+
+	for (ff = 0; ff < 2; ff++) {
+		snprintf(text, sizeof text,
+		    "machine: {cores_per_socket: 2, threads_per_core: 1, clock: 2GHz,\n"
+		    "  costs: {ctx_switch: 0ns, exit_ple: 1000ns}}\n"
+		    "until: done\n"
+		    "fast_forward: %s\n"
+		    "hypervisor: {kind: kvm, scheduler: pinned, ple: {window: 4000000cycles}}\n"
+		    "vms:\n"
+		    "  - {name: g, vcpus: 2, lock: ticket, workload: w, guest: {hz: 1000}}\n"
+		    "workloads:\n"
+		    "  w: {program: [{acquire: l}, {compute: 3ms}, {release: l}]}\n",
+		    ff ? "true" : "false");
+		tu_run(text, 1, NULL, &m);
+		ck_assert_msg(tu_metric(&m, "timer_exits") >= 3,
+		    "fast_forward %d: %g tick exits", ff, tu_metric(&m, "timer_exits"));
+		ck_assert_msg(tu_metric(&m, "ple_exits") == 0,
+		    "fast_forward %d: %g PLE exits, not 0", ff, tu_metric(&m, "ple_exits"));
+		metrics_free(&m);
+	}
+}
+END_TEST
+
 static Suite *
 kvm_suite(void)
 {
@@ -637,6 +672,7 @@ kvm_suite(void)
 	tcase_add_test(tc, amd_pause_filter_counts_pauses);
 	tcase_add_test(tc, a_spin_after_a_polled_wake_pays_its_entry_first);
 	tcase_add_test(tc, a_poke_at_a_ple_exits_end_gets_a_new_window);
+	tcase_add_test(tc, a_tick_exit_during_a_spin_restarts_the_window);
 	suite_add_tcase(s, tc);
 	return s;
 }

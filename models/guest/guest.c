@@ -195,6 +195,7 @@ settle_act(struct guest *g, double el)
 }
 
 static void ple_end(struct guest *, double el);
+static void entry_window(struct guest *);
 
 /* settle's charge of el > 0 ns, on a pCPU. */
 static inline __attribute__((always_inline)) void
@@ -212,6 +213,9 @@ settle_charge(struct guest *g, double el)
 			ple_end(g, el);
 			return;
 		}
+		/* any other overhead's end in a spin with a window: a new loop */
+		if (g->act == GA_SPIN && g->ple_left != GUEST_FOREVER && !(g->pre > 0))
+			entry_window(g);
 	}
 	settle_act(g, el);
 }
@@ -740,6 +744,21 @@ ple_end(struct guest *g, double el)
 {
 	settle_act(g, el);
 	ple_done(g);
+}
+
+/*
+ * The end of an overhead that cut a spin with a window (a tick's, an IPI's
+ * or another exit's, a switch-in's) restarts the window: the first PAUSE
+ * after a VM entry is the first of a new loop (Intel SDM "PAUSE-loop
+ * exiting"; LNX vmx.c keeps no PLE count across an entry), and a guest
+ * handler's run leaves a gap between PAUSEs far above ple_gap, which starts
+ * a new loop too.  A switch-in's window (guest_run) is the same value:
+ * the kind changes a vCPU's window only at its own exit or sched_in.
+ */
+static __attribute__((noinline)) void
+entry_window(struct guest *g)
+{
+	g->ple_left = ple_window(g);
 }
 
 /* Take a pending interrupt now if the vCPU runs guest code that can. */
