@@ -1392,11 +1392,13 @@ START_TEST(a_renewed_ticket_lock_is_a_new_one_in_place)
 }
 END_TEST
 
-/* The holds a probe sees: each released after the warm-up, whole. */
+/* The holds a probe sees: each released after the warm-up, whole; and the
+ * waits of the takes after it, whole. */
 struct holds {
 	sim_time_t warm, take_t;
-	double sum;
-	int takes, at_warm;
+	double sum, wait_sum;
+	int takes, at_warm, contended;
+	sim_time_t wait_t[MAXV];
 };
 
 static void
@@ -1405,9 +1407,15 @@ holds_fn(void *ctx, const struct probe_ev *e)
 	struct holds *h = ctx;
 
 	h->at_warm += (e->kind == PR_LOCK_TAKEN || e->kind == PR_LOCK_RELEASE) && e->t == h->warm;
-	if (e->kind == PR_LOCK_TAKEN) {
+	if (e->kind == PR_LOCK_WAIT)
+		h->wait_t[e->vcpu] = e->t;
+	else if (e->kind == PR_LOCK_TAKEN) {
 		h->take_t = e->t;
-		h->takes += e->t > h->warm;
+		if (e->t > h->warm) {
+			h->takes++;
+			h->contended += e->t > h->wait_t[e->vcpu];
+			h->wait_sum += (double)(e->t - h->wait_t[e->vcpu]);
+		}
 	} else if (e->kind == PR_LOCK_RELEASE && e->t > h->warm)
 		h->sum += (double)(e->t - h->take_t);
 }
@@ -1418,8 +1426,10 @@ holds_fn(void *ctx, const struct probe_ev *e)
  * every hold released after the warm-up, whole (one the warm-up's end cut
  * too), and none the run's end left open, bit for bit.  8 vCPUs on 4 pCPUs:
  * holders preempted, the lock held at the warm-up's end and at the run's.
+ * The contended takes and their waits' sum are the wait histogram's
+ * (lock_contended, lock_wait_ns): every take's wait, a take at once's 0.
  */
-START_TEST(hold_time_is_the_released_holds)
+START_TEST(hold_and_wait_sums_are_the_probes)
 {
 	static const char *const text =
 	    "machine: {name: t, sockets: 1, cores_per_socket: 2, threads_per_core: 2,"
@@ -1451,6 +1461,11 @@ START_TEST(hold_time_is_the_released_holds)
 		ck_assert_int_gt(h.takes, 1000);
 		ck_assert_double_eq(tu_metric(&m, "g.l.acquisitions"), h.takes);
 		ck_assert_double_eq(tu_metric(&m, "g.l.hold_mean_ns"), h.sum / h.takes);
+		ck_assert_int_gt(h.contended, 100);
+		ck_assert_int_lt(h.contended, h.takes);
+		ck_assert_double_eq(tu_metric(&m, "g.l.contended_share"),
+		    100 * (double)h.contended / (double)h.takes);
+		ck_assert_double_eq(tu_metric(&m, "g.l.wait_mean_ns"), h.wait_sum / h.takes);
 		metrics_free(&m);
 	}
 }
@@ -1607,7 +1622,7 @@ locks_suite(void)
 	tcase_add_test(tc, a_kick_leaves_after_the_unlock_stores);
 	tcase_add_test(tc, ticket_turn_is_the_owner_of_head);
 	tcase_add_test(tc, ticket_prefetch_only_with_many_vcpus);
-	tcase_add_test(tc, hold_time_is_the_released_holds);
+	tcase_add_test(tc, hold_and_wait_sums_are_the_probes);
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);

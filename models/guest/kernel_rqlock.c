@@ -632,8 +632,8 @@ ks_class_of(const struct glock *l)
 
 	if (l != NULL) {
 		g.acquisitions = (double)l->st.acquisitions;
-		g.contended = (double)l->st.contended;
-		g.wait_ns = l->st.wait_ns;
+		g.contended = (double)lock_contended(l);
+		g.wait_ns = lock_wait_ns(l);
 		g.hold_ns = lock_hold_ns(l);
 		g.wait_lhp_ns = l->st.wait_lhp_ns;
 	}

@@ -133,6 +133,20 @@ lock_hold_clock(const struct glock *l)
 	return (l->holder != NULL ? l->hold_since : l->free_since) - (int64_t)l->free_closed;
 }
 
+uint64_t
+lock_contended(const struct glock *l)
+{
+	return hist_nonzero(l->st.wait);
+}
+
+double
+lock_wait_ns(const struct glock *l)
+{
+	/* (the sum enter once kept beside it added the same values, waits
+	 * of 0 adding nothing to either, in the same order) */
+	return hist_sum(l->st.wait);
+}
+
 double
 lock_hold_ns(const struct glock *l)
 {
@@ -192,8 +206,6 @@ lock_ffs(struct ffs *s, struct glock *l)
 	ffs_time(s, &l->free_since);
 	ffs_time(s, &l->hold_since);
 	ffs_count(s, &l->st.acquisitions);
-	ffs_count(s, &l->st.contended);
-	ffs_fsum(s, &l->st.wait_ns);
 	ffs_fsum(s, &l->st.wait_lhp_ns);
 	ffs_fsum(s, &l->st.wait_free_ns);
 	ffs_fsum(s, &l->st.path_ns);
@@ -640,8 +652,6 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 		VS_ASSERT((lhp | fr) >= 0 && lhp + fr <= wait);
 		l->st.wait_lhp_ns += (double)lhp;
 		l->st.wait_free_ns += (double)fr;
-		l->st.wait_ns += (double)wait;	/* (a wait of 0 adds +0: nothing) */
-		l->st.contended++;
 	}
 	l->free_closed = free_now;
 	l->holder = v;
@@ -651,6 +661,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 	if (waited && l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_TAKEN, v, runner->pcpu->id);
 	l->st.acquisitions++;
+	/* (every wait: lock_contended, lock_wait_ns read them here) */
 	if (wait > 0)
 		hist_add_nz(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
 	else

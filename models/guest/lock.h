@@ -140,11 +140,12 @@ extern const struct lock_ops lock_spinpark_ops;
 extern const struct lock_ops lock_pmtticket_ops;
 
 struct glock_stats {
-	uint64_t acquisitions, contended, kicks, halts;
+	/* (contended takes and their waits' sum: the wait histogram's
+	 * samples not 0 and its sum, lock_contended, lock_wait_ns) */
+	uint64_t acquisitions, kicks, halts;
 	uint64_t slow;		/* sections that took the pool's slow path */
 	uint64_t spurious;	/* halts woken without the waiter's turn (qspinlock_paravirt.h
 				 * pv_spurious_wakeup) */
-	double wait_ns;
 	/* lock_hold_clock when these began: the hold time since is derived
 	 * when read (lock_hold_ns), not summed at every release */
 	int64_t hold_base;
@@ -270,6 +271,10 @@ void lock_renew(struct glock *l, const void *cfg, const char *name,
     const struct lock_lines *, const struct lock_client *);
 /* The warm-up ends: its stats start again from zero. */
 void lock_stats_reset(struct glock *);
+/* Takes that waited, and the ns their waits took, since the stats began:
+ * the wait histogram's (enter adds every wait to it) */
+uint64_t lock_contended(const struct glock *);
+double lock_wait_ns(const struct glock *);
 /* ns its holds released since the stats began took, each whole hold
  * counted at its release (double: as the other sums) */
 double lock_hold_ns(const struct glock *);

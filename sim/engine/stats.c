@@ -244,6 +244,18 @@ hist_count(const struct hist *h)
 	return h->z.count;
 }
 
+uint64_t
+hist_nonzero(const struct hist *h)
+{
+	return h->z.count - h->z.zeros;
+}
+
+double
+hist_sum(const struct hist *h)
+{
+	return h->z.sum;
+}
+
 double
 hist_mean(const struct hist *h)
 {

@@ -56,6 +56,10 @@ hist_add(struct hist *h, double v)
 		hist_add_nz(h, v);
 }
 uint64_t hist_count(const struct hist *);
+/* How many samples were not 0, and the sum of all (of the values as
+ * added, in their order: what a caller's own double sum would hold). */
+uint64_t hist_nonzero(const struct hist *);
+double hist_sum(const struct hist *);
 double hist_mean(const struct hist *);
 double hist_quantile(const struct hist *, double q);	/* q in [0,1] */
 /* Add src's samples to dst. */

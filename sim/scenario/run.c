@@ -427,8 +427,8 @@ collect_def(const struct vmdef *d, const struct built *b, struct hv *hv,
 				const struct glock *l = gvm_lock(gvm_of(b->vms[i]), k, j);
 
 				acq += (double)l->st.acquisitions;
-				cont += (double)l->st.contended;
-				wait += l->st.wait_ns;
+				cont += (double)lock_contended(l);
+				wait += lock_wait_ns(l);
 				lhp += l->st.wait_lhp_ns;
 				hand += l->st.wait_free_ns;
 				hold += lock_hold_ns(l);
