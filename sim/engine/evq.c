@@ -100,7 +100,6 @@
 #define EVQ_SLOT_BITS	20
 #define EVQ_SLOT_MASK	((1u << EVQ_SLOT_BITS) - 1)
 #define EVQ_MAX_SLOTS	EVQ_SLOT_MASK		/* slot + 1 must fit the mask */
-#define EVQ_GEN_MASK	((1u << (32 - EVQ_SLOT_BITS)) - 1)
 /* An ordinary event's key has the top bit set; an early one's (evq_push_early)
  * not, so at equal times every early event pops first. */
 #define EVQ_ORDINARY	(UINT64_C(1) << 63)
@@ -145,7 +144,7 @@ struct slot {
 	void *arg;
 	int64_t data;		/* while free: index of the next free slot */
 	uint32_t pos;		/* heap index (heap_find), EVQ_NOPOS while free */
-	uint32_t gen;
+	uint32_t gen;		/* the generation, kept shifted: << EVQ_SLOT_BITS, as in an id */
 };
 
 struct lane {
@@ -453,7 +452,7 @@ slot_free(struct evq *q, uint32_t s)
 	/* (fn and arg stay: nothing reads a free slot's but slot_fill, which
 	 * writes them; clearing them cost a pop 2 stores) */
 	sl->pos = EVQ_NOPOS;
-	sl->gen = (sl->gen + 1) & EVQ_GEN_MASK;
+	sl->gen += 1u << EVQ_SLOT_BITS;	/* (the carry out of 32 bits: the mask's wrap) */
 	sl->data = EVQ_NIL;
 	if (q->free_tail == EVQ_NIL)
 		q->free_head = s;
@@ -472,7 +471,7 @@ slot_of(const struct evq *q, evq_id id)
 	if (s1 == 0 || s1 > q->nslots)
 		return NULL;
 	sl = &q->slots[s1 - 1];
-	if (sl->pos == EVQ_NOPOS || sl->gen != id >> EVQ_SLOT_BITS)
+	if (sl->pos == EVQ_NOPOS || sl->gen != (id & ~EVQ_SLOT_MASK))
 		return NULL;
 	return sl;
 }
@@ -896,7 +895,7 @@ heap_insert_key(struct evq *q, sim_time_t t, uint64_t key)
 static inline evq_id
 id_of(const struct evq *q, uint32_t s)
 {
-	return (s + 1) | (q->slots[s].gen << EVQ_SLOT_BITS);
+	return (s + 1) | q->slots[s].gen;
 }
 
 static inline __attribute__((always_inline)) evq_id
