@@ -98,7 +98,9 @@ struct guest {
 
 enum { GL_TICKS = 1, GL_PLE = 2 };
 
-enum { EV_PRE, EV_ACT, EV_RESUME };
+/* EV_SEG: EV_ACT at a boundary of guest_work_then's, as it armed it (a
+ * hint: an activity armed anew, arm's EV_ACT, takes guest_step's seg case) */
+enum { EV_PRE, EV_ACT, EV_RESUME, EV_SEG };
 
 static void ple_sync(struct guest *);
 
@@ -1017,13 +1019,15 @@ arm(struct guest *g)
 static inline __attribute__((always_inline)) void guest_step(struct guest *, int64_t data);
 
 /*
- * guest_step at a folded boundary of guest_work_then's two segments, for
- * less: since the first segment was armed nothing else ran (the fold), so
- * the vCPU is on its pCPU with no overhead to pay and no spin to note
- * (checked), settle's remainder is overwritten by the second segment, and
- * arm's work case is all that is left of arm.  The same steps
- * as guest_step's (tests/e2e_fold.sh, bench/ident.sh).  0: mid found done
- * must run (it took nothing back but its draw), guest_step does the rest.
+ * guest_step at a boundary of guest_work_then's two segments (EV_SEG:
+ * folded, or popped when an event came first), for less: the vCPU is on
+ * its pCPU (a step runs only there) with no overhead to pay and no spin to
+ * note (checked: an overhead runs its EV_PRE step first, and work_set ended
+ * the spin), settle's remainder is overwritten by the second segment, and
+ * arm's work case is all that is left of arm.  The same steps as
+ * guest_step's seg case (tests/e2e_fold.sh, bench/ident.sh).  0: mid found
+ * done must run (it took nothing back but its draw), guest_step does the
+ * rest.
  */
 static int
 seg_chain(struct guest *g)
@@ -1134,11 +1138,8 @@ guest_ev(void *s, void *arg, int64_t data)
 		if (!own) {
 			sim->same = 0;	/* a later time: sim_run's watchdog count starts again */
 			sim->events++;
-		} else {
+		} else
 			sim->folded++;
-			if (g->fold_data == EV_ACT && g->seg && g->act == GA_WORK && seg_chain(g))
-				continue;
-		}
 		guest_step(g, g->fold_data);
 	}
 	fold_run = fold_other = NULL;
@@ -1431,14 +1432,21 @@ guest_step(struct guest *g, int64_t data)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
-	settle_step(g);
 	if (__builtin_expect(data != EV_ACT, 0)) {	/* (one test for the common step) */
-		if (data == EV_RESUME)	/* a halt-poll saw its wake event */
-			arm(g);
-		else
-			pre_step(g);
-		return;
+		if (data == EV_SEG) {
+			if (g->act == GA_WORK && g->seg && seg_chain(g))
+				return;
+			/* else EV_ACT's step */
+		} else {
+			settle_step(g);
+			if (data == EV_RESUME)	/* a halt-poll saw its wake event */
+				arm(g);
+			else
+				pre_step(g);
+			return;
+		}
 	}
+	settle_step(g);
 	switch (__builtin_expect(g->act, GA_WORK)) {	/* (the common step first) */
 	case GA_WORK:
 		if (g->seg) {
@@ -1655,8 +1663,11 @@ guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, guest_fn done)
 	int now_ok = g->then_ok;
 
 	g->then_ok = 0;
-	if (work_set(v, ns, done) && arm_work(g) && now_ok && seg_now(g, mid))
-		return;
+	if (work_set(v, ns, done) && arm_work(g)) {
+		if (now_ok && seg_now(g, mid))
+			return;
+		g->fold_data = EV_SEG;	/* its step: seg_chain's (guest_step) */
+	}
 	g->seg = 1;
 	g->seg_mid = mid;
 }
