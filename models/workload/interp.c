@@ -648,19 +648,17 @@ op_compute(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	gk_compute(v, dist_sample(o->d, v->rng), wl_continue);
 }
 
-static inline __attribute__((always_inline)) void
-op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+/* op_acquire's lock when it is not the one looked up before: an instance
+ * to pick, or the first acquire (out of line: its calls return here, the
+ * common case's only call is the acquire's, a tail call) */
+static __attribute__((noinline)) void
+acquire_pick(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 {
-	struct glock *l;
+	struct glock *l = th->lock[o->arg];
 	int i;
 
-	th->pc++;
-	th->path_since[o->arg] = th->sim->now;
-	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
-	l = th->lock[o->arg];
 	if (o->by == WL_BY_NONE) {	/* instance 0 (a class of one: compile.c instances_ok) */
-		if (__builtin_expect(l == NULL, 0))
-			l = th->lock[o->arg] = gvm_lock(th->g, o->arg, 0);
+		l = th->lock[o->arg] = gvm_lock(th->g, o->arg, 0);
 	} else {
 		i = instance_pick(v, th, th->wl->locks[o->arg].instances, o);
 		if (l == NULL || th->inst[o->arg] != i) {
@@ -669,6 +667,21 @@ op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 		}
 	}
 	lock_acquire(l, v);
+}
+
+static inline __attribute__((always_inline)) void
+op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+{
+	struct glock *l;
+
+	th->pc++;
+	th->path_since[o->arg] = th->sim->now;
+	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
+	l = th->lock[o->arg];
+	if (__builtin_expect(o->by != WL_BY_NONE || l == NULL, 0))
+		acquire_pick(v, th, o);
+	else
+		lock_acquire(l, v);
 }
 
 static inline __attribute__((always_inline)) void
@@ -733,21 +746,22 @@ wl_run(struct vcpu *v, struct wl_thread *th, int tail)
 	}
 }
 
-void
-wl_continue(struct vcpu *v)
+/* wl_continue's first op's compute (out of line: a draw's rare edge call
+ * returns into it, so it keeps a frame wl_continue need not) */
+static __attribute__((noinline)) void
+step_compute(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 {
-	struct wl_thread *th = guest_wl(v);
-	const struct wl_op *o;
-	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+	op_compute(v, th, o);
+}
 
-	th->run->last = th;
-	wl_close_path(v, th);
-	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
-	if (gk_preempt_point(v, wl_continue))
-		return;
-	/* a lock loop's steps begin with one of these: no loop, no watchdog;
-	 * the lock call is the step's last (guest_tail_then) */
-	o = &th->ops[th->pc];
+/* wl_continue past its preemption point: a lock loop's steps begin with one
+ * of these: no loop, no watchdog; the lock call is the step's last
+ * (guest_tail_then) */
+static inline __attribute__((always_inline)) void
+wl_step(struct vcpu *v, struct wl_thread *th, int tail)
+{
+	const struct wl_op *o = &th->ops[th->pc];
+
 	if (o->op == OP_ACQUIRE) {
 		if (tail)
 			guest_tail_then(v);
@@ -758,9 +772,38 @@ wl_continue(struct vcpu *v)
 		op_release(v, th, o);
 	}
 	else if (o->op == OP_COMPUTE)
-		op_compute(v, th, o);
+		step_compute(v, th, o);
 	else
 		wl_run(v, th, tail);
+}
+
+/* wl_continue with a path to close or something due at its preemption
+ * point (out of line: their calls return here, so wl_continue's own path
+ * makes tail calls only and keeps no frame: ~10 instructions a step) */
+static __attribute__((noinline)) void
+wl_continue_due(struct vcpu *v, struct wl_thread *th, int tail)
+{
+	wl_close_path(v, th);
+	/* A preemption point: spin_unlock's preempt_enable, or a return to user. */
+	if (gk_preempt_point(v, wl_continue))
+		return;
+	wl_step(v, th, tail);
+}
+
+void
+wl_continue(struct vcpu *v)
+{
+	struct wl_thread *th = guest_wl(v);
+	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+
+	th->run->last = th;
+	if (__builtin_expect(!gk_quiet(v), 0)) {	// NEGTEST
+		wl_continue_due(v, th, tail);
+		return;
+	}
+	/* the preemption point with nothing due: it clears the compute mark */
+	gk_preempt_point(v, wl_continue);
+	wl_step(v, th, tail);
 }
 
 /* The compute th's program starts next, its walk made at compile time
