@@ -242,7 +242,7 @@ body_endless(const struct workload *w, size_t at)
 static struct wl_next
 next_walk(const struct workload *w, size_t from, int round, int *end)
 {
-	struct wl_next x = { -1, -1 };
+	struct wl_next x = { -1, -1, -1 };
 	size_t pc = from;
 	int k, loops = 0;
 
@@ -265,21 +265,23 @@ next_walk(const struct workload *w, size_t from, int round, int *end)
 		} else
 			break;
 	}
-	return (struct wl_next){ -1, -1 };
+	return (struct wl_next){ -1, -1, -1 };
 }
 
-/* Every op's nx and nx_end (wl_priv.h), once the loops' ff are known. */
+/* Every op's nx and nx_left (wl_priv.h), once the loops' ff are known. */
 static void
 next_plan(struct workload *w)
 {
 	size_t i;
 
 	for (i = 0; i < w->nops; i++) {
+		struct wl_op *o = &w->ops[i];
 		int end = -1;
 
-		w->ops[i].nx[0] = next_walk(w, i, 0, &end);
-		w->ops[i].nx[1] = next_walk(w, i, 1, &end);
-		w->ops[i].nx_end = end;
+		o->nx[0] = next_walk(w, i, 0, &end);
+		o->nx[1] = next_walk(w, i, 1, &end);
+		o->nx_left = end >= 0 ? w->ops[end].arg : -1;
+		o->nx[0].left = o->nx[1].left = o->nx_left;
 	}
 }
 

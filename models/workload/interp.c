@@ -797,7 +797,7 @@ wl_continue(struct vcpu *v)
 	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
 
 	th->run->last = th;
-	if (__builtin_expect(!gk_quiet(v), 0)) {	// NEGTEST
+	if (__builtin_expect(th->closing >= 0 || !gk_quiet(v), 0)) {
 		wl_continue_due(v, th, tail);
 		return;
 	}
@@ -813,7 +813,7 @@ next_of(const struct wl_thread *th)
 {
 	const struct wl_op *p = &th->ops[th->pc];
 
-	return &p->nx[p->nx_end >= 0 && th->left[th->ops[p->nx_end].arg] > 1];
+	return &p->nx[p->nx_left >= 0 && th->left[p->nx_left] > 1];
 }
 
 /* wl_next_mid's case with a wake or a reschedule due (out of line): 0 if
@@ -888,9 +888,8 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 				th->pc++;
 		}
 	else {
-		o = &th->ops[th->pc];
-		if (o->nx_end >= 0)
-			th->left[th->ops[o->nx_end].arg]--;
+		if (x->left >= 0)
+			th->left[x->left]--;
 		if (x->count >= 0)
 			wv->counts[x->count]++;
 		th->pc = x->at;

@@ -49,13 +49,15 @@ struct wl_op {
 	/* Where a lock call's caller, its thread at this op, starts its next
 	 * compute (interp.c wl_lock_then), over counters and one loop end
 	 * (compile.c next_plan): nx[1] if that loop goes round again, else
-	 * nx[0]; nx_end: that loop end, when the loop is finite (-1: none, and
-	 * nx[0] is nx[1]). */
+	 * nx[0]; nx_left: that loop's count (its left[] index), when the loop
+	 * is finite (-1: none, and nx[0] is nx[1]). */
 	struct wl_next {
 		int at;		/* the compute's op; -1: none, wl_continue walks */
 		int count;	/* the one counter passed; -1 none, -2 more than one */
+		int left;	/* nx_left, here for wl_next_mid: the count its
+				 * loop end takes down (both ways), -1 none */
 	} nx[2];
-	int nx_end;
+	int nx_left;
 	char *ref;		/* spawn: the program's name, until resolved */
 	const struct yc_node *src;	/* spawn, acquire, lock, wait, wake: where, while
 					 * compiling */
