@@ -29,92 +29,109 @@ cd "$top" || exit 2
 ALLOW="
 "
 
-rank() {
-	case $1 in
-	sim/trace/trace_acc.h|sim/trace/trace_ftrace.c|sim/trace/trace_xen.c|sim/trace/trace_lockstat.c|sim/trace/trace_perfkvm.c|sim/trace/trace_dat.c|\
-	sim/trace/trace_datchk.c|sim/trace/trace_datchk.h) echo 6.5 ;;
-	sim/engine/*) echo 0 ;;
-	sim/conf/*) echo 1 ;;
-	models/hw/*) echo 2 ;;
-	models/hv/*) echo 3 ;;
-	models/guest/*) echo 4 ;;
-	models/workload/*) echo 4.5 ;;
-	models/*/*) echo - ;;
-	models/*) echo 5 ;;
-	sim/scenario/*|sim/report/*) echo 6 ;;
-	sim/exec/*|sim/validate/*|sim/trace/*) echo 7 ;;
-	sim/cli/*) echo 8 ;;
-	*) echo - ;;
-	esac
-}
-
+# The work is two awk passes and one loop of shell builtins (a process per
+# include made it 3.5 CPU-s a run, and e2e_layers runs it 12 times).
+t=${TMPDIR:-/tmp}/layers.$$
+trap 'rm -f "$t".*' EXIT
+find sim models -name '*.[ch]' | LC_ALL=C sort >"$t.files"
 incdirs="$(ls -d sim/*/ 2>/dev/null | sed 's,/$,,') models"
 
-# resolve FILE HEADER: the path the compiler would open, or nothing.
-resolve() {
-	d=$(dirname "$1")
-	for dir in "$d" $incdirs; do
-		if [ -f "$dir/$2" ]; then
-			echo "$dir/$2" | sed 's,/\./,/,g; s,^\./,,'
-			return
-		fi
-	done
-}
+# Pass 1: every quoted include as FILE LINE HEADER (the line's last "...",
+# as the sed this replaced read it), and every path the compiler would try
+# for it: the file's own folder, then each -I folder.
+awk -v incdirs="$incdirs" -v inc="$t.inc" -v cand="$t.cand" '
+	BEGIN { nd = split(incdirs, dirs, " ") }
+	{ f = $0; n = 0; d = f; sub(/\/[^\/]*$/, "", d)
+	  while ((getline l < f) > 0) {
+		n++
+		if (l !~ /^[[:space:]]*#[[:space:]]*include[[:space:]]*"/) continue
+		if (!match(l, /"[^"]*"[^"]*$/)) continue
+		h = substr(l, RSTART + 1); sub(/".*/, "", h)
+		gsub(/^[[:space:]]+|[[:space:]]+$/, "", h)
+		print f "\t" n "\t" h > inc
+		print d "/" h > cand
+		for (i = 1; i <= nd; i++) print dirs[i] "/" h > cand
+	  }
+	  close(f) }' "$t.files"
+touch "$t.inc" "$t.cand"
 
-nfiles=0
-ninc=0
-nup=0
-nbad=0
-for f in $(find sim models -name '*.[ch]' | LC_ALL=C sort); do
-	nfiles=$((nfiles + 1))
-	rf=$(rank "$f")
-	if [ "$rf" = - ]; then
-		echo "$f: in no layer (add its folder to tests/check_layers.sh and sim/README.md)"
-		nbad=$((nbad + 1))
-		continue
+# The paths that exist, and whether a .c stands beside each .h (builtins only).
+LC_ALL=C sort -u "$t.cand" | while read -r p; do
+	if [ -f "$p" ]; then
+		if [ -f "${p%.h}.c" ]; then echo "1 $p"; else echo "0 $p"; fi
 	fi
-	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
-	    sed 's/^\([0-9]*\):.*"\([^"]*\)".*/\1 \2/' >"${TMPDIR:-/tmp}/layers.$$"
-	while read -r line hdr; do
-		h=$(resolve "$f" "$hdr")
-		[ -n "$h" ] || continue
-		ninc=$((ninc + 1))
-		# an edge of the folder's call graph (circles, below)
-		if [ "$(dirname "$h")" = "$(dirname "$f")" ] && [ -f "${h%.h}.c" ] &&
-		    [ "${h%.h}" != "${f%.[ch]}" ]; then
-			echo "$(dirname "$f") $(basename "${f%.[ch]}") $(basename "${h%.h}")" \
-			    >>"${TMPDIR:-/tmp}/layers-edges.$$"
-		fi
-		rh=$(rank "$h")
-		[ "$rh" = - ] && continue	# reported as a file of its own
-		if awk -v a="$rh" -v b="$rf" 'BEGIN { exit !(a > b) }'; then
-			nup=$((nup + 1))
-			case $ALLOW in
-			*"
-$f:$h
-"*)
-				echo "$f:$line: includes $h (layer $rh above $rf): allowed for now" ;;
-			*)
-				echo "$f:$line: includes $h (layer $rh above $rf)"
-				nbad=$((nbad + 1)) ;;
-			esac
-		fi
-	done <"${TMPDIR:-/tmp}/layers.$$"
-	rm -f "${TMPDIR:-/tmp}/layers.$$"
-done
+done >"$t.exist"
+
+# Pass 2: ranks, upward includes and the folders' call edges, in file order.
+awk -v allow="$ALLOW" -v incdirs="$incdirs" -v edges="$t.edges" -v stats="$t.stats" '
+	function rank(p) {
+		if (p ~ /^sim\/trace\/(trace_acc\.h|trace_ftrace\.c|trace_xen\.c|trace_lockstat\.c|trace_perfkvm\.c|trace_dat\.c|trace_datchk\.c|trace_datchk\.h)$/) return "6.5"
+		if (p ~ /^sim\/engine\//) return "0"
+		if (p ~ /^sim\/conf\//) return "1"
+		if (p ~ /^models\/hw\//) return "2"
+		if (p ~ /^models\/hv\//) return "3"
+		if (p ~ /^models\/guest\//) return "4"
+		if (p ~ /^models\/workload\//) return "4.5"
+		if (p ~ /^models\/.*\//) return "-"
+		if (p ~ /^models\//) return "5"
+		if (p ~ /^(sim\/scenario|sim\/report)\//) return "6"
+		if (p ~ /^(sim\/exec|sim\/validate|sim\/trace)\//) return "7"
+		if (p ~ /^sim\/cli\//) return "8"
+		return "-"
+	}
+	function dir(p) { sub(/\/[^\/]*$/, "", p); return p }
+	function base(p) { sub(/^.*\//, "", p); return p }
+	function stem(p) { sub(/\.[ch]$/, "", p); return p }
+	BEGIN { na = split(allow, a, "\n"); for (i = 1; i <= na; i++) if (a[i] != "") ok[a[i]] = 1
+		nd = split(incdirs, dirs, " ") }
+	FILENAME == ARGV[1] { isc[substr($0, 3)] = $1; next }
+	FILENAME == ARGV[2] { split($0, x, "\t"); k = ++ninc_of[x[1]]
+		line[x[1], k] = x[2]; hdr[x[1], k] = x[3]; next }
+	{ f = $0; nfiles++; rf = rank(f)
+	  if (rf == "-") {
+		print f ": in no layer (add its folder to tests/check_layers.sh and sim/README.md)"
+		nbad++; next
+	  }
+	  d = dir(f)
+	  for (k = 1; k <= ninc_of[f]; k++) {
+		h = ""
+		if ((d "/" hdr[f, k]) in isc) h = d "/" hdr[f, k]
+		else for (i = 1; i <= nd; i++) if ((dirs[i] "/" hdr[f, k]) in isc) { h = dirs[i] "/" hdr[f, k]; break }
+		if (h == "") continue
+		c = isc[h]
+		gsub(/\/\.\//, "/", h); sub(/^\.\//, "", h)
+		ninc++
+		# an edge of the folder call graph (circles, below)
+		hs = h; sub(/\.h$/, "", hs)
+		if (dir(h) == d && c == 1 && hs != stem(f))
+			print d " " base(stem(f)) " " base(hs) > edges
+		rh = rank(h)
+		if (rh == "-") continue	# reported as a file of its own
+		if (rh + 0 > rf + 0) {
+			nup++
+			if ((f ":" h) in ok)
+				print f ":" line[f, k] ": includes " h " (layer " rh " above " rf "): allowed for now"
+			else {
+				print f ":" line[f, k] ": includes " h " (layer " rh " above " rf ")"
+				nbad++
+			}
+		}
+	  } }
+	END { print nfiles + 0, ninc + 0, nup + 0, nbad + 0 > stats }' \
+	    "$t.exist" "$t.inc" "$t.files"
+read -r nfiles ninc nup nbad <"$t.stats"
 ncirc=0
-touch "${TMPDIR:-/tmp}/layers-edges.$$"
-for d in $(awk '{print $1}' "${TMPDIR:-/tmp}/layers-edges.$$" | LC_ALL=C sort -u); do
+touch "$t.edges"
+for d in $(awk '{print $1}' "$t.edges" | LC_ALL=C sort -u); do
 	# tsort names the files of each loop it finds on stderr
-	awk -v d="$d" '$1 == d { print $2, $3 }' "${TMPDIR:-/tmp}/layers-edges.$$" |
+	awk -v d="$d" '$1 == d { print $2, $3 }' "$t.edges" |
 	    tsort 2>&1 >/dev/null | awk -v d="$d" '
 		/input contains a loop/ { if (c != "") print "circle in " d ":" c; c = ""; next }
 		{ sub(/^tsort: /, ""); c = c " " $0 }
-		END { if (c != "") print "circle in " d ":" c }' >"${TMPDIR:-/tmp}/layers-circ.$$"
-	cat "${TMPDIR:-/tmp}/layers-circ.$$"
-	ncirc=$((ncirc + $(wc -l <"${TMPDIR:-/tmp}/layers-circ.$$")))
+		END { if (c != "") print "circle in " d ":" c }' >"$t.circ"
+	cat "$t.circ"
+	ncirc=$((ncirc + $(wc -l <"$t.circ")))
 done
-rm -f "${TMPDIR:-/tmp}/layers-edges.$$" "${TMPDIR:-/tmp}/layers-circ.$$"
 nbad=$((nbad + ncirc))
 echo "layers: $nfiles files, $ninc includes, $nup upward, $ncirc circles, $nbad not allowed"
 [ "$nbad" -eq 0 ]
