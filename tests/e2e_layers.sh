@@ -66,13 +66,14 @@ rc=$?
 check "a file in a folder with no layer fails" [ "$rc" -eq 1 ]
 
 # The readers define only their reader tables and call nothing of trace_in.o.
-ob=$top_builddir/sim/trace
-if command -v nm >/dev/null 2>&1 && [ -f "$ob/trace_in.o" ] && [ -f "$ob/trace_xen.o" ]; then
-	nm -g --defined-only "$ob/trace_in.o" | awk '{print $3}' | sort >"$tmp/in"
-	nm -u "$ob/trace_ftrace.o" "$ob/trace_xen.o" | awk 'NF {print $NF}' | sort -u >"$tmp/need"
+# The library's objects carry its prefix (per-target flags: libvlocksim_a-).
+ob=$top_builddir/sim/trace/libvlocksim_a-
+if command -v nm >/dev/null 2>&1 && [ -f "${ob}trace_in.o" ] && [ -f "${ob}trace_xen.o" ]; then
+	nm -g --defined-only "${ob}trace_in.o" | awk '{print $3}' | sort >"$tmp/in"
+	nm -u "${ob}trace_ftrace.o" "${ob}trace_xen.o" | awk 'NF {print $NF}' | sort -u >"$tmp/need"
 	check "the trace readers use no symbol of trace_in.o" \
 	    [ -z "$(comm -12 "$tmp/in" "$tmp/need")" ]
-	nm -u "$ob/trace_in.o" | awk '{print $NF}' | grep -q '^ti_reader_ftrace$'
+	nm -u "${ob}trace_in.o" | awk '{print $NF}' | grep -q '^ti_reader_ftrace$'
 	check "  and trace_in.o does use the readers' tables" [ $? -eq 0 ]
 else
 	skip "the trace readers use no symbol of trace_in.o (no objects or nm)"
