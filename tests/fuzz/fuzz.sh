@@ -13,7 +13,9 @@
 # to BUILDDIR/fuzz/corpus-TARGET, crashes to BUILDDIR/fuzz/crash-TARGET-*.
 # BUILDDIR holds config.h; FUZZ_OUT replaces BUILDDIR/fuzz.
 # Exit 77 (skip) without clang; 1 when a target found a crash, leak, timeout
-# or out-of-memory.  Environment: CLANG (clang), FUZZ_FLAGS (extra flags).
+# or out-of-memory.  Environment: CLANG (clang), FUZZ_FLAGS (extra flags),
+# FUZZ_JOBS (1): the library's compiles and the targets run that many at a
+# time (CI: one a core; each target still gets SECONDS of its own).
 set -u
 src=$(cd "$1" && pwd)
 bld=$(cd "$2" && pwd)
@@ -21,6 +23,7 @@ secs=$3
 shift 3
 targets=${*:-scen run tracecmd xentrace xenalyze lockstat perfkvm tracedat}
 CLANG=${CLANG:-clang}
+jobs=${FUZZ_JOBS:-1}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz: no $CLANG, skipped"; exit 77; }
 
 out=${FUZZ_OUT:-$bld/fuzz}
@@ -56,14 +59,21 @@ if [ ! -f "$stamp" ] ||
 	touch "$stamp"
 fi
 objs=""
+n=0
+rm -f "$out/obj/.failed"
 for c in $srcs; do
 	o=$out/obj/$(echo "$c" | tr / _ | sed 's/\.c$/.o/')
 	if [ ! -f "$o" ] || [ "$src/$c" -nt "$o" ]; then
 		# shellcheck disable=SC2086
-		$CLANG $cflags -fsanitize=fuzzer-no-link $san -c "$src/$c" -o "$o" || exit 1
+		{ $CLANG $cflags -fsanitize=fuzzer-no-link $san -c "$src/$c" -o "$o" ||
+			{ rm -f "$o"; : >"$out/obj/.failed"; }; } &
+		n=$((n + 1))
+		[ "$n" -lt "$jobs" ] || { wait; n=0; }
 	fi
 	objs="$objs $o"
 done
+wait
+[ ! -f "$out/obj/.failed" ] || exit 1
 rm -f "$out/libvs.a"
 # shellcheck disable=SC2086
 ar rcs "$out/libvs.a" $objs || exit 1
@@ -89,9 +99,26 @@ chunks() {	# NAME FILE N M
 	head -n "$3" "$2" | split -l "$4" - "$out/seed-$1/$(basename "$2")."
 }
 
+# finish: wait for the running targets, then report each in its order.
+rc=0
+batch=""
+finish() {
+	wait
+	for t in $batch; do
+		st=$(cat "$out/$t.status" 2>/dev/null || echo 1)
+		grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$out/$t.log" |
+			sed "s/^/fuzz: $t: /"
+		if [ "$st" -ne 0 ]; then
+			echo "fuzz: $t FAILED (exit $st); see $out/$t.log"
+			grep -E 'ERROR: |SUMMARY: ' "$out/$t.log" | head -5
+			rc=1
+		fi
+	done
+	batch=""
+}
+
 traces=$src/../shared/traces
 [ -d "$traces" ] || traces=/work/shared/traces
-rc=0
 for t in $targets; do
 	case $t in
 	scen)	build scen fuzz_scen.c ""
@@ -121,18 +148,15 @@ for t in $targets; do
 	mkdir -p "$out/corpus-$t"
 	echo "fuzz: $t for ${secs}s"
 	# -fork=1 keeps going after a crash so that one run reports them all.
+	rm -f "$out/$t.status"
 	# shellcheck disable=SC2086
 	(cd "$out" && "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -dict="$src/tests/fuzz/vlocksim.dict" -print_final_stats=1 \
 		-artifact_prefix="$out/crash-$t-" ${FUZZ_FLAGS:-} \
-		"$out/corpus-$t" "$out/seed-$t" >"$out/$t.log" 2>&1)
-	st=$?
-	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$out/$t.log" |
-		sed "s/^/fuzz: $t: /"
-	if [ $st -ne 0 ]; then
-		echo "fuzz: $t FAILED (exit $st); see $out/$t.log"
-		grep -E 'ERROR: |SUMMARY: ' "$out/$t.log" | head -5
-		rc=1
-	fi
+		"$out/corpus-$t" "$out/seed-$t" >"$out/$t.log" 2>&1
+	echo $? >"$out/$t.status") &
+	batch="$batch $t"
+	[ "$(echo $batch | wc -w)" -lt "$jobs" ] || finish
 done
+finish
 exit $rc
