@@ -3,13 +3,13 @@
  * check_dist.c - distributions: sample means against analytic means, the
  * truncated normal, empirical sets (inline and CSV), and YAML errors.
  */
-#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ckpass.h"
 #include "dist.h"
 #include "rng.h"
 #include "yconf.h"

@@ -6,10 +6,10 @@
  * and far parts (the far front too), against the reference; ghosts against
  * the real events.
  */
+#include "ckpass.h"
 #include "evq.h"
 #include "util.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef VS_TESTUTIL_H
 #define VS_TESTUTIL_H
 
-#include <check.h>
+#include "ckpass.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
