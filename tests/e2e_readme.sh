@@ -15,7 +15,7 @@
 rule() {
 	act=run how="" why=""
 	case $1 in
-	"./quickstart.sh"|"make check")
+	"./quickstart.sh"|'make -j"$(nproc)" check')
 		act=skip why="CI (.ci/run) runs the quick start and make check first" ;;
 	"./vlocksim run configs/examples/ticket-4threads.yaml --reps 5")
 		act=short how="s/--reps 5/--reps 1/" why="1 replication, not 5" ;;
