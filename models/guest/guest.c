@@ -92,7 +92,8 @@ struct guest {
 	int ff_fault;		/* a test's deliberately broken loop fast-forward (guest_attach) */
 	unsigned char ple_quiet;	/* kind_op_ple_done_quiet, asked once: 0 not yet, 1 no, 2 yes */
 	sim_time_t late_t1;	/* GL_PLE: the exit's end (ple_in_late) ... */
-	double late_rem;	/* ... rem as settle leaves it there, and ple_done's window */
+	double late_rem;	/* ... rem as settle leaves it there, and ple_done's window
+				 * as ple_end leaves it (less pre's rounding) */
 	double late_w;
 };
 
@@ -558,13 +559,14 @@ ple_fast_forward(struct guest *g)
 	if (bound - s->now <= e || (win = ple_window(g)) == GUEST_FOREVER ||
 	    kind_op_ple_repeatable(hv->kind, hv, g->v) < 0)
 		return;
-	w = sim_ns(win);
+	/* the budget: settle's steps at re-entry (pre's rounding) and at the
+	 * exit; the window, ple_end's: the new one less that rounding */
+	left = (double)e - g->pre;
+	w = sim_ns(spin_left(win, left));
 	p = e + w;
 	if (bound - s->now < p)
 		return;
 	k = (bound - s->now) / p;
-	/* the budget: settle's steps at re-entry (pre's rounding) and at the exit */
-	left = (double)e - g->pre;
 	for (i = 0; rem != GUEST_FOREVER && i < k; i++) {
 		double r = rem > left ? rem - left : 0;
 
@@ -728,8 +730,10 @@ ple_done(struct guest *g)
 }
 
 /*
- * settle's charge that pays a PLE exit's last ns: the rest of el to the
- * spin, then ple_done, whichever settle it is.  LNX-3.2 vmx.c handle_pause
+ * settle's charge that pays a PLE exit's last ns: ple_done, then the rest of
+ * el to the spin on the new window, whichever settle it is (as entry_window:
+ * the entry came el ns before now, where pre ended, and the first PAUSE after
+ * it began the new loop).  LNX-3.2 vmx.c handle_pause
  * runs kvm_vcpu_on_spin and returns 1: the vCPU re-enters the guest, and
  * the first PAUSE after a VM entry starts a new loop (Intel SDM
  * "PAUSE-loop exiting"; LNX-3.10 kvm_vcpu_on_spin clears in_spin_loop and
@@ -744,8 +748,8 @@ ple_done(struct guest *g)
 static __attribute__((noinline)) void
 ple_end(struct guest *g, double el)
 {
-	settle_act(g, el);
 	ple_done(g);
+	settle_act(g, el);
 }
 
 /*
@@ -1268,18 +1272,19 @@ ple_in_late(struct guest *g, sim_time_t t1)
 	w = ple_budget(kind_op_ple_done(hv->kind, hv, g->v));
 	if (w == GUEST_FOREVER)
 		return SIM_NEVER;
-	g->late_w = w;
-	/* settle_charge's spin case after pre's part of t1 - t0 */
+	/* settle_charge's spin case after pre's part of t1 - t0: ple_end's,
+	 * on the new window */
 	el = (double)(t1 - g->t0);
 	el -= el < g->pre ? el : g->pre;
 	g->late_t1 = t1;
 	g->late_rem = g->rem != GUEST_FOREVER ? spin_left(g->rem, el) : g->rem;
-	return spin_end_of(g->late_rem, w, t1);
+	g->late_w = spin_left(w, el);
+	return spin_end_of(g->late_rem, g->late_w, t1);
 }
 
 /* ple_in_ev's steps at late_t1, from what ple_in_late found: the same
  * doubles (settle's charge to t1 leaves pre and sw 0 and this rem; ple_left
- * is ple_done's window, asked there) */
+ * is ple_done's window, asked there, less that charge) */
 static inline void
 ple_in_end_late(struct guest *g)
 {
@@ -1299,9 +1304,10 @@ ple_in_end_late(struct guest *g)
  * ple_done writes it at the exit's end, whichever settle pays that end
  * (ple_end), before arm's spin case reads it.  The
  * two-stage entry (ple_in_push) sets it later still: every look applies
- * that entry first (lazy_sync), and one that demotes it (ple_sync) sets the
- * window ple_in_late asked, ple_done's, which is ple_window's (kind.h) at
- * the switch-in; the kind is asked once a switch-in, not twice.
+ * that entry first (lazy_sync), and one that demotes it (ple_sync) asks it
+ * here then (ple_in_late's late_w is ple_done's window charged past t1:
+ * ple_end's, not the switch-in's); the kind is asked once a switch-in but
+ * for a demoted one.
  */
 static inline void
 ple_in_window(struct guest *g)
@@ -1356,7 +1362,7 @@ ple_sync(struct guest *g)
 
 	if (evq_then_pending(q, g->ev)) {
 		g->lazy &= (unsigned char)~GL_PLE;
-		g->ple_left = g->late_w;	/* the switch-in's window (ple_in_window) */
+		ple_in_window(g);	/* the switch-in's (late_w is charged past t1) */
 		evq_then_drop(q, g->ev, ple_in_ev, 0);
 		return;
 	}
