@@ -197,8 +197,7 @@ settle_act(struct guest *g, double el)
 	}
 }
 
-static void ple_end(struct guest *, double el);
-static void entry_window(struct guest *);
+static void overhead_end(struct guest *, double el);
 
 /* settle's charge of el > 0 ns, on a pCPU. */
 static inline __attribute__((always_inline)) void
@@ -210,15 +209,14 @@ settle_charge(struct guest *g, double el)
 		g->pre -= d;
 		g->sw = g->sw > d ? g->sw - d : 0;
 		el -= d;
-		/* the charge that pays a PLE exit's last ns is that exit's end,
-		 * whoever settles (its own event, or a look before it) */
-		if (__builtin_expect(g->in_ple, 0) && !(g->pre > 0)) {
-			ple_end(g, el);
+		/* the charge that pays an overhead's last ns is a VM entry,
+		 * whoever settles (its own event, or a look before it): on a
+		 * host with PLE, a new PAUSE loop (overhead_end); without
+		 * (ple_none), no exit to end, no window to restart */
+		if (__builtin_expect(!g->ple_none, 0) && !(g->pre > 0)) {
+			overhead_end(g, el);
 			return;
 		}
-		/* any other overhead's end in a spin with a window: a new loop */
-		if (g->act == GA_SPIN && g->ple_left != GUEST_FOREVER && !(g->pre > 0))
-			entry_window(g);
 	}
 	settle_act(g, el);
 }
@@ -745,7 +743,7 @@ ple_done(struct guest *g)
  * exit still marked (in_ple) until a later overhead's end.  The exit's own
  * event (pre_step, ple_in_ev) comes here through its settle_step.
  */
-static __attribute__((noinline)) void
+static inline __attribute__((always_inline)) void
 ple_end(struct guest *g, double el)
 {
 	ple_done(g);
@@ -761,10 +759,26 @@ ple_end(struct guest *g, double el)
  * a new loop too.  A switch-in's window (guest_run) is the same value:
  * the kind changes a vCPU's window only at its own exit or sched_in.
  */
-static __attribute__((noinline)) void
+static inline __attribute__((always_inline)) void
 entry_window(struct guest *g)
 {
 	g->ple_left = ple_window(g);
+}
+
+/* settle_charge's overhead end on a host with PLE (ple_none clear): a PLE
+ * exit's (ple_end), or any other's in a spin with a window (entry_window),
+ * then el on the spin's window.  One call behind one test in settle_charge,
+ * so a host without PLE pays that test alone at a settle in an overhead. */
+static __attribute__((noinline)) void
+overhead_end(struct guest *g, double el)
+{
+	if (g->in_ple) {
+		ple_end(g, el);
+		return;
+	}
+	if (g->act == GA_SPIN && g->ple_left != GUEST_FOREVER)
+		entry_window(g);
+	settle_act(g, el);
 }
 
 /* Take a pending interrupt now if the vCPU runs guest code that can. */
