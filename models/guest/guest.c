@@ -1128,6 +1128,15 @@ guest_ev(void *s, void *arg, int64_t data)
 	g->ev = EVQ_NONE;
 	if (g->ff)
 		fold_run = g;
+	/* With many vCPUs this one's lines are cold: start the loads the
+	 * continuation makes (the workload's and the kernel's state, the random
+	 * stream) now, beside the vCPU's own, rather than one after another.
+	 * Once an event: a folded step's are warm (its own, from the step
+	 * before; the second place's, from the poke that put it there, which
+	 * starts the same loads) */
+	__builtin_prefetch(g->wl);
+	__builtin_prefetch(g->kcpu);
+	__builtin_prefetch(g->v->rng);
 	guest_step(g, data);
 	for (;;) {
 		if ((o = fold_other) != NULL && !o->fold)
@@ -1445,13 +1454,6 @@ guest_step(struct guest *g, int64_t data)
 {
 	guest_fn f;
 
-	/* With many vCPUs this one's lines are cold: start the loads the
-	 * continuation makes (the workload's and the kernel's state, the random
-	 * stream) now,
-	 * beside the vCPU's own, rather than one after another. */
-	__builtin_prefetch(g->wl);
-	__builtin_prefetch(g->kcpu);
-	__builtin_prefetch(g->v->rng);
 	if (__builtin_expect(data != EV_ACT, 0)) {	/* (one test for the common step) */
 		if (data == EV_SEG) {
 			if (g->act == GA_WORK && g->seg && seg_chain(g))
