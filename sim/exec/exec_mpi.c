@@ -7,6 +7,7 @@
 
 #include "exec_mpi.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,9 +39,11 @@ exec_mpi_launched(void)
 
 enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT, TAG_ALIVE, TAG_BYE, TAG_FIN };
 
-/* A serving rank says it is alive this often; silent for DEAD_S, it is gone. */
+/* A serving rank says it is alive this often; silent for DEAD_S, it is gone,
+ * unless the OS says its process lives (rank_gone): then after LIVE_S. */
 #define ALIVE_S 0.25
 #define DEAD_S 5.0
+#define LIVE_S 60.0
 /* Rank 0 not listening this long was away (drain_alive); its own waits are
  * shorter (exec_run's 0.5 s). */
 #define DEAF_S 1.0
@@ -54,6 +57,8 @@ static int released;
 static int nranks, myrank;
 static int *rank_state;		/* of each rank, as rank 0 sees it */
 static double *rank_seen;	/* when rank 0 last heard from it */
+static long *rank_pid;		/* its pid if on rank 0's host, else 0 */
+static char host[MPI_MAX_PROCESSOR_NAME + 1];	/* this rank's */
 static int skip_finalize;	/* a rank is known dead: nobody calls MPI_Finalize */
 static int die_rank = -1;	/* VLOCKSIM_MPI_DIE (tests): this rank dies ... */
 static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
@@ -62,7 +67,9 @@ static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
  * Fault injection for tests/e2e_mpi_pool.sh: VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang,
  * rank R dies on STOP, after its BYE, just before MPI_Finalize, or hangs
  * there (alive, never finalizing); 0:deaf, rank 0 is away (not listening)
- * for DEAD_S + 1 s before the end protocol, as a slow plot.
+ * for DEAD_S + 1 s before the end protocol, as a slow plot; R:lag|lagend,
+ * rank R (> 0) is silent for DEAD_S + 2 s on its first job or on STOP, as a
+ * rank the OS does not run on a loaded machine.
  */
 static void
 maybe_die(const char *at)
@@ -71,6 +78,11 @@ maybe_die(const char *at)
 		return;
 	if (strcmp(at, "release") == 0 && strcmp(die_at, "deaf") == 0)
 		sleep((unsigned)DEAD_S + 1);
+	if ((strcmp(at, "job") == 0 && strcmp(die_at, "lag") == 0) ||
+	    (strcmp(at, "stop") == 0 && strcmp(die_at, "lagend") == 0)) {
+		sleep((unsigned)DEAD_S + 2);
+		die_at[0] = '\0';
+	}
 	if (strcmp(at, "fin") == 0 && strcmp(die_at, "hang") == 0)
 		for (;;)
 			pause();
@@ -99,6 +111,13 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 	myrank = *rank;
 	rank_state = xcalloc((size_t)nranks, sizeof *rank_state);
 	rank_seen = xcalloc((size_t)nranks, sizeof *rank_seen);
+	rank_pid = xcalloc((size_t)nranks, sizeof *rank_pid);
+	{
+		int n = 0;
+
+		MPI_Get_processor_name(host, &n);
+		host[n > 0 && n <= MPI_MAX_PROCESSOR_NAME ? n : 0] = '\0';
+	}
 	{
 		const char *d = getenv("VLOCKSIM_MPI_DIE");
 
@@ -128,8 +147,10 @@ exec_mpi_finalize(int rc)
 {
 	free(rank_state);
 	free(rank_seen);
+	free(rank_pid);
 	rank_state = NULL;
 	rank_seen = NULL;
+	rank_pid = NULL;
 	/* Everything this rank writes is out before it can be left behind. */
 	fflush(NULL);
 	/* MPI_Finalize waits for every rank, a dead one too: leave it to mpirun. */
@@ -197,6 +218,78 @@ lost_job(struct exec_mpi *x, struct exec_event *ev)
 }
 
 /*
+ * ALIVE: the rank's pid (int64) and its host (MPI_Get_processor_name), so
+ * that rank 0 can ask the OS about a rank on its own host (rank_gone).
+ */
+static void
+alive_send(void)
+{
+	char msg[sizeof(int64_t) + sizeof host];
+	int64_t pid = (int64_t)getpid();
+	size_t n = strlen(host);
+
+	memcpy(msg, &pid, sizeof pid);
+	memcpy(msg + sizeof pid, host, n);
+	MPI_Send(msg, (int)(sizeof pid + n), MPI_BYTE, 0, TAG_ALIVE, MPI_COMM_WORLD);
+}
+
+static void
+alive_recv(int r, int n)
+{
+	char msg[sizeof(int64_t) + sizeof host];
+	int64_t pid;
+
+	VS_ASSERT(n >= (int)sizeof pid && n < (int)sizeof msg);
+	MPI_Recv(msg, n, MPI_BYTE, r, TAG_ALIVE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	memcpy(&pid, msg, sizeof pid);
+	msg[n] = '\0';
+	rank_pid[r] = strcmp(msg + sizeof pid, host) == 0 ? (long)pid : 0;
+}
+
+/*
+ * Has rank r's process ended?  Only a rank on rank 0's host can be asked:
+ * kill(2) with signal 0 (POSIX: ESRCH, no such process), and a zombie
+ * (state Z or X in /proc/PID/stat, proc(5)) has ended too.  Where ranks
+ * span hosts (or a host's ranks run in separate pid namespaces under one
+ * name) the others cannot: for them silence is all there is.
+ */
+static int
+rank_gone(int r)
+{
+	char path[48], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	if (rank_pid[r] <= 0)
+		return 1;
+	if (kill((pid_t)rank_pid[r], 0) != 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%ld/stat", rank_pid[r]);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;	/* no /proc: kill's word */
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/*
+ * Silent for DEAD_S, rank r is dead, but not while the OS says its process
+ * is there: a live rank on a loaded machine may not run for seconds (a
+ * starved rank taken for dead left nobody calling MPI_Finalize: mpirun said
+ * it was "exiting improperly").  A live one silent for LIVE_S is hung.
+ */
+static int
+rank_silent(int r, double now)
+{
+	double quiet = now - rank_seen[r];
+
+	return quiet > DEAD_S && (quiet > LIVE_S || rank_gone(r));
+}
+
+/*
  * Every "alive" that has arrived, so a rank is judged on the news.  A rank
  * is silent only while rank 0 listens: when rank 0 was away longer than
  * DEAF_S (writing files, drawing plots, slower on a loaded machine), that
@@ -211,7 +304,7 @@ drain_alive(void)
 	static double listened;	/* when rank 0 last listened */
 	double now = exec_now();
 	MPI_Status st;
-	int flag, r;
+	int flag, r, n;
 
 	if (listened > 0 && now - listened > DEAF_S)
 		for (r = 1; r < nranks; r++)
@@ -221,8 +314,8 @@ drain_alive(void)
 		MPI_Iprobe(MPI_ANY_SOURCE, TAG_ALIVE, MPI_COMM_WORLD, &flag, &st);
 		if (!flag)
 			return;
-		MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, TAG_ALIVE, MPI_COMM_WORLD,
-		    MPI_STATUS_IGNORE);
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		alive_recv(st.MPI_SOURCE, n);
 		if (rank_state[st.MPI_SOURCE] != RANK_DEAD) {
 			rank_state[st.MPI_SOURCE] = RANK_READY;
 			rank_seen[st.MPI_SOURCE] = exec_now();
@@ -238,7 +331,7 @@ find_dead(void)
 	int r;
 
 	for (r = 1; r < nranks; r++)
-		if (rank_state[r] == RANK_READY && now - rank_seen[r] > DEAD_S)
+		if (rank_state[r] == RANK_READY && rank_silent(r, now))
 			rank_state[r] = RANK_DEAD;
 }
 
@@ -424,7 +517,8 @@ exec_mpi_release(void)
 	/*
 	 * The end protocol, a barrier with a timeout built of messages: STOP to
 	 * every rank not known dead; each answers BYE once its jobs are over; a
-	 * rank silent for DEAD_S is dead.  Then FIN says whether anyone died:
+	 * rank silent for DEAD_S is dead (rank_silent: not while its process is
+	 * there), and none is waited for past LIVE_S.  Then FIN says whether anyone died:
 	 * if so nobody calls MPI_Finalize (it would wait for the dead rank).
 	 * Rank 0 calls this after its results are written.
 	 */
@@ -434,6 +528,10 @@ exec_mpi_release(void)
 		if (rank_state[r] != RANK_DEAD && send_timed(NULL, 0, r, TAG_STOP))
 			rank_state[r] = RANK_DEAD;
 	t0 = exec_now();
+	/* A rank that never said it was ready is silent from STOP on. */
+	for (r = 1; r < size; r++)
+		if (rank_state[r] == RANK_STARTING)
+			rank_seen[r] = t0;
 	do {
 		drain_alive();
 		drain_results();
@@ -446,8 +544,9 @@ exec_mpi_release(void)
 			bye[st.MPI_SOURCE] = 1;
 		}
 		for (waiting = 0, r = 1; r < size; r++)
-			waiting += rank_state[r] != RANK_DEAD && !bye[r];
-	} while (waiting > 0 && exec_now() - t0 < DEAD_S && (nap(), 1));
+			waiting += rank_state[r] != RANK_DEAD && !bye[r] &&
+			    !rank_silent(r, exec_now());
+	} while (waiting > 0 && exec_now() - t0 < LIVE_S && (nap(), 1));
 	for (r = 1; r < size; r++) {
 		if (rank_state[r] != RANK_DEAD && !bye[r]) {
 			rank_state[r] = RANK_DEAD;
@@ -484,7 +583,8 @@ send_result(size_t id, int status, const char *buf, size_t len)
 }
 
 /* After STOP and BYE: rank 0's FIN (did a rank die?).  Rank 0 sends it
- * within DEAD_S; no word in 4 x DEAD_S and rank 0 is gone too. */
+ * within LIVE_S + DEAD_S (waiting for the other ranks' BYE, then a timed
+ * send); no word in LIVE_S + 3 x DEAD_S and rank 0 is gone too. */
 static void
 await_fin(void)
 {
@@ -499,7 +599,7 @@ await_fin(void)
 			    MPI_STATUS_IGNORE);
 			break;
 		}
-		if (exec_now() - t0 > 4 * DEAD_S)
+		if (exec_now() - t0 > LIVE_S + 3 * DEAD_S)
 			break;
 		nap();
 	}
@@ -525,7 +625,7 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 		idle = 1;
 		if (exec_now() - said >= ALIVE_S) {
 			/* The first says this rank is ready; then it says it is alive. */
-			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_ALIVE, MPI_COMM_WORLD);
+			alive_send();
 			said = exec_now();
 		}
 		if (running < jobs && !stop) {
@@ -543,6 +643,7 @@ exec_mpi_serve(const struct exec_job *job, int jobs, const char *fail_msg)
 				    MPI_STATUS_IGNORE);
 				memcpy(&id, msg, sizeof id);
 				msg[n] = '\0';
+				maybe_die("job");
 				mine.arg = n > (int)sizeof id ? msg + sizeof id : NULL;
 				mine.arglen = (size_t)n - sizeof id;
 				idle = 0;

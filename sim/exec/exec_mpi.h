@@ -8,11 +8,14 @@
  * jobs rank 0 sends it in its own fork backend (JOBS at once) and sends the
  * result bytes back.  Messages (MPI_COMM_WORLD): JOB (uint64 id, then the
  * run's argument, exec_job.arg) and STOP from rank 0; RESULT (uint64 id,
- * uint8 status, then the bytes) and ALIVE (every 0.25 s) to rank 0.
+ * uint8 status, then the bytes) and ALIVE (every 0.25 s: int64 pid, host
+ * name) to rank 0.  A rank silent for 5 s is dead, except that one on rank
+ * 0's host whose process the OS still lists (a starved rank on a loaded
+ * machine) is waited for up to 60 s; across hosts silence is all there is.
  *
  * The end (exec_mpi_release, after rank 0 has written its results): STOP to
- * every live rank, BYE back from each once its jobs are over (a rank silent
- * for 5 s is dead), then FIN (did a rank die?) to each.  When one died nobody
+ * every live rank, BYE back from each once its jobs are over (or it is dead,
+ * as above), then FIN (did a rank die?) to each.  When one died nobody
  * calls MPI_Finalize, which would wait for it forever (Open MPI 4.1 has no
  * ULFM); otherwise MPI_Finalize runs under a 10 s alarm, for a rank that dies
  * between its BYE and MPI_Finalize: then the process leaves with _exit and
@@ -54,7 +57,8 @@ void exec_mpi_release(void);
  * alarm; rc is the status to leave with if MPI_Finalize does not return.
  * Environment VLOCKSIM_MPI_DIE=R:stop|bye|fin|hang (tests only): rank R
  * kills itself on STOP, after its BYE, or just before MPI_Finalize, or hangs
- * there alive; 0:deaf: rank 0 does not listen for 6 s before the end.
+ * there alive; 0:deaf: rank 0 does not listen for 6 s before the end;
+ * R:lag|lagend: rank R is silent (alive) for 7 s on its first job or on STOP.
  */
 void exec_mpi_finalize(int rc);
 
