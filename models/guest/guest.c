@@ -61,6 +61,9 @@ struct guest {
 	/* the kind gives no vCPU a PLE window this run (kind_op_ple_off, asked
 	 * at guest_begin; 0 before: spin_window asks the kind) */
 	unsigned char ple_none;
+	/* ... and no probe watches, the fast-forward on: what guest_spin's
+	 * plain case needs of the run, asked once (guest_begin; 0 before) */
+	unsigned char spin_fast;
 	/* colder */
 	int irq_wakes;		/* halt: an interrupt ends it (enum halt_irq) */
 	int irqs_off;		/* the kernel runs with interrupts disabled (guest_irqs_off) */
@@ -1737,6 +1740,7 @@ guest_begin(struct vcpu *v, guest_fn first)
 	struct guest *g = v->g;
 
 	g->ple_none = (unsigned char)kind_op_ple_off(v->vm->hv->kind, v->vm->hv);
+	g->spin_fast = g->ple_none && g->ff && v->vm->hv->probe == NULL;
 	g->act = GA_WORK;
 	g->seg = 0;
 	g->rem = 0;
@@ -1744,13 +1748,33 @@ guest_begin(struct vcpu *v, guest_fn first)
 	arm(g);
 }
 
-void
-guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
+/*
+ * guest_spin's plain case: a waiter's spin at its acquire with no budget
+ * (a ticket waiter's), settled (its step's settle_step), no overhead to
+ * pay, nothing told to a lock (spin_on 0: work_set ended the last spin),
+ * no event, fold, held event or unevented pre (a step's vCPU), its pCPU's
+ * load the spin's or no sibling to re-rate, on a run with no PLE window,
+ * no probe and the fast-forward on (spin_fast).  Then the general path's
+ * settle, probe, arm_body and ev_clear do nothing but its stores, and the
+ * lock is told last (its counts are read by no step of these), so the
+ * whole is a few stores and a tail call.  fast_forward: false takes the
+ * general path (tests/e2e_fold.sh compares the two).
+ */
+static inline int
+spin_plain(const struct guest *g, const struct pcpu *p, double budget_ns)
+{
+	return g->spin_fast && budget_ns == GUEST_FOREVER && !g->spin_on && !(g->pre > 0) &&
+	    g->t0 >= g->sim->now && g->ev == EVQ_NONE && !g->fold && !g->held &&
+	    g->pre_end == SIM_NEVER && (p->load == LOAD_SPIN || !p->smt);
+}
+
+/* guest_spin's general path (out of line: the plain case keeps no frame) */
+static __attribute__((noinline)) void
+spin_slow(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
     double budget_ns, guest_fn on_budget)
 {
 	struct guest *g = v->g;
 
-	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
 	hv_probe(v->vm->hv, PR_SPIN_START, v->id, v->pcpu->id, l, 0);
 	if (g->spin_on && g->lock != l) {	/* counted by the lock it spun on */
@@ -1776,6 +1800,33 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 	 * the activity's dispatch */
 	spin_note(g);
 	arm_spin(g);
+}
+
+void
+guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
+    double budget_ns, guest_fn on_budget)
+{
+	struct guest *g = v->g;
+	struct pcpu *p = v->pcpu;
+
+	VS_ASSERT(p != NULL);
+	if (!spin_plain(g, p, budget_ns)) {
+		spin_slow(v, l, wops, budget_ns, on_budget);
+		return;
+	}
+	g->t0 = g->sim->now;	/* settle's: nothing to charge */
+	g->act = GA_SPIN;
+	g->cond = 0;
+	g->lock = l;
+	g->wops = wops;
+	g->rem = GUEST_FOREVER;
+	g->cont = on_budget;
+	g->obs_at = -1;
+	g->ple_left = GUEST_FOREVER;	/* spin_window's, ple_none */
+	p->load = LOAD_SPIN;	/* hv_pcpu_load's case of no sibling (or no change) */
+	/* spin_note's: the lock counts it now (its only call, last) */
+	g->spin_on = 1;
+	wops->spinning(l, v, 1);
 }
 
 /* Linux kernel/smp.c csd_lock_wait: a PAUSE loop on a flag, so PLE sees it */
