@@ -1520,6 +1520,111 @@ START_TEST(a_take_at_once_books_a_wait_of_0)
 }
 END_TEST
 
+/* lock_ticket_ops with its take, release and observe behind pointers of
+ * their own, which lock.c does not patch in (lock.h lock_ticket_take) */
+static int wrapped_calls;
+
+static double
+wrapped_take(struct glock *l, struct vcpu *v)
+{
+	wrapped_calls++;
+	return lock_ticket_take(l, v);
+}
+
+static double
+wrapped_release(struct glock *l, struct vcpu *v)
+{
+	wrapped_calls++;
+	return lock_ticket_release(l, v);
+}
+
+static int
+wrapped_observe(struct glock *l, struct vcpu *v)
+{
+	wrapped_calls++;
+	return lock_ticket_observe(l, v);
+}
+
+static struct lock_ops wrapped_ticket;
+
+/* A probe that counts the lock's events and, with ctx's unpatch set, puts
+ * the wrapped ops in place of the ticket lock's at its first one */
+struct unpatch {
+	int unpatch, events;
+};
+
+static void
+unpatch_fn(void *ctx, const struct probe_ev *e)
+{
+	struct unpatch *u = ctx;
+	struct glock *l = (struct glock *)(uintptr_t)e->lock;
+
+	if (l == NULL)
+		return;
+	u->events++;
+	if (u->unpatch && l->ops == &lock_ticket_ops)
+		l->ops = &wrapped_ticket;
+}
+
+/*
+ * lock_acquire, lock_release and the spin's watch run the native ticket
+ * lock's take, release and observe inline (lock.h: patched in, as Linux's
+ * paravirt ops): the same run through the ops' pointers (the ticket ops
+ * wrapped, from the lock's first event on) gives every metric the same,
+ * bit for bit, with takes at once, waits and preempted holders there.
+ */
+START_TEST(the_patched_ticket_ops_are_the_ops)
+{
+	struct unpatch pu = { 0, 0 }, wu = { 1, 0 };
+	struct probe pp = { unpatch_fn, &pu }, wp = { unpatch_fn, &wu };
+	struct metrics patched, wrapped;
+	const char *text =
+	    "machine: {name: t, sockets: 2, cores_per_socket: 2, threads_per_core: 1,"
+	    " clock: 2GHz, cstates: []}\n"
+	    "until: done\n"
+	    "duration: 60ms\n"
+	    "hypervisor: {scheduler: cfs}\n"
+	    "vms:\n"
+	    "  - {name: g, vcpus: 8, lock: ticket, workload: w}\n"
+	    "workloads:\n"
+	    "  w:\n"
+	    "    locks: {l: {cs_lines: 2}}\n"
+	    "    program:\n"
+	    "      - loop: 5000\n"
+	    "        do:\n"
+	    "          - compute: {dist: exponential, mean: 10us}\n"
+	    "          - acquire: l\n"
+	    "          - compute: {dist: uniform, min: 200ns, max: 4us}\n"
+	    "          - release: l\n";
+	double share;
+	size_t i;
+
+	wrapped_ticket = lock_ticket_ops;
+	wrapped_ticket.take = wrapped_take;
+	wrapped_ticket.release = wrapped_release;
+	wrapped_ticket.observe = wrapped_observe;
+	wrapped_calls = 0;
+	tu_run_check(text, 3, &pp, 1, &patched);
+	ck_assert_int_eq(wrapped_calls, 0);
+	tu_run_check(text, 3, &wp, 1, &wrapped);
+	ck_assert_int_gt(wrapped_calls, 1000);	/* (the pointers' path ran) */
+	ck_assert_int_eq(pu.events, wu.events);
+	share = tu_metric(&patched, "g.l.contended_share");
+	ck_assert_double_gt(share, 5);
+	ck_assert_double_lt(share, 95);
+	ck_assert_double_gt(tu_metric(&patched, "g.l.wait_holder_preempted_ns"), 0);
+	ck_assert_uint_eq(patched.n, wrapped.n);
+	for (i = 0; i < patched.n; i++) {
+		ck_assert_str_eq(patched.names[i], wrapped.names[i]);
+		ck_assert_msg(memcmp(&patched.vals[i], &wrapped.vals[i], sizeof(double)) == 0,
+		    "%s: %.17g patched in, %.17g through the ops", patched.names[i],
+		    patched.vals[i], wrapped.vals[i]);
+	}
+	metrics_free(&patched);
+	metrics_free(&wrapped);
+}
+END_TEST
+
 /* tkt_turn: v holds ticket head, read from the owners' ring; once every
  * ticket is served (tail == head) the ring's slot for head still names the
  * vCPU of a ticket n back, whose turn it is not. */
@@ -1624,6 +1729,7 @@ locks_suite(void)
 	tcase_add_test(tc, ticket_prefetch_only_with_many_vcpus);
 	tcase_add_test(tc, hold_and_wait_sums_are_the_probes);
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
+	tcase_add_test(tc, the_patched_ticket_ops_are_the_ops);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
 	tcase_add_test(tc, spinner_upgrades_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);

@@ -13,6 +13,7 @@
 #include "ffsnap.h"
 #include "hv/hv.h"
 #include "stats.h"
+#include "guest/ticket_word.h"
 
 _Static_assert(sizeof(struct lock_node) == 64, "a lock node is one line (lock.h)");
 
@@ -520,18 +521,23 @@ static void taken_at_once(struct glock *, struct vcpu *, double);
 void
 lock_acquire(struct glock *l, struct vcpu *v)
 {
+	double (*take)(struct glock *, struct vcpu *);
 	double ns;
 
 	VS_ASSERT(l->holder != v);
 	guest_set_acquiring(v, l);
 	if (l->check_fifo)
 		l->arrival[v->idx] = l->arrivals++;
-	if (l->ops->take == NULL) {
+	take = l->ops->take;
+	if (take == lock_ticket_take)
+		ns = tkt_lock_take(l, l->priv, v);	/* (patched in: lock.h) */
+	else if (take != NULL)
+		ns = take(l, v);
+	else {
 		wait_begin(l, v, l->sim->now);
 		l->ops->acquire(l, v);
 		return;
 	}
-	ns = l->ops->take(l, v);
 	if (ns >= 0 && l->hv->probe == NULL) {
 		taken_at_once(l, v, ns);
 		return;
@@ -812,7 +818,10 @@ lock_release(struct glock *l, struct vcpu *v)
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
-	cost += l->ops->release(l, v);
+	if (l->ops->release == lock_ticket_release)
+		cost += tkt_lock_release(l, l->priv);	/* (patched in: lock.h) */
+	else
+		cost += l->ops->release(l, v);
 	l->handover_ns = 0;
 	if (l->node[v->idx].kick_to != NULL)
 		release_kick_at(l, v, own);
@@ -822,7 +831,13 @@ lock_release(struct glock *l, struct vcpu *v)
 static int
 watch_observe(struct glock *l, struct vcpu *v)
 {
-	return l->ops->observe(l, v);
+	if (l->ops->observe != lock_ticket_observe)
+		return l->ops->observe(l, v);
+	/* (lock_ticket_observe, patched in: lock.h) */
+	if (!tkt_lock_turn(l, l->priv, v))
+		return 0;
+	taken(l, v, 0, 1);
+	return 1;
 }
 
 static int

@@ -138,6 +138,15 @@ extern const struct lock_ops lock_pvqspinlock_ops;
 extern const struct lock_ops lock_combining_ops;
 extern const struct lock_ops lock_spinpark_ops;
 extern const struct lock_ops lock_pmtticket_ops;
+/* The native ticket lock's take, release and observe (lock_ticket_ops),
+ * which lock_acquire, lock_release and the spin's watch run inline where a
+ * lock's op is one of them (ticket_word.h tkt_lock_take, tkt_lock_release,
+ * tkt_lock_turn), not through the pointer, as Linux patches its native
+ * pv_lock_ops in place of their indirect calls (LNX-3.6
+ * arch/x86/kernel/paravirt_patch_64.c, alternative.c apply_paravirt). */
+double lock_ticket_take(struct glock *, struct vcpu *);
+double lock_ticket_release(struct glock *, struct vcpu *);
+int lock_ticket_observe(struct glock *, struct vcpu *);
 
 struct glock_stats {
 	/* (contended takes and their waits' sum: the wait histogram's

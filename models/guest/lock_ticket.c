@@ -43,30 +43,20 @@ ticket_destroy(void *p)
 	free(p);
 }
 
-/* LNX-3.6 spinlock.h: __ticket_spin_lock - xadd, then spin on head */
-static double
-ticket_take(struct glock *l, struct vcpu *v)
+/* LNX-3.6 spinlock.h: __ticket_spin_lock (ticket_word.h tkt_lock_take;
+ * lock_acquire inlines the same: lock.h) */
+double
+lock_ticket_take(struct glock *l, struct vcpu *v)
 {
-	int from = l->last_pcpu;	/* the xadd's line: the last writer's */
-
-	l->last_pcpu = v->pcpu->id;
-	/* (priced only when it takes the lock: a waiter pays its turn's) */
-	if (tkt_take(l->priv, v))
-		return lock_line_ns(l, from, v) + lock_atomic_ns(l);
-	return -1;
+	return tkt_lock_take(l, l->priv, v);
 }
 
-/* LNX-3.6 spinlock.h: __ticket_spin_unlock - head++ (no kick) */
-static double
-ticket_release(struct glock *l, struct vcpu *v)
+/* LNX-3.6 spinlock.h: __ticket_spin_unlock (ticket_word.h
+ * tkt_lock_release; lock_release inlines the same: lock.h) */
+double
+lock_ticket_release(struct glock *l, struct vcpu *v)
 {
-	struct vcpu *next = tkt_advance(l->priv);
-
-	if (next != NULL) {
-		lock_prefetch(l, tkt_prefetch(l->priv));
-		lock_poke(l, next);
-	}
-	return 0;
+	return tkt_lock_release(l, l->priv);
 }
 
 static int
@@ -75,12 +65,12 @@ ticket_ready(struct glock *l, struct vcpu *v)
 	return l->holder == NULL && tkt_turn(l->priv, v);
 }
 
-static int
-ticket_observe(struct glock *l, struct vcpu *v)
+/* (ticket_word.h tkt_lock_turn; lock.c's watch inlines the same: lock.h) */
+int
+lock_ticket_observe(struct glock *l, struct vcpu *v)
 {
-	if (!ticket_ready(l, v))
+	if (!tkt_lock_turn(l, l->priv, v))
 		return 0;
-	ring_ff_turn(l, v);	/* a hand-over: the ring's cycles may repeat from here */
 	lock_taken(l, v, 0);
 	return 1;
 }
@@ -97,10 +87,10 @@ const struct lock_ops lock_ticket_ops = {
 	.create = ticket_create,
 	.destroy = ticket_destroy,
 	.renew = ticket_renew,
-	.take = ticket_take,
+	.take = lock_ticket_take,
 	.fifo = 1,
-	.release = ticket_release,
-	.observe = ticket_observe,
+	.release = lock_ticket_release,
+	.observe = lock_ticket_observe,
 	.ready = ticket_ready,
 	.ffs = ticket_ffs,
 };

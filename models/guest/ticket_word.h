@@ -14,6 +14,8 @@
 
 #include "ffsnap.h"
 #include "guest/guest.h"
+#include "guest/lock.h"
+#include "guest/ring_ff.h"
 #include "hv/hv.h"
 #include "util.h"
 
@@ -76,6 +78,24 @@ tkt_take(struct ticket_word *t, struct vcpu *v)
 	return t->head == my;
 }
 
+/*
+ * LNX-3.6 spinlock.h: __ticket_spin_lock - xadd on tail, then spin on head.
+ * v takes a ticket of l's word t: what taking l at once costs (ns), or -1
+ * where v queues (priced only when it takes the lock: a waiter pays its
+ * turn's).  Inline in the ticket lock's take and in lock_acquire, which
+ * calls it directly for that lock (lock.h lock_ticket_take).
+ */
+static inline double
+tkt_lock_take(struct glock *l, struct ticket_word *t, struct vcpu *v)
+{
+	int from = l->last_pcpu;	/* the xadd's line: the last writer's */
+
+	l->last_pcpu = v->pcpu->id;
+	if (tkt_take(t, v))
+		return lock_line_ns(l, from, v) + lock_atomic_ns(l);
+	return -1;
+}
+
 /* v holds ticket head: it is taken (tail > head), and by v.  The owners'
  * ring says it without a per-vCPU array of tickets, whose line was cold with
  * thousands of vCPUs (0.8 D1 misses an acquisition to read it at 1024, and
@@ -118,6 +138,33 @@ tkt_prefetch(const struct ticket_word *t)
 		return NULL;
 	guest_prefetch(t->owner[i1]);
 	return t->owner[i1];
+}
+
+/* LNX-3.6 spinlock.h: __ticket_spin_unlock - head++ (no kick): the next
+ * ticket's owner, if any, sees it (lock_poke).  Inline in the ticket lock's
+ * release and in lock_release (lock.h lock_ticket_release). */
+static inline double
+tkt_lock_release(struct glock *l, struct ticket_word *t)
+{
+	struct vcpu *next = tkt_advance(t);
+
+	if (next != NULL) {
+		lock_prefetch(l, tkt_prefetch(t));
+		lock_poke(l, next);
+	}
+	return 0;
+}
+
+/* A ticket lock's spinner v saw the word change: 1 if it is free and v
+ * holds ticket head (then it owns it: the caller's lock_taken), at a
+ * hand-over the ring fast-forward may look at (ring_ff_turn) */
+static inline int
+tkt_lock_turn(struct glock *l, const struct ticket_word *t, struct vcpu *v)
+{
+	if (l->holder != NULL || !tkt_turn(t, v))
+		return 0;
+	ring_ff_turn(l, v);	/* a hand-over: the ring's cycles may repeat from here */
+	return 1;
 }
 
 /* The word in a snapshot of a periodic run (ring_ff.c): head and tail count
