@@ -1070,6 +1070,78 @@ START_TEST(test_near_head_strictly_first)
 }
 END_TEST
 
+/*
+ * The peek reads the near part's head time without a look at a hole (evq.h
+ * evq_peek_time): under each heap pop's hole it says the least child's
+ * time; emptied by each way, a pop, a cancel, a move to the far part and a
+ * heap's pops, it says the far event's time, not the time of the entry
+ * that was last there.
+ */
+START_TEST(test_peek_near_emptied)
+{
+	const sim_time_t far = 3 * EVQ_HORIZON;
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	evq_id id;
+	int i;
+
+	evq_push(q, far, gother, NULL, 0);
+	evq_push(q, 5, gother, NULL, 1);
+	ck_assert_int_eq(evq_peek_time(q), 5);
+	ck_assert(evq_pop(q, &ev) && ev.data == 1);
+	ck_assert_int_eq(evq_peek_time(q), far);	/* popped empty */
+	id = evq_push(q, 7, gother, NULL, 2);
+	ck_assert_int_eq(evq_peek_time(q), 7);
+	ck_assert(evq_cancel(q, id));
+	ck_assert_int_eq(evq_peek_time(q), far);	/* cancelled empty */
+	id = evq_push(q, 8, gother, NULL, 3);
+	ck_assert_int_eq(evq_peek_time(q), 8);
+	evq_move(q, id, far + 1, gother, NULL, 3);
+	ck_assert_int_eq(evq_peek_time(q), far);	/* moved far: empty */
+	for (i = 0; i < 40; i++)	/* a heap, then sorted again, then empty */
+		evq_push(q, 10 + i, gother, NULL, 4);
+	for (i = 0; i < 40; i++) {
+		ck_assert_int_eq(evq_peek_time(q), 10 + i);
+		ck_assert(evq_pop(q, &ev) && ev.time == 10 + i);
+	}
+	ck_assert_int_eq(evq_peek_time(q), far);
+	ck_assert(evq_pop(q, &ev) && ev.data == 0);
+	ck_assert(evq_pop(q, &ev) && ev.data == 3);
+	ck_assert_int_eq(evq_peek_time(q), INT64_MAX);
+	evq_free(q);
+}
+END_TEST
+
+/*
+ * sorted_insert walks from the head only when the new entry's time is
+ * before the middle's: a tie there, with room before the head, walks from
+ * the tail, and the entry (the latest key) goes after every entry at that
+ * time; one before the middle walks from the head.
+ */
+START_TEST(test_sorted_insert_ties)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	int i;
+
+	evq_push(q, 1, gother, NULL, 0);
+	evq_push(q, 2, gother, NULL, 0);
+	for (i = 1; i <= 3; i++)
+		evq_push(q, 5, gother, NULL, i);
+	evq_push(q, 9, gother, NULL, 9);
+	ck_assert(evq_pop(q, &ev) && ev.time == 1);
+	ck_assert(evq_pop(q, &ev) && ev.time == 2);	/* room before the head */
+	evq_push(q, 5, gother, NULL, 4);	/* the middle's time */
+	evq_push(q, 3, gother, NULL, 10);	/* before the middle: from the head */
+	ck_assert(evq_pop(q, &ev) && ev.time == 3 && ev.data == 10);
+	for (i = 1; i <= 4; i++)
+		ck_assert(evq_pop(q, &ev) && ev.time == 5 && ev.data == i);
+	ck_assert(evq_pop(q, &ev) && ev.time == 9);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -1098,6 +1170,8 @@ evq_suite(void)
 	tcase_add_test(tc, test_far_pop_then_use);
 	tcase_add_test(tc, test_then_keeps_the_push_order);
 	tcase_add_test(tc, test_near_head_strictly_first);
+	tcase_add_test(tc, test_peek_near_emptied);
+	tcase_add_test(tc, test_sorted_insert_ties);
 	suite_add_tcase(s, tc);
 	return s;
 }

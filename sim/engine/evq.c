@@ -632,18 +632,20 @@ sorted_insert_room(struct evq *q, struct evq_hent e)
 	sorted_put_tail(q, q->t.h, q->t.n, e);
 }
 
-/* A push walks in from the nearer end: from the head when e sorts before
- * the middle and there is room before the head (pops leave it), so an event
- * due soon, as most near ones are, passes few entries.  (An empty array's
- * head is at base + EVQ_PAD, where the pop and sorted_remove put it, so
- * room before the head means entries: no test of n.) */
+/* A push walks in from the nearer end: from the head when e comes before
+ * the middle's time and there is room before the head (pops leave it), so
+ * an event due soon, as most near ones are, passes few entries.  (An empty
+ * array's head is at base + EVQ_PAD, where the pop and sorted_remove put
+ * it, so room before the head means entries: no test of n.  Either walk
+ * gives the same order: the time alone picks one, without the key's
+ * compare of a tie, which then walks from the tail.) */
 static void
 sorted_insert(struct evq *q, struct evq_hent e)
 {
 	struct evq_hent *h = q->t.h, *p;
 	size_t n = q->t.n;
 
-	if (h > q->base + EVQ_PAD && hless(&e, &h[n >> 1])) {
+	if (h > q->base + EVQ_PAD && e.time < h[n >> 1].time) {
 		q->t.h = p = h - 1;
 		q->t.n = n + 1;
 		for (; hless(&p[1], &e); p++)
@@ -1386,7 +1388,15 @@ near_pop(struct evq *q)
 		else
 			q->t.h++;
 	} else if (q->t.n - 1 > EVQ_SORT_MIN) {
+		const struct evq_hent *m = hole_min(q->t.h);
+
 		q->t.hole = 1;	/* refilled by the next push or use (fill_hole) */
+		/* The root's place says the least child's time, which the peek
+		 * reads there without a test of the hole (evq.h evq_peek_time:
+		 * a peek or more an event, a pop of the heap's root is rarer);
+		 * nothing but the peek reads the place before fill_hole or the
+		 * push's sift down, which do not read it either. */
+		q->t.h[0].time = m->time;
 		/* The least child is most often the next event: start loading
 		 * the first two lines of its payload's object (a vCPU's guest
 		 * state, cold with thousands of vCPUs) while this event runs.
@@ -1394,7 +1404,7 @@ near_pop(struct evq *q)
 		 * and they cost more than they save (pinned 4 vCPUs +2% CPU, CFS
 		 * 4096 -7.5%). */
 		if (q->t.n >= EVQ_PREFETCH_N)
-			prefetch_arg(q, hole_min(q->t.h));
+			prefetch_arg(q, m);
 	} else {
 		heap_remove(q, 0);
 		to_sorted(q);
