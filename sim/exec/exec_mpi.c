@@ -8,6 +8,7 @@
 #include "exec_mpi.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,9 @@ enum { TAG_JOB = 1, TAG_STOP, TAG_RESULT, TAG_ALIVE, TAG_BYE, TAG_FIN };
 /* MPI_Finalize that has not returned by then waits for a rank that died after
  * the last word (see exec_mpi_finalize). */
 #define FINALIZE_S 10
+/* ... unless every other rank's process is there on this host, starved, not
+ * dead (finalize_late): then it is waited for up to this long. */
+#define FINALIZE_LIVE_S 30
 
 enum { RANK_STARTING, RANK_READY, RANK_DEAD };
 
@@ -60,6 +64,9 @@ static double *rank_seen;	/* when rank 0 last heard from it */
 static long *rank_pid;		/* its pid if on rank 0's host, else 0 */
 static char host[MPI_MAX_PROCESSOR_NAME + 1];	/* this rank's */
 static int skip_finalize;	/* a rank is known dead: nobody calls MPI_Finalize */
+static long *fin_pid;		/* at the end: each rank's pid if on this host, else 0 */
+static char (*fin_stat)[32];	/* ... its /proc/PID/stat, made before the alarm */
+static int fin_waited;		/* seconds MPI_Finalize has been waited for */
 static int die_rank = -1;	/* VLOCKSIM_MPI_DIE (tests): this rank dies ... */
 static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
 
@@ -69,7 +76,8 @@ static char die_at[8];		/* ... at "stop", "bye" or "fin"; "hang": ... */
  * there (alive, never finalizing); 0:deaf, rank 0 is away (not listening)
  * for DEAD_S + 1 s before the end protocol, as a slow plot; R:lag|lagend,
  * rank R (> 0) is silent for DEAD_S + 2 s on its first job or on STOP, as a
- * rank the OS does not run on a loaded machine.
+ * rank the OS does not run on a loaded machine; 0:slowend, rank 0 is away for
+ * FINALIZE_S + 3 s after the end protocol, before its MPI_Finalize.
  */
 static void
 maybe_die(const char *at)
@@ -83,6 +91,8 @@ maybe_die(const char *at)
 		sleep((unsigned)DEAD_S + 2);
 		die_at[0] = '\0';
 	}
+	if (strcmp(at, "released") == 0 && strcmp(die_at, "slowend") == 0)
+		sleep((unsigned)FINALIZE_S + 3);
 	if (strcmp(at, "fin") == 0 && strcmp(die_at, "hang") == 0)
 		for (;;)
 			pause();
@@ -129,14 +139,66 @@ exec_mpi_init(int *rank, int *size, struct vs_err *err)
 
 static int finalize_rc;
 
+/*
+ * Is every other rank's process there?  Only ranks on this host can be
+ * asked (fin_pid 0: cannot): kill(2) with signal 0 (POSIX: ESRCH, no such
+ * process) and the state in /proc/PID/stat (proc(5): Z or X has ended).
+ * Async-signal-safe: kill, open, read, close (POSIX signal-safety(7)).
+ */
+static int
+others_there(void)
+{
+	char buf[512], *p;
+	int r, fd, there = 1, saved = errno;
+	ssize_t n;
+
+	if (fin_pid == NULL)
+		return 0;
+	for (r = 0; r < nranks && there; r++) {
+		if (r == myrank)
+			continue;
+		if (fin_pid[r] <= 0 || (kill((pid_t)fin_pid[r], 0) != 0 && errno == ESRCH)) {
+			there = 0;
+			break;
+		}
+		if ((fd = open(fin_stat[r], O_RDONLY)) < 0)
+			continue;	/* no /proc: kill's word */
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		/* "pid (comm) S ...": comm may hold spaces and parentheses */
+		for (p = NULL, n = 0; buf[n] != '\0'; n++)
+			if (buf[n] == ')')
+				p = buf + n;
+		if (p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			there = 0;
+	}
+	errno = saved;
+	return there;
+}
+
+/*
+ * MPI_Finalize waits for every rank.  After FINALIZE_S a rank that died
+ * after the last word is waited for in vain: leave.  But a rank on a
+ * loaded machine may simply not have run (rank 0 writing its files, a rank
+ * starved): while every other rank's process is there, wait on, a second
+ * at a time, up to FINALIZE_LIVE_S; one that is there that long is hung.
+ */
 static void
 finalize_late(int sig)
 {
-	static const char m[] = "vlocksim: MPI_Finalize did not return in 10 s (a rank "
+	static const char m[] = "vlocksim: MPI_Finalize did not return (a rank "
 	    "died or hung after the end of the run); the results were written before, "
 	    "leaving without it\n";
 
 	(void)sig;
+	/* rank 0 gives up first (its word is the one a user reads), the others
+	 * once it is gone */
+	if (fin_waited < FINALIZE_LIVE_S + (myrank > 0 ? 5 : 0) && others_there()) {
+		fin_waited++;
+		alarm(1);
+		return;
+	}
 	if (write(STDERR_FILENO, m, sizeof m - 1) < 0)
 		_exit(finalize_rc);
 	_exit(finalize_rc);
@@ -154,20 +216,81 @@ exec_mpi_finalize(int rc)
 	/* Everything this rank writes is out before it can be left behind. */
 	fflush(NULL);
 	/* MPI_Finalize waits for every rank, a dead one too: leave it to mpirun. */
-	if (skip_finalize)
+	if (skip_finalize) {
+		free(fin_pid);
+		fin_pid = NULL;
 		return;
+	}
 	/*
 	 * Everyone answered the end protocol, but a rank can still die between
 	 * its last word and MPI_Finalize (Open MPI 4.1 has no ULFM to tell us):
 	 * then MPI_Finalize never returns.  The files are written, so leave with
-	 * the run's own status after FINALIZE_S.
+	 * the run's own status after FINALIZE_S, or later while every other
+	 * rank's process is there (finalize_late).
 	 */
 	finalize_rc = rc;
+	if (fin_pid != NULL) {
+		int r;
+
+		fin_stat = xcalloc((size_t)nranks, sizeof *fin_stat);
+		for (r = 0; r < nranks; r++)
+			snprintf(fin_stat[r], sizeof fin_stat[r], "/proc/%ld/stat", fin_pid[r]);
+	}
+	fin_waited = FINALIZE_S;
 	signal(SIGALRM, finalize_late);
 	alarm(FINALIZE_S);
 	maybe_die("fin");
 	MPI_Finalize();
 	alarm(0);
+	free(fin_pid);
+	free(fin_stat);
+	fin_pid = NULL;
+	fin_stat = NULL;
+}
+
+/*
+ * FIN: did a rank die (one byte), then every rank's pid on rank 0's host (0
+ * elsewhere; int64 each) and that host's name, so that each rank can ask the
+ * OS about the others while it waits in MPI_Finalize (finalize_late).
+ */
+static size_t
+fin_make(char **msg, char dead)
+{
+	size_t len = 1 + (size_t)nranks * sizeof(int64_t) + strlen(host);
+	int64_t pid;
+	int r;
+
+	*msg = xmalloc(len);
+	(*msg)[0] = dead;
+	for (r = 0; r < nranks; r++) {
+		pid = r == 0 ? (int64_t)getpid() : (int64_t)rank_pid[r];
+		memcpy(*msg + 1 + (size_t)r * sizeof pid, &pid, sizeof pid);
+	}
+	memcpy(*msg + 1 + (size_t)nranks * sizeof pid, host, strlen(host));
+	fin_pid = xcalloc((size_t)nranks, sizeof *fin_pid);
+	for (r = 1; r < nranks; r++)
+		fin_pid[r] = rank_pid[r];
+	return len;
+}
+
+/* A rank's side of fin_make: the pids, if rank 0's host is this one. */
+static char
+fin_read(const char *msg, int n)
+{
+	size_t head = 1 + (size_t)nranks * sizeof(int64_t);
+	int64_t pid;
+	int r;
+
+	if (n < (int)head)
+		return msg[0];	/* (a short FIN: no pids) */
+	fin_pid = xcalloc((size_t)nranks, sizeof *fin_pid);
+	if ((size_t)n - head == strlen(host) && memcmp(msg + head, host, strlen(host)) == 0)
+		for (r = 0; r < nranks; r++)
+			if (r != myrank) {
+				memcpy(&pid, msg + 1 + (size_t)r * sizeof pid, sizeof pid);
+				fin_pid[r] = (long)pid;
+			}
+	return msg[0];
 }
 
 /* ---- rank 0 --------------------------------------------------------------- */
@@ -505,7 +628,8 @@ void
 exec_mpi_release(void)
 {
 	int size, r, waiting, flag;
-	char dead = 0, *bye;
+	char dead = 0, *bye, *fin;
+	size_t finlen;
 	double t0;
 	MPI_Status st;
 
@@ -555,8 +679,9 @@ exec_mpi_release(void)
 		}
 		dead |= rank_state[r] == RANK_DEAD;
 	}
+	finlen = fin_make(&fin, dead);
 	for (r = 1; r < size; r++)
-		if (rank_state[r] != RANK_DEAD && send_timed(&dead, 1, r, TAG_FIN)) {
+		if (rank_state[r] != RANK_DEAD && send_timed(fin, (int)finlen, r, TAG_FIN)) {
 			/* Died after its BYE: the others (told "none died") finalize
 			 * under their alarm; this one does not wait for it. */
 			rank_state[r] = RANK_DEAD;
@@ -564,6 +689,8 @@ exec_mpi_release(void)
 		}
 	skip_finalize = dead;
 	free(bye);
+	free(fin);
+	maybe_die("released");
 }
 
 /* ---- ranks > 0 -------------------------------------------------------------- */
@@ -589,14 +716,20 @@ static void
 await_fin(void)
 {
 	double t0 = exec_now();
-	char dead = 1;
-	int flag;
+	char dead = 1, *msg;
+	MPI_Status st;
+	int flag, n;
 
 	for (;;) {
-		MPI_Iprobe(0, TAG_FIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		MPI_Iprobe(0, TAG_FIN, MPI_COMM_WORLD, &flag, &st);
 		if (flag) {
-			MPI_Recv(&dead, 1, MPI_BYTE, 0, TAG_FIN, MPI_COMM_WORLD,
+			MPI_Get_count(&st, MPI_BYTE, &n);
+			VS_ASSERT(n >= 1);
+			msg = xmalloc((size_t)n);
+			MPI_Recv(msg, n, MPI_BYTE, 0, TAG_FIN, MPI_COMM_WORLD,
 			    MPI_STATUS_IGNORE);
+			dead = fin_read(msg, n);
+			free(msg);
 			break;
 		}
 		if (exec_now() - t0 > LIVE_S + 3 * DEAD_S)

@@ -20,6 +20,9 @@
  * ULFM); otherwise MPI_Finalize runs under a 10 s alarm, for a rank that dies
  * between its BYE and MPI_Finalize: then the process leaves with _exit and
  * the status the run earned (its files were written and flushed before).
+ * FIN carries the ranks' pids on rank 0's host: while every other rank's
+ * process is there (starved on a loaded machine, not dead), the alarm waits
+ * on, up to 30 s.
  * Waiting is an MPI_Iprobe and a 1 ms sleep, never a blocking receive: Open
  * MPI's blocking calls spin a core at 100%, which would take it from the jobs.
  *
