@@ -1969,8 +1969,9 @@ poke(struct guest *g, struct vcpu *v, double latency_ns)
 	ev_at(g, at, EV_ACT);
 }
 
-void
-guest_poke(struct vcpu *v, double latency_ns)
+/* guest_poke's steps: lazy ones first (they may end the spin) */
+static inline void
+poke_synced(struct vcpu *v, double latency_ns)
 {
 	struct guest *g = v->g;
 
@@ -1980,18 +1981,19 @@ guest_poke(struct vcpu *v, double latency_ns)
 	poke(g, v, latency_ns);
 }
 
-/* guest_poke_spinner's case of lazy steps to apply first (they may end the
- * spin): guest_poke's steps (out of line: a poke with none makes no call
- * it must come back from) */
+void
+guest_poke(struct vcpu *v, double latency_ns)
+{
+	poke_synced(v, latency_ns);
+}
+
+/* guest_poke_spinner's case of lazy steps to apply first: guest_poke's
+ * steps (out of line: a poke with none makes no call it must come back
+ * from) */
 static __attribute__((noinline)) void
 poke_lazy(struct vcpu *v, double latency_ns)
 {
-	struct guest *g = v->g;
-
-	lazy_sync(g);
-	if (!poke_spinner(g, v))
-		return;
-	poke(g, v, latency_ns);
+	poke_synced(v, latency_ns);
 }
 
 /* guest_poke of a vCPU its caller found spinning on a pCPU (guest_is_running
