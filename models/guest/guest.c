@@ -1748,6 +1748,21 @@ guest_begin(struct vcpu *v, guest_fn first)
 	arm(g);
 }
 
+/* a spin's activity: what guest_spin's two paths both set */
+static inline void
+spin_set(struct guest *g, struct glock *l, const struct guest_watch_ops *wops,
+    double budget_ns, guest_fn on_budget, double window)
+{
+	g->act = GA_SPIN;
+	g->cond = 0;
+	g->lock = l;
+	g->wops = wops;
+	g->rem = budget_ns;
+	g->cont = on_budget;
+	g->obs_at = -1;
+	g->ple_left = window;
+}
+
 /*
  * guest_spin's plain case: a waiter's spin at its acquire with no budget
  * (a ticket waiter's), settled (its step's settle_step), no overhead to
@@ -1781,14 +1796,7 @@ spin_slow(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 		g->spin_on = 0;
 		g->wops->spinning(g->lock, v, 0);
 	}
-	g->act = GA_SPIN;
-	g->cond = 0;
-	g->lock = l;
-	g->wops = wops;
-	g->rem = budget_ns;
-	g->cont = on_budget;
-	g->obs_at = -1;
-	g->ple_left = spin_window(g);
+	spin_set(g, l, wops, budget_ns, on_budget, spin_window(g));
 	if (g->pre > 0) {	/* a wake's entry still to pay (a lock's continuation
 				 * run at a polled wake: check_kvm
 				 * a_spin_after_a_polled_wake_pays_its_entry_first) */
@@ -1815,14 +1823,7 @@ guest_spin(struct vcpu *v, struct glock *l, const struct guest_watch_ops *wops,
 		return;
 	}
 	g->t0 = g->sim->now;	/* settle's: nothing to charge */
-	g->act = GA_SPIN;
-	g->cond = 0;
-	g->lock = l;
-	g->wops = wops;
-	g->rem = GUEST_FOREVER;
-	g->cont = on_budget;
-	g->obs_at = -1;
-	g->ple_left = GUEST_FOREVER;	/* spin_window's, ple_none */
+	spin_set(g, l, wops, GUEST_FOREVER, on_budget, GUEST_FOREVER);	/* spin_window's, ple_none */
 	p->load = LOAD_SPIN;	/* hv_pcpu_load's case of no sibling (or no change) */
 	/* spin_note's: the lock counts it now (its only call, last) */
 	g->spin_on = 1;
