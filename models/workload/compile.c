@@ -268,11 +268,13 @@ next_walk(const struct workload *w, size_t from, int round, int *end)
 	return (struct wl_next){ -1, -1, -1 };
 }
 
-/* Every op's nx and nx_left (wl_priv.h), once the loops' ff are known. */
+/* Every op's nx and nx_left (wl_priv.h), once the loops' ff are known and
+ * its counters named (a walk that passes none counts into the spare). */
 static void
 next_plan(struct workload *w)
 {
 	size_t i;
+	int k;
 
 	for (i = 0; i < w->nops; i++) {
 		struct wl_op *o = &w->ops[i];
@@ -281,7 +283,11 @@ next_plan(struct workload *w)
 		o->nx[0] = next_walk(w, i, 0, &end);
 		o->nx[1] = next_walk(w, i, 1, &end);
 		o->nx_left = end >= 0 ? w->ops[end].arg : -1;
-		o->nx[0].left = o->nx[1].left = o->nx_left;
+		for (k = 0; k < 2; k++) {
+			o->nx[k].left = end >= 0 ? w->ops[end].arg : -1;
+			if (o->nx[k].count == -1)
+				o->nx[k].count = (int)w->ncounters;
+		}
 	}
 }
 

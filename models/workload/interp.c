@@ -205,7 +205,8 @@ wl_vm_setup(struct vm *vm, const struct workload *w, int threads,
 	wv->wl = w;
 	wv->run = run;
 	wv->done_at = -1;
-	wv->counts = xcalloc(w->ncounters, sizeof *wv->counts);
+	/* (and a spare: wl_next_mid counts a walk that passes none there) */
+	wv->counts = xcalloc(w->ncounters + 1, sizeof *wv->counts);
 	wv->arrived = xcalloc(w->nqueues + 1, sizeof *wv->arrived);
 	wv->mark_at = xcalloc(w->nmarks + 1, sizeof *wv->mark_at);
 	wv->mark_rep = xcalloc(w->nmarks + 1, sizeof *wv->mark_rep);
@@ -807,13 +808,14 @@ wl_continue(struct vcpu *v)
 }
 
 /* The compute th's program starts next, its walk made at compile time
- * (wl_priv.h nx): the loop end's count decides which. */
+ * (wl_priv.h nx): the loop end's count decides which (expected none: a
+ * lock loop is a forever loop, as the kernel's and the peers' are). */
 static inline const struct wl_next *
 next_of(const struct wl_thread *th)
 {
 	const struct wl_op *p = &th->ops[th->pc];
 
-	return &p->nx[p->nx_left >= 0 && th->left[p->nx_left] > 1];
+	return &p->nx[__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1];
 }
 
 /* wl_next_mid's case with a wake or a reschedule due (out of line): 0 if
@@ -890,8 +892,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	else {
 		if (x->left >= 0)
 			th->left[x->left]--;
-		if (x->count >= 0)
-			wv->counts[x->count]++;
+		wv->counts[x->count]++;
 		th->pc = x->at;
 	}
 	th->pc++;

@@ -53,7 +53,8 @@ struct wl_op {
 	 * is finite (-1: none, and nx[0] is nx[1]). */
 	struct wl_next {
 		int at;		/* the compute's op; -1: none, wl_continue walks */
-		int count;	/* the one counter passed; -1 none, -2 more than one */
+		int count;	/* the one counter passed; ncounters (the spare
+				 * one, never read) none, -2 more than one */
 		int left;	/* nx_left, here for wl_next_mid: the count its
 				 * loop end takes down (both ways), -1 none */
 	} nx[2];
