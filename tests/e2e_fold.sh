@@ -62,6 +62,12 @@ check "3 tasks on a vCPU, switched at a release: folded = slow path" both chain 
     "$top_srcdir/tests/data/chain-preempt.yaml"
 check "3 tasks on a vCPU: the tasks switch" awk -F, '$1 == "g.guest_ctx_switches" { n = $3 }
     END { exit !(n >= 20) }' "$tmp/chain.true"
+# ... and with nested locks: a reschedule due at the inner release waits
+# for the outer one's preempt_enable, so the compute after the inner
+# release is drawn at the boundary past a due preempt point (interp.c
+# mid_due: the path closed there)
+check "3 tasks on a vCPU, nested locks: folded = slow path" both nest \
+    "$top_srcdir/tests/data/chain-nested.yaml"
 check "CFS 2x, 64 vCPUs: folded = slow path" both cfs "$top_srcdir/bench/scale.yaml" \
     --set 'vms[0].count=8' --set machine.cores_per_socket=32 --set duration=20ms
 

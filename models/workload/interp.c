@@ -818,22 +818,54 @@ next_of(const struct wl_thread *th)
 	return &p->nx[__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1];
 }
 
-/* wl_next_mid's case with a wake or a reschedule due (out of line): 0 if
- * the preempt point would switch tasks (nothing done), else the path closed
- * and the preempt point passed, 1. */
-static __attribute__((noinline)) int
+/* wl_next_mid past the preempt point: up to the compute, its counter and
+ * its loop end (nx), or its counters one by one; the compute's mark; its
+ * draw, which it returns. */
+static inline __attribute__((always_inline)) double
+next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
+{
+	const struct wl_op *o;
+
+	if (x->count == -2)
+		while (th->pc != x->at) {
+			o = &th->ops[th->pc];
+			if (o->op == OP_COUNT) {
+				th->wv->counts[o->arg]++;
+				th->pc++;
+			} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
+				th->pc = o->jump;
+			else
+				th->pc++;
+		}
+	else {
+		if (x->left >= 0)
+			th->left[x->left]--;
+		th->wv->counts[x->count]++;
+		th->pc = x->at;
+	}
+	th->pc++;
+	th->next = NULL;
+	gk_compute_mark(v);
+	return dist_sample(th->ops[x->at].d, v->rng);
+}
+
+/* wl_next_mid's case with a wake or a reschedule due (out of line, all of
+ * it: across its call wl_lock_then keeps only what seg_now needs): -1 if
+ * the preempt point would switch tasks (nothing done), else the path
+ * closed, the preempt point passed and next_go's draw. */
+static __attribute__((noinline)) double
 mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 {
 	if (gk_preempt_due(v, th->closing >= 0)) {
 		th->next = NULL;
-		return 0;
+		return -1;
 	}
 	th->run->last = th;
 	if (th->closing >= 0)
 		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	if (gk_preempt_point(v, wl_continue))
 		vs_fatal("wl_next_mid: a preemption gk_preempt_due did not foresee");
-	return 1;
+	return next_go(v, th, th->next);
 }
 
 /*
@@ -852,9 +884,7 @@ static inline __attribute__((always_inline)) double
 wl_next_mid(struct vcpu *v, sim_time_t at)
 {
 	struct wl_thread *th = guest_wl(v);
-	struct wl_vm *wv = th->wv;
 	const struct wl_next *x = th->next;
-	const struct wl_op *o;
 	struct task *t;
 
 	/* After an acquire, the section's compute next (no path to close, no
@@ -867,38 +897,14 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 		th->next = NULL;
 		return dist_sample(th->ops[x->at].d, v->rng);
 	}
-	if (__builtin_expect(!gk_quiet(v), 0)) {
-		if (!mid_due(v, th, at))
-			return -1;
-	} else {	/* the preempt point finds nothing: gk_compute_mark below sets
-			 * the mark it would clear */
-		th->run->last = th;
-		if (th->closing >= 0)
-			close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
-	}
-	/* up to the compute: its counter and its loop end (nx), or its
-	 * counters one by one */
-	if (x->count == -2)
-		while (th->pc != x->at) {
-			o = &th->ops[th->pc];
-			if (o->op == OP_COUNT) {
-				wv->counts[o->arg]++;
-				th->pc++;
-			} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
-				th->pc = o->jump;
-			else
-				th->pc++;
-		}
-	else {
-		if (x->left >= 0)
-			th->left[x->left]--;
-		wv->counts[x->count]++;
-		th->pc = x->at;
-	}
-	th->pc++;
-	th->next = NULL;
-	gk_compute_mark(v);
-	return dist_sample(th->ops[x->at].d, v->rng);
+	if (__builtin_expect(!gk_quiet(v), 0))
+		return mid_due(v, th, at);
+	/* the preempt point finds nothing: gk_compute_mark (next_go) sets the
+	 * mark it would clear */
+	th->run->last = th;
+	if (th->closing >= 0)
+		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
+	return next_go(v, th, x);
 }
 
 /*
