@@ -669,7 +669,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 	l->st.acquisitions++;
 	/* (every wait: lock_contended, lock_wait_ns read them here) */
 	if (wait > 0)
-		hist_add_nz(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
+		hist_add_hot(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
 	else
 		hist_add(l->st.wait, 0);
 	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);

@@ -61,40 +61,10 @@ tw_mean(const struct tw *w, int64_t now)
  * the full 30 KB table, but a histogram nobody fills costs nothing and one
  * of lock waits a few KB (thousands of them exist with thousands of VMs).
  */
-#define HIST_SUB_BITS	6
-#define HIST_SUB	(1 << HIST_SUB_BITS)
-#define HIST_EMIN	(-10)
-#define HIST_EMAX	50
-/*
- * A sample's bucket count waits in pend[] until HIST_PEND have come, then
- * all are added at once (hist_flush), before any read of b[] and before b[]
- * moves (hist_cover).  With thousands of histograms their buckets are out
- * of cache (CFS 2x at 4096 vCPUs, 512 locks' wait histograms: hist_add 8.6%
- * of the CPU, stalled on its one increment); a batch's increments are
- * independent, so their misses overlap.  Counts are sums: the same either way.
- */
-#define HIST_PEND	14
-
-struct hist {
-	/* what hist_add reads, in one line: first what its inline zero path
-	 * changes (stats.h) */
-	struct hist_zero z;
-	uint64_t *b;		/* octaves lo..hi-1, HIST_SUB buckets each; NULL: none */
-	/* b[]'s first bucket as a sample's bits >> (52 - HIST_SUB_BITS), and
-	 * its length (0: none): a sample's index is one subtraction, and one
-	 * unsigned compare says whether b[] covers it (hist_add) */
-	uint64_t base, nb;
-	int lo, hi;		/* octave indexes from HIST_EMIN */
-	uint32_t npend;
-	uint32_t pend[HIST_PEND];	/* b[] indexes of samples not yet counted */
-	uint64_t under, over;
-	double umin, umax, omin;	/* extent of the underflow/overflow bucket */
-};
-
 /* Count the pending samples in b[].  Readers call it on a const histogram:
  * what it holds does not change, only where (the histogram is allocated,
  * never a const object). */
-static void
+void
 hist_flush(const struct hist *ch)
 {
 	struct hist *h = (struct hist *)ch;
@@ -161,7 +131,7 @@ hist_cover(struct hist *h, int lo, int hi)
 
 /* hist_add's samples that b[] does not cover, and those that are a model
  * bug (out of line: its libm calls' registers stay off the common path). */
-static __attribute__((noinline)) void
+void
 hist_add_rare(struct hist *h, double v, uint64_t b)
 {
 	int e = (int)(b >> 52) - 1023;
@@ -187,29 +157,7 @@ hist_add_rare(struct hist *h, double v, uint64_t b)
 void
 hist_add_nz(struct hist *h, double v)
 {
-	uint64_t b, i;
-
-	h->z.count++;
-	h->z.sum += v;
-	if (v < h->z.min)
-		h->z.min = v;
-	if (v > h->z.max)
-		h->z.max = v;
-	/* v in [2^e, 2^(e+1)) and its bucket there, from the IEEE-754 bits
-	 * (no libm call per sample): the exponent field (e biased) and the
-	 * fraction's top bits, floor((v / 2^e - 1) * HIST_SUB) exactly, side by
-	 * side in bits >> (52 - HIST_SUB_BITS), which grows with v; less base,
-	 * b[]'s index.  A negative sample's sign bit, a NaN's or infinity's
-	 * exponent field put it past any b[] (the rare path checks them); a
-	 * subnormal (exponent field 0) is far below HIST_EMIN. */
-	memcpy(&b, &v, sizeof b);
-	i = (b >> (52 - HIST_SUB_BITS)) - h->base;
-	if (i < h->nb) {
-		h->pend[h->npend++] = (uint32_t)i;
-		if (h->npend == HIST_PEND)
-			hist_flush(h);
-	} else
-		hist_add_rare(h, v, b);
+	hist_add_hot(h, v);
 }
 
 /* h as ring_ff.c's snapshot lists it (ffsnap.h): its pending samples
