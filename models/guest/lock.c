@@ -186,6 +186,16 @@ lock_free(struct glock *l)
 	free(l);
 }
 
+int
+lock_waiting(const struct glock *l)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->vm->nvcpus; i++)
+		n += l->node[i].wait_since >= 0;
+	return n;
+}
+
 /*
  * l's state in a snapshot of a periodic run (ring_ff.c): every field as it
  * is, but its clocks (shifted by the period), its counters and its float
@@ -504,14 +514,13 @@ lock_free_clock(const struct glock *l, sim_time_t now)
 	return l->free_closed + (l->holder == NULL ? (uint64_t)(now - l->free_since) : 0);
 }
 
-/* v's wait begins: its clocks, and the lock's count of waiters */
+/* v's wait begins: its clocks (its node's wait_since says it waits: lock_waiting) */
 static inline void
 wait_begin(struct glock *l, struct vcpu *v, sim_time_t now)
 {
 	l->node[v->idx].wait_since = now;
 	l->node[v->idx].lhp_at = lock_lhp_clock(l, now);
 	l->node[v->idx].free_at = lock_free_clock(l, now);
-	l->waiting++;
 	if (l->hv->probe != NULL)
 		lock_probe(l, PR_LOCK_WAIT, v, v->pcpu->id);
 }
@@ -644,7 +653,6 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 			if (taking)
 				guest_spin_uncounted(v);
 		}
-		l->waiting--;
 	}
 	if (wait > 0) {
 		/* The wait's holder-preempted and free parts; both clocks only

@@ -251,7 +251,6 @@ struct glock {
 	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
 	uint64_t *arrival;	/* ... per vCPU, its acquire's turn (check_fifo only) */
-	int waiting;		/* vCPUs inside acquire() now */
 	int halt_irqs;		/* the slow path halts with interrupts on (the algorithm sets it;
 				 * the report then gives spurious_wakeups) */
 	struct glock_stats st;
@@ -287,6 +286,9 @@ double lock_wait_ns(const struct glock *);
 /* ns its holds released since the stats began took, each whole hold
  * counted at its release (double: as the other sums) */
 double lock_hold_ns(const struct glock *);
+/* vCPUs inside acquire() now: the nodes whose wait began (--check=full's
+ * look at a VM's end; a scan, not a count kept at every take) */
+int lock_waiting(const struct glock *);
 /* l's state in a snapshot of a periodic run (ring_ff.c); 0: not listable */
 int lock_ffs(struct ffs *, struct glock *);
 

@@ -509,10 +509,10 @@ locks_released(const struct scenario *sc, const struct built *b)
 			    k < gvm_of(b[i].vms[j])->nlocks; k++) {
 				const struct glock *l = gvm_of(b[i].vms[j])->locks[k];
 
-				if (l->holder != NULL || l->waiting != 0)
+				if (l->holder != NULL || lock_waiting(l) != 0)
 					vs_fatal("check: VM %s lock %s: held by vCPU %d with %d "
 					    "waiting after every thread ended", b[i].vms[j]->name,
-					    l->name, l->holder ? l->holder->id : -1, l->waiting);
+					    l->name, l->holder ? l->holder->id : -1, lock_waiting(l));
 			}
 }
 
