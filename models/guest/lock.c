@@ -62,6 +62,8 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 		    sizeof *l->spin_core, 0);
 	if (ops->reads_word != NULL)
 		l->spinners = lock_array(l->spinners, n, sizeof *l->spinners, 0);
+	l->spin_books = (unsigned char)((l->spin_core != NULL ? LOCK_SPIN_CORE : 0) |
+	    (l->spinners != NULL ? LOCK_SPIN_LIST : 0));
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
@@ -315,16 +317,19 @@ static inline __attribute__((always_inline)) void
 spin_add(struct glock *l, struct vcpu *v, struct lock_node *n)
 {
 	const struct pcpu *p = v->pcpu;
+	unsigned books = l->spin_books;
 
 	n->spin_at = p;
-	if (l->spinners != NULL) {
-		n->spin_idx = l->nspin;
-		l->spinners[l->nspin] = v;
+	if (books != 0) {	/* (spin_books: one test where neither is kept) */
+		if (books & LOCK_SPIN_LIST) {
+			n->spin_idx = l->nspin;
+			l->spinners[l->nspin] = v;
+		}
+		if (books & LOCK_SPIN_CORE)
+			l->spin_core[p->core]++;
 	}
 	l->nspin++;
 	l->spin_sock[p->socket]++;
-	if (l->spin_core != NULL)
-		l->spin_core[p->core]++;
 }
 
 /* v stops counting where it counted (n->spin_at) */
@@ -332,18 +337,21 @@ static inline __attribute__((always_inline)) void
 spin_del(struct glock *l, struct lock_node *n)
 {
 	const struct pcpu *p = n->spin_at;
+	unsigned books = l->spin_books;
 
-	if (l->spinners != NULL) {
-		struct vcpu *last = l->spinners[l->nspin - 1];
+	if (books != 0) {
+		if (books & LOCK_SPIN_LIST) {
+			struct vcpu *last = l->spinners[l->nspin - 1];
 
-		l->spinners[n->spin_idx] = last;
-		l->node[last->idx].spin_idx = n->spin_idx;
+			l->spinners[n->spin_idx] = last;
+			l->node[last->idx].spin_idx = n->spin_idx;
+		}
+		if (books & LOCK_SPIN_CORE)
+			l->spin_core[p->core]--;
 	}
 	l->nspin--;
 	n->spin_at = NULL;
 	l->spin_sock[p->socket]--;
-	if (l->spin_core != NULL)
-		l->spin_core[p->core]--;
 }
 
 /* guest.c: v spins on a pCPU now, or no more; it counts while also inside
@@ -405,14 +413,14 @@ own_ns(const struct glock *l, const struct vcpu *v, int releasing)
 
 	if (!m->release_visibility || (!releasing && v->pcpu == NULL) || l->nspin == 0)
 		return ns;
-	if (l->spinners != NULL)	/* ops->reads_word asks (lock_init) */
+	if (l->spin_books & LOCK_SPIN_LIST)	/* ops->reads_word asks (lock_init) */
 		return own_listed(l, v, ns);
 	self = releasing ? 0 : l->node[v->idx].spin_at != NULL;
 	/* One thread a core: a core's only spinner can be v itself (a vCPU is
 	 * counted on the pCPU it runs on, and uncounted when it stops), so
 	 * spin_core is neither kept nor read (with N/8 VMs it was a cold line
 	 * of an npcpus-long array per lock and release) */
-	core = l->spin_core != NULL ? l->spin_core[v->pcpu->core] : self;
+	core = l->spin_books & LOCK_SPIN_CORE ? l->spin_core[v->pcpu->core] : self;
 	sock = l->spin_sock[v->pcpu->socket];
 	if (l->nspin > sock && m->line_ns[HW_REMOTE] > ns)
 		ns = m->line_ns[HW_REMOTE];

@@ -210,6 +210,9 @@ struct lock_node {
 	double kick_at;		/* ... this far into the algorithm's release */
 };
 
+/* glock.spin_books: the per-core counts (SMT), the list (ops->reads_word) */
+enum { LOCK_SPIN_CORE = 1, LOCK_SPIN_LIST = 2 };
+
 struct glock {
 	const struct lock_ops *ops;
 	const struct lock_client *client;
@@ -248,6 +251,11 @@ struct glock {
 	/* listed only where ops->reads_word asks who they are (NULL otherwise:
 	 * a removal moved the last one, a cold node line with 1000 vCPUs) */
 	struct vcpu **spinners;
+	/* which of spin_core and spinners it keeps (LOCK_SPIN_*),
+	 * in one byte (lock_init): 0, a lock that reads no word's list on a
+	 * machine without SMT (bench/peer-ticket.yaml), is one test at a
+	 * count's change, not a test of each pointer */
+	unsigned char spin_books;
 	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
 	uint64_t *arrival;	/* ... per vCPU, its acquire's turn (check_fifo only) */
