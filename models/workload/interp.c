@@ -56,7 +56,6 @@ struct wl_thread {
 	const struct workload *wl;
 	const struct sim *sim;
 	int pc;
-	int closing;		/* lock whose release is done; -1 none */
 	sim_time_t busy_until;	/* busy_wait: its deadline on the clock */
 	int64_t *left;		/* per loop depth */
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
@@ -66,6 +65,9 @@ struct wl_thread {
 	const struct wl_next *next;
 	int *inst;		/* per lock class, then per sleeping lock class: the
 				 * instance its acquire or lock took */
+	/* lock whose release is done; -1 none (not beside pc: a release's
+	 * two stores stay two, gcc's SLP makes them four) */
+	int closing;
 };
 
 /* A thread's bytes: the struct and its arrays after it (thread_new) */
@@ -763,12 +765,13 @@ wl_step(struct vcpu *v, struct wl_thread *th, int tail)
 {
 	const struct wl_op *o = &th->ops[th->pc];
 
+	/* (a lock loop's steps are their events' tails) */
 	if (o->op == OP_ACQUIRE) {
-		if (tail)
+		if (__builtin_expect(tail, 1))
 			guest_tail_then(v);
 		op_acquire(v, th, o);
 	} else if (o->op == OP_RELEASE) {
-		if (tail)
+		if (__builtin_expect(tail, 1))
 			guest_tail_then(v);
 		op_release(v, th, o);
 	}
