@@ -478,6 +478,8 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	/* no wall-time limit (Check's default is 4 s a test): a loaded CI machine */
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, eligible_by_the_weighted_mean_and_earliest_deadline_first);
 	tcase_add_test(tc, earliest_deadline_among_the_eligible);
 	tcase_add_test(tc, a_used_slice_reschedules_at_the_next_update);

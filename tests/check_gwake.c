@@ -191,6 +191,8 @@ main(void)
 	SRunner *sr;
 	int nf;
 
+	/* no wall-time limit (Check's default is 4 s a test): a loaded CI machine */
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, wake_affine_takes_the_waker_s_vcpu_as_6_18_does);
 	tcase_add_test(tc, a_wide_waker_leaves_the_wakee_on_prev);
 	tcase_add_test(tc, select_idle_sibling_finds_an_idle_vcpu);

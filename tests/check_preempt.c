@@ -829,6 +829,8 @@ preempt_suite(void)
 	Suite *s = suite_create("preempt");
 	TCase *tc = tcase_create("mechanisms");
 
+	/* no wall-time limit (Check's default is 4 s a test): a loaded CI machine */
+	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, placement_is_found);
 	tcase_add_loop_test(tc, preempted_holder_delays_every_waiter_by_its_absence, 0, 4);
 	tcase_add_loop_test(tc, halted_waiters_cost_a_kick_each, 0, 3);
@@ -839,6 +841,7 @@ preempt_suite(void)
 	tcase_add_test(tc, a_switch_in_cut_short_is_not_owed);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("wakeup");
+	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, cfs_wakeup_latency_follows_sleeper_credit, 0, 4);
 	tcase_add_loop_test(tc, eevdf_wakeup_latency_follows_lag_and_run_to_parity, 0, 4);
 	suite_add_tcase(s, tc);

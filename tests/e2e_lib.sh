@@ -73,6 +73,61 @@ ff_both() {
 	cmp "$tmp/$name.true.m" "$tmp/$name.false.m" >"$tmp/err" 2>&1
 }
 
+# out_procs DIR: the vlocksim processes that name DIR as an argument (a run
+# with --out DIR, its MPI ranks, their point workers: forks, with the same
+# command line) and have neither ended (state Z or X) nor begun to (a SIGKILL
+# pending in SigPnd or ShdPnd, or PF_EXITING in the flags: proc(5)).
+out_procs() {
+	for d in /proc/[0-9]*; do
+		c=
+		read -r c 2>/dev/null <"$d/comm"
+		[ "$c" = vlocksim ] || continue
+		tr '\0' '\n' <"$d/cmdline" 2>/dev/null | grep -qxF -- "$1" || continue
+		proc_ending "${d#/proc/}" || echo "${d#/proc/}"
+	done
+}
+
+# proc_ending PID: PID has ended or is ending (as out_procs says).
+proc_ending() {
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null)
+	case $st in Z*|X*|'') return 0 ;; esac
+	# flags, the 7th field after the command's name: PF_EXITING 0x4
+	[ $(( $(echo "$st" | cut -d' ' -f7) & 4 )) -ne 0 ] && return 0
+	# SIGKILL (9): bit 8 of the pending masks, the third hex digit from the right
+	awk '/^(SigPnd|ShdPnd):/ { if (substr($2, length($2) - 2, 1) ~ /[13579bdfBDF]/) k = 1 }
+	    END { exit !k }' "/proc/$1/status" 2>/dev/null
+}
+
+# out_outlived DIR: after the process that ran the job in DIR has ended,
+# whether one of its workers outlives it; prints its pid.  A worker dies with
+# its parent (PR_SET_PDEATHSIG: SIGKILL, sent as the parent exits), or, forked
+# just before, exits at its first steps on seeing its parent gone: either way
+# it uses no CPU to speak of.  So a process of the job still there is watched
+# until it has ended (at most 120 s: a hang detector) and judged by the CPU it
+# uses meanwhile (over 2 clock ticks, utime + stime), never by the wall time: a
+# worker that lives on runs its point (tenths of a CPU-second).
+out_outlived() {
+	i=0
+	rm -f "$tmp"/cpu0.*
+	while [ "$i" -lt 1200 ]; do
+		left=$(out_procs "$1")
+		[ -n "$left" ] || return 1
+		for p in $left; do
+			t=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }')
+			[ -n "$t" ] || continue
+			[ -e "$tmp/cpu0.$p" ] || echo "$t" >"$tmp/cpu0.$p"
+			if [ $((t - $(cat "$tmp/cpu0.$p"))) -gt 2 ]; then
+				echo "$p"
+				return 0
+			fi
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "$left"
+	return 0
+}
+
 # metric NAME FILE: its mean in a CSV result
 metric() {
 	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"
