@@ -2,7 +2,8 @@
 # e2e_lib.sh - what every end-to-end script shares; sourced, not run.
 #
 # Sets VS (the binary), DATA (tests/data), tmp (a scratch folder removed at
-# exit, with any background job in $bgpid), and the check helpers.  Skips the
+# exit, with any background job in $bgpid killed, and those in $bgpids
+# stopped: SIGTERM, which timeout(1) passes on), and the check helpers.  Skips the
 # script (exit 77) when the binary is not built.  Scripts end with e2e_finish:
 # "N passed, M failed", exit 0 when nothing failed.
 
@@ -19,7 +20,8 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlocksim-e2e.XXXXXX") || exit 1
 bgpid=
-trap '[ -n "$bgpid" ] && kill -9 "$bgpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+bgpids=
+trap '[ -n "$bgpid" ] && kill -9 "$bgpid" 2>/dev/null; for p in $bgpids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 npass=0

@@ -94,44 +94,74 @@ check "nothing written" [ ! -e "$tmp/half" ]
 
 # ---- a rank dies (or hangs) at the end: the end protocol (exec_mpi.h) -------------
 
+# The cases below wait on purpose (a rank silent for 5-13 s, the 10-30 s
+# rules of MPI_Finalize) and use little CPU, so they run side by side:
+# fault_start NAME MPIRUN-ARGS... starts one in the background, its output in
+# $tmp/f.NAME.out and .err; fault_end NAME waits for it (status in $rc, its
+# output copied to $tmp/out and $tmp/err for the checks).  Each mpirun has a
+# timeout only to catch a hang (300 s: the longest case takes ~35 s).
 # Rank 0 runs under a wrapper that records, once it has left, its own status
-# and when it left ($tmp/rank0: "STATUS EPOCH-SECONDS"); the other ranks exec
-# vlocksim (a hung rank is then mpirun's to kill, no shell left in between).
+# and when it left ($tmp/f.NAME.rank0: "STATUS EPOCH-SECONDS"); the other
+# ranks exec vlocksim (a hung rank is then mpirun's to kill, no shell between).
 cat >"$tmp/rank0.sh" <<EOF
 [ "\$OMPI_COMM_WORLD_RANK" = 0 ] || exec "\$@"
 "\$@"
 rc=\$?
-echo "\$rc \$(date +%s)" >"$tmp/rank0.tmp" && mv "$tmp/rank0.tmp" "$tmp/rank0"
+echo "\$rc \$(date +%s)" >"\$R0FILE.tmp" && mv "\$R0FILE.tmp" "\$R0FILE"
 exit \$rc
 EOF
+fault_start() {
+	fname=$1
+	shift
+	timeout -k 5 300 $MPIRUN -x R0FILE="$tmp/f.$fname.rank0" "$@" \
+	    >"$tmp/f.$fname.out" 2>"$tmp/f.$fname.err" &
+	eval "fpid_$fname=\$!"
+	bgpids="$bgpids $!"
+}
+fault_end() {
+	eval "wait \$fpid_$1"
+	rc=$?
+	cp "$tmp/f.$1.out" "$tmp/out"
+	cp "$tmp/f.$1.err" "$tmp/err"
+}
 
-# end_secs DIR: seconds from rank 0's last output file in DIR (its mtime) to
-# rank 0's exit.  Only the end protocol and MPI_Finalize lie in between, not
-# Open MPI's start-up nor the simulations, so a loaded machine does not
+# end_secs NAME DIR: seconds from rank 0's last output file in DIR (its mtime)
+# to rank 0's exit.  Only the end protocol and MPI_Finalize lie in between,
+# not Open MPI's start-up nor the simulations, so a loaded machine does not
 # lengthen it beyond a few messages' worth: it is the protocol's own waits.
 end_secs() {
-	last=$(find "$1" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -1)
-	left=$(cut -d' ' -f2 "$tmp/rank0" 2>/dev/null)
+	last=$(find "$2" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -1)
+	left=$(cut -d' ' -f2 "$tmp/f.$1.rank0" 2>/dev/null)
 	[ -n "$last" ] && [ -n "$left" ] && echo $((left - ${last%.*}))
 }
 
+V="validate x1 --cases $CASES -j 1 --format json"
 # VLOCKSIM_MPI_DIE=1:WHEN kills rank 1 on STOP, after its BYE, just before
-# MPI_Finalize, or hangs it there.  Under --enable-recovery the run must end
-# (a 5 s silence of a rank whose process is gone, a send that cannot
-# complete in 5 s, or the 10 s alarm on MPI_Finalize with a rank's process
-# gone), with rank 0's files whole and its status 0.  A dead rank costs rank 0
-# at most DEAD_S + FINALIZE_S = 15 s after its files; one taken for a live,
-# starved rank would cost FINALIZE_LIVE_S (30 s) or LIVE_S (60 s): 25 s tells
-# them apart with 10 s to spare for the few messages between, whatever the
-# machine's load (end_secs).  The timeouts only catch a hang (300 s, 20x).
+# MPI_Finalize, or hangs it there (--enable-recovery, below).
+for when in stop bye fin hang; do
+	fault_start "$when" --enable-recovery -x VLOCKSIM_MPI_DIE=1:$when -np 3 \
+	    sh "$tmp/rank0.sh" "$VS" $V --out "$tmp/d$when"
+done
+# ... and without --enable-recovery.
+fault_start nr -x VLOCKSIM_MPI_DIE=1:bye -np 3 "$VS" $V --out "$tmp/dnr"
+# Rank 0 away 6 s before the end, rank 1 silent 7 s on a job or on STOP, rank
+# 0 away 13 s after the end protocol.
+fault_start deaf -x VLOCKSIM_MPI_DIE=0:deaf -np 2 "$VS" $V --out "$tmp/deaf"
+for when in lag lagend; do
+	fault_start "$when" -x VLOCKSIM_MPI_DIE=1:$when -np 2 "$VS" $V --out "$tmp/$when"
+done
+fault_start slowend -x VLOCKSIM_MPI_DIE=0:slowend -np 3 "$VS" $V --out "$tmp/slowend"
+# Under --enable-recovery the run must end (a 5 s silence of a rank whose
+# process is gone, a send that cannot complete in 5 s, or the 10 s alarm on
+# MPI_Finalize with a rank's process gone), with rank 0's files whole and its
+# status 0.  A dead rank costs rank 0 at most DEAD_S + FINALIZE_S = 15 s after
+# its files; one taken for a live, starved rank would cost FINALIZE_LIVE_S
+# (30 s) or LIVE_S (60 s): 25 s tells them apart with 10 s to spare for the
+# few messages between, whatever the machine's load (end_secs).
 for when in stop bye fin; do
-	rm -f "$tmp/rank0"
-	timeout -k 5 300 $MPIRUN --enable-recovery -x VLOCKSIM_MPI_DIE=1:$when -np 3 \
-	    sh "$tmp/rank0.sh" "$VS" validate x1 --cases "$CASES" -j 1 --out "$tmp/d$when" \
-	    --format json >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	st=$(cut -d' ' -f1 "$tmp/rank0" 2>/dev/null)
-	es=$(end_secs "$tmp/d$when")
+	fault_end "$when"
+	st=$(cut -d' ' -f1 "$tmp/f.$when.rank0" 2>/dev/null)
+	es=$(end_secs "$when" "$tmp/d$when")
 	check "rank 1 dies ($when) at the end, --enable-recovery: exit 0 (got $rc), rank 0's own 0 (got ${st:-none})" \
 	    [ "$rc" -eq 0 -a "$st" = 0 ]
 	check "... rank 0 left ${es:-?} s after its files (< 25: no dead rank waited for as a live one)" \
@@ -152,39 +182,31 @@ done
 # mpirun's own teardown then sometimes segfaults in PMIx_server_finalize or
 # stalls: its status is mpirun's.  vlocksim's part: rank 0 leaves on its own
 # (after FINALIZE_LIVE_S, its status the run's), files whole.  So mpirun is
-# waited for until rank 0 has left (at most 300 s, a hang detector), then
-# given 5 s to end on its own and stopped (rank 0's stdout came 30 s before).
-rm -f "$tmp/rank0"
-timeout -k 5 300 $MPIRUN --enable-recovery -x VLOCKSIM_MPI_DIE=1:hang -np 3 \
-    sh "$tmp/rank0.sh" "$VS" validate x1 --cases "$CASES" -j 1 --out "$tmp/dhang" \
-    --format json >"$tmp/out" 2>"$tmp/err" &
-bgpid=$!
+# waited for until rank 0 has left (a hang detector: 300 s), then given 5 s
+# to end on its own and stopped (rank 0's stdout came 30 s before).
 i=0
-while [ "$i" -lt 3000 ] && [ ! -e "$tmp/rank0" ] && kill -0 "$bgpid" 2>/dev/null; do
+while [ "$i" -lt 3000 ] && [ ! -e "$tmp/f.hang.rank0" ] && kill -0 "$fpid_hang" 2>/dev/null; do
 	sleep 0.1
 	i=$((i + 1))
 done
 i=0
-while [ "$i" -lt 50 ] && kill -0 "$bgpid" 2>/dev/null; do
+while [ "$i" -lt 50 ] && kill -0 "$fpid_hang" 2>/dev/null; do
 	sleep 0.1
 	i=$((i + 1))
 done
-kill "$bgpid" 2>/dev/null
-wait "$bgpid"
-rc=$?
-bgpid=
-st=$(cut -d' ' -f1 "$tmp/rank0" 2>/dev/null)
+kill "$fpid_hang" 2>/dev/null
+fault_end hang
+st=$(cut -d' ' -f1 "$tmp/f.hang.rank0" 2>/dev/null)
 echo "# hang: mpirun exit $rc (Open MPI's teardown; not judged)"
 check "rank 1 hangs at the end: rank 0 leaves on its own, status 0 (got ${st:-none})" [ "$st" = 0 ]
 check "... and says it left without MPI_Finalize" grep -q "MPI_Finalize did not return" "$tmp/err"
 check "... validation.csv and stdout whole, the bytes of -j 1" \
     sh -c "cmp -s '$tmp/j1/validation.csv' '$tmp/dhang/validation.csv' &&
     cmp -s '$tmp/j1.stdout' '$tmp/out'"
+
 # Without --enable-recovery mpirun ends the job when a rank dies, even after
 # the end: a failed status, but the files were written before.
-timeout -k 5 300 $MPIRUN -x VLOCKSIM_MPI_DIE=1:bye -np 3 "$VS" validate x1 --cases "$CASES" -j 1 \
-    --out "$tmp/dnr" >"$tmp/out" 2>"$tmp/err"
-rc=$?
+fault_end nr
 check "rank 1 dies at the end without --enable-recovery: mpirun fails the job (rc $rc)" \
     [ "$rc" -ne 0 -a "$rc" -ne 124 ]
 check "... validation.csv whole all the same" cmp -s "$tmp/j1/validation.csv" "$tmp/dnr/validation.csv"
@@ -193,9 +215,7 @@ check "... validation.csv whole all the same" cmp -s "$tmp/j1/validation.csv" "$
 # machine) before the end: the ranks are not taken for dead, the end protocol
 # runs, every rank finalizes.  Before, rank 0 skipped MPI_Finalize and mpirun
 # failed the job (exit 1) with whole results: 1 of 20 runs under stress-ng.
-timeout -k 5 300 $MPIRUN -x VLOCKSIM_MPI_DIE=0:deaf -np 2 "$VS" validate x1 --cases "$CASES" -j 1 \
-    --out "$tmp/deaf" --format json >"$tmp/out" 2>"$tmp/err"
-rc=$?
+fault_end deaf
 check "rank 0 away 6 s before the end: exit 0 (got $rc), no rank taken for dead" \
     sh -c "[ $rc -eq 0 ] && ! grep -q 'did not answer\|MPI_Finalize did not return' '$tmp/err'"
 check "... validation.csv and stdout the bytes of -j 1" \
@@ -207,9 +227,7 @@ check "... validation.csv and stdout the bytes of -j 1" \
 # was taken for dead: its job lost, or no BYE in time, then nobody finalized
 # and mpirun said rank 1 was "exiting improperly".
 for when in lag lagend; do
-	timeout -k 5 300 $MPIRUN -x VLOCKSIM_MPI_DIE=1:$when -np 2 "$VS" validate x1 --cases "$CASES" \
-	    -j 1 --out "$tmp/$when" --format json >"$tmp/out" 2>"$tmp/err"
-	rc=$?
+	fault_end "$when"
 	check "rank 1 silent 7 s but alive ($when): exit 0 (got $rc), not taken for dead" \
 	    sh -c "[ $rc -eq 0 ] && ! grep -q 'silent for\|did not answer\|MPI_Finalize did not return' '$tmp/err'"
 	check "... validation.csv and stdout the bytes of -j 1" \
@@ -221,12 +239,11 @@ done
 # in MPI_Finalize, see its process there and wait on.  Before, they left
 # after 10 s without it and mpirun failed the job: a rank "exiting
 # improperly", as e2e_mpi.sh did 1 of 3 runs at nice 19 beside two busy loops.
-timeout -k 5 300 $MPIRUN -x VLOCKSIM_MPI_DIE=0:slowend -np 3 "$VS" validate x1 --cases "$CASES" \
-    -j 1 --out "$tmp/slowend" --format json >"$tmp/out" 2>"$tmp/err"
-rc=$?
+fault_end slowend
 check "rank 0 away 13 s after the end protocol: exit 0 (got $rc), no rank left MPI_Finalize early" \
     sh -c "[ $rc -eq 0 ] && ! grep -q 'did not answer\|MPI_Finalize did not return' '$tmp/err'"
 check "... validation.csv and stdout the bytes of -j 1" \
     sh -c "cmp -s '$tmp/j1/validation.csv' '$tmp/slowend/validation.csv' && cmp -s '$tmp/j1.stdout' '$tmp/out'"
+bgpids=
 
 e2e_finish
