@@ -244,8 +244,9 @@ sweep_go(const struct sweep_args *a, struct sweep_state *s, const struct cmd_mpi
 		c = sweep_exec(&s->sw, s->out, s->be, s->nbe, a->progress ||
 		    cmd_mpi_progress(mp) ? stderr : NULL, &s->ran, &s->err);
 	}
-	if (mp->on)
-		exec_mpi_release();	/* the ranks are done: let them go before the plots */
+	/* The other ranks are released by cmd_mpi_end, after the plots: they wait
+	 * in exec_mpi_serve (no deadline), not in MPI_Finalize, which gives a live
+	 * rank 0 FINALIZE_LIVE_S (a gnuplot on a starved machine took longer). */
 	if (c != 0) {
 		fprintf(stderr, "%s\n", s->err.msg);
 		return c == SWEEP_REFUSED ? CMD_EXIT_INPUT : cmd_limits_exit(c, CMD_EXIT_FAIL);
