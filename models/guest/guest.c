@@ -1610,7 +1610,8 @@ work_set(struct vcpu *v, double ns, guest_fn done)
 
 	VS_ASSERT(v->pcpu != NULL);
 	settle(g);
-	if (g->act == GA_SPIN && !g->cond)
+	/* (spin_fast: no probe watches, so a spin's end asks no hv for it) */
+	if (g->act == GA_SPIN && !g->spin_fast && !g->cond)
 		hv_probe(v->vm->hv, PR_SPIN_END, v->id, v->pcpu->id, g->lock, 0);
 	g->cond = 0;
 	g->act = GA_WORK;
@@ -1778,7 +1779,8 @@ spin_set(struct guest *g, struct glock *l, const struct guest_watch_ops *wops,
 static inline int
 spin_plain(const struct guest *g, const struct pcpu *p, double budget_ns)
 {
-	return g->spin_fast && budget_ns == GUEST_FOREVER && !g->spin_on && !(g->pre > 0) &&
+	/* (>= for ==: the same for every double, one compare fewer) */
+	return g->spin_fast && budget_ns >= GUEST_FOREVER && !g->spin_on && !(g->pre > 0) &&
 	    g->t0 >= g->sim->now && g->ev == EVQ_NONE && !g->fold && !g->held &&
 	    g->pre_end == SIM_NEVER && (p->load == LOAD_SPIN || !p->smt);
 }
@@ -1890,6 +1892,17 @@ poke_plain(const struct guest *g, const struct pcpu *p)
 	    p->load == LOAD_SPIN;
 }
 
+/* poke_plain with no PLE window, asked through spin_fast: a run with no
+ * window (ple_none: every spin's ple_left is GUEST_FOREVER) and the
+ * fast-forward on; >= for ==, the same for every double.  (Else poke_slow,
+ * whose poke_plain case makes the same steps.) */
+static inline int
+poke_fast(const struct guest *g, const struct pcpu *p)
+{
+	return g->spin_fast && g->spin_on && g->rem >= GUEST_FOREVER && !(g->pre > 0) &&
+	    p->load == LOAD_SPIN;
+}
+
 /* v spins on a lock, on a pCPU (guest_is_spinning, guest_is_running) */
 static inline int
 poke_spinner(const struct guest *g, const struct vcpu *v)
@@ -1948,7 +1961,7 @@ poke(struct guest *g, struct vcpu *v, double latency_ns)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(v->rng);
-	if (!poke_plain(g, v->pcpu) || g->ple_left != GUEST_FOREVER) {
+	if (!poke_fast(g, v->pcpu)) {
 		poke_slow(g, v, latency_ns);
 		return;
 	}
