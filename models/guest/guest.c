@@ -1452,10 +1452,65 @@ ple_in_ev(void *s, void *arg, int64_t data)
 		g->ev = sim_at(sim, t, guest_ev, g, EV_ACT);
 }
 
+/*
+ * guest_step's work done: cont runs (the caller's step).  cont stays f
+ * while f runs: nothing of this event follows it, and guest_tail_take
+ * tells f so (the first time it is asked).
+ */
+static inline __attribute__((always_inline)) void
+step_cont(struct guest *g)
+{
+	guest_fn f = g->cont;
+
+	g->act = GA_NONE;
+	f(g->v);
+	if (g->act == GA_NONE && g->cont == f)
+		g->cont = NULL;
+	g->then_ok = 0;	/* (f's, if its lock call made no guest_work_then) */
+}
+
+/* guest_step's work case after its settle */
+static inline __attribute__((always_inline)) void
+step_work(struct guest *g)
+{
+	if (g->seg) {
+		/* guest_work_then's boundary: mid did the caller's step; then
+		 * what its guest_work would set (rem, the same cont), armed
+		 * the same way */
+		double ns;
+
+		g->seg = 0;
+		if ((ns = g->seg_mid(g->v, g->sim->now)) >= 0) {
+			g->rem = ns > 0 ? ns : 0;
+			arm(g);
+			return;
+		}
+	}
+	step_cont(g);
+}
+
+/*
+ * A work's own end (EV_ACT) with no overhead to pay, at rate 1 (no SMT
+ * sibling slows it), before 2^53 ns: settle_step's charge leaves rem 0,
+ * known without its arithmetic.  arm_work put the end at work_end's t_arm +
+ * ceil(rem) (sim_ns_nonneg) and the rate is the arm's (a rate changes only
+ * at an arm: guest_rerate); every settle since charged whole ns, each
+ * subtraction exact (integers below 2^53 from a double below 2^53: both
+ * multiples of its ulp), so rem ends at rem - ceil(rem), in (-1, 0], which
+ * the clamp makes +0.  (now < 2^53: the arm's ceil(rem) was too.)
+ * fast_forward: false takes settle_step (tests/e2e_fold.sh compares).
+ */
+static inline __attribute__((always_inline)) int
+work_end_whole(const struct guest *g, sim_time_t now)
+{
+	return g->act == GA_WORK && !(g->pre > 0) && g->rate == 1.0 && g->ff &&
+	    now < ((sim_time_t)1 << 53);
+}
+
 static inline void
 guest_step(struct guest *g, int64_t data)
 {
-	guest_fn f;
+	sim_time_t now;
 
 	if (__builtin_expect(data != EV_ACT, 0)) {	/* (one test for the common step) */
 		if (data == EV_SEG) {
@@ -1471,37 +1526,25 @@ guest_step(struct guest *g, int64_t data)
 			return;
 		}
 	}
+	now = g->sim->now;
+	if (__builtin_expect(work_end_whole(g, now), 1)) {
+		g->t0 = now;	/* settle_step's */
+		g->rem = 0;
+		step_work(g);
+		return;
+	}
 	settle_step(g);
-	switch (__builtin_expect(g->act, GA_WORK)) {	/* (the common step first) */
+	switch (g->act) {
 	case GA_WORK:
-		if (g->seg) {
-			/* guest_work_then's boundary: mid did the caller's step; then
-			 * what its guest_work would set (rem, the same cont), armed
-			 * the same way */
-			double ns;
-
-			g->seg = 0;
-			if ((ns = g->seg_mid(g->v, g->sim->now)) >= 0) {
-				g->rem = ns > 0 ? ns : 0;
-				arm(g);
-				break;
-			}
-		}
-		/* FALLTHROUGH */
+		step_work(g);
+		break;
 	case GA_MEM:
-		if (g->act == GA_MEM)
-			mem_set(g, 0);
-		/* FALLTHROUGH */
+		mem_set(g, 0);
+		step_cont(g);
+		break;
 	case GA_POLL:
 	case GA_BUSY:
-		f = g->cont;
-		g->act = GA_NONE;
-		/* cont stays f while f runs: nothing of this event follows it, and
-		 * guest_tail_take tells f so (the first time it is asked) */
-		f(g->v);
-		if (g->act == GA_NONE && g->cont == f)
-			g->cont = NULL;
-		g->then_ok = 0;	/* (f's, if its lock call made no guest_work_then) */
+		step_cont(g);
 		break;
 	case GA_SPIN:
 		spin_step(g);
