@@ -112,6 +112,78 @@ START_TEST(a_deferred_event_keeps_the_place_sim_at_gives)
 }
 END_TEST
 
+/* Record, then stop the run (data 3: from a deferred event it holds). */
+static void
+record_stop(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	record(sp, arg, data);
+	if (data == 3)
+		sim_defer(s, record_stop, NULL, 4);
+	else
+		sim_stop(s);
+}
+
+/* Record, then hold a deferred event (data + 1). */
+static void
+record_defer(void *sp, void *arg, int64_t data)
+{
+	record(sp, arg, data);
+	sim_defer(sp, record, NULL, data + 1);
+}
+
+/* sim_run's loop (engine.c): a stop ends the run after its event, from an
+ * event or a deferred one, through the pop's bound (fold_end), with the
+ * rest left pending; an event held by a handler runs at that event's end
+ * (attn), also one of many in a row.  (Fails with the pop bound by the end
+ * alone, or defer_hold's attn left alone: the run goes on past the stop,
+ * or the held event waits.) */
+START_TEST(an_event_end_sees_a_stop_and_a_held_event)
+{
+	struct sim s;
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, record_stop, NULL, 1);
+	sim_at(&s, 10, record, NULL, 2);
+	sim_at(&s, 20, record, NULL, 9);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 1);
+	ck_assert_int_eq(order[0], 1);
+	ck_assert_uint_eq(s.events, 1);
+	ck_assert_uint_eq(evq_size(s.q), 2);
+	sim_destroy(&s);
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, record_stop, NULL, 3);
+	sim_at(&s, 11, record, NULL, 9);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 2);
+	ck_assert_int_eq(order[1], 4);
+	ck_assert_int_eq(s.now, 10);
+	ck_assert_uint_eq(s.events, 2);
+	ck_assert_uint_eq(evq_size(s.q), 1);
+	sim_destroy(&s);
+
+	norder = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, record_defer, NULL, 1);
+	sim_at(&s, 11, record, NULL, 9);
+	sim_at(&s, 12, record_defer, NULL, 5);
+	sim_run(&s);
+	ck_assert_int_eq(norder, 5);
+	ck_assert_int_eq(order[0], 1);
+	ck_assert_int_eq(order[1], 2);
+	ck_assert_int_eq(order[2], 9);
+	ck_assert_int_eq(order[3], 5);
+	ck_assert_int_eq(order[4], 6);
+	ck_assert_uint_eq(s.events, 5);
+	sim_destroy(&s);
+}
+END_TEST
+
 /* E of the test below: 7 more deferred (10..16), while 2 is held unpushed. */
 static void
 raise_seven(void *sp, void *arg, int64_t data)
@@ -538,6 +610,7 @@ engine_suite(void)
 	tcase_add_test(tc, machine_dist_follows_the_numbering);
 	tcase_add_test(tc, smt_sibling_slows_work);
 	tcase_add_test(tc, smt_wide_core_slows_work);
+	tcase_add_test(tc, an_event_end_sees_a_stop_and_a_held_event);
 	tcase_add_test(tc, a_spin_is_one_event);
 	tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
 	tcase_add_test(tc, adding_a_vm_does_not_shift_another_vms_numbers);

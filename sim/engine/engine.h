@@ -67,6 +67,10 @@ struct sim {
 	enum sim_fail fail;
 	char fail_where[256];
 	uint64_t next_check;	/* the event count of the next look at the limits */
+	/* The event count from which sim_run looks at anything past an event's
+	 * end: next_check, or 0 while events are held (sim_defer); one test
+	 * an event for both (engine.c sim_run) */
+	uint64_t attn;
 	uint64_t same;		/* events in a row at now (the watchdog) */
 	uint64_t stall_events;	/* the watchdog's bound: SIM_STALL_EVENTS (tests: fewer) */
 	/* Events at now whose push waits for the current event's end (sim_defer). */
