@@ -54,8 +54,11 @@ double dist_sample_other(const struct dist *, struct rng *);
 static inline double
 dist_sample(const struct dist *d, struct rng *r)
 {
-	if (d->exp_pos)
-		return d->a * rng_exp(r);
+	if (d->exp_pos) {
+		double e = rng_exp(r);	/* (the mean read after: not kept across the edge's call) */
+
+		return e * d->a;
+	}
 	if (d->type == DIST_CONST)
 		return d->a * d->scale;
 	return dist_sample_other(d, r);
