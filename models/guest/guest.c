@@ -474,7 +474,7 @@ static inline int
 arm_work(struct guest *g)
 {
 	work_rate(g);
-	if (g->rem == GUEST_FOREVER) {
+	if (g->rem >= GUEST_FOREVER) {	/* (>= for ==: one compare fewer) */
 		ev_cancel(g);	/* work without an end (interp.c loop_endless) */
 		return 0;
 	}
