@@ -43,9 +43,10 @@ struct evq_hent {
 struct evq_top {
 	struct evq_hent *h;	/* the near part's least entry: base + EVQ_PAD, or later when sorted */
 	size_t n;		/* near entries (the hole counted) */
-	/* the heap's root was popped, not yet refilled: its place's time is
-	 * then its least child's (the peek's), its key stale */
-	int hole;
+	/* The near part's form (evq.c EVQ_SORTED, EVQ_HEAP, EVQ_HOLE: a heap
+	 * whose root was popped, not yet refilled; its place's time is then
+	 * its least child's, the peek's, its key stale) */
+	int form;
 	/* The least time of the far part (its front's head or its heap's
 	 * top), the lanes' heads and the ghost ring's head (INT64_MAX: none),
 	 * kept where one of them changes, which is rarer than a peek */
