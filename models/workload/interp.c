@@ -798,15 +798,20 @@ void
 wl_continue(struct vcpu *v)
 {
 	struct wl_thread *th = guest_wl(v);
-	int tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+	int tail;
 
-	th->run->last = th;
+	/* (the tests first: the stores below are of pointers, after which
+	 * gcc would load the vCPU's kernel state again) */
 	if (__builtin_expect(th->closing >= 0 || !gk_quiet(v), 0)) {
+		tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+		th->run->last = th;
 		wl_continue_due(v, th, tail);
 		return;
 	}
 	/* the preemption point with nothing due: it clears the compute mark */
 	gk_preempt_point(v, wl_continue);
+	tail = guest_tail_take(v, wl_continue);
+	th->run->last = th;
 	wl_step(v, th, tail);
 }
 
