@@ -834,13 +834,17 @@ lock_release(struct glock *l, struct vcpu *v)
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
-	if (l->ops->release == lock_ticket_release)
-		cost += tkt_lock_release(l, l->priv);	/* (patched in: lock.h) */
-	else
+	if (l->ops->release == lock_ticket_release) {
+		/* (patched in: lock.h; the native unlock kicks nobody, so
+		 * v's node, where a kick would be, is not read) */
+		cost += tkt_lock_release(l, l->priv);
+		l->handover_ns = 0;
+	} else {
 		cost += l->ops->release(l, v);
-	l->handover_ns = 0;
-	if (l->node[v->idx].kick_to != NULL)
-		release_kick_at(l, v, own);
+		l->handover_ns = 0;
+		if (l->node[v->idx].kick_to != NULL)
+			release_kick_at(l, v, own);
+	}
 	lock_cont(l, v, cost);
 }
 
