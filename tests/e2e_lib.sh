@@ -130,6 +130,26 @@ out_outlived() {
 	return 0
 }
 
+# mpirun_end PID TENTHS DONE...: wait until PID (an mpirun in the
+# background) has ended or the command DONE... says the job is over, at most
+# TENTHS tenths of a second (a hang detector), then give PID 5 s to end on
+# its own and stop it: Open MPI's teardown after a rank's fault can stall.
+mpirun_end() {
+	me_pid=$1 me_n=$2
+	shift 2
+	i=0
+	while [ "$i" -lt "$me_n" ] && kill -0 "$me_pid" 2>/dev/null && ! "$@"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	i=0
+	while [ "$i" -lt 50 ] && kill -0 "$me_pid" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill "$me_pid" 2>/dev/null
+}
+
 # metric NAME FILE: its mean in a CSV result
 metric() {
 	awk -F, -v m="$1" '$1 == m { print $3 }' "$2"

@@ -129,18 +129,8 @@ bgpid=$!
 wait_points "$tmp/r" 2
 r1=$(rank_pid "$bgpid" 1)
 [ -n "$r1" ] && kill -9 "$r1"
-i=0
-while [ "$i" -lt 6000 ] && kill -0 "$bgpid" 2>/dev/null &&
-    ! { [ -e "$tmp/rank0.status" ] && [ -e "$tmp/rank2.status" ]; }; do
-	sleep 0.1
-	i=$((i + 1))
-done
-i=0
-while [ "$i" -lt 50 ] && kill -0 "$bgpid" 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill "$bgpid" 2>/dev/null
+ranks_done() { [ -e "$tmp/rank0.status" ] && [ -e "$tmp/rank2.status" ]; }
+mpirun_end "$bgpid" 6000 ranks_done
 wait "$bgpid" 2>/dev/null
 rrc=$?
 bgpid=

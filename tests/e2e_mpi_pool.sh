@@ -196,17 +196,7 @@ done
 # (after FINALIZE_LIVE_S, its status the run's), files whole.  So mpirun is
 # waited for until rank 0 has left (a hang detector: 300 s), then given 5 s
 # to end on its own and stopped (rank 0's stdout came 30 s before).
-i=0
-while [ "$i" -lt 3000 ] && [ ! -e "$tmp/f.hang.rank0" ] && kill -0 "$fpid_hang" 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-i=0
-while [ "$i" -lt 50 ] && kill -0 "$fpid_hang" 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill "$fpid_hang" 2>/dev/null
+mpirun_end "$fpid_hang" 3000 test -e "$tmp/f.hang.rank0"
 fault_end hang
 st=$(cut -d' ' -f1 "$tmp/f.hang.rank0" 2>/dev/null)
 echo "# hang: mpirun exit $rc (Open MPI's teardown; not judged)"
