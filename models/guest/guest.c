@@ -1950,19 +1950,18 @@ guest_prefetch(const struct vcpu *v)
 static inline int
 poke_plain(const struct guest *g, const struct pcpu *p)
 {
-	return g->spin_on && g->rem == GUEST_FOREVER && !(g->pre > 0) && g->ff &&
+	/* (>= for ==: the same for every double, one compare fewer) */
+	return g->spin_on && g->rem >= GUEST_FOREVER && !(g->pre > 0) && g->ff &&
 	    p->load == LOAD_SPIN;
 }
 
 /* poke_plain with no PLE window, asked through spin_fast: a run with no
- * window (ple_none: every spin's ple_left is GUEST_FOREVER) and the
- * fast-forward on; >= for ==, the same for every double.  (Else poke_slow,
- * whose poke_plain case makes the same steps.) */
+ * window (ple_none: every spin's ple_left is GUEST_FOREVER).  (Else
+ * poke_slow, whose poke_plain case makes the same steps.) */
 static inline int
 poke_fast(const struct guest *g, const struct pcpu *p)
 {
-	return g->spin_fast && g->spin_on && g->rem >= GUEST_FOREVER && !(g->pre > 0) &&
-	    p->load == LOAD_SPIN;
+	return g->spin_fast && poke_plain(g, p);
 }
 
 /* v spins on a lock, on a pCPU (guest_is_spinning, guest_is_running) */
