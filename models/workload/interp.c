@@ -114,6 +114,13 @@ thread_free(struct wl_thread *th)
 
 static void task_exited(struct task *);
 
+/* The thread that ran primitives last (wl_grun_where), in the one run a
+ * process simulates at a time (guest.c's fold_run assumes the same).  A
+ * static: a step's store loads no pointer (th->run), and gcc, which lets a
+ * store through a pointer alias any field, loads no vCPU state again after
+ * it.  NULL: none, or its task ended or its VM went. */
+static struct wl_thread *wl_last;
+
 static void wl_continue_after(struct vcpu *, double);
 static void wl_lock_then(struct vcpu *, double);
 static void wl_ffs(struct ffs *, struct vcpu *);
@@ -246,6 +253,8 @@ wl_vm_teardown(struct vm *vm)
 	if (g == NULL)
 		return;
 	wv = g->prog;
+	if (wl_last != NULL && wl_last->wv == wv)
+		wl_last = NULL;
 	gvm_free(g);		/* frees the threads of tasks still alive (task_free) */
 	while (wv->nspare > 0)
 		thread_free(wv->spare[--wv->nspare]);
@@ -303,8 +312,8 @@ task_exited(struct task *t)
 	struct wl_vm *wv = th->wv;
 	struct sim *s = th->g->vm->hv->sim;
 
-	if (wv->run->last == th)
-		wv->run->last = NULL;
+	if (wl_last == th)
+		wl_last = NULL;
 	VS_GROW(wv->spare, wv->capspare, wv->nspare);
 	wv->spare[wv->nspare++] = th;
 	if (--wv->live == 0)
@@ -453,7 +462,7 @@ thread_where(const struct wl_thread *th, int pc, char *buf, size_t n)
 void
 wl_grun_where(const struct grun *run, char *buf, size_t n)
 {
-	const struct wl_thread *th = run->last;
+	const struct wl_thread *th = wl_last != NULL && wl_last->run == run ? wl_last : NULL;
 
 	if (th == NULL)
 		snprintf(buf, n, "no task ran");
@@ -800,18 +809,18 @@ wl_continue(struct vcpu *v)
 	struct wl_thread *th = guest_wl(v);
 	int tail;
 
-	/* (the tests first: the stores below are of pointers, after which
-	 * gcc would load the vCPU's kernel state again) */
+	/* (the tests first: the tail's store is of a pointer, after which gcc
+	 * would load the vCPU's kernel state again) */
 	if (__builtin_expect(th->closing >= 0 || !gk_quiet(v), 0)) {
 		tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
-		th->run->last = th;
+		wl_last = th;
 		wl_continue_due(v, th, tail);
 		return;
 	}
 	/* the preemption point with nothing due: it clears the compute mark */
 	gk_preempt_point(v, wl_continue);
 	tail = guest_tail_take(v, wl_continue);
-	th->run->last = th;
+	wl_last = th;
 	wl_step(v, th, tail);
 }
 
@@ -868,7 +877,7 @@ mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 		th->next = NULL;
 		return -1;
 	}
-	th->run->last = th;
+	wl_last = th;
 	if (th->closing >= 0)
 		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	if (gk_preempt_point(v, wl_continue))
@@ -900,7 +909,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	 * the pc moves (no preemption is due or taken, the marks stay 0) */
 	if (th->closing < 0 && th->pc == x->at && (t = gk_current(v))->preempt_count > 0 &&
 	    !t->compute) {
-		th->run->last = th;
+		wl_last = th;
 		th->pc++;
 		th->next = NULL;
 		return dist_sample(th->ops[x->at].d, v->rng);
@@ -909,7 +918,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 		return mid_due(v, th, at);
 	/* the preempt point finds nothing: gk_compute_mark (next_go) sets the
 	 * mark it would clear */
-	th->run->last = th;
+	wl_last = th;
 	if (th->closing >= 0)
 		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
 	return next_go(v, th, x);

@@ -74,7 +74,6 @@ struct grun {
 	int live;
 	int stop_when_done;
 	sim_time_t last_done;
-	void *last;		/* the thread that ran primitives last (wl_grun_where) */
 };
 /* Where the thread that last ran primitives stands: "VM V, program 'P', 'PRIM'
  * at FILE:LINE:COLUMN" (for the watchdog's and the limits' messages). */

@@ -564,7 +564,7 @@ run_once(const struct scenario *sc, uint64_t seed, const struct run_opts *o,
 {
 	struct sim sim;
 	struct hv hv;
-	struct grun grun = { 0, sc->until_done, 0, NULL };
+	struct grun grun = { 0, sc->until_done, 0 };
 	struct built *b = xcalloc((size_t)sc->nvms, sizeof *b);
 	double t0, wall;
 	int i, j, rc = -1;
