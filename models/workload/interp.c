@@ -681,8 +681,23 @@ acquire_pick(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	lock_acquire(l, v);
 }
 
+/* A lock call's step: the tail (wl_step's WL_TAIL_TAKE: taken here) and,
+ * if the call is its event's tail, guest_tail_then; last before the call:
+ * a pointer and a byte store, after which gcc would load the vCPU's kernel
+ * state again (the op's own loads and stores come first). */
+#define WL_TAIL_TAKE (-1)
 static inline __attribute__((always_inline)) void
-op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+lock_call_tail(struct vcpu *v, int tail)
+{
+	if (tail == WL_TAIL_TAKE)
+		tail = guest_tail_take(v, wl_continue);
+	/* (a lock loop's steps are their events' tails) */
+	if (__builtin_expect(tail, 1))
+		guest_tail_then(v);
+}
+
+static inline __attribute__((always_inline)) void
+op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o, int tail)
 {
 	struct glock *l;
 
@@ -690,6 +705,7 @@ op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	th->path_since[o->arg] = th->sim->now;
 	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
 	l = th->lock[o->arg];
+	lock_call_tail(v, tail);
 	if (__builtin_expect(o->by != WL_BY_NONE || l == NULL, 0))
 		acquire_pick(v, th, o);
 	else
@@ -697,11 +713,15 @@ op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 }
 
 static inline __attribute__((always_inline)) void
-op_release(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
+op_release(struct vcpu *v, struct wl_thread *th, const struct wl_op *o, int tail)
 {
+	struct glock *l;
+
 	th->pc++;
 	th->closing = o->arg;
-	lock_release(th->lock[o->arg], v);
+	l = th->lock[o->arg];
+	lock_call_tail(v, tail);
+	lock_release(l, v);
 }
 
 /* wl_continue's primitives from th->pc on, until one takes time or the
@@ -723,10 +743,10 @@ wl_run(struct vcpu *v, struct wl_thread *th, int tail)
 			op_compute(v, th, o);
 			return;
 		case OP_ACQUIRE:
-			op_acquire(v, th, o);
+			op_acquire(v, th, o, 0);
 			return;
 		case OP_RELEASE:
-			op_release(v, th, o);
+			op_release(v, th, o, 0);
 			return;
 		case OP_COUNT:
 			th->wv->counts[o->arg]++;
@@ -768,26 +788,25 @@ step_compute(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 
 /* wl_continue past its preemption point: a lock loop's steps begin with one
  * of these: no loop, no watchdog; the lock call is the step's last
- * (guest_tail_then) */
+ * (guest_tail_then).  tail: guest_tail_take's, or WL_TAIL_TAKE: not taken
+ * yet (the lock calls take it last, lock_call_tail) */
 static inline __attribute__((always_inline)) void
 wl_step(struct vcpu *v, struct wl_thread *th, int tail)
 {
 	const struct wl_op *o = &th->ops[th->pc];
 
-	/* (a lock loop's steps are their events' tails) */
-	if (o->op == OP_ACQUIRE) {
-		if (__builtin_expect(tail, 1))
-			guest_tail_then(v);
-		op_acquire(v, th, o);
-	} else if (o->op == OP_RELEASE) {
-		if (__builtin_expect(tail, 1))
-			guest_tail_then(v);
-		op_release(v, th, o);
+	if (o->op == OP_ACQUIRE)
+		op_acquire(v, th, o, tail);
+	else if (o->op == OP_RELEASE)
+		op_release(v, th, o, tail);
+	else {
+		if (tail == WL_TAIL_TAKE)
+			tail = guest_tail_take(v, wl_continue);	/* for loop_ff */
+		if (o->op == OP_COMPUTE)
+			step_compute(v, th, o);
+		else
+			wl_run(v, th, tail);
 	}
-	else if (o->op == OP_COMPUTE)
-		step_compute(v, th, o);
-	else
-		wl_run(v, th, tail);
 }
 
 /* wl_continue with a path to close or something due at its preemption
@@ -819,9 +838,8 @@ wl_continue(struct vcpu *v)
 	}
 	/* the preemption point with nothing due: it clears the compute mark */
 	gk_preempt_point(v, wl_continue);
-	tail = guest_tail_take(v, wl_continue);
 	wl_last = th;
-	wl_step(v, th, tail);
+	wl_step(v, th, WL_TAIL_TAKE);
 }
 
 /* The compute th's program starts next, its walk made at compile time
