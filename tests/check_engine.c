@@ -2,6 +2,8 @@
 /* check_engine.c - the engine, runstates, SMT rates, determinism, streams. */
 #include "testutil.h"
 
+#include <signal.h>
+
 #include "engine.h"
 #include "ffsnap.h"
 #include "hv/vcpu.h"
@@ -60,6 +62,35 @@ START_TEST(fold_end_follows_the_end_and_a_stop)
 	ck_assert(s.fold_end == SIM_TIME_CAP);
 	sim_fail(&s, SIM_FAIL_CAP, NULL);
 	ck_assert_int_eq(s.fold_end, -1);
+	sim_destroy(&s);
+}
+END_TEST
+
+/* sim_advance_known's bound is fold_end: a step past the end, or any step
+ * once stopped, is a broken invariant and aborts, as sim_advance's does
+ * (_i: 0 and 1 past the end, 2 before it after a stop). */
+START_TEST(advance_known_aborts_past_the_end_or_a_stop)
+{
+	struct sim s;
+
+	sim_init(&s, 1, 100);
+	if (_i == 2)
+		sim_stop(&s);
+	sim_advance_known(&s, _i == 0 ? 101 : _i == 1 ? SIM_NEVER : 50);
+	sim_destroy(&s);
+}
+END_TEST
+
+/* ... and up to the end it moves the clock. */
+START_TEST(advance_known_moves_up_to_the_end)
+{
+	struct sim s;
+
+	sim_init(&s, 1, 100);
+	sim_advance_known(&s, 40);
+	ck_assert_int_eq(s.now, 40);
+	sim_advance_known(&s, 100);
+	ck_assert_int_eq(s.now, 100);
 	sim_destroy(&s);
 }
 END_TEST
@@ -599,6 +630,9 @@ engine_suite(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, engine_runs_in_time_order_and_stops_at_end);
 	tcase_add_test(tc, fold_end_follows_the_end_and_a_stop);
+	tcase_add_loop_test_raise_signal(tc, advance_known_aborts_past_the_end_or_a_stop,
+	    SIGABRT, 0, 3);
+	tcase_add_test(tc, advance_known_moves_up_to_the_end);
 	tcase_add_test(tc, a_refused_snapshot_matches_none);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);
