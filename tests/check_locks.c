@@ -1658,28 +1658,35 @@ START_TEST(ticket_turn_is_the_owner_of_head)
 END_TEST
 
 /* tkt_prefetch loads ahead only from TKT_FAR_VCPUS vCPUs (below, the
- * lines are in cache): the next waiter but one there, none below. */
+ * lines are in cache): the next waiter but one there, none below; the
+ * index ring it finds the lock nodes by names each ticket's owner. */
 START_TEST(ticket_prefetch_only_with_many_vcpus)
 {
 	static struct vcpu v[TKT_FAR_VCPUS];
 	static const int ns[] = { 3, TKT_FAR_VCPUS - 1, TKT_FAR_VCPUS };
+	struct glock l;
 	int i, k;
 
+	memset(&l, 0, sizeof l);
+	l.node = xcalloc(TKT_FAR_VCPUS, sizeof *l.node);
 	for (i = 0; i < TKT_FAR_VCPUS; i++)
 		v[i].idx = v[i].id = i;
 	for (k = 0; k < 3; k++) {
 		struct ticket_word t;
 
 		tkt_init(&t, ns[k]);
-		for (i = 0; i < 3; i++)
-			tkt_take(&t, &v[i]);
+		for (i = 0; i < 3; i++) {
+			tkt_take(&t, &v[2 - i]);
+			ck_assert_int_eq(t.idx[i], t.owner[i]->idx);
+		}
 		ck_assert_ptr_eq(tkt_advance(&t), &v[1]);
 		if (ns[k] >= TKT_FAR_VCPUS)
-			ck_assert_ptr_eq(tkt_prefetch(&t), &v[2]);
+			ck_assert_ptr_eq(tkt_prefetch(&l, &t), &v[0]);
 		else
-			ck_assert_ptr_null(tkt_prefetch(&t));
+			ck_assert_ptr_null(tkt_prefetch(&l, &t));
 		tkt_free(&t);
 	}
+	free(l.node);
 }
 END_TEST
 

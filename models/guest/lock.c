@@ -885,7 +885,6 @@ lock_prefetch(const struct glock *l, const struct vcpu *v)
 {
 	if (v == NULL)
 		return;
-	__builtin_prefetch(&l->node[v->idx]);
 	/* lock_poke's pcpu_dist reads its pCPU's socket, which sits in the
 	 * struct's second line for 3 pCPUs of 4 (hv.h: 304 bytes each), where
 	 * guest_prefetch loads the first: with a thousand vCPUs, a miss at

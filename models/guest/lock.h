@@ -319,9 +319,17 @@ void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
  * pass (then on_budget). */
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
-/* A waiter's turn comes next but one: start loading its node (lock_enter
- * and the spinner counts read it; NULL: none). */
+/* A waiter's turn comes next but one: start loading the line of its pCPU
+ * that lock_poke reads (NULL: none). */
 void lock_prefetch(const struct glock *, const struct vcpu *);
+/* Start loading the node of the VM's vCPU idx, which its take reads first
+ * (wait_since, spin_at): a ticket lock asks two turns early (tkt_prefetch),
+ * where one turn was too late at 1024 vCPUs. */
+static inline void
+lock_prefetch_node(const struct glock *l, int idx)
+{
+	__builtin_prefetch(&l->node[idx]);
+}
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
 /* n independent lines from from_pcpu to `to`, misses overlapping up to mlp. */
 double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to, int n);
