@@ -1726,9 +1726,16 @@ seg_now(struct guest *g, guest_mid_fn mid)
 	/* (no spin to note: work_set ended it) */
 	if (!(t1 < next_time(s) && t1 <= s->fold_end))
 		return 0;
-	if ((ns = mid(g->v, t1)) < 0)
+	/* the boundary's step, as guest_ev counts it: counted before mid and
+	 * taken back if mid refuses, and t1 read back from the fold mid leaves
+	 * alone, so neither lives across mid's calls (a cost figure, read at
+	 * the run's end) */
+	s->folded++;
+	if ((ns = mid(g->v, t1)) < 0) {
+		g->sim->folded--;
 		return 1;
-	s->folded++;	/* the boundary's step, as guest_ev counts it */
+	}
+	t1 = g->fold_t;
 	g->t0 = t1;
 	g->rem = ns > 0 ? ns : 0;
 	g->fold_t = work_end(g, t1, g->rem);
@@ -1748,14 +1755,19 @@ void
 guest_work_then(struct vcpu *v, double ns, guest_mid_fn mid, guest_fn done)
 {
 	struct guest *g = v->g;
-	int now_ok = g->then_ok;
+	int now_ok;
 
-	g->then_ok = 0;
+	/* then_ok read after the arm (nothing in work_set or arm_work sets
+	 * it: only a lock's observe does, guest_tail_then), so it does not
+	 * live across their calls; cleared on every path, before mid */
 	if (work_set(v, ns, done) && arm_work(g)) {
+		now_ok = g->then_ok;
+		g->then_ok = 0;
 		if (now_ok && seg_now(g, mid))
 			return;
 		g->fold_data = EV_SEG;	/* its step: seg_chain's (guest_step) */
-	}
+	} else
+		g->then_ok = 0;
 	g->seg = 1;
 	g->seg_mid = mid;
 }
