@@ -104,7 +104,7 @@ enum { GL_TICKS = 1, GL_PLE = 2 };
 
 /* EV_SEG: EV_ACT at a boundary of guest_work_then's, as it armed it (a
  * hint: an activity armed anew, arm's EV_ACT, takes guest_step's seg case) */
-enum { EV_PRE, EV_ACT, EV_RESUME, EV_SEG };
+enum { EV_PRE, EV_ACT, EV_RESUME, EV_SEG, EV_SEG_ANY };
 
 static void ple_sync(struct guest *);
 
@@ -1102,6 +1102,8 @@ guest_kept(struct vcpu *v)
 	}
 }
 
+static void seg_ev(struct sim *, struct guest *);
+
 /* May a step at t be taken now, in the event before it (guest_ev's fold)?
  * (sim_run pops nothing past the cap either) */
 static inline __attribute__((always_inline)) int
@@ -1121,13 +1123,11 @@ fold_ok(const struct sim *sim, sim_time_t t)
  * watchdog look at the same counts), unless sim_run has something to do at
  * it: a look at the limits, or the watchdog's count of events at one time.
  */
-static void
-guest_ev(void *s, void *arg, int64_t data)
+/* guest_ev's start: its event is taken (no longer pending), g the vCPU
+ * whose event runs */
+static inline __attribute__((always_inline)) void
+ev_start(struct guest *g)
 {
-	struct guest *g = arg, *o;
-	struct sim *sim = s;
-	int own;
-
 	g->ev = EVQ_NONE;
 	if (g->ff)
 		fold_run = g;
@@ -1140,7 +1140,21 @@ guest_ev(void *s, void *arg, int64_t data)
 	__builtin_prefetch(g->wl);
 	__builtin_prefetch(g->kcpu);
 	__builtin_prefetch(g->v->rng);
+}
+
+/* guest_step of an event's other data (out of line: rare) */
+static __attribute__((noinline)) void
+guest_step_out(struct guest *g, int64_t data)
+{
 	guest_step(g, data);
+}
+
+static inline __attribute__((always_inline)) void
+fold_loop(struct sim *sim, struct guest *g)
+{
+	struct guest *o;
+	int own;
+
 	for (;;) {
 		if ((o = fold_other) != NULL && !o->fold)
 			o = fold_other = NULL;
@@ -1173,6 +1187,87 @@ guest_ev(void *s, void *arg, int64_t data)
 		guest_step(g, g->fold_data);
 	}
 	fold_run = fold_other = NULL;
+}
+
+static void
+guest_ev(void *s, void *arg, int64_t data)
+{
+	struct guest *g = arg;
+	struct sim *sim = s;
+
+	/* one test of data for the common step (EV_ACT's): a boundary's
+	 * event goes to seg_ev, the rest to guest_step out of line */
+	if (__builtin_expect(data != EV_ACT, 0)) {
+		if (data == EV_SEG) {
+			seg_ev(sim, g);
+			return;
+		}
+		ev_start(g);
+		guest_step_out(g, data);
+	} else {
+		ev_start(g);
+		guest_step(g, EV_ACT);
+	}
+	fold_loop(sim, g);
+}
+
+/* guest_ev's loop after a step that seg_ev did not finish (out of line:
+ * rare, and seg_ev keeps a small frame) */
+static __attribute__((noinline)) void
+fold_loop_out(struct sim *sim, struct guest *g)
+{
+	fold_loop(sim, g);
+}
+
+/*
+ * guest_ev's EV_SEG event (a boundary of guest_work_then's that waited
+ * for its own event: peer-ticket at 64 vCPUs, 31 k of 286 k events), its
+ * plain case in a handler of its own: seg_chain's steps, then guest_ev's
+ * loop for the one event seg_chain folded (g's own, no other waiting):
+ * taken at once if it comes first (guest_ev goes on from its step), else
+ * held (hold_ok) or pushed in the place its fold reserved, as guest_ev's
+ * loop would; without guest_ev's frame, dispatch and loop head.  mid's
+ * refusal takes EV_ACT's step (guest_ev), as guest_step after seg_chain's
+ * 0; anything else (no fast-forward, an overhead, a spin to note, a fold
+ * left in the second place) guest_ev's path.  tests/e2e_fold.sh and
+ * bench/ident.sh compare.
+ */
+static __attribute__((noinline)) void
+seg_ev(struct sim *sim, struct guest *g)
+{
+	void *s = sim, *arg = g;
+	double ns;
+
+	if (!(g->ff && g->act == GA_WORK && g->seg && !g->spin_on && g->pre == 0)) {
+		guest_ev(s, arg, EV_SEG_ANY);
+		return;
+	}
+	ev_start(g);	/* (its prefetches: mid reads these lines) */
+	/* seg_chain's steps */
+	g->seg = 0;
+	if ((ns = g->seg_mid(g->v, sim->now)) < 0) {
+		guest_ev(s, arg, EV_ACT);
+		return;
+	}
+	g->t0 = sim->now;
+	g->rem = ns > 0 ? ns : 0;
+	if (!arm_work(g) || fold_other != NULL) {
+		fold_loop_out(sim, g);
+		return;
+	}
+	/* fold_loop's first pass for g's own fold, fold_data EV_ACT (ev_at's) */
+	g->fold = 0;
+	if (fold_ok(sim, g->fold_t)) {
+		sim_advance_known(sim, g->fold_t);
+		sim->folded++;
+		guest_ev(s, arg, EV_ACT);
+		return;
+	}
+	if (hold_ok(g))
+		g->fold = g->held = 1;
+	else
+		g->ev = sim_at_key(sim, g->fold_t, g->fold_key, guest_ev, g, EV_ACT);
+	fold_run = NULL;
 }
 
 /* guest_step's spin cases. */
@@ -1527,7 +1622,7 @@ guest_step(struct guest *g, int64_t data)
 	sim_time_t now;
 
 	if (__builtin_expect(data != EV_ACT, 0)) {	/* (one test for the common step) */
-		if (data == EV_SEG) {
+		if (data >= EV_SEG) {
 			if (g->act == GA_WORK && g->seg && seg_chain(g))
 				return;
 			/* else EV_ACT's step */
