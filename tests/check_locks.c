@@ -1548,9 +1548,11 @@ wrapped_observe(struct glock *l, struct vcpu *v)
 static struct lock_ops wrapped_ticket;
 
 /* A probe that counts the lock's events and, with ctx's unpatch set, puts
- * the wrapped ops in place of the ticket lock's at its first one */
+ * the wrapped ops in place of the ticket lock's at its first one (and
+ * clears what lock_init noted of them: tkt_native); counts the events of
+ * a lock noted native, too */
 struct unpatch {
-	int unpatch, events;
+	int unpatch, events, native;
 };
 
 static void
@@ -1562,8 +1564,11 @@ unpatch_fn(void *ctx, const struct probe_ev *e)
 	if (l == NULL)
 		return;
 	u->events++;
-	if (u->unpatch && l->ops == &lock_ticket_ops)
+	u->native += l->tkt_native;
+	if (u->unpatch && l->ops == &lock_ticket_ops) {
 		l->ops = &wrapped_ticket;
+		l->tkt_native = 0;
+	}
 }
 
 /*
@@ -1575,7 +1580,7 @@ unpatch_fn(void *ctx, const struct probe_ev *e)
  */
 START_TEST(the_patched_ticket_ops_are_the_ops)
 {
-	struct unpatch pu = { 0, 0 }, wu = { 1, 0 };
+	struct unpatch pu = { 0, 0, 0 }, wu = { 1, 0, 0 };
 	struct probe pp = { unpatch_fn, &pu }, wp = { unpatch_fn, &wu };
 	struct metrics patched, wrapped;
 	const char *text =
@@ -1609,6 +1614,8 @@ START_TEST(the_patched_ticket_ops_are_the_ops)
 	tu_run_check(text, 3, &wp, 1, &wrapped);
 	ck_assert_int_gt(wrapped_calls, 1000);	/* (the pointers' path ran) */
 	ck_assert_int_eq(pu.events, wu.events);
+	ck_assert_int_eq(pu.native, pu.events);	/* (the ticket ops noted native) */
+	ck_assert_int_eq(wu.native, 1);		/* (... and the wrapped ones not) */
 	share = tu_metric(&patched, "g.l.contended_share");
 	ck_assert_double_gt(share, 5);
 	ck_assert_double_lt(share, 95);

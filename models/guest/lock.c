@@ -64,6 +64,8 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 		l->spinners = lock_array(l->spinners, n, sizeof *l->spinners, 0);
 	l->spin_books = (unsigned char)((l->spin_core != NULL ? LOCK_SPIN_CORE : 0) |
 	    (l->spinners != NULL ? LOCK_SPIN_LIST : 0));
+	l->tkt_native = ops->take == lock_ticket_take && ops->release == lock_ticket_release &&
+	    ops->observe == lock_ticket_observe;
 	l->pool_batches = lines->pool_batches;
 	l->pool_avail = lines->pool_fill;
 	l->slow_lines = lines->slow_lines;
@@ -545,10 +547,9 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	guest_set_acquiring(v, l);
 	if (l->check_fifo)
 		l->arrival[v->idx] = l->arrivals++;
-	take = l->ops->take;
-	if (take == lock_ticket_take)
+	if (l->tkt_native)
 		ns = tkt_lock_take(l, l->priv, v);	/* (patched in: lock.h) */
-	else if (take != NULL)
+	else if ((take = l->ops->take) != NULL)
 		ns = take(l, v);
 	else {
 		wait_begin(l, v, l->sim->now);
@@ -834,10 +835,10 @@ lock_release(struct glock *l, struct vcpu *v)
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
 	l->last_pcpu = v->pcpu->id;
-	if (l->ops->release == lock_ticket_release) {
+	if (l->tkt_native) {
 		/* (patched in: lock.h; the native unlock kicks nobody, so
 		 * v's node, where a kick would be, is not read) */
-		cost += tkt_lock_release(l, l->priv);
+		tkt_lock_release(l, l->priv);	/* (0 ns: no kick) */
 		l->handover_ns = 0;
 	} else {
 		cost += l->ops->release(l, v);
@@ -851,7 +852,7 @@ lock_release(struct glock *l, struct vcpu *v)
 static int
 watch_observe(struct glock *l, struct vcpu *v)
 {
-	if (l->ops->observe != lock_ticket_observe)
+	if (!l->tkt_native)
 		return l->ops->observe(l, v);
 	/* (lock_ticket_observe, patched in: lock.h) */
 	if (!tkt_lock_turn(l, l->priv, v))

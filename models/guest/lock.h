@@ -140,9 +140,10 @@ extern const struct lock_ops lock_spinpark_ops;
 extern const struct lock_ops lock_pmtticket_ops;
 /* The native ticket lock's take, release and observe (lock_ticket_ops),
  * which lock_acquire, lock_release and the spin's watch run inline where a
- * lock's op is one of them (ticket_word.h tkt_lock_take, tkt_lock_release,
- * tkt_lock_turn), not through the pointer, as Linux patches its native
- * pv_lock_ops in place of their indirect calls (LNX-3.6
+ * lock's ops are these three (glock.tkt_native; ticket_word.h
+ * tkt_lock_take, tkt_lock_release, tkt_lock_turn), not through the
+ * pointers, as Linux patches its native pv_lock_ops in place of their
+ * indirect calls (LNX-3.6
  * arch/x86/kernel/paravirt_patch_64.c, alternative.c apply_paravirt). */
 double lock_ticket_take(struct glock *, struct vcpu *);
 double lock_ticket_release(struct glock *, struct vcpu *);
@@ -256,6 +257,10 @@ struct glock {
 	 * machine without SMT (bench/peer-ticket.yaml), is one test at a
 	 * count's change, not a test of each pointer */
 	unsigned char spin_books;
+	/* 1: its take, release and observe are the native ticket lock's,
+	 * which run inline (lock_ticket_take, ...: patched in), noted by
+	 * lock_init: one byte's test, not an op's pointer loaded and compared */
+	unsigned char tkt_native;
 	int check_fifo;		/* --check=full on a fifo lock: arrival turns are checked */
 	uint64_t arrivals, entries;
 	uint64_t *arrival;	/* ... per vCPU, its acquire's turn (check_fifo only) */

@@ -118,9 +118,18 @@ tkt_turn(const struct ticket_word *t, const struct vcpu *v)
 static inline struct vcpu *
 tkt_advance(struct ticket_word *t)
 {
+	struct vcpu *v;
+
 	t->head++;
 	t->hi = tkt_next(t, t->hi);
-	return t->tail == t->head ? NULL : t->owner[t->hi];
+	if (t->tail == t->head)
+		return NULL;
+	v = t->owner[t->hi];
+	/* a taken ticket's slot names its taker (tkt_take), so a caller's
+	 * test for NULL is the tail's test alone */
+	if (v == NULL)
+		__builtin_unreachable();
+	return v;
 }
 
 /*
