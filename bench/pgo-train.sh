@@ -6,9 +6,21 @@
 # in all, so that an instrumented BIN records the branches and calls they take.
 # Outputs go to OUTDIR (the caller removes it); exits 1 if a run failed.
 B=$1; S=$2; O=$3
+# Address randomisation off (setarch -R, personality(2)'s ADDR_NO_RANDOMIZE),
+# where the kernel allows it (a container may not): some counts follow where
+# malloc put things (ffsnap.c's and util.c's tables hash pointers), so with
+# it on every make pgo trained a slightly different profile, and two builds
+# of one commit differed in code (ffsnap's snap, laid out two ways).
+R=
+setarch "$(uname -m)" -R true 2>/dev/null && R="setarch $(uname -m) -R"
+# The scenarios are read from a copy under OUTDIR (mktemp's, whose path has
+# one length): vlocksim keeps each file's real path, so the heap, and with it
+# those counts, followed the length of SRCDIR's path.
+mkdir -p "$O/src/bench" && cp -R "$S/configs" "$O/src/" 2>/dev/null &&
+    cp "$S/bench/peer-ticket.yaml" "$O/src/bench/" 2>/dev/null && S=$O/src
 t() { # tag args...
 	tag=$1; shift
-	"$B" run "$@" --reps 1 --no-wall-clock --out "$O/$tag" >/dev/null ||
+	$R "$B" run "$@" --reps 1 --no-wall-clock --out "$O/$tag" >/dev/null ||
 	    { echo "pgo-train.sh: $tag failed" >&2; exit 1; }
 }
 s0="$S/configs/seed000/spinlock-thread.yaml --set until=duration --set duration=200ms"
