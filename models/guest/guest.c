@@ -1037,7 +1037,8 @@ arm(struct guest *g)
 }
 
 /* (inline in guest_ev: its two calls were a step's call more) */
-static inline __attribute__((always_inline)) void guest_step(struct guest *, int64_t data);
+static inline __attribute__((always_inline)) void guest_step(struct sim *, struct guest *,
+    int64_t data);
 
 /*
  * guest_step at a boundary of guest_work_then's two segments (EV_SEG:
@@ -1144,9 +1145,9 @@ ev_start(struct guest *g)
 
 /* guest_step of an event's other data (out of line: rare) */
 static __attribute__((noinline)) void
-guest_step_out(struct guest *g, int64_t data)
+guest_step_out(struct sim *sim, struct guest *g, int64_t data)
 {
-	guest_step(g, data);
+	guest_step(sim, g, data);
 }
 
 static inline __attribute__((always_inline)) void
@@ -1184,7 +1185,7 @@ fold_loop(struct sim *sim, struct guest *g)
 			sim->events++;
 		} else
 			sim->folded++;
-		guest_step(g, g->fold_data);
+		guest_step(sim, g, g->fold_data);
 	}
 	fold_run = fold_other = NULL;
 }
@@ -1203,10 +1204,10 @@ guest_ev(void *s, void *arg, int64_t data)
 			return;
 		}
 		ev_start(g);
-		guest_step_out(g, data);
+		guest_step_out(sim, g, data);
 	} else {
 		ev_start(g);
-		guest_step(g, EV_ACT);
+		guest_step(sim, g, EV_ACT);
 	}
 	fold_loop(sim, g);
 }
@@ -1616,8 +1617,10 @@ spin_end_none(const struct guest *g)
 	    !(g->pre > 0) && g->ff;
 }
 
+/* (sim: g->sim, the event's, known to the caller: one sim a run, so a
+ * folded step's clock is the value sim_advance_known just stored) */
 static inline void
-guest_step(struct guest *g, int64_t data)
+guest_step(struct sim *sim, struct guest *g, int64_t data)
 {
 	sim_time_t now;
 
@@ -1635,7 +1638,7 @@ guest_step(struct guest *g, int64_t data)
 			return;
 		}
 	}
-	now = g->sim->now;
+	now = sim->now;
 	if (__builtin_expect(work_end_whole(g, now), 1)) {
 		g->t0 = now;	/* settle_step's */
 		g->rem = 0;
