@@ -224,9 +224,28 @@ struct evq {
 						 * fields before it stay close) */
 };
 
+/* t.least again, after the near part's head or side changed: the head's
+ * time is the near least's (INT64_MAX when empty, sorted_empty; a hole's
+ * least child's, heap_pop), so no test of n or of the form. */
+static inline void
+least_note(struct evq *q)
+{
+	sim_time_t t = q->t.h->time;
+
+	q->t.least = t < q->t.side ? t : q->t.side;
+}
+
+/* t.least after the near part took an entry at t: the least can only fall. */
+static inline void
+least_add(struct evq *q, sim_time_t t)
+{
+	if (t < q->t.least)
+		q->t.least = t;
+}
+
 /* t.side again, after the far part's least (ftop), the least lane head or
  * the ghost ring's head changed (each of those changes calls it; the far
- * part's through far_note). */
+ * part's through far_note), and so t.least. */
 static inline void
 side_note(struct evq *q)
 {
@@ -237,6 +256,7 @@ side_note(struct evq *q)
 	if (q->lmin >= 0 && q->lh.time < t)
 		t = q->lh.time;
 	q->t.side = t;
+	least_note(q);
 }
 
 /* A lane entry's slot pos, and back. */
@@ -496,6 +516,7 @@ evq_new(void)
 	q->t.side = INT64_MAX;
 	heap_grow(q);
 	sorted_empty(q);
+	q->t.least = INT64_MAX;
 	return q;
 }
 
@@ -868,6 +889,7 @@ far_take(struct evq *q, uint32_t s)
 static inline void
 near_insert(struct evq *q, struct evq_hent e)
 {
+	least_add(q, e.time);	/* (a hole's least child's time with it too) */
 	if (q->t.form == EVQ_SORTED && q->t.n < EVQ_SORT_MAX) {
 		sorted_insert(q, e);
 		return;
@@ -1211,13 +1233,14 @@ far_pop(struct evq *q)
 static void
 ent_remove(struct evq *q, size_t i)
 {
-	if (q->t.form == EVQ_SORTED) {
+	if (q->t.form == EVQ_SORTED)
 		sorted_remove(q, i);
-		return;
+	else {
+		heap_remove(q, i);
+		if (q->t.n <= EVQ_SORT_MIN)
+			to_sorted(q);
 	}
-	heap_remove(q, i);
-	if (q->t.n <= EVQ_SORT_MIN)
-		to_sorted(q);
+	least_note(q);
 }
 
 /*
@@ -1268,10 +1291,13 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 	if (is_far(q, t)) {
 		ent_remove(q, i);
 		far_insert(q, e);
-	} else if (q->t.form == EVQ_SORTED)
-		sorted_replace(q, i, e);
-	else	/* the new key is never smaller in seq: only an earlier time moves up */
-		hplace(q->slots, q->t.h, q->t.n, i, e, 0);
+	} else {
+		if (q->t.form == EVQ_SORTED)
+			sorted_replace(q, i, e);
+		else	/* the new key is never smaller in seq: only an earlier time moves up */
+			hplace(q->slots, q->t.h, q->t.n, i, e, 0);
+		least_note(q);
+	}
 	return id;
 }
 
@@ -1382,6 +1408,7 @@ then_pass(struct evq *q, const struct evq_hent *min)
 		sorted_replace(q, 0, e);
 	else
 		sift_down(q->slots, q->t.h, q->t.n, 0, e, 0);
+	least_note(q);
 }
 
 /* The sorted array's head popped: it moves on, or the array is empty. */
@@ -1392,6 +1419,7 @@ sorted_pop(struct evq *q)
 		sorted_empty(q);
 	else
 		q->t.h++;
+	least_note(q);
 }
 
 /* The heap's root popped (no hole): it leaves a hole, or the heap sorts
@@ -1403,11 +1431,11 @@ heap_pop(struct evq *q)
 		const struct evq_hent *m = hole_min(q->t.h);
 
 		q->t.form = EVQ_HOLE;	/* refilled by the next push or use (fill_hole) */
-		/* The root's place says the least child's time, which the peek
-		 * reads there without a test of the hole (evq.h evq_peek_time:
-		 * a peek or more an event, a pop of the heap's root is rarer);
-		 * nothing but the peek reads the place before fill_hole or the
-		 * push's sift down, which do not read it either. */
+		/* The root's place says the least child's time, which
+		 * least_note (the peek's least) reads there without a test of
+		 * the hole; nothing but least_note reads the place before
+		 * fill_hole or the push's sift down, which do not read it
+		 * either. */
 		q->t.h[0].time = m->time;
 		/* The least child is most often the next event: start loading
 		 * the first two lines of its payload's object (a vCPU's guest
@@ -1421,6 +1449,7 @@ heap_pop(struct evq *q)
 		heap_remove(q, 0);
 		to_sorted(q);
 	}
+	least_note(q);
 }
 
 /* The near part's head popped (no hole). */

@@ -51,6 +51,10 @@ struct evq_top {
 	 * top), the lanes' heads and the ghost ring's head (INT64_MAX: none),
 	 * kept where one of them changes, which is rarer than a peek */
 	sim_time_t side;
+	/* The least of side and the near part's head time (evq_peek_time's
+	 * answer), kept where either changes (evq.c least_note, least_add):
+	 * a peek is one load */
+	sim_time_t least;
 };
 
 /* What an event carries: a handler and two arguments (opaque to the queue). */
@@ -149,21 +153,16 @@ void evq_ghost_cancel(struct evq *, int32_t *at);
 uint64_t evq_ghost_pops(const struct evq *);
 
 /* The lesser of the near part's head time and the rest's (side): the
- * time of the entry evq_pop would take, as only times are compared.  Under
- * a hole the root's place holds its least child's time (evq.c near_pop),
- * so the head's time is the near least's without a test of the hole.  (n
- * is tested: the near part is mostly empty where most events are far, lane
- * or ghost ones, seed001-x5570 3x: 80% of the peeks; reading the empty
- * head's INT64_MAX there, +0.34% instructions.) */
+ * time of the entry evq_pop would take, as only times are compared.  Kept
+ * as its own field (least): a peek runs 4.4 times an acquisition
+ * (bench/peer-ticket.yaml at 64 vCPUs), a near pop or push 1.7 times, so
+ * a peek's test of n and its load through h cost more than the pop's and
+ * the push's upkeep; an empty near part's peek (seed001-x5570 3x: 80% of
+ * them) is a load fewer too. */
 static inline sim_time_t
 evq_peek_time(const struct evq *q)
 {
-	const struct evq_top *p = (const struct evq_top *)q;	/* its first member */
-	sim_time_t t = p->side;
-
-	if (p->n && p->h->time < t)
-		t = p->h->time;
-	return t;
+	return ((const struct evq_top *)q)->least;	/* its first member */
 }
 
 #endif
