@@ -121,7 +121,8 @@ START_TEST(test_push_key_ids)
 	ck_assert(evq_pending(q, a) && evq_pending(q, b));
 	ck_assert_int_eq(evq_cancel(q, b), 1);
 	ck_assert(!evq_pending(q, b));
-	/* b's slot, the only free one, is filed again: c is not b */
+	/* b's slot, the latest freed, stays free (evq.c: the free list's
+	 * sentinel): c is not b, nor would it be in b's slot */
 	c = evq_push_key(q, 20, evq_reserve(q), NULL, NULL, 3);
 	ck_assert_uint_ne(c, b);
 	ck_assert(evq_pending(q, c) && !evq_pending(q, b));
@@ -132,6 +133,68 @@ START_TEST(test_push_key_ids)
 	ck_assert_int_eq(evq_cancel(q, a), 0);
 	ck_assert_int_eq(evq_cancel(q, c), 1);
 	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
+/* A slot's index: an id's low bits, less one (evq.c). */
+static unsigned
+slot_ix(evq_id id)
+{
+	return (id & 0xfffff) - 1;
+}
+
+/*
+ * Freed slots are handed out oldest-first, but never the latest freed (the
+ * free list's sentinel, evq.c slot_alloc): after five pops the next five
+ * pushes take the slot that was free first and four of the five, in the
+ * order they were freed, and the sixth a new slot; ids of the popped
+ * events stay stale.
+ */
+START_TEST(test_free_slots_oldest_first_but_the_last)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+	evq_id a[5], b[6];
+	unsigned first;
+	int i, j;
+
+	for (i = 0; i < 5; i++)
+		a[i] = evq_push(q, 10 + i, NULL, NULL, i);
+	first = slot_ix(a[0]);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(evq_pop(q, &ev), 1);
+	for (i = 0; i < 6; i++)
+		b[i] = evq_push(q, 20 + i, NULL, NULL, i);
+	/* the queue's first free slot (before a[0]'s), then a[0..3]'s */
+	ck_assert_uint_ne(slot_ix(b[0]), slot_ix(a[4]));
+	ck_assert_uint_lt(slot_ix(b[0]), first);
+	for (i = 1; i < 5; i++)
+		ck_assert_uint_eq(slot_ix(b[i]), slot_ix(a[i - 1]));
+	ck_assert_uint_gt(slot_ix(b[5]), slot_ix(a[4]));
+	for (i = 0; i < 5; i++) {
+		ck_assert(!evq_pending(q, a[i]));
+		ck_assert_int_eq(evq_cancel(q, a[i]), 0);
+	}
+	for (i = 0; i < 6; i++)
+		ck_assert(evq_pending(q, b[i]));
+	/* churn: a live id stays pending, a fired or cancelled one stale */
+	srand(7);
+	for (i = 0; i < 20000; i++) {
+		j = rand() % 6;
+		if (rand() % 3 == 0) {
+			ck_assert_int_eq(evq_cancel(q, b[j]), 1);
+			ck_assert_int_eq(evq_cancel(q, b[j]), 0);
+		} else {
+			ck_assert_int_eq(evq_pop(q, &ev), 1);
+			j = (int)ev.data;
+			ck_assert(!evq_pending(q, b[j]));
+		}
+		b[j] = evq_push(q, ev.time + 1 + rand() % 50, NULL, NULL, j);
+		ck_assert_uint_eq(evq_size(q), 6);
+		for (int k = 0; k < 6; k++)
+			ck_assert(evq_pending(q, b[k]));
+	}
 	evq_free(q);
 }
 END_TEST
@@ -1154,6 +1217,7 @@ evq_suite(void)
 	tcase_add_test(tc, test_cancel);
 	tcase_add_test(tc, test_cancel_root_and_last);
 	tcase_add_test(tc, test_push_key_ids);
+	tcase_add_test(tc, test_free_slots_oldest_first_but_the_last);
 	tcase_add_test(tc, test_random_vs_reference);
 	tcase_add_test(tc, test_random_sorted_vs_reference);
 	tcase_add_test(tc, test_move_as_cancel_push);
