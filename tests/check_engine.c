@@ -95,6 +95,48 @@ START_TEST(advance_known_moves_up_to_the_end)
 }
 END_TEST
 
+static sim_time_t nt[8];
+static int nnt;
+
+/* Notes sim_next_time; data 1 also defers data 2, data 0 defers 1 and 3. */
+static void
+note_next(void *sp, void *arg, int64_t data)
+{
+	struct sim *s = sp;
+
+	(void)arg;
+	if (data == 0) {
+		sim_defer(s, note_next, NULL, 1);
+		sim_defer(s, note_next, NULL, 3);
+	}
+	nt[nnt++] = sim_next_time(s);
+	if (data == 1)
+		sim_defer(s, note_next, NULL, 2);
+}
+
+/* sim_next_time is now while an event is held (engine.h next), in the
+ * event that held it and in a held one that runs before another, and the
+ * queue's next once none is held, in the last held one too. */
+START_TEST(next_time_is_now_while_an_event_is_held)
+{
+	struct sim s;
+
+	nnt = 0;
+	sim_init(&s, 1, 100);
+	sim_at(&s, 10, note_next, NULL, 0);
+	sim_at(&s, 20, record, NULL, 0);
+	ck_assert_int_eq(sim_next_time(&s), 10);
+	sim_run(&s);
+	ck_assert_int_eq(nnt, 4);	/* 0, 1 (3 held), 3 (2 held), 2 */
+	ck_assert_int_eq(nt[0], 10);
+	ck_assert_int_eq(nt[1], 10);
+	ck_assert_int_eq(nt[2], 10);
+	ck_assert_int_eq(nt[3], 20);
+	ck_assert_int_eq(sim_next_time(&s), SIM_NEVER);
+	sim_destroy(&s);
+}
+END_TEST
+
 /* A's work: defer 5, then push 6 for now (data 1: not) and 8 for later. */
 static void
 raise_some(void *sp, void *arg, int64_t data)
@@ -633,6 +675,7 @@ engine_suite(void)
 	tcase_add_loop_test_raise_signal(tc, advance_known_aborts_past_the_end_or_a_stop,
 	    SIGABRT, 0, 3);
 	tcase_add_test(tc, advance_known_moves_up_to_the_end);
+	tcase_add_test(tc, next_time_is_now_while_an_event_is_held);
 	tcase_add_test(tc, a_refused_snapshot_matches_none);
 	tcase_add_test(tc, a_deferred_event_keeps_the_place_sim_at_gives);
 	tcase_add_test(tc, a_deferred_event_waits_unpushed_behind_an_earlier_one);

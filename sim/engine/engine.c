@@ -48,6 +48,7 @@ sim_init(struct sim *s, uint64_t seed, sim_time_t end)
 	s->ndefer = 0;
 	s->dhead = 0;
 	s->attn = 0;
+	s->next = evq_peek_at(s->q);
 	fold_end_set(s);
 }
 
@@ -126,6 +127,7 @@ defer_hold(struct sim *s, sim_fn fn, void *arg, int64_t data)
 	d->data = data;
 	d->key = evq_reserve(s->q);
 	s->attn = 0;	/* sim_run runs it at this event's end */
+	s->next = &s->now;	/* (now stands still while it is held) */
 }
 
 /* sim_defer with all SIM_DEFER_MAX taken: out of line (and a tail call), so
@@ -182,7 +184,8 @@ run_deferred(struct sim *s)
 			}
 			break;
 		}
-		s->dhead++;
+		if (++s->dhead == s->ndefer)
+			s->next = evq_peek_at(s->q);	/* it runs with none held */
 		if (++s->same >= s->stall_events) {
 			/* popped, then the watchdog: it never runs; the rest stay queued */
 			sim_fail(s, SIM_FAIL_STALL, NULL);
@@ -195,6 +198,7 @@ run_deferred(struct sim *s)
 	}
 	s->ndefer = s->dhead = 0;
 	s->attn = s->next_check;	/* none held */
+	s->next = evq_peek_at(s->q);
 }
 
 /*

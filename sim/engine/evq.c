@@ -247,7 +247,8 @@ least_add(struct evq *q, sim_time_t t)
 
 /* t.side again, after the far part's least (ftop), the least lane head or
  * the ghost ring's head changed (each of those changes calls it; the far
- * part's through far_note), and so t.least. */
+ * part's through far_note), and so t.least.  With no lane head lh is
+ * LANE_EMPTY (lane_min, evq_new), whose INT64_MAX needs no test of lmin. */
 static inline void
 side_note(struct evq *q)
 {
@@ -255,7 +256,7 @@ side_note(struct evq *q)
 
 	if (q->ftop != NULL && q->ftop->time < t)
 		t = q->ftop->time;
-	if (q->lmin >= 0 && q->lh.time < t)
+	if (q->lh.time < t)
 		t = q->lh.time;
 	q->t.side = t;
 	least_note(q);
@@ -510,6 +511,7 @@ evq_new(void)
 	q->nkey = EVQ_ORDINARY;	/* seq 0 */
 	q->t.form = EVQ_SORTED;
 	q->lmin = -1;
+	q->lh = LANE_EMPTY;
 	q->gh.time = INT64_MAX;
 	q->fr = q->fra;
 	q->t.side = INT64_MAX;

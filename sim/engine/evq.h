@@ -165,4 +165,12 @@ evq_peek_time(const struct evq *q)
 	return ((const struct evq_top *)q)->least;	/* its first member */
 }
 
+/* Where evq_peek_time reads its answer, for a caller that keeps the
+ * address (engine.h sim_next_time); it stays valid as long as the queue. */
+static inline const sim_time_t *
+evq_peek_at(const struct evq *q)
+{
+	return &((const struct evq_top *)q)->least;
+}
+
 #endif
