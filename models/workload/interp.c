@@ -61,7 +61,8 @@ struct wl_thread {
 	sim_time_t *path_since;	/* per lock: when its acquire was entered */
 	struct glock **lock;	/* per lock class: the instance inst[] names, once
 				 * looked up (gvm_lock reads three arrays of the VM) */
-	/* the compute a lock call's wl_next_mid starts (wl_lock_then); NULL none */
+	/* the compute a lock call's wl_next_mid starts (wl_lock_then): its
+	 * op's next_of, set where the call begins (lock_call_next) */
 	const struct wl_next *next;
 	int *inst;		/* per lock class, then per sleeping lock class: the
 				 * instance its acquire or lock took */
@@ -681,6 +682,31 @@ acquire_pick(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 	lock_acquire(l, v);
 }
 
+/* The compute th's program starts after op p, its walk made at compile
+ * time (wl_priv.h nx): the loop end's count decides which (expected none:
+ * a lock loop is a forever loop, as the kernel's and the peers' are). */
+static inline const struct wl_next *
+next_at(const struct wl_thread *th, const struct wl_op *p)
+{
+	return &p->nx[__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1];
+}
+
+/* ... at th's pc (the op after a lock call's, once the call has moved it) */
+static inline const struct wl_next *
+next_of(const struct wl_thread *th)
+{
+	return next_at(th, &th->ops[th->pc]);
+}
+
+/* The lock call of op o, th's pc past it, names the compute wl_lock_then
+ * looks for (th->next) where its op is in a register: o + 1 is th's pc,
+ * and nothing of th's moves before its then (the task is in the call). */
+static inline __attribute__((always_inline)) void
+lock_call_next(struct wl_thread *th, const struct wl_op *o)
+{
+	th->next = next_at(th, o + 1);
+}
+
 /* A lock call's step: the tail (wl_step's WL_TAIL_TAKE: taken here) and,
  * if the call is its event's tail, guest_tail_then; last before the call:
  * a pointer and a byte store, after which gcc would load the vCPU's kernel
@@ -702,6 +728,7 @@ op_acquire(struct vcpu *v, struct wl_thread *th, const struct wl_op *o, int tail
 	struct glock *l;
 
 	th->pc++;
+	lock_call_next(th, o);
 	th->path_since[o->arg] = th->sim->now;
 	gk_preempt_disable(v);	/* spin_lock: preempt_disable first */
 	l = th->lock[o->arg];
@@ -718,6 +745,7 @@ op_release(struct vcpu *v, struct wl_thread *th, const struct wl_op *o, int tail
 	struct glock *l;
 
 	th->pc++;
+	lock_call_next(th, o);
 	th->closing = o->arg;
 	l = th->lock[o->arg];
 	lock_call_tail(v, tail);
@@ -842,17 +870,6 @@ wl_continue(struct vcpu *v)
 	wl_step(v, th, WL_TAIL_TAKE);
 }
 
-/* The compute th's program starts next, its walk made at compile time
- * (wl_priv.h nx): the loop end's count decides which (expected none: a
- * lock loop is a forever loop, as the kernel's and the peers' are). */
-static inline const struct wl_next *
-next_of(const struct wl_thread *th)
-{
-	const struct wl_op *p = &th->ops[th->pc];
-
-	return &p->nx[__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1];
-}
-
 /* wl_next_mid past the preempt point: up to the compute, its counter and
  * its loop end (nx), or its counters one by one; the compute's mark; its
  * draw, which it returns. */
@@ -879,7 +896,6 @@ next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
 		th->pc = x->at;
 	}
 	th->pc++;
-	th->next = NULL;
 	gk_compute_mark(v);
 	return dist_sample(th->ops[x->at].d, v->rng);
 }
@@ -891,10 +907,8 @@ next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
 static __attribute__((noinline)) double
 mid_due(struct vcpu *v, struct wl_thread *th, sim_time_t at)
 {
-	if (gk_preempt_due(v, th->closing >= 0)) {
-		th->next = NULL;
+	if (gk_preempt_due(v, th->closing >= 0))
 		return -1;
-	}
 	wl_last = th;
 	if (th->closing >= 0)
 		close_path(v, th, at);	/* at the boundary (the clock may not be there yet) */
@@ -929,7 +943,6 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	    !t->compute) {
 		wl_last = th;
 		th->pc++;
-		th->next = NULL;
 		return dist_sample(th->ops[x->at].d, v->rng);
 	}
 	if (__builtin_expect(!gk_quiet(v), 0))
@@ -945,7 +958,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 /*
  * The lock call's own costs (ns), then the caller goes on (lock.h
  * lock_client then): its next compute, when it starts one after counters
- * and loop ends only (next_of; a loop the fast-forward may take is left
+ * and loop ends only (th->next, lock_call_next; a loop the fast-forward may take is left
  * alone: it needs wl_continue's tail), follows in the same activity
  * (wl_next_mid at the boundary): the same times, one step of the caller's
  * fewer (fast_forward: false keeps the step, wl_lock_client_slow;
@@ -959,11 +972,10 @@ wl_lock_then(struct vcpu *v, double ns)
 	struct wl_thread *th = guest_wl(v);
 	const struct wl_next *x;
 
-	if ((x = next_of(th))->at >= 0) {
+	if ((x = th->next)->at >= 0) {
 		/* wl_next_mid reads the task: a waiter's is cold when it takes
 		 * the lock, start loading it now */
 		__builtin_prefetch(gk_current(v));
-		th->next = x;
 		guest_work_then(v, ns, wl_next_mid, wl_continue);
 	} else
 		guest_work(v, ns, wl_continue);
@@ -1014,6 +1026,7 @@ wl_take_section(struct vcpu *v)
 	for (; w->ops[th->pc].op == OP_COMPUTE; th->pc++)
 		ns += dist_sample(w->ops[th->pc].d, v->rng);
 	th->pc++;		/* past the release */
+	th->next = next_of(th);	/* (the call's then comes after it) */
 	th->closing = acq->arg;
 	return ns;
 }
