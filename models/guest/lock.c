@@ -43,8 +43,8 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->vm = vm;
 	l->hv = vm->hv;
 	l->sim = vm->hv->sim;
-	l->last_pcpu = -1;
-	l->data_pcpu = -1;
+	l->last_p = NULL;
+	l->data_p = NULL;
 	l->cs_lines = lines->cs;
 	l->stream_lines = lines->stream;
 	l->word_lines = lines->word;
@@ -246,21 +246,28 @@ lock_ffs(struct ffs *s, struct glock *l)
 	return 1;
 }
 
-/* lock_line_ns, inline for this file's hot paths (seen, own, enter) */
+/* lock_line_at, inline for this file's hot paths (seen, own, enter):
+ * models/README.md's line_ns[distance] from the pCPU that wrote it last */
 static inline double
-line_ns(const struct glock *l, int from, const struct vcpu *to)
+line_at(const struct glock *l, const struct pcpu *from, const struct vcpu *to)
 {
 	const struct machine *m = l->hv->m;
 
-	if (from < 0 || to->pcpu == NULL)
+	if (from == NULL || to->pcpu == NULL)
 		return m->line_ns[HW_SAME];
-	return m->line_ns[pcpu_dist(&l->hv->pcpus[from], to->pcpu)];
+	return m->line_ns[pcpu_dist(from, to->pcpu)];
+}
+
+double
+lock_line_at(const struct glock *l, const struct pcpu *from, const struct vcpu *to)
+{
+	return line_at(l, from, to);
 }
 
 double
 lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
 {
-	return line_ns(l, from, to);
+	return line_at(l, from < 0 ? NULL : &l->hv->pcpus[from], to);
 }
 
 /*
@@ -304,7 +311,7 @@ lock_reclaim_ns(struct glock *l, struct vcpu *v)
 double
 lock_seen_ns(const struct glock *l, const struct vcpu *v)
 {
-	return line_ns(l, l->last_pcpu, v);
+	return line_at(l, l->last_p, v);
 }
 
 /*
@@ -601,18 +608,19 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
 		 * page and freelist lines one after another, and the node's list
 		 * heads and free_objects, which share list_lock's line */
 		l->st.slow++;
-		lines += l->slow_lines * lock_line_ns(l, l->data_pcpu, runner) +
-		    l->slow_word * lock_line_ns(l, l->last_pcpu, runner) + l->slow_ns;
+		lines += l->slow_lines * line_at(l, l->data_p, runner) +
+		    l->slow_word * line_at(l, l->last_p, runner) + l->slow_ns;
 		if (l->slow_word > 0)
-			l->last_pcpu = runner->pcpu->id;
+			l->last_p = runner->pcpu;
 	} else
-		lines += lock_stream_ns(l, l->data_pcpu, runner, l->stream_lines);
-	l->data_pcpu = runner->pcpu->id;
+		lines += lock_stream_ns(l, l->data_p != NULL ? l->data_p->id : -1, runner,
+		    l->stream_lines);
+	l->data_p = runner->pcpu;
 	if (l->word_lines > 0) {
 		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's
 		 * line; an owner wrote the word just now, a combiner maybe not */
-		lines += l->word_lines * lock_line_ns(l, l->last_pcpu, runner);
-		l->last_pcpu = runner->pcpu->id;
+		lines += l->word_lines * line_at(l, l->last_p, runner);
+		l->last_p = runner->pcpu;
 	}
 	if (l->req_lines + l->req_stream > 0) {
 		/* mm/slab.c 4.3 transfer_objects: the memcpy's other side is
@@ -689,9 +697,9 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 		hist_add_hot(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
 	else
 		hist_add(l->st.wait, 0);
-	lines = l->cs_lines * line_ns(l, l->data_pcpu, runner);
+	lines = l->cs_lines * line_at(l, l->data_p, runner);
 	if (l->plain) {
-		l->data_pcpu = runner->pcpu->id;
+		l->data_p = runner->pcpu;
 		return lines;
 	}
 	return enter_rich(l, v, runner, lines);
@@ -725,7 +733,7 @@ static inline __attribute__((always_inline)) void
 taken(struct glock *l, struct vcpu *v, double extra_ns, int waited)
 {
 	/* v has just written the lock word (lock_enter may read that). */
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	extra_ns += enter(l, v, v, waited, 1);
 	lock_cont(l, v, extra_ns);
 }
@@ -834,7 +842,7 @@ lock_release(struct glock *l, struct vcpu *v)
 	cost = own = own_ns(l, v, 1);
 	if (l->hv->m->release_visibility)
 		l->handover_ns = cost;
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (l->tkt_native) {
 		/* (patched in: lock.h; the native unlock kicks nobody, so
 		 * v's node, where a kick would be, is not read) */

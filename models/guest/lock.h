@@ -229,9 +229,12 @@ struct glock {
 	 * the double sums of their differences (st) are the same values. */
 	uint64_t lhp_closed, holder_rt0, free_closed;
 	sim_time_t free_since;
-	int last_pcpu;		/* pCPU that last wrote the lock word (-1 none) */
+	/* pCPUs that last wrote the lock word and the protected data (NULL
+	 * none): pointers, as pcpu_dist reads them, not ids to look up in
+	 * hv->pcpus at each line transfer (three an acquisition) */
+	const struct pcpu *last_p;
 	double handover_ns;	/* inside a release: its store's wait for the word's line */
-	int data_pcpu;		/* pCPU that last wrote the protected data */
+	const struct pcpu *data_p;
 	int cs_lines;		/* protected cache lines a critical section touches */
 	int stream_lines;	/* more shared lines, copied in one burst (overlapped) */
 	int word_lines;		/* section data in the lock word's own line (0 or more) */
@@ -336,6 +339,8 @@ lock_prefetch_node(const struct glock *l, int idx)
 	__builtin_prefetch(&l->node[idx]);
 }
 double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
+/* lock_line_ns from a pCPU, not its id (NULL: local) */
+double lock_line_at(const struct glock *, const struct pcpu *from, const struct vcpu *to);
 /* n independent lines from from_pcpu to `to`, misses overlapping up to mlp. */
 double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to, int n);
 /* owner's section ran elsewhere: ns for owner to bring its req_lines back. */

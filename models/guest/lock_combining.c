@@ -139,7 +139,7 @@ comb_serve(struct vcpu *me)
 	if (c->qn == 0) {
 		/* cmpxchg(lock_p, tail, NULL) succeeded: the lock is free */
 		c->combiner = NULL;
-		l->last_pcpu = me->pcpu->id;
+		l->last_p = me->pcpu;
 		guest_work(me, lock_atomic_ns(l), l->client->cont);
 		return;
 	}
@@ -174,7 +174,7 @@ comb_acquire(struct glock *l, struct vcpu *v)
 	c->q[(c->qh + c->qn) % c->n] = v;
 	c->qn++;
 	VS_ASSERT(c->qn <= c->n);
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (c->combiner == NULL) {
 		c->combiner = v;
 		c->batch = 0;

@@ -119,7 +119,7 @@ compete(struct glock *l, struct vcpu *v)
 
 	t->node[v->idx].phase = PMT_COMPETE;
 	if (!t->held) {
-		l->last_pcpu = v->pcpu->id;
+		l->last_p = v->pcpu;
 		take(l, v, lock_seen_ns(l, v) + lock_atomic_ns(l));
 		return;
 	}
@@ -140,7 +140,7 @@ pmt_acquire(struct glock *l, struct vcpu *v)
 	struct pmt_node *me = &t->node[v->idx];
 	uint64_t ahead;
 
-	l->last_pcpu = v->pcpu->id;	/* the xadd */
+	l->last_p = v->pcpu;	/* the xadd */
 	me->ticket = t->tail++;
 	if (t->head == me->ticket) {	/* __tickets_equal: goto spin */
 		compete(l, v);

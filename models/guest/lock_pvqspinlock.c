@@ -423,7 +423,7 @@ head_budget(struct vcpu *v)
 	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
 	p->pending = 0;
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (!p->node[v->idx].lp) {
 		p->node[v->idx].lp = 1;
 		VS_ASSERT(p->hashed == NULL);
@@ -513,7 +513,7 @@ pvq_acquire(struct glock *l, struct vcpu *v)
 	struct pvq *p = l->priv;
 	double cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (p->byte == 0 && !p->pending && p->qn == 0) {
 		got_lock(l, v, cmpxchg);	/* fast path */
 		return;
@@ -595,7 +595,7 @@ pvq_observe(struct glock *l, struct vcpu *v)
 		if (p->byte == 0 && !p->pending) {
 			got_lock(l, v, lock_claim_ns(l, v));	/* cmpxchg locked 0 -> 1 */
 		} else {
-			l->last_pcpu = v->pcpu->id;	/* its failed cmpxchg */
+			l->last_p = v->pcpu;	/* its failed cmpxchg */
 			enqueue(l, v);
 		}
 		return 1;

@@ -166,7 +166,7 @@ pvt_acquire(struct glock *l, struct vcpu *v)
 	struct pvt *t = l->priv;
 	double xadd = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (tkt_take(&t->w, v)) {
 		lock_taken(l, v, xadd);
 		return;
@@ -201,7 +201,7 @@ pvt_slowpath(struct vcpu *v)
 
 	t->registered[v->idx] = 1;
 	t->slowpath = 1;
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (pvt_ready(l, v)) {		/* taken_slow_pickup */
 		t->registered[v->idx] = 0;
 		lock_taken(l, v, flag);

@@ -150,7 +150,7 @@ qs_acquire(struct glock *l, struct vcpu *v)
 		QS_FALLBACK(l, s, lock_tas_ops.acquire(l, v));
 		return;
 	}
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (l->holder == NULL && s->pending == NULL && s->qn == 0) {
 		lock_taken(l, v, cmpxchg);	/* fast path: 0 -> locked */
 		return;

@@ -146,7 +146,7 @@ take(struct glock *l, struct vcpu *v, int val, double extra)
 
 	s->word = val;
 	s->node[v->idx].state = SP_NONE;
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	lock_taken(l, v, extra);
 }
 
@@ -168,7 +168,7 @@ sp_woken(struct vcpu *v)
 	struct sp *s = l->priv;
 	double xchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (s->word == 0) {
 		take(l, v, 2, xchg);
 		return;
@@ -201,7 +201,7 @@ sp_budget(struct vcpu *v)
 	double rmw = lock_seen_ns(l, v) + lock_atomic_ns(l);
 
 	learn(s, s->node[v->idx].max_cnt + 1);	/* cnt++ >= max_cnt ended the loop */
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (s->word == 0) {
 		take(l, v, 1, rmw);
 		return;
@@ -223,7 +223,7 @@ sp_acquire(struct glock *l, struct vcpu *v)
 	ring_ff_turn(l, v);	/* an acquisition: the cycles may repeat from here */
 	s = l->priv;
 	cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (s->word == 0) {		/* lll_trylock */
 		take(l, v, 1, cmpxchg);
 		return;
@@ -279,7 +279,7 @@ sp_observe(struct glock *l, struct vcpu *v)
 	double cnt;
 
 	if (!sp_ready(l, v)) {
-		l->last_pcpu = v->pcpu->id;	/* its failed trylock */
+		l->last_p = v->pcpu;	/* its failed trylock */
 		return 0;
 	}
 	/* the loop counts before its trylock: at least 1 */

@@ -161,7 +161,7 @@ tas_acquire(struct glock *l, struct vcpu *v)
 	cmpxchg = lock_seen_ns(l, v) + lock_atomic_ns(l);
 	storm_ns(l, v, 0, &behind);
 	/* Success or failure, the cmpxchg took the line exclusive. */
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (l->holder == NULL && !behind) {
 		take(l, v, cmpxchg);
 		return;
@@ -209,9 +209,9 @@ tas_observe(struct glock *l, struct vcpu *v)
 		if (t->cfg->pause) {
 			now = (double)l->hv->sim->now;
 			from = t->burst_end > now ? t->burst_end : now;
-			t->burst_end = from + lock_line_ns(l, l->last_pcpu, v);
+			t->burst_end = from + lock_line_at(l, l->last_p, v);
 		}
-		l->last_pcpu = v->pcpu->id;
+		l->last_p = v->pcpu;
 		return 0;
 	}
 	take(l, v, lock_claim_ns(l, v));

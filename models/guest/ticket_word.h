@@ -95,11 +95,11 @@ tkt_take(struct ticket_word *t, struct vcpu *v)
 static inline double
 tkt_lock_take(struct glock *l, struct ticket_word *t, struct vcpu *v)
 {
-	int from = l->last_pcpu;	/* the xadd's line: the last writer's */
+	const struct pcpu *from = l->last_p;	/* the xadd's line: the last writer's */
 
-	l->last_pcpu = v->pcpu->id;
+	l->last_p = v->pcpu;
 	if (tkt_take(t, v))
-		return lock_line_ns(l, from, v) + lock_atomic_ns(l);
+		return lock_line_at(l, from, v) + lock_atomic_ns(l);
 	return -1;
 }
 
