@@ -1271,15 +1271,14 @@ seg_ev(struct sim *sim, struct guest *g)
 	fold_run = NULL;
 }
 
-/* guest_step's spin cases. */
+/* guest_step's spin cases (now: its clock, read once there) */
 static inline __attribute__((always_inline)) void
-spin_step(struct guest *g)
+spin_step(struct guest *g, sim_time_t now)
 {
-	struct sim *sim = g->sim;
 	guest_fn f;
 	int on;
 
-	if (g->obs_at >= 0 && g->obs_at <= sim->now && g->cond) {
+	if (g->obs_at >= 0 && g->obs_at <= now && g->cond) {
 		/* the condition a guest_spin_wait watched is seen */
 		g->obs_at = -1;
 		g->cond = g->cond_met = 0;
@@ -1290,7 +1289,7 @@ spin_step(struct guest *g)
 		f(g->v);
 		return;
 	}
-	if (g->obs_at >= 0 && g->obs_at <= sim->now) {
+	if (g->obs_at >= 0 && g->obs_at <= now) {
 		g->obs_at = -1;
 		/* The lock either hands the vCPU a new activity, the event's
 		 * last step (guest_tail_then), or it spins on. */
@@ -1647,7 +1646,7 @@ guest_step(struct sim *sim, struct guest *g, int64_t data)
 	}
 	if (spin_end_none(g)) {
 		g->t0 = now;	/* settle_step's */
-		spin_step(g);
+		spin_step(g, now);
 		return;
 	}
 	settle_step(g);
@@ -1664,7 +1663,7 @@ guest_step(struct sim *sim, struct guest *g, int64_t data)
 		step_cont(g);
 		break;
 	case GA_SPIN:
-		spin_step(g);
+		spin_step(g, now);
 		break;
 	default:
 		vs_fatal("guest: event in activity %d", g->act);
