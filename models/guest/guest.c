@@ -103,7 +103,9 @@ struct guest {
 enum { GL_TICKS = 1, GL_PLE = 2 };
 
 /* EV_SEG: EV_ACT at a boundary of guest_work_then's, as it armed it (a
- * hint: an activity armed anew, arm's EV_ACT, takes guest_step's seg case) */
+ * hint: an activity armed anew, arm's EV_ACT, takes guest_step's seg case).
+ * EV_SEG_ANY: never queued; seg_ev hands an EV_SEG it does not take to
+ * guest_ev's own path with it (guest_step's seg case, not seg_ev again). */
 enum { EV_PRE, EV_ACT, EV_RESUME, EV_SEG, EV_SEG_ANY };
 
 static void ple_sync(struct guest *);
@@ -349,9 +351,9 @@ fold_push(struct guest *g)
 }
 
 /* fold_take's case of another waiting there (o): the earlier stays and the
- * later goes to the queue.  (Out of line: at 64 vCPUs 0.37 of the pokes.) */
-static __attribute__((noinline)) int
-fold_take_other(struct guest *g, struct guest *o, sim_time_t t)
+ * later goes to the queue (inline in poke_at_other, which has o at hand). */
+static inline __attribute__((always_inline)) int
+fold_take_other_body(struct guest *g, struct guest *o, sim_time_t t)
 {
 	/* o's place was taken before: at an equal time it comes first.
 	 * An earlier g takes the place: a poked waiter's observation
@@ -362,6 +364,13 @@ fold_take_other(struct guest *g, struct guest *o, sim_time_t t)
 	fold_push(o);
 	fold_other = g;
 	return 1;
+}
+
+/* (out of line for fold_take: rare outside a poke) */
+static __attribute__((noinline)) int
+fold_take_other(struct guest *g, struct guest *o, sim_time_t t)
+{
+	return fold_take_other_body(g, o, t);
 }
 
 /* May g, not the running vCPU, wait in the second place for an event at t
@@ -391,6 +400,17 @@ next_time(const struct sim *s)
 	    fold_other->fold_t : t;
 }
 
+/* g's step at t waits in a place of the fold (first or second), under a
+ * key reserved now: the order its push at this point would have had */
+static inline __attribute__((always_inline)) void
+fold_place(struct guest *g, sim_time_t t, int64_t data)
+{
+	g->fold = 1;
+	g->fold_t = t;
+	g->fold_data = data;
+	g->fold_key = sim_reserve(g->sim);
+}
+
 /* (The fold's few stores inline; the queue's move out of line, so the
  * fold does not pay the registers the move's inlined heap code saves.)
  * 1: folded. */
@@ -399,10 +419,7 @@ ev_at(struct guest *g, sim_time_t t, int64_t data)
 {
 	if (g->ev == EVQ_NONE &&
 	    (g == fold_run || g == fold_other || (fold_run != NULL && fold_take(g, t)))) {
-		g->fold = 1;
-		g->fold_t = t;
-		g->fold_data = data;
-		g->fold_key = sim_reserve(g->sim);
+		fold_place(g, t, data);
 		return 1;
 	}
 	ev_move(g, t, data);
@@ -2118,19 +2135,12 @@ poke_slow(struct guest *g, struct vcpu *v, double latency_ns)
 static __attribute__((noinline)) void
 poke_at_other(struct guest *g, struct guest *o, sim_time_t t)
 {
-	if (g->ev != EVQ_NONE || (g != fold_run && (fold_run == NULL || t >= o->fold_t))) {
+	if (g->ev != EVQ_NONE ||
+	    (g != fold_run && (fold_run == NULL || !fold_take_other_body(g, o, t)))) {
 		ev_move(g, t, EV_ACT);
 		return;
 	}
-	if (g != fold_run) {
-		/* fold_take_other's case of an earlier g: o goes to the queue */
-		fold_push(o);
-		fold_other = g;
-	}
-	g->fold = 1;
-	g->fold_t = t;
-	g->fold_data = EV_ACT;
-	g->fold_key = sim_reserve(g->sim);
+	fold_place(g, t, EV_ACT);
 }
 
 /* guest_poke's body, v a spinner on a pCPU (poke_spinner), its lazy steps
