@@ -264,10 +264,17 @@ lock_line_at(const struct glock *l, const struct pcpu *from, const struct vcpu *
 	return line_at(l, from, to);
 }
 
+/* The pCPU of an id (-1: none, NULL) */
+static inline const struct pcpu *
+id_pcpu(const struct glock *l, int id)
+{
+	return id < 0 ? NULL : &l->hv->pcpus[id];
+}
+
 double
 lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
 {
-	return line_at(l, from < 0 ? NULL : &l->hv->pcpus[from], to);
+	return line_at(l, id_pcpu(l, from), to);
 }
 
 /*
@@ -277,13 +284,13 @@ lock_line_ns(const struct glock *l, int from, const struct vcpu *to)
  * "Memory-level parallelism").  n lines cost ceil(n / mlp) latencies.
  */
 double
-lock_stream_ns(const struct glock *l, int from, const struct vcpu *to, int n)
+lock_stream_ns(const struct glock *l, const struct pcpu *from, const struct vcpu *to, int n)
 {
 	int mlp = l->hv->m->mlp;
 
 	if (n <= 0)
 		return 0;
-	return (double)((n + mlp - 1) / mlp) * lock_line_ns(l, from, to);
+	return (double)((n + mlp - 1) / mlp) * line_at(l, from, to);
 }
 
 /* Lines the requester last wrote: local (-1) unless a combiner wrote them. */
@@ -298,12 +305,12 @@ req_from(const struct glock *l, const struct vcpu *owner)
 double
 lock_reclaim_ns(struct glock *l, struct vcpu *v)
 {
-	int from = l->node[v->idx].req_pcpu;
+	const struct pcpu *from = id_pcpu(l, l->node[v->idx].req_pcpu);
 	double ns;
 
-	if (l->req_lines + l->req_stream == 0 || from < 0)
+	if (l->req_lines + l->req_stream == 0 || from == NULL)
 		return 0;
-	ns = l->req_lines * lock_line_ns(l, from, v) + lock_stream_ns(l, from, v, l->req_stream);
+	ns = l->req_lines * line_at(l, from, v) + lock_stream_ns(l, from, v, l->req_stream);
 	l->node[v->idx].req_pcpu = -1;
 	return ns;
 }
@@ -394,7 +401,7 @@ own_listed(const struct glock *l, const struct vcpu *v, double ns)
 
 		if (w == v || !l->ops->reads_word(l, w))
 			continue;	/* it spins on a line of its own */
-		d = lock_line_ns(l, w->pcpu->id, v);
+		d = line_at(l, w->pcpu, v);
 		if (d > ns)
 			ns = d;
 	}
@@ -477,7 +484,7 @@ lock_flag_ns(const struct glock *l, const struct vcpu *from, const struct vcpu *
 {
 	const struct machine *m = l->hv->m;
 	int fp = from->pcpu != NULL ? from->pcpu->id : -1;
-	double ns = lock_line_ns(l, fp, w);
+	double ns = line_at(l, from->pcpu, w);
 
 	if (m->release_visibility)
 		ns += m->line_ns[machine_dist(m, w->pcpu != NULL ? w->pcpu->id : w->last_pcpu,
@@ -613,8 +620,7 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
 		if (l->slow_word > 0)
 			l->last_p = runner->pcpu;
 	} else
-		lines += lock_stream_ns(l, l->data_p != NULL ? l->data_p->id : -1, runner,
-		    l->stream_lines);
+		lines += lock_stream_ns(l, l->data_p, runner, l->stream_lines);
 	l->data_p = runner->pcpu;
 	if (l->word_lines > 0) {
 		/* mm/slab.h 4.3 kmem_cache_node: free_objects shares list_lock's
@@ -626,9 +632,9 @@ enter_rich(struct glock *l, struct vcpu *v, const struct vcpu *runner, double li
 		/* mm/slab.c 4.3 transfer_objects: the memcpy's other side is
 		 * the caller's own ac (header, then entry[]), local unless
 		 * someone else runs the section */
-		int from = req_from(l, v);
+		const struct pcpu *from = id_pcpu(l, req_from(l, v));
 
-		lines += l->req_lines * lock_line_ns(l, from, runner) +
+		lines += l->req_lines * line_at(l, from, runner) +
 		    lock_stream_ns(l, from, runner, l->req_stream);
 		l->node[v->idx].req_pcpu = runner == v ? -1 : runner->pcpu->id;
 	}

@@ -338,11 +338,14 @@ lock_prefetch_node(const struct glock *l, int idx)
 {
 	__builtin_prefetch(&l->node[idx]);
 }
-double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
-/* lock_line_ns from a pCPU, not its id (NULL: local) */
+/* A line's transfer from the pCPU that wrote it last to `to`'s (NULL:
+ * local); lock_line_ns for a pCPU kept as an id (-1: local), as a vCPU's
+ * last_pcpu and a node's req_pcpu are. */
 double lock_line_at(const struct glock *, const struct pcpu *from, const struct vcpu *to);
-/* n independent lines from from_pcpu to `to`, misses overlapping up to mlp. */
-double lock_stream_ns(const struct glock *, int from_pcpu, const struct vcpu *to, int n);
+double lock_line_ns(const struct glock *, int from_pcpu, const struct vcpu *to);
+/* n independent lines from `from` to `to`, misses overlapping up to mlp. */
+double lock_stream_ns(const struct glock *, const struct pcpu *from, const struct vcpu *to,
+    int n);
 /* owner's section ran elsewhere: ns for owner to bring its req_lines back. */
 double lock_reclaim_ns(struct glock *, struct vcpu *owner);
 /* Latency for v to see the lock word as last written. */

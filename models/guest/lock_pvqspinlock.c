@@ -273,7 +273,7 @@ poke_unfair(struct glock *l, const struct vcpu *v)
 
 		if (p->node[i].role == PVQ_UNFAIR && guest_is_running(w) && guest_is_spinning(w))
 			guest_poke(w, lock_handover_ns(l) +
-			    lock_line_ns(l, v->pcpu != NULL ? v->pcpu->id : -1, w));
+			    lock_line_at(l, v->pcpu, w));
 	}
 }
 

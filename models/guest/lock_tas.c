@@ -123,7 +123,7 @@ storm_ns(struct glock *l, const struct vcpu *v, int past_owner, int *n)
 		if (!t->spinning[i] || w == v || w->pcpu == NULL)
 			continue;
 		++*n;
-		d = lock_line_ns(l, w->pcpu->id, v);
+		d = lock_line_at(l, w->pcpu, v);
 		ns += d;
 		if (d > far)
 			far = d;
