@@ -2,6 +2,7 @@
 /* check_engine.c - the engine, runstates, SMT rates, determinism, streams. */
 #include "testutil.h"
 
+#include <math.h>
 #include <signal.h>
 
 #include "engine.h"
@@ -449,6 +450,45 @@ START_TEST(limits_stop_a_run_and_say_which)
 }
 END_TEST
 
+/* sim_ns's reference: ceil, 0 at most, one past the cap past it */
+static sim_time_t
+ns_ref(double ns)
+{
+	if (ns <= 0)
+		return 0;
+	if (ns > (double)SIM_TIME_CAP)
+		return SIM_TIME_CAP + 1;
+	return (sim_time_t)ceil(ns);
+}
+
+START_TEST(ns_rounds_up_at_the_edges)
+{
+	/* 0 and -0, subnormals, x.5 and an ulp either side of an integer,
+	 * the end of the fractions (2^52, 2^53), the cap and an ulp either
+	 * side, huge; each also negated for sim_ns */
+	const double cap = (double)SIM_TIME_CAP;
+	const double ns[] = { 0.0, -0.0, 4.9e-324, 2.2250738585072014e-308, 1e-9,
+	    0.5, 1.0, 1.5, 2.5, nextafter(3.0, 0), nextafter(3.0, 4), 999.999, 1e6,
+	    4503599627370495.5, 4503599627370496.0, 4503599627370497.0,
+	    9007199254740992.0, 9007199254740994.0, nextafter(cap, 0), cap,
+	    nextafter(cap, INFINITY), 1e300, INFINITY };
+	size_t i;
+
+	for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		ck_assert_int_eq(sim_ns(ns[i]), ns_ref(ns[i]));
+		ck_assert_int_eq(sim_ns(-ns[i]), ns_ref(-ns[i]));
+		if (!signbit(ns[i]))
+			ck_assert_int_eq(sim_ns_nonneg(ns[i]), ns_ref(ns[i]));
+	}
+	ck_assert_int_eq(sim_ns(1.5), 2);
+	ck_assert_int_eq(sim_ns(4.9e-324), 1);
+	ck_assert_int_eq(sim_ns(9007199254740992.0), 9007199254740992);
+	ck_assert_int_eq(sim_ns_nonneg(-0.0), 0);
+	ck_assert_int_eq(sim_ns_nonneg(cap), SIM_TIME_CAP);
+	ck_assert_int_eq(sim_ns_nonneg(nextafter(cap, INFINITY)), SIM_TIME_CAP + 1);
+}
+END_TEST
+
 START_TEST(runstate_accounting_is_exact)
 {
 	struct vcpu v;
@@ -682,6 +722,7 @@ engine_suite(void)
 	tcase_add_test(tc, a_deferred_event_past_the_full_array_is_pushed_in_order);
 	tcase_add_test(tc, a_deferred_event_runs_before_a_second_stage_filed_after_it);
 	tcase_add_test(tc, limits_stop_a_run_and_say_which);
+	tcase_add_test(tc, ns_rounds_up_at_the_edges);
 	tcase_add_test(tc, runstate_accounting_is_exact);
 	tcase_add_test(tc, runstates_add_up_in_a_run);
 	tcase_add_test(tc, machine_dist_follows_the_numbering);

@@ -85,6 +85,12 @@ sim_fail(struct sim *s, enum sim_fail why, const char *where, ...)
 	}
 }
 
+sim_time_t
+sim_ns_over(void)
+{
+	return SIM_TIME_CAP + 1;
+}
+
 void
 sim_advance(struct sim *s, sim_time_t t)
 {

@@ -254,14 +254,27 @@ void sim_stop(struct sim *);
 void sim_fail(struct sim *, enum sim_fail, const char *where, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* sim_ns's saturated answer, SIM_TIME_CAP + 1 (engine.c): out of line, so
+ * that gcc does not load the 64-bit constant before the cap's test on every
+ * call for the draw past the cap that never comes. */
+sim_time_t sim_ns_over(void) __attribute__((cold));
+
 /* sim_ns of an ns known not to be negative (0 rounds to 0 as it is): a
- * test fewer where every lock call rounds twice (guest.c work_end). */
+ * test fewer where every lock call rounds twice (guest.c work_end).  The
+ * round-up is t + (t < ns) with t = trunc(ns), written !(t >= ns) (the
+ * same for every ns but NaN, whose conversion is undefined either way), so
+ * gcc makes it a compare and an add with carry, not a compare, a set and
+ * an add: (double)t is exact for every ns up to the cap (below 2^53 t is,
+ * above it ns is an integer and t = ns), so the carry is ns's fraction. */
 static inline sim_time_t
 sim_ns_nonneg(double ns)
 {
-	if (ns > (double)SIM_TIME_CAP)
-		return SIM_TIME_CAP + 1;
-	return (sim_time_t)ns + ((double)(sim_time_t)ns < ns);
+	sim_time_t t;
+
+	if (__builtin_expect(ns > (double)SIM_TIME_CAP, 0))
+		return sim_ns_over();
+	t = (sim_time_t)ns;
+	return (sim_time_t)((uint64_t)t + !((double)t >= ns));
 }
 
 /* Round a duration in (fractional) ns up to whole ns, at least 0; one past
