@@ -2155,9 +2155,10 @@ poke_at_other(struct guest *g, struct guest *o, sim_time_t t)
 }
 
 /* guest_poke's body, v a spinner on a pCPU (poke_spinner), its lazy steps
- * applied (lazy_sync) */
+ * applied (lazy_sync); nonneg: the caller's latency is never negative
+ * (guest_poke_spinner's), so its rounding needs no test of it */
 static inline __attribute__((always_inline)) void
-poke(struct guest *g, struct vcpu *v, double latency_ns)
+poke(struct guest *g, struct vcpu *v, double latency_ns, int nonneg)
 {
 	struct guest *o;
 	sim_time_t at, now;
@@ -2177,7 +2178,8 @@ poke(struct guest *g, struct vcpu *v, double latency_ns)
 	 * case goes out of line: every call here a tail call */
 	now = g->sim->now;
 	g->t0 = now;
-	at = now + sim_ns(latency_ns);	/* (pre is 0: poke_plain) */
+	/* (pre is 0: poke_plain) */
+	at = now + (nonneg ? sim_ns_nonneg(latency_ns) : sim_ns(latency_ns));
 	if (g->obs_at < 0 || at < g->obs_at)
 		g->obs_at = at;
 	at = g->obs_at > now ? g->obs_at : now;
@@ -2197,7 +2199,7 @@ poke_synced(struct vcpu *v, double latency_ns)
 	lazy_sync(g);
 	if (!poke_spinner(g, v))
 		return;
-	poke(g, v, latency_ns);
+	poke(g, v, latency_ns, 0);
 }
 
 void
@@ -2217,7 +2219,11 @@ poke_lazy(struct vcpu *v, double latency_ns)
 
 /* guest_poke of a vCPU its caller found spinning on a pCPU (guest_is_running
  * && guest_is_spinning): tested again only after lazy steps (they may end
- * the spin), as guest_poke would; with none, the caller's test stands. */
+ * the spin), as guest_poke would; with none, the caller's test stands.
+ * latency_ns is never negative (guest.h): its one caller, lock.c
+ * lock_poke, passes handover_ns (0, own_ns's line costs, plus lock_tas.c's
+ * wait of at least 0) plus a line cost, and a machine's line_ns are >= 0
+ * (machine.c's bounds), so poke rounds it with sim_ns_nonneg. */
 void
 guest_poke_spinner(struct vcpu *v, double latency_ns)
 {
@@ -2227,7 +2233,7 @@ guest_poke_spinner(struct vcpu *v, double latency_ns)
 		poke_lazy(v, latency_ns);
 		return;
 	}
-	poke(g, v, latency_ns);
+	poke(g, v, latency_ns, 1);
 }
 
 static void

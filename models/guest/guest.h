@@ -94,7 +94,7 @@ void guest_prefetch(const struct vcpu *);
 /* The word a spinning vCPU watches has changed; it sees it latency_ns later. */
 void guest_poke(struct vcpu *, double latency_ns);
 /* guest_poke of a v the caller found guest_is_running && guest_is_spinning:
- * guest_poke's own test of that not made again */
+ * guest_poke's own test of that not made again; latency_ns >= 0 */
 void guest_poke_spinner(struct vcpu *, double latency_ns);
 /* Stream bytes through the socket's shared memory bandwidth. */
 void guest_memory(struct vcpu *, double bytes, guest_fn done);
