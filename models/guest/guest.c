@@ -1631,15 +1631,18 @@ work_end_whole(const struct guest *g, sim_time_t now)
 /*
  * A spin's step with no overhead to pay, no budget and no PLE window (a
  * ticket waiter's observation on a host without PLE): settle_step's charge
- * is t0 alone (settle_act's spin case charges neither).  fast_forward:
- * false takes settle_step (tests/e2e_fold.sh, e2e_pleff.sh compare).
+ * is t0 alone (settle_act's spin case charges neither).  The window is
+ * none on a run that gives none (ple_none: every spin's ple_left is
+ * GUEST_FOREVER, spin_window's and guest_run's, and no exit ends), asked
+ * through spin_fast with the fast-forward: one byte for both.
+ * fast_forward: false (and a run with a probe) takes settle_step
+ * (tests/e2e_fold.sh, e2e_pleff.sh compare).
  */
 static inline __attribute__((always_inline)) int
 spin_end_none(const struct guest *g)
 {
-	/* (the window first: a host with PLE fails there) */
-	return g->act == GA_SPIN && g->ple_left >= GUEST_FOREVER && g->rem >= GUEST_FOREVER &&
-	    !(g->pre > 0) && g->ff;
+	/* (the run first: a host with PLE fails there) */
+	return g->act == GA_SPIN && g->spin_fast && g->rem >= GUEST_FOREVER && !(g->pre > 0);
 }
 
 /* (sim: g->sim, the event's, known to the caller: one sim a run, so a
