@@ -10,6 +10,7 @@
 #include "evq.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1205,6 +1206,45 @@ START_TEST(test_sorted_insert_ties)
 }
 END_TEST
 
+/* A push before the latest pop (evq allows it; struct sim's pushes never
+ * are) takes its place in the order as any other. */
+START_TEST(test_push_before_the_latest_pop)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+
+	evq_push(q, 3000000, gother, NULL, 1);
+	evq_push(q, 8000000, gother, NULL, 2);	/* far */
+	ck_assert(evq_pop(q, &ev) && ev.time == 3000000);
+	evq_push(q, 10, gother, NULL, 3);	/* before the pop */
+	evq_push(q, 3000100, gother, NULL, 4);	/* near */
+	evq_push(q, 0, gother, NULL, 5);	/* before the pop, the least */
+	ck_assert_int_eq(evq_peek_time(q), 0);
+	ck_assert(evq_pop(q, &ev) && ev.time == 0 && ev.data == 5);
+	ck_assert(evq_pop(q, &ev) && ev.time == 10 && ev.data == 3);
+	ck_assert(evq_pop(q, &ev) && ev.time == 3000100 && ev.data == 4);
+	ck_assert(evq_pop(q, &ev) && ev.time == 8000000 && ev.data == 2);
+	ck_assert_int_eq(evq_pop(q, &ev), 0);
+	evq_free(q);
+}
+END_TEST
+
+/* A negative time aborts (hless_nb's unsigned order): on an empty queue,
+ * before a pop, after a far one. */
+START_TEST(test_negative_time_aborts)
+{
+	struct evq *q = evq_new();
+	struct evq_ev ev;
+
+	if (_i == 2) {
+		evq_push(q, 3000000, gother, NULL, 1);
+		evq_pop(q, &ev);
+	}
+	evq_push(q, _i == 1 ? -5000000 : -1, gother, NULL, 0);
+	evq_free(q);
+}
+END_TEST
+
 static Suite *
 evq_suite(void)
 {
@@ -1236,6 +1276,8 @@ evq_suite(void)
 	tcase_add_test(tc, test_near_head_strictly_first);
 	tcase_add_test(tc, test_peek_near_emptied);
 	tcase_add_test(tc, test_sorted_insert_ties);
+	tcase_add_test(tc, test_push_before_the_latest_pop);
+	tcase_add_loop_test_raise_signal(tc, test_negative_time_aborts, SIGABRT, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -83,6 +83,10 @@
  * place, or EVQ_INSORT while its entry is in the sorted array: cancel and move find it there by a scan of
  * at most EVQ_SORT_MAX, so a push's shifts write no slot; a far heap
  * entry's is EVQ_FAR_BIT | its index, a far front entry's EVQ_INFRONT.
+ * A slot is filled with EVQ_INSORT (slot_fill, evq_move), so the sorted
+ * array's inserts, most of a push's, write no slot at all: the others
+ * write theirs over it (a push's load of the slots and its index cost 3
+ * instructions more than the fill's store).
  *
  * Handles: id = (slot + 1) | (generation << 20).  A slot's generation is
  * bumped whenever it is freed, so an id kept after its event fired or was
@@ -182,6 +186,10 @@ struct evq {
 	size_t nlive;		/* live lane entries, all lanes */
 	struct evq_hent *base;	/* aligned allocation */
 	size_t cap;
+	/* base + EVQ_PAD, the heap's root and an empty sorted array's head, kept
+	 * (sorted_insert's test of room before the head: a load, not a load
+	 * and an add) */
+	struct evq_hent *h0;
 	struct evq_hent *hend;	/* base + EVQ_PAD + cap: the sorted array's room ends there */
 	struct slot *slots;
 	size_t nslots, slotcap;
@@ -403,7 +411,8 @@ static void
 heap_grow(struct evq *q)
 {
 	hgrow(&q->base, &q->t.h, &q->cap, q->t.n);
-	q->hend = q->base + EVQ_PAD + q->cap;
+	q->h0 = q->base + EVQ_PAD;
+	q->hend = q->h0 + q->cap;
 }
 
 /* The sorted array emptied: its head at base + EVQ_PAD (sorted_insert's
@@ -413,7 +422,7 @@ heap_grow(struct evq *q)
 static inline void
 sorted_empty(struct evq *q)
 {
-	q->t.h = q->base + EVQ_PAD;
+	q->t.h = q->h0;
 	q->t.h->time = INT64_MAX;
 }
 
@@ -538,7 +547,9 @@ evq_free(struct evq *q)
 	free(q);
 }
 
-/* Fill a fresh slot's payload; the caller files it in the heap or a lane. */
+/* Fill a fresh slot's payload; the caller files it in the heap or a lane
+ * (pos says the sorted array, top comment: a heap, the far part or a lane
+ * writes its own). */
 static inline uint32_t
 slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t data)
 {
@@ -550,6 +561,7 @@ slot_fill(struct evq *q, void (*fn)(void *, void *, int64_t), void *arg, int64_t
 	sl->fn = fn;
 	sl->arg = arg;
 	sl->data = data;
+	sl->pos = EVQ_INSORT;
 	return s;
 }
 
@@ -583,8 +595,8 @@ key_next(struct evq *q, uint32_t s, uint64_t class)
 }
 
 /* A sorted array's steps, the near part's and the far front's: h (n
- * entries, room after them) takes e walking in from the tail (the caller
- * writes e's slot's pos after: so near, sorted_insert keeps its shape). */
+ * entries, room after them) takes e walking in from the tail (the far
+ * front writes e's slot's pos after; the near part's is written). */
 static inline void
 sa_put_tail(struct evq_hent *h, size_t n, struct evq_hent e)
 {
@@ -630,7 +642,7 @@ sa_remove(struct evq_hent **h, size_t *n, size_t i)
 static void
 sorted_to_front(struct evq *q)
 {
-	struct evq_hent *h0 = q->base + EVQ_PAD;
+	struct evq_hent *h0 = q->h0;
 
 	if (q->t.h == h0)
 		return;
@@ -639,13 +651,12 @@ sorted_to_front(struct evq *q)
 }
 
 /* Sorted array h (n entries, room after them) takes e, walking in from the
- * tail. */
+ * tail (its slot's pos is EVQ_INSORT: top comment). */
 static inline void
 sorted_put_tail(struct evq *q, struct evq_hent *h, size_t n, struct evq_hent e)
 {
 	q->t.n = n + 1;
 	sa_put_tail(h, n, e);
-	q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
 }
 
 /* sorted_insert when the array has no room after its last entry: moved to
@@ -673,13 +684,12 @@ sorted_insert(struct evq *q, struct evq_hent e)
 	struct evq_hent *h = q->t.h, *p;
 	size_t n = q->t.n;
 
-	if (h > q->base + EVQ_PAD && e.time < h[n >> 1].time) {
+	if (h > q->h0 && e.time < h[n >> 1].time) {
 		q->t.h = p = h - 1;
 		q->t.n = n + 1;
 		for (; hless(&p[1], &e); p++)
 			p[0] = p[1];
 		*p = e;
-		q->slots[e.key & EVQ_SLOT_MASK].pos = EVQ_INSORT;
 	} else if (h + n == q->hend)
 		sorted_insert_room(q, e);
 	else
@@ -908,18 +918,28 @@ near_insert(struct evq *q, struct evq_hent e)
 	sift_up(q->slots, q->t.h, q->t.n - 1, e, 0);
 }
 
+/* The near part or the far part takes (t, key) (is_far).  One unsigned
+ * compare finds a near t, which is then at or after the latest pop and so
+ * not negative, as hless_nb needs: the test of t >= 0 is left to a t
+ * before the latest pop (no push through struct sim makes one: sim_at
+ * asserts now or later), 2 instructions fewer a near push.  (One call of
+ * near_insert: a second, and gcc no longer inlined it in the pushes.) */
 static inline void
 heap_insert_key(struct evq *q, sim_time_t t, uint64_t key)
 {
 	struct evq_hent e;
+	sim_time_t d = t - q->now;
 
-	VS_ASSERT(t >= 0);	/* hless_nb */
 	e.time = t;
 	e.key = key;
-	if (is_far(q, t))
-		far_insert(q, e);
-	else
-		near_insert(q, e);
+	if ((uint64_t)d >= (uint64_t)EVQ_HORIZON) {
+		if (d >= 0) {
+			far_insert(q, e);
+			return;
+		}
+		VS_ASSERT(t >= 0);	/* hless_nb */
+	}
+	near_insert(q, e);
 }
 
 static inline evq_id
@@ -1269,6 +1289,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 		uint64_t class = lane_ent(q, sl->pos)->key & EVQ_ORDINARY;
 
 		lane_remove(q, sl->pos);
+		sl->pos = EVQ_INSORT;	/* (as slot_fill's: top comment) */
 		heap_insert_key(q, t, key_next(q, s, class));
 		return id;
 	}
@@ -1279,6 +1300,7 @@ evq_move(struct evq *q, evq_id id, sim_time_t t, void (*fn)(void *, void *, int6
 	 * the pushes, seed001-x7560 3x +0.2% instructions) */
 	if (sl->pos & EVQ_FAR_BIT) {
 		e.key = key_next(q, s, far_take(q, s) & EVQ_ORDINARY);
+		sl->pos = EVQ_INSORT;	/* (as slot_fill's: top comment) */
 		if (is_far(q, t))
 			far_insert(q, e);
 		else
