@@ -1719,6 +1719,49 @@ START_TEST(pcpu_dist_is_machine_dist)
 }
 END_TEST
 
+/* A line costs its distance from the pCPU that wrote it last (pcpu_line_ns:
+ * the pCPU's row, the machine's line_ns), and a new or renewed lock's word
+ * and data, which nobody wrote, come from nowhere: local from every pCPU,
+ * as a last writer of NULL was (lock_line_at still takes NULL). */
+START_TEST(a_line_nobody_wrote_is_local_from_everywhere)
+{
+	unsigned char aff[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct lock_lines lines = { .cs = 1 };
+	struct lock_client client = { 0 };
+	struct glock *l;
+	struct rig r;
+	struct vm *vm;
+	int a, b, k;
+
+	rig_init(&r, &sched_cfs_ops, "{sockets: 2, cores_per_socket: 2, threads_per_core: 2, "
+	    "clock: 1GHz, costs: {line_same_core: 3ns, line_sibling: 11ns, line_socket: 70ns, "
+	    "line_remote: 250ns}}", NULL, 0);
+	vm = hv_add_vm(&r.hv, "g", 2, aff, "test");
+	l = lock_new(&lock_ticket_ops, NULL, "a", vm, &lines, &client);
+	for (k = 0; k < 2; k++) {
+		ck_assert_ptr_eq(l->last_p, l->nowhere);
+		ck_assert_ptr_eq(l->data_p, l->nowhere);
+		for (b = 0; b < r.m.npcpus; b++) {
+			const struct pcpu *to = &r.hv.pcpus[b];
+
+			ck_assert_double_eq(pcpu_line_ns(l->last_p, to), 3);
+			ck_assert_double_eq(pcpu_line_ns(l->data_p, to), 3);
+			vm->vcpus[0]->pcpu = (struct pcpu *)to;
+			ck_assert_double_eq(lock_seen_ns(l, vm->vcpus[0]), 3);
+			ck_assert_double_eq(lock_line_at(l, NULL, vm->vcpus[0]), 3);
+			for (a = 0; a < r.m.npcpus; a++)
+				ck_assert_double_eq(pcpu_line_ns(&r.hv.pcpus[a], to),
+				    r.m.line_ns[machine_dist(&r.m, a, b)]);
+		}
+		vm->vcpus[0]->pcpu = NULL;
+		ck_assert_double_eq(lock_seen_ns(l, vm->vcpus[0]), 3);
+		lock_renew(l, NULL, "b", &lines, &client);
+	}
+	lock_free(l);
+	rig_free(&r);
+}
+END_TEST
+
 static Suite *
 locks_suite(void)
 {
@@ -1745,6 +1788,7 @@ locks_suite(void)
 	tcase_add_loop_test(tc, a_take_at_once_books_a_wait_of_0, 0, 2);
 	tcase_add_test(tc, the_patched_ticket_ops_are_the_ops);
 	tcase_add_test(tc, pcpu_dist_is_machine_dist);
+	tcase_add_test(tc, a_line_nobody_wrote_is_local_from_everywhere);
 	tcase_add_test(tc, spinner_upgrades_the_line);
 	tcase_add_test(tc, pool_slow_path_only_when_empty_or_full);
 	tcase_add_test(tc, pool_slow_lines_stay_with_a_combiner);

@@ -27,6 +27,32 @@ lock_array(void *keep, size_t n, size_t size, int line)
 	return line ? xcalloc_line(n, size) : xcalloc(n, size);
 }
 
+/*
+ * The pCPU of a line nobody has written yet (a new lock's word and data,
+ * l->nowhere): a line from it is local at every distance, as from a last
+ * writer of NULL it was, so the hot line costs (pcpu_line_ns) test no
+ * NULL; core and socket -1 are no pCPU's.  Its row beside it.  keep: a
+ * renewed lock's.
+ */
+struct lock_nowhere {
+	struct pcpu p;
+	double ns[HW_NDIST];
+};
+
+static struct pcpu *
+lock_nowhere(const struct machine *m, struct pcpu *keep)
+{
+	struct lock_nowhere *n = keep != NULL ? (struct lock_nowhere *)keep :
+	    xcalloc_line(1, sizeof *n);	/* (struct pcpu is) */
+	int d;
+
+	n->p.id = n->p.core = n->p.socket = -1;
+	for (d = 0; d < HW_NDIST; d++)
+		n->ns[d] = m->line_ns[HW_SAME];
+	n->p.line_ns = n->ns;
+	return &n->p;
+}
+
 /* Everything lock_new sets, on l zeroed but for the arrays a renewed lock
  * keeps (NULL in a new one); keep: the algorithm's state to renew, or NULL. */
 static void
@@ -43,8 +69,9 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->vm = vm;
 	l->hv = vm->hv;
 	l->sim = vm->hv->sim;
-	l->last_p = NULL;
-	l->data_p = NULL;
+	l->nowhere = lock_nowhere(l->hv->m, l->nowhere);
+	l->last_p = l->nowhere;
+	l->data_p = l->nowhere;
 	l->cs_lines = lines->cs;
 	l->stream_lines = lines->stream;
 	l->word_lines = lines->word;
@@ -121,6 +148,7 @@ lock_renew(struct glock *l, const void *cfg, const char *name,
 	l->spin_core = keep.spin_core;
 	l->spinners = keep.spinners;
 	l->arrival = keep.arrival;
+	l->nowhere = keep.nowhere;
 	l->st.wait = keep.st.wait;
 	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client, keep.priv);
 }
@@ -186,6 +214,7 @@ lock_free(struct glock *l)
 	free(l->spin_sock);
 	free(l->spin_core);
 	free(l->spinners);
+	free(l->nowhere);	/* (its struct lock_nowhere: p first) */
 	free(l->name);
 	free(l);
 }
@@ -246,16 +275,16 @@ lock_ffs(struct ffs *s, struct glock *l)
 	return 1;
 }
 
-/* lock_line_at, inline for this file's hot paths (seen, own, enter):
- * models/README.md's line_ns[distance] from the pCPU that wrote it last */
+/* lock_line_at, inline for this file's paths: models/README.md's
+ * line_ns[distance] from the pCPU that wrote it last (NULL, or `to` not
+ * on a pCPU: local).  Where `to` runs and from is a lock's (a pCPU or
+ * nowhere), pcpu_line_ns alone (the hot paths: release, poke, enter). */
 static inline double
 line_at(const struct glock *l, const struct pcpu *from, const struct vcpu *to)
 {
-	const struct machine *m = l->hv->m;
-
 	if (from == NULL || to->pcpu == NULL)
-		return m->line_ns[HW_SAME];
-	return m->line_ns[pcpu_dist(from, to->pcpu)];
+		return l->hv->m->line_ns[HW_SAME];
+	return pcpu_line_ns(from, to->pcpu);
 }
 
 double
@@ -318,7 +347,10 @@ lock_reclaim_ns(struct glock *l, struct vcpu *v)
 double
 lock_seen_ns(const struct glock *l, const struct vcpu *v)
 {
-	return line_at(l, l->last_p, v);
+	/* (last_p: a pCPU or nowhere, never NULL) */
+	if (v->pcpu == NULL)
+		return l->hv->m->line_ns[HW_SAME];
+	return pcpu_line_ns(l->last_p, v->pcpu);
 }
 
 /*
@@ -424,7 +456,8 @@ static inline __attribute__((always_inline)) double
 own_ns(const struct glock *l, const struct vcpu *v, int releasing)
 {
 	const struct machine *m = l->hv->m;
-	double ns = lock_seen_ns(l, v);
+	/* (a releaser runs: its pCPU is there) */
+	double ns = releasing ? pcpu_line_ns(l->last_p, v->pcpu) : lock_seen_ns(l, v);
 	int self, core, sock;
 
 	if (!m->release_visibility || (!releasing && v->pcpu == NULL) || l->nspin == 0)
@@ -703,7 +736,7 @@ enter(struct glock *l, struct vcpu *v, const struct vcpu *runner, int waited, in
 		hist_add_hot(l->st.wait, (double)wait);	/* (known not 0: not asked again) */
 	else
 		hist_add(l->st.wait, 0);
-	lines = l->cs_lines * line_at(l, l->data_p, runner);
+	lines = l->cs_lines * pcpu_line_ns(l->data_p, runner->pcpu);	/* (runner runs) */
 	if (l->plain) {
 		l->data_p = runner->pcpu;
 		return lines;
@@ -896,21 +929,8 @@ lock_wait(struct glock *l, struct vcpu *v, double budget_ns, guest_fn on_budget)
 }
 
 void
-lock_prefetch(const struct glock *l, const struct vcpu *v)
-{
-	if (v == NULL)
-		return;
-	/* lock_poke's pcpu_dist reads its pCPU's socket, which sits in the
-	 * struct's second line for 3 pCPUs of 4 (hv.h: 304 bytes each), where
-	 * guest_prefetch loads the first: with a thousand vCPUs, a miss at
-	 * every hand-over (v's line is in flight: guest_prefetch read it) */
-	if (v->pcpu != NULL)
-		__builtin_prefetch(&v->pcpu->socket);
-}
-
-void
 lock_poke(struct glock *l, struct vcpu *w)
 {
 	if (guest_is_running(w) && guest_is_spinning(w))
-		guest_poke_spinner(w, l->handover_ns + lock_seen_ns(l, w));
+		guest_poke_spinner(w, l->handover_ns + pcpu_line_ns(l->last_p, w->pcpu));
 }

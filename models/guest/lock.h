@@ -229,12 +229,15 @@ struct glock {
 	 * the double sums of their differences (st) are the same values. */
 	uint64_t lhp_closed, holder_rt0, free_closed;
 	sim_time_t free_since;
-	/* pCPUs that last wrote the lock word and the protected data (NULL
-	 * none): pointers, as pcpu_dist reads them, not ids to look up in
-	 * hv->pcpus at each line transfer (three an acquisition) */
+	/* pCPUs that last wrote the lock word and the protected data (nowhere:
+	 * nobody yet): pointers, as pcpu_dist reads them, not ids to look up
+	 * in hv->pcpus at each line transfer (three an acquisition) */
 	const struct pcpu *last_p;
 	double handover_ns;	/* inside a release: its store's wait for the word's line */
 	const struct pcpu *data_p;
+	/* the pCPU of a line nobody has written yet: local from anywhere
+	 * (lock_nowhere), so a line cost tests no NULL */
+	struct pcpu *nowhere;
 	int cs_lines;		/* protected cache lines a critical section touches */
 	int stream_lines;	/* more shared lines, copied in one burst (overlapped) */
 	int word_lines;		/* section data in the lock word's own line (0 or more) */
@@ -327,9 +330,6 @@ void lock_leave(struct glock *, struct vcpu *owner, const struct vcpu *runner);
  * pass (then on_budget). */
 void lock_wait(struct glock *, struct vcpu *, double budget_ns, guest_fn on_budget);
 void lock_poke(struct glock *, struct vcpu *waiter);
-/* A waiter's turn comes next but one: start loading the line of its pCPU
- * that lock_poke reads (NULL: none). */
-void lock_prefetch(const struct glock *, const struct vcpu *);
 /* Start loading the node of the VM's vCPU idx, which its take reads first
  * (wait_since, spin_at): a ticket lock asks two turns early (tkt_prefetch),
  * where one turn was too late at 1024 vCPUs. */

@@ -231,7 +231,7 @@ pvt_release(struct glock *l, struct vcpu *v)
 		}
 		return cost;
 	}
-	lock_prefetch(l, tkt_prefetch(l, &t->w));
+	tkt_prefetch(l, &t->w);
 	if (t->slowpath && t->registered[next->idx]) {
 		/* kvm.c: kvm_unlock_kick -> KVM_HC_KICK_CPU, after the add */
 		lock_kick(l, v, next, cost);

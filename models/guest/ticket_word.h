@@ -99,7 +99,7 @@ tkt_lock_take(struct glock *l, struct ticket_word *t, struct vcpu *v)
 
 	l->last_p = v->pcpu;
 	if (tkt_take(t, v))
-		return lock_line_at(l, from, v) + lock_atomic_ns(l);
+		return pcpu_line_ns(from, v->pcpu) + lock_atomic_ns(l);	/* (v runs) */
 	return -1;
 }
 
@@ -140,9 +140,9 @@ tkt_advance(struct ticket_word *t)
  * vCPU line, which would have to be here first (one turn early, as it
  * was, the node still missed at the take: bench/peer-ticket.yaml at 1024
  * vCPUs, -4% CPU with it two turns early).  For the one after the one
- * just made: its guest lines (what guest_poke reads), from the vCPU line
- * that came a release ago.  Loads only.  Returns that one (NULL: none),
- * for the line of it the lock reads (lock_prefetch).
+ * just made: its guest lines (what guest_poke reads) and its pCPU's first
+ * line, which holds all lock_poke reads of it (hv.h), from the vCPU line
+ * that came a release ago.  Loads only.  Returns that one (NULL: none).
  */
 static inline struct vcpu *
 tkt_prefetch(const struct glock *l, const struct ticket_word *t)
@@ -171,7 +171,7 @@ tkt_lock_release(struct glock *l, struct ticket_word *t)
 	struct vcpu *next = tkt_advance(t);
 
 	if (next != NULL) {
-		lock_prefetch(l, tkt_prefetch(l, t));
+		tkt_prefetch(l, t);
 		lock_poke(l, next);
 	}
 	return 0;

@@ -57,12 +57,13 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	hv->sched = sched;
 	hv->kind = &kind_none_ops;
 	hv->npcpus = m->npcpus;
-	hv->pcpus = xcalloc((size_t)hv->npcpus, sizeof *hv->pcpus);
+	hv->pcpus = xcalloc_line((size_t)hv->npcpus, sizeof *hv->pcpus);	/* (hv.h) */
 	hv->mem_streamers = xcalloc((size_t)m->sockets, sizeof *hv->mem_streamers);
 	for (i = 0; i < hv->npcpus; i++) {
 		hv->pcpus[i].id = i;
 		hv->pcpus[i].core = machine_core_of(m, i);
 		hv->pcpus[i].socket = machine_socket_of(m, i);
+		hv->pcpus[i].line_ns = m->line_ns;
 		hv->pcpus[i].hv = hv;
 		hv->pcpus[i].rate = 1.0;	/* every sibling idle */
 		hv->pcpus[i].smt = m->threads_per_core > 1;

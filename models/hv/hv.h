@@ -24,16 +24,26 @@
 enum hw_load { LOAD_IDLE, LOAD_SPIN, LOAD_BUSY };
 
 struct pcpu {
-	int id;
-	int core;		/* machine_core_of(id), kept beside it for pcpu_dist */
-	struct hv *hv;
-	struct vcpu *curr;	/* NULL: idle */
+	/* What a hand-over reads of a waiter's pCPU and of the lock's last
+	 * writer's, in the struct's first line (line-aligned: hv.c
+	 * hv_init), where with 304 bytes a pCPU 3 of 4 had socket or load in
+	 * a second line (a miss more at a hand-over with 1024 vCPUs):
+	 * pcpu_dist's core and socket, the load and SMT a poke of its
+	 * spinner reads (guest.c poke_plain), its row of line costs. */
+	_Alignas(64) int core;	/* machine_core_of(id) */
+	int socket;		/* machine_socket_of(id) */
 	enum hw_load load;
 	int smt;		/* it has SMT siblings, whose rate its load sets */
+	/* The cost of a line written here, by distance (pcpu_line_ns): the
+	 * machine's line_ns; lock.c's nowhere, the pCPU of a line nobody has
+	 * written, has all of them local, so a cost tests no NULL */
+	const double *line_ns;
+	struct hv *hv;
+	struct vcpu *curr;	/* NULL: idle */
 	struct pcpu *sib;	/* two threads a core: the other (else NULL) */
 	double rate;		/* hv_rate of a vCPU here: its siblings' loads, kept current */
 	evq_id sched_ev;	/* pending SCHEDULE softirq */
-	int socket;		/* machine_socket_of(id), as core (in sched_ev's padding) */
+	int id;			/* (in sched_ev's padding) */
 	sim_time_t sched_at;
 	int sched_now;		/* ... raised for now, held by sim_defer (no id) */
 	evq_id slice_ev;
@@ -280,6 +290,14 @@ pcpu_dist(const struct pcpu *a, const struct pcpu *b)
 	if (a == b)
 		return HW_SAME;
 	return MACHINE_DIST_IDS(a->core, b->core, a->socket, b->socket);
+}
+
+/* models/README.md's line_ns[distance]: a line last written on `from`,
+ * read on `to` (both pCPUs; from's row: lock.c's nowhere is local) */
+static inline double
+pcpu_line_ns(const struct pcpu *from, const struct pcpu *to)
+{
+	return from->line_ns[pcpu_dist(from, to)];
 }
 
 /* Bare metal (kind none): no VM exits; the guest's HLT/MWAIT idles the pCPU. */
