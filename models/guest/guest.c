@@ -1829,6 +1829,20 @@ guest_tail_then(struct vcpu *v)
 	v->g->then_ok = 1;
 }
 
+/* (gcc loads v->g again after guest_tail_take's pointer store, which may
+ * alias it for all it knows: one g here for both stores) */
+int
+guest_tail_take_then(struct vcpu *v, guest_fn f)
+{
+	struct guest *g = v->g;
+
+	if (g->act != GA_NONE || g->cont != f)
+		return 0;
+	g->cont = NULL;		/* guest_tail_take's */
+	g->then_ok = 1;		/* guest_tail_then's */
+	return 1;
+}
+
 /*
  * guest_work_then's boundary taken at once, in the step that armed its first
  * segment: that step ends with this call (then_ok), and the boundary comes

@@ -715,10 +715,11 @@ lock_call_next(struct wl_thread *th, const struct wl_op *o)
 static inline __attribute__((always_inline)) void
 lock_call_tail(struct vcpu *v, int tail)
 {
+	/* (a lock loop's steps are their events' tails; the take and the
+	 * then in one guest.c call when not taken yet) */
 	if (tail == WL_TAIL_TAKE)
-		tail = guest_tail_take(v, wl_continue);
-	/* (a lock loop's steps are their events' tails) */
-	if (__builtin_expect(tail, 1))
+		guest_tail_take_then(v, wl_continue);
+	else if (__builtin_expect(tail, 1))
 		guest_tail_then(v);
 }
 
