@@ -204,6 +204,9 @@ struct evq {
 	int fhole;		/* the far root was popped (back_pop): fh[0] is a copy of its least child */
 	/* The far part's least entry: fr[0], else fh[0], NULL: none (far_note) */
 	struct evq_hent *ftop;
+	/* ... its time, INT64_MAX: none (far_note): side_note reads it without
+	 * a test of ftop, at every ghost and lane pop (seed001-x5570) */
+	sim_time_t ftime;
 	/* The far front (top comment), sorted from its head fr, within fra */
 	struct evq_hent *fr;
 	size_t frn;
@@ -256,14 +259,15 @@ least_add(struct evq *q, sim_time_t t)
 /* t.side again, after the far part's least (ftop), the least lane head or
  * the ghost ring's head changed (each of those changes calls it; the far
  * part's through far_note), and so t.least.  With no lane head lh is
- * LANE_EMPTY (lane_min, evq_new), whose INT64_MAX needs no test of lmin. */
+ * LANE_EMPTY (lane_min, evq_new), whose INT64_MAX needs no test of lmin;
+ * with no far entry ftime is INT64_MAX, so no test of ftop either. */
 static inline void
 side_note(struct evq *q)
 {
 	sim_time_t t = q->gh.time;
 
-	if (q->ftop != NULL && q->ftop->time < t)
-		t = q->ftop->time;
+	if (q->ftime < t)
+		t = q->ftime;
 	if (q->lh.time < t)
 		t = q->lh.time;
 	q->t.side = t;
@@ -523,6 +527,7 @@ evq_new(void)
 	q->lh = LANE_EMPTY;
 	q->gh.time = INT64_MAX;
 	q->fr = q->fra;
+	q->ftime = INT64_MAX;
 	q->t.side = INT64_MAX;
 	heap_grow(q);
 	sorted_empty(q);
@@ -763,10 +768,13 @@ to_sorted(struct evq *q)
 static inline void
 far_note(struct evq *q)
 {
-	if (q->frn == 0)
+	if (q->frn == 0) {
 		q->ftop = q->fn ? q->fh : NULL;
-	else
+		q->ftime = q->fn ? q->fh->time : INT64_MAX;
+	} else {
 		q->ftop = q->fn == 0 || hless(q->fr, q->fh) ? q->fr : q->fh;
+		q->ftime = q->ftop->time;
+	}
 	side_note(q);
 }
 
