@@ -218,13 +218,14 @@ run_deferred(struct sim *s)
 void
 sim_run(struct sim *s)
 {
+	struct evq *q = s->q;	/* (a register across the events: no handler changes it) */
 	struct evq_ev ev;
 
 	fold_end_set(s);	/* (a test's rig sets the end between runs) */
 	check(s);
 	run_deferred(s);
 	for (;;) {
-		if (!evq_pop_until(s->q, s->fold_end, &ev)) {
+		if (!evq_pop_until(q, s->fold_end, &ev)) {
 			/* stopped; or nothing left by the end (or at all): the
 			 * clock is at the end; an event past the cap is a run that
 			 * cannot be timed */
