@@ -242,7 +242,7 @@ body_endless(const struct workload *w, size_t at)
 static struct wl_next
 next_walk(const struct workload *w, size_t from, int round, int *end)
 {
-	struct wl_next x = { -1, -1, -1 };
+	struct wl_next x = { NULL, -1, -1, -1, 0 };
 	size_t pc = from;
 	int k, loops = 0;
 
@@ -265,7 +265,7 @@ next_walk(const struct workload *w, size_t from, int round, int *end)
 		} else
 			break;
 	}
-	return (struct wl_next){ -1, -1, -1 };
+	return (struct wl_next){ NULL, -1, -1, -1, 0 };
 }
 
 /* Every op's nx and nx_left (wl_priv.h), once the loops' ff are known and
@@ -284,9 +284,13 @@ next_plan(struct workload *w)
 		o->nx[1] = next_walk(w, i, 1, &end);
 		o->nx_left = end >= 0 ? w->ops[end].arg : -1;
 		for (k = 0; k < 2; k++) {
-			o->nx[k].left = end >= 0 ? w->ops[end].arg : -1;
-			if (o->nx[k].count == -1)
-				o->nx[k].count = (int)w->ncounters;
+			struct wl_next *x = &o->nx[k];
+
+			x->left = end >= 0 ? w->ops[end].arg : -1;
+			if (x->count == -1)
+				x->count = (int)w->ncounters;
+			x->d = x->at >= 0 ? w->ops[x->at].d : NULL;
+			x->walk = x->count == -2 ? WL_NX_OPS : x->left >= 0 ? WL_NX_LEFT : WL_NX_COUNT;
 		}
 	}
 }

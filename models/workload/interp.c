@@ -879,7 +879,13 @@ next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
 {
 	const struct wl_op *o;
 
-	if (x->count == -2)
+	/* (one test for the lock loops' case: its counter only) */
+	if (__builtin_expect(x->walk == WL_NX_COUNT, 1))
+		th->wv->counts[x->count]++;
+	else if (x->walk == WL_NX_LEFT) {
+		th->left[x->left]--;
+		th->wv->counts[x->count]++;
+	} else
 		while (th->pc != x->at) {
 			o = &th->ops[th->pc];
 			if (o->op == OP_COUNT) {
@@ -890,15 +896,9 @@ next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
 			else
 				th->pc++;
 		}
-	else {
-		if (x->left >= 0)
-			th->left[x->left]--;
-		th->wv->counts[x->count]++;
-		th->pc = x->at;
-	}
-	th->pc++;
+	th->pc = x->at + 1;
 	gk_compute_mark(v);
-	return dist_sample(th->ops[x->at].d, v->rng);
+	return dist_sample(x->d, v->rng);
 }
 
 /* wl_next_mid's case with a wake or a reschedule due (out of line, all of
@@ -944,7 +944,7 @@ wl_next_mid(struct vcpu *v, sim_time_t at)
 	    !t->compute) {
 		wl_last = th;
 		th->pc++;
-		return dist_sample(th->ops[x->at].d, v->rng);
+		return dist_sample(x->d, v->rng);
 	}
 	if (__builtin_expect(!gk_quiet(v), 0))
 		return mid_due(v, th, at);

@@ -30,6 +30,11 @@ enum wl_opcode { OP_COMPUTE, OP_ACQUIRE, OP_RELEASE, OP_COUNT, OP_LOOP, OP_ENDLO
  * lock array), or a draw from the vCPU's stream. */
 enum wl_by { WL_BY_NONE, WL_BY_INDEX, WL_BY_VCPU, WL_BY_TASK, WL_BY_MM, WL_BY_RANDOM, WL_BY_LOOP };
 
+/* wl_next walk: one counter (the spare one if none) and no finite loop's
+ * end passed (the lock loops'), one counter and such a loop's count, or
+ * counters one by one. */
+enum wl_nx_walk { WL_NX_COUNT, WL_NX_LEFT, WL_NX_OPS };
+
 struct wl_op {
 	enum wl_opcode op;
 	struct dist *d;		/* compute, sleep, busy_wait: ns; memory: bytes */
@@ -52,11 +57,17 @@ struct wl_op {
 	 * nx[0]; nx_left: that loop's count (its left[] index), when the loop
 	 * is finite (-1: none, and nx[0] is nx[1]). */
 	struct wl_next {
+		/* the compute's draw (ops[at].d): wl_next_mid's draw looks
+		 * up no op */
+		const struct dist *d;
 		int at;		/* the compute's op; -1: none, wl_continue walks */
 		int count;	/* the one counter passed; ncounters (the spare
 				 * one, never read) none, -2 more than one */
 		int left;	/* nx_left, here for wl_next_mid: the count its
 				 * loop end takes down (both ways), -1 none */
+		/* what next_go does on the way (enum wl_nx_walk): count and
+		 * left in one test */
+		int walk;
 	} nx[2];
 	int nx_left;
 	char *ref;		/* spawn: the program's name, until resolved */
