@@ -52,6 +52,7 @@ struct wl_thread {
 	/* wv->run, wv->wl->ops and the clock, kept here: a step reads them, and
 	 * with hundreds of VMs their wl_vm is one more line out of cache */
 	struct grun *run;
+	uint64_t *counts;	/* wv->counts, one load nearer (a lock loop's step counts) */
 	const struct wl_op *ops;
 	const struct workload *wl;
 	const struct sim *sim;
@@ -95,6 +96,7 @@ thread_new(struct wl_vm *wv, struct gvm *g, int pc)
 	th->wv = wv;
 	th->g = g;
 	th->run = wv->run;
+	th->counts = wv->counts;
 	th->ops = wv->wl->ops;
 	th->wl = wv->wl;
 	th->sim = g->vm->hv->sim;
@@ -778,7 +780,7 @@ wl_run(struct vcpu *v, struct wl_thread *th, int tail)
 			op_release(v, th, o, 0);
 			return;
 		case OP_COUNT:
-			th->wv->counts[o->arg]++;
+			th->counts[o->arg]++;
 			th->pc++;
 			break;
 		case OP_LOOP:
@@ -881,15 +883,15 @@ next_go(struct vcpu *v, struct wl_thread *th, const struct wl_next *x)
 
 	/* (one test for the lock loops' case: its counter only) */
 	if (__builtin_expect(x->walk == WL_NX_COUNT, 1))
-		th->wv->counts[x->count]++;
+		th->counts[x->count]++;
 	else if (x->walk == WL_NX_LEFT) {
 		th->left[x->left]--;
-		th->wv->counts[x->count]++;
+		th->counts[x->count]++;
 	} else
 		while (th->pc != x->at) {
 			o = &th->ops[th->pc];
 			if (o->op == OP_COUNT) {
-				th->wv->counts[o->arg]++;
+				th->counts[o->arg]++;
 				th->pc++;
 			} else if (th->ops[o->jump - 1].n < 0 || --th->left[o->arg] > 0)
 				th->pc = o->jump;
