@@ -519,6 +519,44 @@ START_TEST(lock_calls_walk_to_the_next_compute)
 }
 END_TEST
 
+/*
+ * ... and at a finite loop's end with a compute on both sides (interp.c
+ * next_at: nx[1] while the loop goes round, its body's first compute;
+ * nx[0] at its last iteration, the compute after it): the draws, so the
+ * counts and the times, come out as the slow path's.
+ */
+START_TEST(lock_calls_pick_the_loop_ends_next_compute)
+{
+	static const char *const ff[] = { "true", "false" };
+	double d[2], run[2], wait[2], folded[2];
+	struct metrics m;
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof text, "name: w\nseed: 3\nuntil: duration\nduration: 1ms\n"
+		    "fast_forward: %s\n" HOST "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
+		    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n"
+		    "      - loop: forever\n        do:\n"
+		    "          - loop: 5\n            do: [{compute: {dist: exponential, mean: 1us}},"
+		    " {acquire: l}, {compute: 100ns}, {release: l}]\n"
+		    "          - compute: {dist: exponential, mean: 3us}\n          - count: d\n",
+		    ff[i]);
+		tu_run(text, 3, NULL, &m);
+		d[i] = tu_metric(&m, "g.d");
+		run[i] = tu_metric(&m, "g.running_share");
+		wait[i] = tu_metric(&m, "g.l.wait_mean_ns");
+		folded[i] = tu_metric(&m, "steps_folded");
+		metrics_free(&m);
+	}
+	ck_assert_double_gt(d[0], 10);
+	ck_assert_double_eq(d[0], d[1]);
+	ck_assert_double_eq(run[0], run[1]);
+	ck_assert_double_eq(wait[0], wait[1]);
+	ck_assert_double_gt(folded[0], 0);
+}
+END_TEST
+
 START_TEST(bad_task_input_is_refused)
 {
 	struct scenario sc;
@@ -568,6 +606,7 @@ main(void)
 	tcase_add_test(tc, by_loop_names_the_iteration_s_instance);
 	tcase_add_test(tc, wait_wake_and_barrier);
 	tcase_add_test(tc, lock_calls_walk_to_the_next_compute);
+	tcase_add_test(tc, lock_calls_pick_the_loop_ends_next_compute);
 	tcase_add_test(tc, bad_task_input_is_refused);
 	suite_add_tcase(s, tc);
 	return tu_main(s);

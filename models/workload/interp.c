@@ -690,7 +690,10 @@ acquire_pick(struct vcpu *v, struct wl_thread *th, const struct wl_op *o)
 static inline const struct wl_next *
 next_at(const struct wl_thread *th, const struct wl_op *p)
 {
-	return &p->nx[__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1];
+	/* (two returns: each a constant offset from p) */
+	if (__builtin_expect(p->nx_left >= 0, 0) && th->left[p->nx_left] > 1)
+		return &p->nx[1];
+	return &p->nx[0];
 }
 
 /* ... at th's pc (the op after a lock call's, once the call has moved it) */
