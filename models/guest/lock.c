@@ -594,9 +594,17 @@ lock_acquire(struct glock *l, struct vcpu *v)
 	guest_set_acquiring(v, l);
 	if (l->check_fifo)
 		l->arrival[v->idx] = l->arrivals++;
-	if (l->tkt_native)
+	if (l->tkt_native) {
 		ns = tkt_lock_take(l, l->priv, v);	/* (patched in: lock.h) */
-	else if ((take = l->ops->take) != NULL)
+		if (ns < 0) {
+			/* v queues (most takes under contention): the wait
+			 * below, on a path where gcc knows the -1, not the
+			 * double compared again after the take at once's test */
+			wait_begin(l, v, l->sim->now);
+			lock_wait(l, v, GUEST_FOREVER, NULL);
+			return;
+		}
+	} else if ((take = l->ops->take) != NULL)
 		ns = take(l, v);
 	else {
 		wait_begin(l, v, l->sim->now);
