@@ -40,6 +40,7 @@ fi
 # program stands in for the tree, whose make pgo takes a minute of CPU.
 cc=$(sed -n 's/^CC = //p' "$top_builddir/Makefile")
 use=$(sed -n 's/^PGO_USE = //p' "$top_builddir/Makefile")
+opt=$(sed -n '/^PGO_OPT = /,/[^\\]$/p' "$top_builddir/Makefile" | sed 's/^PGO_OPT = //; s/\\$//' | tr '\n\t' '  ')
 mkdir "$tmp/cov" && cd "$tmp/cov" || exit 1
 echo 'int main(int c, char **v) { return c > 1 ? v[1][0] : 0; }' > f.c
 $cc -O2 -fprofile-generate -c f.c && $cc -fprofile-generate f.o -o f && ./f
@@ -49,6 +50,14 @@ $cc -O2 $use -c f.c 2> "$tmp/err"
 rc=$?
 check "the edited source builds with PGO_USE" [ "$rc" -eq 0 ]
 check "... and gcc warns that its profile does not fit" grep -q 'Wcoverage-mismatch' "$tmp/err"
+# PGO_OPT (gcc's -O3 over -O2, spelled out) is what both builds of make pgo
+# add: every flag must be one this gcc takes for C without a word, and the
+# flags must hold after CFLAGS' later -O2 (an -O3 among them would not).
+$cc $opt -O2 -Werror -c f.c 2> "$tmp/err"
+rc=$?
+check "PGO_OPT's flags build a C file with no warning" sh -c "[ -n '$opt' ] && [ $rc -eq 0 ] && [ ! -s '$tmp/err' ]"
+check "... and hold after a later -O2" sh -c \
+    "$cc $opt -O2 -Q --help=params 2>/dev/null | grep -q 'max-inline-insns-auto=[^0-9]*30\$'"
 cd - > /dev/null
 
 # make pgo-update (quickstart.sh) trains anew only when the sources changed
