@@ -619,15 +619,19 @@ ple_fast_forward(struct guest *g)
 }
 
 /* guest_ev leaves cont set while it calls it (act is none: no one reads it) */
+static inline __attribute__((always_inline)) int
+tail_take(struct guest *g, guest_fn f)
+{
+	if (g->act != GA_NONE || g->cont != f)
+		return 0;
+	g->cont = NULL;
+	return 1;
+}
+
 int
 guest_tail_take(struct vcpu *v, guest_fn f)
 {
-	struct guest *g = v->g;
-	int tail = g->act == GA_NONE && g->cont == f;
-
-	if (tail)
-		g->cont = NULL;
-	return tail;
+	return tail_take(v->g, f);
 }
 
 /*
@@ -1833,16 +1837,13 @@ guest_tail_then(struct vcpu *v)
 
 /* (gcc loads v->g again after guest_tail_take's pointer store, which may
  * alias it for all it knows: one g here for both stores) */
-int
+void
 guest_tail_take_then(struct vcpu *v, guest_fn f)
 {
 	struct guest *g = v->g;
 
-	if (g->act != GA_NONE || g->cont != f)
-		return 0;
-	g->cont = NULL;		/* guest_tail_take's */
-	g->then_ok = 1;		/* guest_tail_then's */
-	return 1;
+	if (tail_take(g, f))
+		g->then_ok = 1;		/* guest_tail_then's */
 }
 
 /*

@@ -62,7 +62,7 @@ void guest_work_then(struct vcpu *, double ns, guest_mid_fn mid, guest_fn done);
 void guest_tail_then(struct vcpu *);
 /* guest_tail_take, and guest_tail_then if it says 1 (a lock call's tail:
  * one call, so v's state is not loaded again between the two stores) */
-int guest_tail_take_then(struct vcpu *, guest_fn f);
+void guest_tail_take_then(struct vcpu *, guest_fn f);
 /* Busy on the CPU until the simulated clock reads until (ns), preempted or
  * not (a delay loop on rdtsc); then done.  A preemption keeps nothing of it
  * (guest_save gives rem 0): done's caller re-enters with the same deadline. */
