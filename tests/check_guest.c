@@ -474,6 +474,29 @@ then_probe(void *ctx, const struct probe_ev *e)
 		(*bad)++;
 }
 
+/* program (the lines under `program:`, lock l) run with the fast-forward
+ * on (m[0]) and off (m[1]): the same times, and steps folded with it on */
+static void
+ff_both(const char *program, struct probe *pr, struct metrics m[2])
+{
+	static const char *const ff[] = { "true", "false" };
+	char text[1024];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(text, sizeof text, "name: w\nseed: 3\nuntil: duration\nduration: 1ms\n"
+		    "fast_forward: %s\n" HOST "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
+		    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n%s",
+		    ff[i], program);
+		tu_run(text, 3, pr, &m[i]);
+	}
+	ck_assert_double_eq(tu_metric(&m[0], "g.running_share"),
+	    tu_metric(&m[1], "g.running_share"));
+	ck_assert_double_eq(tu_metric(&m[0], "g.l.wait_mean_ns"),
+	    tu_metric(&m[1], "g.l.wait_mean_ns"));
+	ck_assert_double_gt(tu_metric(&m[0], "steps_folded"), 0);
+}
+
 /*
  * A lock call's caller goes on to its next compute in the call's own step
  * (interp.c wl_lock_then / wl_next_mid, over the walk compile.c next_plan
@@ -484,38 +507,24 @@ then_probe(void *ctx, const struct probe_ev *e)
  */
 START_TEST(lock_calls_walk_to_the_next_compute)
 {
-	static const char *const ff[] = { "true", "false" };
-	double run[2], wait[2], folded[2];
 	int bad = 0;
 	struct probe pr = { then_probe, &bad };
-	struct metrics m;
-	char text[1024];
+	struct metrics m[2];
 	int i;
 
+	ff_both("      - loop: 3\n        do:\n          - count: outer\n"
+	    "          - loop: 4\n            do: [{compute: {dist: exponential, mean: 1us}},"
+	    " {acquire: l}, {compute: 100ns}, {release: l}, {count: a}]\n"
+	    "          - loop: 2\n            do: [{compute: {dist: exponential, mean: 1us}},"
+	    " {acquire: l}, {compute: 100ns}, {release: l}, {count: b}, {count: c}]\n", &pr, m);
+	ck_assert_int_eq(bad, 0);
 	for (i = 0; i < 2; i++) {
-		snprintf(text, sizeof text, "name: w\nseed: 3\nuntil: duration\nduration: 1ms\n"
-		    "fast_forward: %s\n" HOST "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
-		    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n"
-		    "      - loop: 3\n        do:\n          - count: outer\n"
-		    "          - loop: 4\n            do: [{compute: {dist: exponential, mean: 1us}},"
-		    " {acquire: l}, {compute: 100ns}, {release: l}, {count: a}]\n"
-		    "          - loop: 2\n            do: [{compute: {dist: exponential, mean: 1us}},"
-		    " {acquire: l}, {compute: 100ns}, {release: l}, {count: b}, {count: c}]\n",
-		    ff[i]);
-		tu_run(text, 3, &pr, &m);
-		ck_assert_int_eq(bad, 0);
-		ck_assert_double_eq(tu_metric(&m, "g.outer"), 2 * 3);
-		ck_assert_double_eq(tu_metric(&m, "g.a"), 2 * 3 * 4);
-		ck_assert_double_eq(tu_metric(&m, "g.b"), 2 * 3 * 2);
-		ck_assert_double_eq(tu_metric(&m, "g.c"), 2 * 3 * 2);
-		run[i] = tu_metric(&m, "g.running_share");
-		wait[i] = tu_metric(&m, "g.l.wait_mean_ns");
-		folded[i] = tu_metric(&m, "steps_folded");
-		metrics_free(&m);
+		ck_assert_double_eq(tu_metric(&m[i], "g.outer"), 2 * 3);
+		ck_assert_double_eq(tu_metric(&m[i], "g.a"), 2 * 3 * 4);
+		ck_assert_double_eq(tu_metric(&m[i], "g.b"), 2 * 3 * 2);
+		ck_assert_double_eq(tu_metric(&m[i], "g.c"), 2 * 3 * 2);
+		metrics_free(&m[i]);
 	}
-	ck_assert_double_eq(run[0], run[1]);
-	ck_assert_double_eq(wait[0], wait[1]);
-	ck_assert_double_gt(folded[0], 0);
 }
 END_TEST
 
@@ -527,33 +536,16 @@ END_TEST
  */
 START_TEST(lock_calls_pick_the_loop_ends_next_compute)
 {
-	static const char *const ff[] = { "true", "false" };
-	double d[2], run[2], wait[2], folded[2];
-	struct metrics m;
-	char text[1024];
-	int i;
+	struct metrics m[2];
 
-	for (i = 0; i < 2; i++) {
-		snprintf(text, sizeof text, "name: w\nseed: 3\nuntil: duration\nduration: 1ms\n"
-		    "fast_forward: %s\n" HOST "vms: [{name: g, vcpus: 2, lock: ticket, workload: w}]\n"
-		    "workloads:\n  w:\n    locks: {l: {cs_lines: 1}}\n    program:\n"
-		    "      - loop: forever\n        do:\n"
-		    "          - loop: 5\n            do: [{compute: {dist: exponential, mean: 1us}},"
-		    " {acquire: l}, {compute: 100ns}, {release: l}]\n"
-		    "          - compute: {dist: exponential, mean: 3us}\n          - count: d\n",
-		    ff[i]);
-		tu_run(text, 3, NULL, &m);
-		d[i] = tu_metric(&m, "g.d");
-		run[i] = tu_metric(&m, "g.running_share");
-		wait[i] = tu_metric(&m, "g.l.wait_mean_ns");
-		folded[i] = tu_metric(&m, "steps_folded");
-		metrics_free(&m);
-	}
-	ck_assert_double_gt(d[0], 10);
-	ck_assert_double_eq(d[0], d[1]);
-	ck_assert_double_eq(run[0], run[1]);
-	ck_assert_double_eq(wait[0], wait[1]);
-	ck_assert_double_gt(folded[0], 0);
+	ff_both("      - loop: forever\n        do:\n"
+	    "          - loop: 5\n            do: [{compute: {dist: exponential, mean: 1us}},"
+	    " {acquire: l}, {compute: 100ns}, {release: l}]\n"
+	    "          - compute: {dist: exponential, mean: 3us}\n          - count: d\n", NULL, m);
+	ck_assert_double_gt(tu_metric(&m[0], "g.d"), 10);
+	ck_assert_double_eq(tu_metric(&m[0], "g.d"), tu_metric(&m[1], "g.d"));
+	metrics_free(&m[0]);
+	metrics_free(&m[1]);
 }
 END_TEST
 
