@@ -1739,8 +1739,8 @@ START_TEST(a_line_nobody_wrote_is_local_from_everywhere)
 	vm = hv_add_vm(&r.hv, "g", 2, aff, "test");
 	l = lock_new(&lock_ticket_ops, NULL, "a", vm, &lines, &client);
 	for (k = 0; k < 2; k++) {
-		ck_assert_ptr_eq(l->last_p, l->nowhere);
-		ck_assert_ptr_eq(l->data_p, l->nowhere);
+		ck_assert_ptr_eq(l->last_p, r.hv.nowhere);
+		ck_assert_ptr_eq(l->data_p, r.hv.nowhere);
 		for (b = 0; b < r.m.npcpus; b++) {
 			const struct pcpu *to = &r.hv.pcpus[b];
 

@@ -27,32 +27,6 @@ lock_array(void *keep, size_t n, size_t size, int line)
 	return line ? xcalloc_line(n, size) : xcalloc(n, size);
 }
 
-/*
- * The pCPU of a line nobody has written yet (a new lock's word and data,
- * l->nowhere): a line from it is local at every distance, as from a last
- * writer of NULL it was, so the hot line costs (pcpu_line_ns) test no
- * NULL; core and socket -1 are no pCPU's.  Its row beside it.  keep: a
- * renewed lock's.
- */
-struct lock_nowhere {
-	struct pcpu p;
-	double ns[HW_NDIST];
-};
-
-static struct pcpu *
-lock_nowhere(const struct machine *m, struct pcpu *keep)
-{
-	struct lock_nowhere *n = keep != NULL ? (struct lock_nowhere *)keep :
-	    xcalloc_line(1, sizeof *n);	/* (struct pcpu is) */
-	int d;
-
-	n->p.id = n->p.core = n->p.socket = -1;
-	for (d = 0; d < HW_NDIST; d++)
-		n->ns[d] = m->line_ns[HW_SAME];
-	n->p.line_ns = n->ns;
-	return &n->p;
-}
-
 /* Everything lock_new sets, on l zeroed but for the arrays a renewed lock
  * keeps (NULL in a new one); keep: the algorithm's state to renew, or NULL. */
 static void
@@ -69,9 +43,8 @@ lock_init(struct glock *l, const struct lock_ops *ops, const void *cfg, const ch
 	l->vm = vm;
 	l->hv = vm->hv;
 	l->sim = vm->hv->sim;
-	l->nowhere = lock_nowhere(l->hv->m, l->nowhere);
-	l->last_p = l->nowhere;
-	l->data_p = l->nowhere;
+	l->last_p = l->hv->nowhere;	/* (nobody wrote them yet) */
+	l->data_p = l->hv->nowhere;
 	l->cs_lines = lines->cs;
 	l->stream_lines = lines->stream;
 	l->word_lines = lines->word;
@@ -148,7 +121,6 @@ lock_renew(struct glock *l, const void *cfg, const char *name,
 	l->spin_core = keep.spin_core;
 	l->spinners = keep.spinners;
 	l->arrival = keep.arrival;
-	l->nowhere = keep.nowhere;
 	l->st.wait = keep.st.wait;
 	lock_init(l, keep.ops, cfg, name, keep.vm, lines, client, keep.priv);
 }
@@ -214,7 +186,6 @@ lock_free(struct glock *l)
 	free(l->spin_sock);
 	free(l->spin_core);
 	free(l->spinners);
-	free(l->nowhere);	/* (its struct lock_nowhere: p first) */
 	free(l->name);
 	free(l);
 }
@@ -275,16 +246,23 @@ lock_ffs(struct ffs *s, struct glock *l)
 	return 1;
 }
 
-/* lock_line_at, inline for this file's paths: models/README.md's
- * line_ns[distance] from the pCPU that wrote it last (NULL, or `to` not
- * on a pCPU: local).  Where `to` runs and from is a lock's (a pCPU or
- * nowhere), pcpu_line_ns alone (the hot paths: release, poke, enter). */
+/* models/README.md's line_ns[distance] from the pCPU that wrote it last
+ * (from: a pCPU or hv->nowhere) to `to`, local when `to` is on no pCPU.
+ * Where `to` runs, pcpu_line_ns alone (the hot paths: release, poke,
+ * enter). */
+static inline double
+line_to(const struct glock *l, const struct pcpu *from, const struct vcpu *to)
+{
+	if (to->pcpu == NULL)
+		return l->hv->m->line_ns[HW_SAME];
+	return pcpu_line_ns(from, to->pcpu);
+}
+
+/* lock_line_at, inline for this file's paths: line_to, from NULL local */
 static inline double
 line_at(const struct glock *l, const struct pcpu *from, const struct vcpu *to)
 {
-	if (from == NULL || to->pcpu == NULL)
-		return l->hv->m->line_ns[HW_SAME];
-	return pcpu_line_ns(from, to->pcpu);
+	return line_to(l, from != NULL ? from : l->hv->nowhere, to);
 }
 
 double
@@ -347,10 +325,7 @@ lock_reclaim_ns(struct glock *l, struct vcpu *v)
 double
 lock_seen_ns(const struct glock *l, const struct vcpu *v)
 {
-	/* (last_p: a pCPU or nowhere, never NULL) */
-	if (v->pcpu == NULL)
-		return l->hv->m->line_ns[HW_SAME];
-	return pcpu_line_ns(l->last_p, v->pcpu);
+	return line_to(l, l->last_p, v);	/* (last_p: never NULL) */
 }
 
 /*

@@ -229,15 +229,12 @@ struct glock {
 	 * the double sums of their differences (st) are the same values. */
 	uint64_t lhp_closed, holder_rt0, free_closed;
 	sim_time_t free_since;
-	/* pCPUs that last wrote the lock word and the protected data (nowhere:
-	 * nobody yet): pointers, as pcpu_dist reads them, not ids to look up
+	/* pCPUs that last wrote the lock word and the protected data
+	 * (hv->nowhere: nobody yet): pointers, as pcpu_dist reads them, not ids to look up
 	 * in hv->pcpus at each line transfer (three an acquisition) */
 	const struct pcpu *last_p;
 	double handover_ns;	/* inside a release: its store's wait for the word's line */
 	const struct pcpu *data_p;
-	/* the pCPU of a line nobody has written yet: local from anywhere
-	 * (lock_nowhere), so a line cost tests no NULL */
-	struct pcpu *nowhere;
 	int cs_lines;		/* protected cache lines a critical section touches */
 	int stream_lines;	/* more shared lines, copied in one burst (overlapped) */
 	int word_lines;		/* section data in the lock word's own line (0 or more) */

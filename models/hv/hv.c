@@ -44,6 +44,25 @@ load_rate(const struct hv *hv, enum hw_load l)
 	}
 }
 
+/* hv->nowhere (hv.h) and its row of line costs, all local, beside it */
+struct nowhere {
+	struct pcpu p;
+	double ns[HW_NDIST];
+};
+
+static struct pcpu *
+nowhere_new(const struct machine *m)
+{
+	struct nowhere *n = xcalloc_line(1, sizeof *n);	/* (struct pcpu is) */
+	int d;
+
+	n->p.id = n->p.core = n->p.socket = -1;
+	for (d = 0; d < HW_NDIST; d++)
+		n->ns[d] = m->line_ns[HW_SAME];
+	n->p.line_ns = n->ns;
+	return &n->p;
+}
+
 void
 hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
     const struct sched_ops *sched, const struct hv_guest_ops *gops)
@@ -75,6 +94,7 @@ hv_init(struct hv *hv, struct sim *sim, const struct machine *m,
 	}
 	for (i = LOAD_IDLE; i <= LOAD_BUSY; i++)
 		hv->load_rate[i] = load_rate(hv, (enum hw_load)i);
+	hv->nowhere = nowhere_new(m);
 }
 
 void
@@ -100,6 +120,7 @@ hv_destroy(struct hv *hv)
 	free(hv->vcpus);
 	free(hv->vms);
 	free(hv->pcpus);
+	free(hv->nowhere);	/* (its struct nowhere: p first) */
 	free(hv->mem_streamers);
 	memset(hv, 0, sizeof *hv);
 }

@@ -35,7 +35,7 @@ struct pcpu {
 	enum hw_load load;
 	int smt;		/* it has SMT siblings, whose rate its load sets */
 	/* The cost of a line written here, by distance (pcpu_line_ns): the
-	 * machine's line_ns; lock.c's nowhere, the pCPU of a line nobody has
+	 * machine's line_ns; hv->nowhere, the pCPU of a line nobody has
 	 * written, has all of them local, so a cost tests no NULL */
 	const double *line_ns;
 	struct hv *hv;
@@ -147,6 +147,11 @@ struct hv {
 	int tick_skip;
 	int npcpus;
 	struct pcpu *pcpus;
+	/* The pCPU of a line nobody has written yet (a new lock's word and
+	 * data): a line from it is local at every distance (hv_init), so a
+	 * line cost (pcpu_line_ns) tests no NULL; core and socket -1 are no
+	 * pCPU's, and it is in no list of the machine's. */
+	struct pcpu *nowhere;
 	int nvcpus;
 	struct vcpu **vcpus;
 	int nvms;
@@ -293,7 +298,7 @@ pcpu_dist(const struct pcpu *a, const struct pcpu *b)
 }
 
 /* models/README.md's line_ns[distance]: a line last written on `from`,
- * read on `to` (both pCPUs; from's row: lock.c's nowhere is local) */
+ * read on `to` (both pCPUs; from's row: hv->nowhere's is local) */
 static inline double
 pcpu_line_ns(const struct pcpu *from, const struct pcpu *to)
 {
