@@ -142,7 +142,8 @@ tkt_advance(struct ticket_word *t)
  * vCPUs, -4% CPU with it two turns early).  For the one after the one
  * just made: its guest lines (what guest_poke reads) and its pCPU's first
  * line, which holds all lock_poke reads of it (hv.h), from the vCPU line
- * that came a release ago.  Loads only.  Returns that one (NULL: none).
+ * that came a release ago.  Loads only.  Returns that one (NULL: none),
+ * which the releases ignore: tests/check_locks sees by it what was asked.
  */
 static inline struct vcpu *
 tkt_prefetch(const struct glock *l, const struct ticket_word *t)
